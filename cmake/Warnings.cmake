@@ -1,0 +1,9 @@
+# One interface target carries the project's warning flags, so every target of ours gets the
+# same strictness and no third-party header is compiled with it by accident.
+add_library(wiredcap_warnings INTERFACE)
+target_compile_options(wiredcap_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wold-style-cast
+  -Wnon-virtual-dtor -Woverloaded-virtual -Wnull-dereference -Wformat=2 -Wimplicit-fallthrough)
+if(WIREDCAP_WERROR)
+  target_compile_options(wiredcap_warnings INTERFACE -Werror)
+endif()

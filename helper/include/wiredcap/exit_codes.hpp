@@ -1,0 +1,26 @@
+// The exit codes of wiredcap and wiredcap-helper (DESIGN.md section 7). One list for both
+// programs, so a script sees the same number whichever of them refused. Documented in
+// README.md ("Exit codes") and in `wiredcap --help`; a value never changes meaning.
+#pragma once
+
+namespace wiredcap {
+
+enum class ExitCode : int {
+    ok = 0,
+    internal_error = 1,       // a bug or an unexpected system failure; nothing was changed
+    usage = 2,                // bad command line or bad size
+    refused_by_policy = 3,    // outside the permitted band, over max_step, above memsize - reserve
+    not_permitted = 4,        // the caller may not change the cap
+    kernel_write_failed = 5,  // the kernel refused the write
+    readback_differs = 6,     // written, but reading it back gave another value
+    unsupported_platform = 7, // no iogpu.wired_limit_mb here (or only the read-only Ventura key)
+    ramp_stopped = 8,         // the person typed `stop`: the last value is kept
+    ramp_reverted = 9,        // no confirmation: reverted to the last confirmed value
+    unresolved_journal = 10,  // an earlier ramp was never concluded; run `wiredcap recover`
+    policy_invalid = 11,      // the policy file is unsafe or malformed
+    journal_failed = 12,      // the journal could not be written, so nothing was changed
+};
+
+[[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }
+
+}  // namespace wiredcap

@@ -1,0 +1,57 @@
+# Runs one compile-fail case: compiles snippets.cpp with -DCASE_<name> and passes only when the
+# compiler reports an error on the line marked "error-line: <name>". With CASE unset it is the
+# control: it must compile without a single diagnostic.
+#
+# Inputs: COMPILER, SOURCE, CASE (may be empty), INCLUDES (|-separated), FLAGS (|-separated)
+string(REPLACE "|" ";" INCLUDES "${INCLUDES}")
+string(REPLACE "|" ";" FLAGS "${FLAGS}")
+set(args -std=c++20 -fsyntax-only ${FLAGS})
+foreach(dir IN LISTS INCLUDES)
+  list(APPEND args -I${dir})
+endforeach()
+if(CASE)
+  list(APPEND args -DCASE_${CASE})
+endif()
+execute_process(COMMAND ${COMPILER} ${args} ${SOURCE}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(diag "${out}${err}")
+
+if(NOT CASE)
+  if(NOT rc EQUAL 0 OR NOT diag STREQUAL "")
+    message(FATAL_ERROR "control snippet must compile cleanly, but did not (rc=${rc}):\n${diag}")
+  endif()
+  return()
+endif()
+
+if(rc EQUAL 0)
+  message(FATAL_ERROR "case '${CASE}' compiled, but it must not:\n${diag}")
+endif()
+file(STRINGS ${SOURCE} lines)
+set(line_no 0)
+set(marked 0)
+foreach(line IN LISTS lines)
+  math(EXPR line_no "${line_no} + 1")
+  if(line MATCHES "error-line: ${CASE}$")
+    set(marked ${line_no})
+  endif()
+endforeach()
+if(marked EQUAL 0)
+  message(FATAL_ERROR "case '${CASE}' has no 'error-line: ${CASE}' marker in ${SOURCE}")
+endif()
+# The marked line must be in the diagnostics (GCC names it in the "in constexpr expansion"
+# trace of a consteval failure rather than on the error line), and no error may point at any
+# other line of the snippets: failing for another reason does not count.
+get_filename_component(name ${SOURCE} NAME)
+if(NOT diag MATCHES "${name}:${marked}:[0-9]+:")
+  message(FATAL_ERROR "case '${CASE}' failed to compile, but not at line ${marked}:\n${diag}")
+endif()
+string(REGEX MATCHALL "${name}:[0-9]+:[0-9]+: error" errors "${diag}")
+foreach(e IN LISTS errors)
+  if(NOT e MATCHES "^${name}:${marked}:")
+    message(FATAL_ERROR "case '${CASE}' has an error away from line ${marked} (${e}):\n${diag}")
+  endif()
+endforeach()
+if(NOT diag MATCHES "error")
+  message(FATAL_ERROR "case '${CASE}' failed without an error diagnostic:\n${diag}")
+endif()
+message(STATUS "case '${CASE}' refused at ${name}:${marked}, as it must be")

@@ -1,0 +1,28 @@
+// Exact, unambiguous printing of sizes. Integer arithmetic only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "wiredcap/units/quantity.hpp"
+#include "wiredcap/units/size_unit.hpp"
+
+namespace wiredcap::units {
+
+// The value of `bytes` in `unit` written as an exact decimal: "232", "249.108103168".
+// Always finite: every unit is 2^a * 5^b bytes.
+[[nodiscard]] std::string exact_decimal(Bytes bytes, SizeUnit unit);
+
+// The value of `bytes` in `unit` rounded half-up to `decimals` places: "249.11".
+[[nodiscard]] std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals);
+
+// "237568 MiB": count and symbol, the form parse_size reads back.
+template <class Q>
+[[nodiscard]] std::string to_string(const Q& q) {
+    return std::to_string(q.count()) + " " + std::string(Q::unit::symbol);
+}
+
+// "237568 MiB (232.00 GiB, 249.11 GB)": exact MiB first, then rounded orientation figures.
+[[nodiscard]] std::string describe(MiB mib);
+
+}  // namespace wiredcap::units

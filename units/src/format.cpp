@@ -1,0 +1,59 @@
+#include "wiredcap/units/format.hpp"
+
+#include <stdexcept>
+
+#include "u128.hpp"
+
+namespace wiredcap::units {
+namespace {
+
+using detail::u128;
+
+std::string u128_to_string(u128 v) {
+    if (v == 0) return "0";
+    std::string s;
+    while (v != 0) {
+        s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+        v /= 10;
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string exact_decimal(Bytes bytes, SizeUnit unit) {
+    const std::uint64_t u = info(unit).bytes;
+    std::string out = std::to_string(bytes.count() / u);
+    std::uint64_t r = bytes.count() % u;
+    if (r == 0) return out;
+    out += '.';
+    // u is 2^a * 5^b with a, b <= 40, so the expansion ends within 40 digits; r * 10 < 2^44.
+    while (r != 0) {
+        r *= 10;
+        out += static_cast<char>('0' + r / u);
+        r %= u;
+    }
+    return out;
+}
+
+std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
+    if (decimals > 18) throw std::invalid_argument("rounded_decimal: at most 18 decimals");
+    u128 scale = 1;
+    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
+    const u128 u = info(unit).bytes;
+    // round half up: floor((2 * b * scale + u) / (2 * u)); b * scale < 2^64 * 10^18 < 2^124
+    const u128 scaled = (2 * static_cast<u128>(bytes.count()) * scale + u) / (2 * u);
+    std::string out = u128_to_string(scaled / scale);
+    if (decimals == 0) return out;
+    std::string frac = u128_to_string(scaled % scale);
+    frac.insert(frac.begin(), decimals - frac.size(), '0');
+    return out + "." + frac;
+}
+
+std::string describe(MiB mib) {
+    const Bytes b = mib;
+    return to_string(mib) + " (" + rounded_decimal(b, SizeUnit::gibibytes, 2) + " GiB, " +
+           rounded_decimal(b, SizeUnit::gigabytes, 2) + " GB)";
+}
+
+}  // namespace wiredcap::units

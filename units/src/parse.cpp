@@ -1,0 +1,246 @@
+#include "wiredcap/units/parse.hpp"
+
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "u128.hpp"
+
+#include "wiredcap/units/format.hpp"
+
+namespace wiredcap::units {
+namespace {
+
+using detail::u128;
+
+constexpr std::size_t kMaxQuotedInput = 48;
+constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string accepted_units_hint() {
+    return "accepted units (case-sensitive): " + std::string(kAcceptedUnitList);
+}
+
+Error fail(std::string_view text, const std::string& why) { return Error{quote_input(text) + ": " + why}; }
+
+// For a misspelt unit, the accepted units that start with the same letter, in any case:
+// "KB" -> "kB or KiB", "mb" -> "MB or MiB".
+std::string unit_suggestion(std::string_view bad) {
+    if (bad.empty()) return {};
+    const char first = static_cast<char>(bad[0] | 0x20);  // ASCII lower case
+    std::vector<std::string_view> near;
+    for (const auto& i : kSizeUnits)
+        if (i.unit != SizeUnit::bytes && static_cast<char>(i.symbol[0] | 0x20) == first) near.push_back(i.symbol);
+    if (near.empty()) return {};
+    std::string s = "; did you mean ";
+    for (std::size_t k = 0; k < near.size(); ++k) s += (k == 0 ? "" : " or ") + std::string(near[k]);
+    return s + "?";
+}
+
+// The first problem with the characters of `text`, before any number is read.
+std::optional<std::string> character_problem(std::string_view text) {
+    if (text.empty()) return "empty size; write a number and a unit, e.g. 232GiB";
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x80) return "only ASCII digits 0-9 and a unit are accepted (found a non-ASCII byte)";
+        if (u < 0x20 || u == 0x7f) return "control characters (tabs and newlines too) are not accepted";
+    }
+    if (is_space(text.front()) || is_space(text.back())) return "leading or trailing whitespace is not accepted";
+    if (text[0] == '-' || text[0] == '+') return "a size has no sign; write digits and a unit, e.g. 5MiB";
+    if (text[0] == '.') return "a decimal point needs a digit before it, e.g. 0.5GiB";
+    if (!is_digit(text[0]))
+        return "a size is digits then a unit, e.g. 232GiB; " + accepted_units_hint();
+    if (text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        return "hexadecimal is not accepted; write decimal digits";
+    if (text.size() > 1 && text[0] == '0' && is_digit(text[1]))
+        return "leading zeros are not accepted (a leading 0 reads as octal elsewhere)";
+    return std::nullopt;
+}
+
+// The problem with what follows the digits, when it is a number-format mistake rather than a
+// unit: separators, exponents, a dangling point.
+std::optional<std::string> after_digits_problem(std::string_view rest) {
+    if (rest.size() >= 2 && (rest[0] == ',' || rest[0] == '_' || rest[0] == '\'') && is_digit(rest[1]))
+        return "digit separators are not accepted; write the digits together, e.g. 1000MiB";
+    if (rest.size() >= 2 && (rest[0] == 'e' || rest[0] == 'E') &&
+        (is_digit(rest[1]) || rest[1] == '+' || rest[1] == '-'))
+        return "exponent notation is not accepted; write all the digits";
+    if (!rest.empty() && rest[0] == '.') return "a decimal point needs digits on both sides, e.g. 1.5GiB";
+    return std::nullopt;
+}
+
+// The writer's own number with MiB appended, for the "no unit" hint; a short stand-in when
+// the number is too long to repeat.
+std::string example_mib(std::string_view number) {
+    return (number.size() <= 24 ? std::string(number) : std::string("237568")) + "MiB";
+}
+
+u128 gcd(u128 a, u128 b) {
+    while (b != 0) a = std::exchange(b, a % b);
+    return a;
+}
+
+std::size_t count_digits(std::string_view s, std::size_t from) {
+    std::size_t i = from;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return i - from;
+}
+
+// The text of a decimal number num / 10^scale, exact.
+std::string decimal_text(u128 num, std::size_t scale) {
+    std::string digits;
+    do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(num % 10)));
+        num /= 10;
+    } while (num != 0);
+    if (scale == 0) return digits;
+    if (digits.size() <= scale) digits.insert(digits.begin(), scale + 1 - digits.size(), '0');
+    digits.insert(digits.end() - static_cast<std::ptrdiff_t>(scale), '.');
+    return digits;
+}
+
+// "221252.44…": two decimals, cut (not rounded), with an ellipsis because more digits follow.
+std::string truncated_two_decimals(Bytes b, SizeUnit unit) {
+    std::string s = exact_decimal(b, unit);
+    const auto dot = s.find('.');
+    if (dot == std::string::npos) return s;
+    if (s.size() > dot + 3) return s.substr(0, dot + 3) + "…";
+    return s;
+}
+
+std::optional<SizeUnit> binary_twin(SizeUnit u) {
+    switch (u) {
+        case SizeUnit::kilobytes: return SizeUnit::kibibytes;
+        case SizeUnit::megabytes: return SizeUnit::mebibytes;
+        case SizeUnit::gigabytes: return SizeUnit::gibibytes;
+        case SizeUnit::terabytes: return SizeUnit::tebibytes;
+        default: return std::nullopt;
+    }
+}
+
+// Add "N<unit>" to `out` when N of `unit` is a whole number of `target` and fits.
+void suggest(std::vector<std::string>& out, std::uint64_t n, SizeUnit unit, SizeUnit target) {
+    const std::uint64_t ub = info(unit).bytes;
+    if (n > kU64Max / ub) return;
+    if ((n * ub) % info(target).bytes != 0) return;
+    out.push_back(std::to_string(n) + std::string(info(unit).symbol));
+}
+
+// What a decimal-unit writer most likely meant: the same digits in the binary twin
+// (232000MB -> 232000MiB) and, for a GB x 1000 slip, the next unit up (232000MB -> 232GiB).
+std::vector<std::string> probable_meanings(const ParsedSize& p, SizeUnit target) {
+    std::vector<std::string> out;
+    const auto twin = binary_twin(p.unit);
+    if (!twin || p.had_fraction || info(target).family != Family::binary) return out;
+    const std::uint64_t n = p.bytes.count() / info(p.unit).bytes;
+    suggest(out, n, *twin, target);
+    const auto up = static_cast<SizeUnit>(static_cast<int>(*twin) + 1);
+    if (*twin != SizeUnit::tebibytes && n % 1000 == 0) suggest(out, n / 1000, up, target);
+    return out;
+}
+
+}  // namespace
+
+std::string quote_input(std::string_view text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out = "'";
+    const std::size_t shown = text.size() > kMaxQuotedInput ? kMaxQuotedInput : text.size();
+    for (std::size_t i = 0; i < shown; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c == '\\' || c == '\'') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            out += "\\x";
+            out += kHex[c >> 4];
+            out += kHex[c & 0xf];
+        }
+    }
+    out += "'";
+    if (shown < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
+    return out;
+}
+
+Expected<ParsedSize> parse_size(std::string_view text) {
+    if (auto why = character_problem(text)) return fail(text, *why);
+
+    const std::size_t int_digits = count_digits(text, 0);
+    std::size_t pos = int_digits;
+    std::size_t frac_digits = 0;
+    if (pos < text.size() && text[pos] == '.' && pos + 1 < text.size() && is_digit(text[pos + 1])) {
+        frac_digits = count_digits(text, pos + 1);
+        pos += 1 + frac_digits;
+    }
+    std::string_view rest = text.substr(pos);
+    if (auto why = after_digits_problem(rest)) return fail(text, *why);
+
+    if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
+    if (!rest.empty() && is_space(rest[0]))
+        return fail(text, "at most one space between the number and the unit");
+    if (rest.empty())
+        return fail(text, "no unit; a unit is never guessed. Write one of the " + accepted_units_hint() +
+                              " (iogpu.wired_limit_mb counts MiB, e.g. " + example_mib(text.substr(0, pos)) + ")");
+    const auto unit = unit_from_symbol(rest);
+    if (!unit)
+        return fail(text, "unknown unit " + quote_input(rest) + "; " + accepted_units_hint() +
+                              unit_suggestion(rest));
+
+    // The value is mantissa / 10^frac_digits units, with trailing fraction zeros dropped.
+    std::string_view frac = text.substr(int_digits + 1, frac_digits);
+    while (!frac.empty() && frac.back() == '0') frac.remove_suffix(1);
+    if (int_digits > 20 || int_digits + frac.size() > 38)
+        return fail(text, "too large or too precise: a size must be at most " + std::to_string(kU64Max) +
+                              " B (16 EiB) and a whole number of bytes");
+    u128 mantissa = 0;
+    for (char c : text.substr(0, int_digits)) mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
+    for (char c : frac) mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
+    if (mantissa > kU64Max && frac.empty())
+        return fail(text, "too large: a size must be at most " + std::to_string(kU64Max) + " B (16 EiB)");
+
+    // bytes = mantissa * unit / 10^f. Cancel the common factor of unit and 10^f first, so the
+    // product is only formed when the quotient is whole, and check it against 64 bits.
+    u128 pow10 = 1;
+    for (std::size_t i = 0; i < frac.size(); ++i) pow10 *= 10;
+    const u128 unit_bytes = info(*unit).bytes;
+    const u128 common = gcd(unit_bytes, pow10);
+    const u128 denominator = pow10 / common;
+    const u128 factor = unit_bytes / common;
+    if (mantissa % denominator != 0) {
+        std::string why = "not a whole number of bytes";
+        if (mantissa <= kU64Max) why += " (it is " + decimal_text(mantissa * unit_bytes, frac.size()) + " B)";
+        return fail(text, why);
+    }
+    const u128 whole = mantissa / denominator;
+    if (whole > kU64Max / factor)
+        return fail(text, "too large: a size must be at most " + std::to_string(kU64Max) + " B (16 EiB)");
+    const u128 bytes = whole * factor;
+    return ParsedSize{*Bytes::from_count(static_cast<std::uint64_t>(bytes)), *unit, frac_digits != 0};
+}
+
+Expected<std::uint64_t> parse_count_in(std::string_view text, SizeUnit target) {
+    auto parsed = parse_size(text);
+    if (!parsed) return parsed.error();
+    const Bytes b = parsed->bytes;
+    const std::uint64_t ub = info(target).bytes;
+    if (b.count() % ub == 0) return b.count() / ub;
+
+    const std::string sym(info(target).symbol);
+    const std::uint64_t below = b.count() / ub;
+    std::string msg = quote_input(text) + " = " + truncated_two_decimals(b, target) + " " + sym +
+                      ", not a whole number of " + sym + "; the nearest whole values are " +
+                      std::to_string(below) + sym;
+    if (below < kU64Max / ub) msg += " and " + std::to_string(below + 1) + sym;
+    const auto meant = probable_meanings(*parsed, target);
+    if (!meant.empty()) {
+        msg += "; did you mean ";
+        for (std::size_t k = 0; k < meant.size(); ++k) msg += (k == 0 ? "" : " or ") + meant[k];
+        msg += "?";
+    }
+    return Error{msg};
+}
+
+}  // namespace wiredcap::units
