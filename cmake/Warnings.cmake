@@ -7,3 +7,8 @@ target_compile_options(wiredcap_warnings INTERFACE
 if(WIREDCAP_WERROR)
   target_compile_options(wiredcap_warnings INTERFACE -Werror)
 endif()
+# GCC 12 at -O2/-O3 reports -Wrestrict on ordinary std::string concatenation inside libstdc++
+# (GCC bug 105329, fixed in GCC 13). The warning is about the library, not our code.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(wiredcap_warnings INTERFACE -Wno-restrict)
+endif()

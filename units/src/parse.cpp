@@ -101,12 +101,13 @@ std::string decimal_text(u128 num, std::size_t scale) {
     return digits;
 }
 
-// "221252.44…": two decimals, cut (not rounded), with an ellipsis because more digits follow.
+// "221252.44...": two decimals, cut (not rounded), with "..." because more digits follow (ASCII:
+// the message may travel through JSON and logs).
 std::string truncated_two_decimals(Bytes b, SizeUnit unit) {
     std::string s = exact_decimal(b, unit);
     const auto dot = s.find('.');
     if (dot == std::string::npos) return s;
-    if (s.size() > dot + 3) return s.substr(0, dot + 3) + "…";
+    if (s.size() > dot + 3) return s.substr(0, dot + 3) + "...";
     return s;
 }
 

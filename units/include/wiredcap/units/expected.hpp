@@ -27,16 +27,14 @@ public:
     explicit operator bool() const noexcept { return has_value(); }
 
     // Asking for the value of a failure is a programming error, reported loudly.
-    [[nodiscard]] const T& value() const& {
-        if (!has_value()) throw std::logic_error("Expected::value() on an error: " + error().message);
-        return std::get<0>(v_);
-    }
-    [[nodiscard]] T&& value() && {
-        if (!has_value()) throw std::logic_error("Expected::value() on an error: " + error().message);
-        return std::get<0>(std::move(v_));
-    }
+    [[nodiscard]] const T& value() const& { return checked(v_); }
+    [[nodiscard]] T& value() & { return checked(v_); }
+    [[nodiscard]] T&& value() && { return std::move(checked(v_)); }
     const T& operator*() const& { return value(); }
+    T& operator*() & { return value(); }
+    T&& operator*() && { return std::move(*this).value(); }
     const T* operator->() const { return &value(); }
+    T* operator->() { return &value(); }
 
     [[nodiscard]] const E& error() const {
         if (has_value()) throw std::logic_error("Expected::error() on a value");
@@ -44,6 +42,12 @@ public:
     }
 
 private:
+    template <class V>
+    static auto& checked(V& v) {
+        if (v.index() != 0) throw std::logic_error("Expected::value() on an error");
+        return std::get<0>(v);
+    }
+
     std::variant<T, E> v_;
 };
 

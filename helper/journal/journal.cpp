@@ -1,0 +1,115 @@
+#include "journal/journal.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "journal/syslog_mirror.hpp"
+#include "policy/trusted_path.hpp"
+#include "wiredcap/json_writer.hpp"
+
+namespace wiredcap::journal {
+namespace {
+
+std::string utc_iso8601(std::int64_t unix_time) {
+    const auto t = static_cast<std::time_t>(unix_time);
+    struct tm tm {};
+    ::gmtime_r(&t, &tm);  // UTC: no TZ lookup, no locale
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+Expected<Ok> write_all(int fd, const std::string& data, const std::string& path) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return Error{"cannot write the journal " + path + ": " + std::strerror(errno)};
+        done += static_cast<std::size_t>(n);
+    }
+    return Ok{};
+}
+
+Expected<Ok> flush_to_disk(int fd, const std::string& path) {
+#ifdef __APPLE__
+    // fsync on macOS only reaches the drive's cache; F_FULLFSYNC reaches the platter/flash.
+    if (::fcntl(fd, F_FULLFSYNC) == 0) return Ok{};
+#endif
+    if (::fsync(fd) != 0) return Error{"cannot flush the journal " + path + ": " + std::strerror(errno)};
+    return Ok{};
+}
+
+Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
+    auto fd = trusted::open_dir(dir, owner);
+    if (!fd) return fd.error();
+    if (fd->has_value()) return std::move(**fd);
+    // Create the last component only; its parent must already be trusted.
+    auto parent = trusted::split_path(dir);
+    if (!parent) return parent.error();
+    auto pfd = trusted::open_dir(parent->dir, owner);
+    if (!pfd) return pfd.error();
+    if (!pfd->has_value()) return Error{"journal directory parent " + parent->dir + " does not exist"};
+    if (::mkdirat((*pfd)->get(), parent->name.c_str(), 0755) != 0 && errno != EEXIST)
+        return Error{"cannot create journal directory " + dir + ": " + std::strerror(errno)};
+    auto again = trusted::open_dir(dir, owner);
+    if (!again) return again.error();
+    if (!again->has_value()) return Error{"journal directory " + dir + " vanished"};
+    return std::move(**again);
+}
+
+}  // namespace
+
+std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time) {
+    JsonObject o;
+    o.num("v", kSchemaVersion).str("time", utc_iso8601(unix_time)).str("boot", s.boot_id).num("uid", s.uid);
+    o.str("command", r.command).str("event", r.event);
+    if (r.run) o.str("run", *r.run);
+    if (r.step) o.num("step", *r.step);
+    if (r.from) o.num("from_mib", r.from->count());
+    if (r.to) o.num("to_mib", r.to->count());
+    if (r.readback) o.num("readback_mib", r.readback->count());
+    if (!r.reason.empty()) o.str("reason", r.reason);
+    return o.text() + "\n";
+}
+
+Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
+    auto split = trusted::split_path(path);
+    if (!split) return split.error();
+    auto dir = open_journal_dir(split->dir, owner);
+    if (!dir) return Error{"journal: " + dir.error().message};
+    UniqueFd fd(::openat(dir->get(), split->name.c_str(),
+                         O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644));
+    if (!fd.valid()) {
+        if (errno == ELOOP) return Error{"journal " + path + " is a symbolic link; refusing it"};
+        return Error{"cannot open the journal " + path + ": " + std::strerror(errno)};
+    }
+    auto checked = trusted::check_file(fd.get(), path, owner);
+    if (!checked) return Error{"journal: " + checked.error().message};
+    return Writer(std::move(fd), path);
+}
+
+Expected<Ok> Writer::close_torn_line() {
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    if (st.st_size == 0) return Ok{};
+    char last = '\n';
+    if (::pread(fd_.get(), &last, 1, st.st_size - 1) != 1)
+        return Error{"cannot read the end of the journal " + path_ + ": " + std::strerror(errno)};
+    return last == '\n' ? Expected<Ok>(Ok{}) : write_all(fd_.get(), "\n", path_);
+}
+
+Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
+    if (auto torn = close_torn_line(); !torn) return torn;
+    const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
+    if (auto w = write_all(fd_.get(), line, path_); !w) return w;
+    if (auto f = flush_to_disk(fd_.get(), path_); !f) return f;
+    mirror_to_syslog(line);
+    return Ok{};
+}
+
+}  // namespace wiredcap::journal

@@ -1,0 +1,64 @@
+// The journal: an append-only file of JSON lines, one per event, that is both the ramp's memory
+// across a hang-and-reboot and the audit trail of everything the helper did or refused.
+//
+// Record (schema version 1):
+//   {"v":1,"time":"2026-11-29T08:40:00Z","boot":"<boot id>","uid":501,"command":"apply",
+//    "event":"intent","run":"<id>","step":2,"from_mib":65536,"to_mib":98304,
+//    "readback_mib":98304,"reason":"..."}
+// Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
+// Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
+// macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
+// closed with a newline before the next record, and readers ignore it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "wiredcap/unique_fd.hpp"
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::journal {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct Record {
+    std::string command;                   // read, apply, reset, confirm, end
+    std::string event;                     // intent, applied, mismatch, write_failed, refused, ...
+    std::optional<std::string> run;        // ramp run id
+    std::optional<std::uint64_t> step;     // ramp step
+    std::optional<units::MiB> from;        // read back before the change
+    std::optional<units::MiB> to;          // requested
+    std::optional<units::MiB> readback;    // read back after the change
+    std::string reason;                    // why (refusals, failures, reverts); may be empty
+};
+
+// Who and where, stamped on every record.
+struct Stamp {
+    std::string boot_id;  // "unknown" when it could not be read
+    uid_t uid;
+};
+
+[[nodiscard]] std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time);
+
+class Writer {
+public:
+    // Opens (creating if needed, mode 0644) the journal at `path`. Its directory is created
+    // (0755) when missing, inside a trusted parent; directory and file pass trusted:: checks.
+    [[nodiscard]] static Expected<Writer> open(const std::string& path, uid_t owner);
+
+    // Appends one record and flushes it to disk. An error means the record may not be on disk:
+    // the caller must not touch the kernel.
+    [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s);
+
+private:
+    explicit Writer(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+    Expected<Ok> close_torn_line();
+    UniqueFd fd_;
+    std::string path_;
+};
+
+}  // namespace wiredcap::journal

@@ -1,0 +1,39 @@
+// The real backend: sysctlbyname(3) on macOS, Apple Silicon.
+//
+// NOT RUN HERE. wiredcap is developed on Linux without a Mac: this code is compiled (and
+// cross-compiled with zig c++ -target aarch64-macos, plain libc only, no SDK frameworks) but has
+// never executed. Everything it does is specified in DESIGN.md section 2; the simulated Mac
+// (sim_kernel.hpp) models the same behaviour and is what the tests run.
+#pragma once
+
+#ifdef __APPLE__
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wiredcap/kernel/kernel.hpp"
+
+namespace wiredcap::kernel {
+
+class DarwinKernel final : public Kernel {
+public:
+    [[nodiscard]] std::string_view backend_name() const override;  // "darwin"
+
+    // iogpu.wired_limit_mb, in the width the kernel reports (4 or 8 bytes). ENOENT (macOS 13
+    // or older, or not Apple Silicon): key_missing.
+    [[nodiscard]] KernelResult<units::MiB> read_wired_limit() override;
+    // Written in the kernel's own width; a value that width cannot hold is refused, never
+    // truncated. EPERM: not_permitted.
+    [[nodiscard]] KernelResult<Ok> write_wired_limit(units::MiB value) override;
+    [[nodiscard]] KernelResult<units::Bytes> read_memsize() override;     // hw.memsize
+    [[nodiscard]] KernelResult<std::string> read_boot_id() override;     // kern.bootsessionuuid
+    // iogpu.wired_lwm_mb, iogpu.dynamic_lwm, iogpu.disable_wired_collector and
+    // debug.iogpu.wired_limit (bytes, Ventura), in that order; nullopt where a key cannot be
+    // read. None of them is ever written: there is no code path that could.
+    [[nodiscard]] std::vector<RelatedKey> read_related() override;
+};
+
+}  // namespace wiredcap::kernel
+
+#endif  // __APPLE__

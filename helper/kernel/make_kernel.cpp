@@ -1,0 +1,24 @@
+#include "make_kernel.hpp"
+
+#ifdef __APPLE__
+#include "darwin_kernel.hpp"
+#endif
+
+#ifndef WIREDCAP_DEFAULT_SIM_STATE
+#define WIREDCAP_DEFAULT_SIM_STATE "/var/lib/wiredcap/sim-state"
+#endif
+
+namespace wiredcap::kernel {
+
+std::string_view default_sim_state_path() noexcept { return WIREDCAP_DEFAULT_SIM_STATE; }
+
+std::unique_ptr<Kernel> make_default_kernel(const std::optional<std::string>& sim_state_path) {
+    if (sim_state_path) return std::make_unique<SimKernel>(*sim_state_path);
+#ifdef __APPLE__
+    return std::make_unique<DarwinKernel>();
+#else
+    return std::make_unique<SimKernel>(std::string(default_sim_state_path()));
+#endif
+}
+
+}  // namespace wiredcap::kernel

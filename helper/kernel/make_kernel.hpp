@@ -1,0 +1,26 @@
+// Which kernel backend a program gets.
+//
+// On macOS the real one (sysctlbyname) unless a simulator state file is named; everywhere else
+// the simulated Mac, at the named state file or at the compiled-in default. Whoever calls this
+// decides whether a state path may be honoured at all: a setuid helper must pass nullopt
+// (DESIGN.md section 3, "Trust rule").
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sim_kernel.hpp"  // IWYU pragma: export -- callers dynamic_cast to SimKernel for the Metal reading
+#include "wiredcap/kernel/kernel.hpp"
+
+namespace wiredcap::kernel {
+
+// The state file the simulated Mac uses when none is named: WIREDCAP_DEFAULT_SIM_STATE as
+// compiled in (a test build may point it at a fixed, root-owned file), else
+// /var/lib/wiredcap/sim-state.
+[[nodiscard]] std::string_view default_sim_state_path() noexcept;
+
+[[nodiscard]] std::unique_ptr<Kernel> make_default_kernel(const std::optional<std::string>& sim_state_path);
+
+}  // namespace wiredcap::kernel

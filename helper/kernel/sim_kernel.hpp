@@ -1,0 +1,75 @@
+// The simulated Mac: a Kernel whose machine lives in a state file (sim_state.hpp).
+//
+// It is the backend on every machine that is not a Mac and the workhorse of the tests, so it
+// models macOS as DESIGN.md section 2 describes it: the knob counts MiB, 0 is the OS default
+// (not "unlimited"), the default cap is per machine, a reboot gives a new boot id and resets the
+// knob, and the kernel's integer is 4 or 8 bytes wide. On top of that it can misbehave on
+// purpose: refuse writes, read back a different value, lack the key, or hang above a value.
+//
+// Every call re-reads the state file, so several processes (helper, wiredcap, wiredcap-sim,
+// tests) see one machine. No exception leaves a Kernel method: failures are KernelErrors.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wiredcap/kernel/kernel.hpp"
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::kernel {
+
+class SimKernel final : public Kernel {
+public:
+    explicit SimKernel(std::filesystem::path state_path);
+
+    [[nodiscard]] std::string_view backend_name() const override;  // "simulated"
+
+    // Hung: machine_hung. Key absent (Ventura profile, or the key-missing fault): key_missing.
+    // Otherwise the knob, plus the read-back fault's offset (never below 0).
+    [[nodiscard]] KernelResult<units::MiB> read_wired_limit() override;
+    // Refused (no state change) when hung, key absent, write-refused fault, or a value the
+    // kernel's integer cannot hold (EINVAL on a real Mac). Otherwise the knob is set and the
+    // write counted and recorded; a value above hang_above_mib is accepted and then hangs the
+    // machine, as a real one hangs after the sysctl has returned.
+    [[nodiscard]] KernelResult<Ok> write_wired_limit(units::MiB value) override;
+    [[nodiscard]] KernelResult<units::Bytes> read_memsize() override;
+    [[nodiscard]] KernelResult<std::string> read_boot_id() override;
+    // All four related keys, in a fixed order, each with nullopt where this machine lacks it
+    // (only the Ventura profile has debug.iogpu.wired_limit). Empty when the machine is hung or
+    // its state cannot be read: the interface has no error channel here, and an empty list
+    // claims nothing.
+    [[nodiscard]] std::vector<RelatedKey> read_related() override;
+
+    // What MTLDevice.recommendedMaxWorkingSetSize would report: it follows the knob exactly
+    // (the default cap while the knob is 0), not the faulty read-back, so a test can see the
+    // difference between what the sysctl says and what Metal does.
+    [[nodiscard]] KernelResult<units::MiB> simulated_metal_working_set();
+
+    [[nodiscard]] const std::filesystem::path& state_path() const noexcept { return path_; }
+
+    // Controls for wiredcap-sim and the tests; a real Mac has none of them, so they are not
+    // part of Kernel. Each is one locked update of the state file.
+
+    // A new machine of that profile, replacing whatever the file held.
+    [[nodiscard]] static Expected<Ok> init(const std::filesystem::path& state_path, std::string_view profile_name);
+    // New boot id, boot_count + 1, knob back to 0 (the OS default), no longer hung. Faults,
+    // width and hang_above stay: they belong to the machine, not to the boot.
+    [[nodiscard]] static Expected<Ok> reboot(const std::filesystem::path& state_path);
+    [[nodiscard]] static Expected<Ok> set_fault_write_refused(const std::filesystem::path& state_path, bool on);
+    [[nodiscard]] static Expected<Ok> set_fault_readback_offset(const std::filesystem::path& state_path,
+                                                                std::int64_t offset_mib);
+    [[nodiscard]] static Expected<Ok> set_fault_key_missing(const std::filesystem::path& state_path, bool on);
+    // 4 or 8; refused while the current knob would not fit the new width.
+    [[nodiscard]] static Expected<Ok> set_value_width(const std::filesystem::path& state_path, unsigned width);
+    // A write above `above` hangs the machine; zero: it never hangs.
+    [[nodiscard]] static Expected<Ok> set_hang_above(const std::filesystem::path& state_path, units::MiB above);
+
+private:
+    std::filesystem::path path_;
+};
+
+}  // namespace wiredcap::kernel

@@ -1,0 +1,100 @@
+// The state of the simulated Mac, and the file that keeps it between processes.
+//
+// The file is text, one `key=value` per line, `#` comments and blank lines allowed, every key
+// exactly once, every line ending in a newline (a missing final newline means a torn file).
+// Parsing is strict: an unknown key, a duplicate, a missing key or a malformed value is an error
+// that names the line. Keys, in the order they are written:
+//
+//   profile                    name of the profile the machine was made from (sim_profiles.hpp)
+//   memsize_bytes              hw.memsize
+//   default_cap_mib            effective cap while the knob is 0 (what Metal then reports)
+//   wired_limit_mb_present     0/1: whether iogpu.wired_limit_mb exists (0 on Ventura)
+//   knob_mib                   iogpu.wired_limit_mb as last written; 0 = OS default
+//   value_width                4 or 8: byte width of the kernel's integer for the knob
+//   boot_id                    kern.bootsessionuuid: 8-4-4-4-12 upper-case hex digits
+//   boot_count                 1 for a fresh machine, +1 per simulated reboot
+//   hang_above_mib             a write above this hangs the machine; 0 = never hangs
+//   hung                       0/1: hung until a simulated reboot
+//   fault_write_refused        0/1: every write of the knob fails
+//   fault_readback_offset_mib  signed: a read returns knob + offset (clamped at 0)
+//   fault_key_missing          0/1: iogpu.wired_limit_mb behaves as if absent
+//   wired_lwm_mb, dynamic_lwm, disable_wired_collector, debug_wired_limit_bytes
+//                              the related read-only keys: a number, or `absent`
+//   writes                     number of successful writes of the knob
+//   history                    the values written, oldest first, comma-separated MiB counts,
+//                              the last 256 only; empty when nothing was written
+//
+// Every change is a locked read-modify-write that replaces the file atomically (see
+// update_state), so a reader never sees a torn file and concurrent writers lose no update.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim_profiles.hpp"
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::kernel::sim {
+
+inline constexpr std::size_t kHistoryCap = 256;
+
+struct SimState {
+    std::string profile;
+    units::Bytes memsize = units::Bytes::zero();
+    units::MiB default_cap = units::MiB::zero();
+    bool wired_limit_mb_present = true;
+    units::MiB knob = units::MiB::zero();
+    // 4 by default: a MiB count suggests the kernel keeps it in a 32-bit int, but that is
+    // unconfirmed, so the Darwin backend accepts either width and the tests cover both.
+    unsigned value_width = 4;
+    std::string boot_id;
+    std::uint64_t boot_count = 1;
+    units::MiB hang_above = units::MiB::zero();
+    bool hung = false;
+    bool fault_write_refused = false;
+    std::int64_t fault_readback_offset_mib = 0;
+    bool fault_key_missing = false;
+    RelatedValues related;
+    std::uint64_t writes = 0;
+    std::vector<units::MiB> history;
+
+    friend bool operator==(const SimState&, const SimState&) = default;
+};
+
+// A machine of that profile just out of the box: knob 0, no faults, never hangs, width 4, a
+// new boot id. Fails only when /dev/urandom cannot be read.
+[[nodiscard]] Expected<SimState> fresh_state(const Profile& profile);
+
+// A new kern.bootsessionuuid-looking id (random version-4 UUID, upper case), from
+// /dev/urandom: boot ids must not repeat across runs, which a seeded rand() cannot promise.
+[[nodiscard]] Expected<std::string> new_boot_id();
+
+// Whether the kernel's integer of `width` bytes (4 or 8) can hold the MiB count.
+[[nodiscard]] bool fits_width(units::MiB value, unsigned width) noexcept;
+
+// The key=value lines, in the documented order, without comments.
+[[nodiscard]] std::string serialize_state(const SimState& state);
+
+// Strict parse of a whole file's text; the error names the line and the problem.
+[[nodiscard]] Expected<SimState> parse_state(std::string_view text);
+
+// The state at `path`. A missing file is a fresh machine of the default profile, created on
+// the spot so that its boot id stays the same for every later reader.
+[[nodiscard]] Expected<SimState> load_state(const std::filesystem::path& path);
+
+// Locked read-modify-write: `change` edits the state and returns whether to save it. The file
+// stays locked (flock LOCK_EX) from the read until the new text has replaced it (temp file in
+// the same directory, fsync, rename), so concurrent updates serialise instead of overwriting.
+[[nodiscard]] Expected<Ok> update_state(const std::filesystem::path& path,
+                                        const std::function<bool(SimState&)>& change);
+
+// Replaces whatever is at `path` (even an unreadable state) with `state`, under the same lock.
+[[nodiscard]] Expected<Ok> replace_state(const std::filesystem::path& path, const SimState& state);
+
+}  // namespace wiredcap::kernel::sim

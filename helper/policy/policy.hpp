@@ -1,0 +1,55 @@
+// The permitted band (DESIGN.md section 5): which values root allows the cap to take, how much
+// memory is always left to the OS, who may raise the cap, and how far in one step.
+//
+// File format (/etc/wiredcap.conf): `key = value` lines, whole-line `#` comments, sizes always
+// with a unit. Keys: min, max, reserve, max_step (required), group (optional: without it only
+// root may change the cap).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/literals.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::policy {
+
+using namespace units::literals;
+
+// No policy may leave the OS less than this. Published headroom advice runs from 4 to 16 GiB;
+// below 4 GiB machines have hung outright.
+inline constexpr units::MiB kReserveFloor = 4_GiB;
+// The built-in band (no policy file): half of RAM up to RAM minus this reserve.
+inline constexpr units::MiB kBuiltinReserve = 8_GiB;
+inline constexpr units::MiB kBuiltinMaxStep = 8_GiB;
+// The policy file may not be larger than this (it is a handful of lines).
+inline constexpr std::size_t kMaxPolicyBytes = 64 * 1024;
+
+enum class Source { file, builtin };
+
+struct Policy {
+    units::MiB min;
+    units::MiB max;
+    units::MiB reserve;
+    units::MiB max_step;
+    std::optional<std::string> group;
+    Source source;
+    std::vector<std::string> warnings;  // e.g. the GB x 1000 slip
+};
+
+// Parses and validates policy text for a machine with `memsize` bytes of RAM.
+[[nodiscard]] Expected<Policy> parse(std::string_view text, units::Bytes memsize);
+
+// The conservative band used when no policy file exists. An error when the machine is too
+// small for it (raising then needs a policy file; reset still works).
+[[nodiscard]] Expected<Policy> builtin(units::Bytes memsize);
+
+// Why `value` may not be applied when the cap currently is `current` (0 = OS default), or
+// nullopt when it may. Lowering never counts against max_step: it is the safe direction.
+[[nodiscard]] std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, units::MiB current,
+                                                 units::MiB value);
+
+}  // namespace wiredcap::policy

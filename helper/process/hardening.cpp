@@ -1,0 +1,81 @@
+#include "process/hardening.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#if defined(__linux__)
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#endif
+
+extern char** environ;
+
+namespace wiredcap::process {
+namespace {
+
+bool make_std_fds_valid() noexcept {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        // open() returns the lowest free descriptor, which is this one.
+        const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (got != fd) return false;
+    }
+    return true;
+}
+
+void close_inherited_fds() noexcept {
+#if defined(__linux__) && defined(SYS_close_range)
+    if (::syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+    struct rlimit rl {};
+    rlim_t limit = 1024;
+    if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY) limit = rl.rlim_max;
+    if (limit > 65536) limit = 65536;
+    for (int fd = 3; static_cast<rlim_t>(fd) < limit; ++fd) ::close(fd);
+}
+
+bool disable_core_dumps() noexcept {
+    const struct rlimit none {0, 0};
+    if (::setrlimit(RLIMIT_CORE, &none) != 0) return false;
+#if defined(__linux__)
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return false;
+#endif
+    return true;
+}
+
+bool block_signals() noexcept {
+    if (::signal(SIGXFSZ, SIG_IGN) == SIG_ERR) return false;
+    sigset_t all;
+    sigfillset(&all);
+    return ::sigprocmask(SIG_BLOCK, &all, nullptr) == 0;
+}
+
+}  // namespace
+
+bool harden() noexcept {
+    if (!make_std_fds_valid()) return false;
+    close_inherited_fds();
+    static char* empty_env[] = {nullptr};
+    environ = empty_env;  // nothing below may read the caller's environment
+    ::umask(022);
+    return disable_core_dumps() && block_signals();
+}
+
+bool is_secure_exec() noexcept {
+#if defined(__linux__)
+    return ::getauxval(AT_SECURE) != 0;
+#elif defined(__APPLE__)
+    return ::issetugid() != 0;
+#else
+    return true;  // unknown platform: assume the worst
+#endif
+}
+
+}  // namespace wiredcap::process

@@ -1,0 +1,166 @@
+#include "src/args.hpp"
+
+#include <algorithm>
+
+#include "wiredcap/units/parse.hpp"
+
+namespace wiredcap::helper {
+namespace {
+
+constexpr std::size_t kMaxPathLength = 1024;
+constexpr std::uint64_t kMaxStep = 100000;
+
+using Args = std::vector<std::string_view>;
+
+Error usage(const std::string& why) { return Error{why + " (usage: wiredcap-helper read | apply SIZE | reset | confirm | end)"}; }
+
+bool valid_run_id(std::string_view s) {
+    if (s.empty() || s.size() > 64) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    });
+}
+
+std::optional<std::uint64_t> parse_step(std::string_view s) {
+    if (s.empty() || s.size() > 6 || s[0] == '0') return std::nullopt;
+    std::uint64_t n = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return std::nullopt;
+        n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (n > kMaxStep) return std::nullopt;
+    return n;
+}
+
+template <std::size_t N>
+bool one_of(std::string_view s, const std::string_view (&words)[N]) {
+    return std::find(std::begin(words), std::end(words), s) != std::end(words);
+}
+
+std::optional<Command> parse_command(std::string_view s) {
+    if (s == "read") return Command::read;
+    if (s == "apply") return Command::apply;
+    if (s == "reset") return Command::reset;
+    if (s == "confirm") return Command::confirm;
+    if (s == "end") return Command::end;
+    return std::nullopt;
+}
+
+// A development path option: absolute, bounded, printable.
+Expected<std::string> dev_path(std::string_view name, std::string_view value) {
+    const bool printable = std::all_of(value.begin(), value.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+    });
+    if (value.empty() || value[0] != '/' || value.size() > kMaxPathLength || !printable)
+        return usage(std::string(name) + " needs an absolute path of printable ASCII");
+    return std::string(value);
+}
+
+// Reads the leading development options; returns the index of the command word.
+Expected<std::size_t> parse_dev_options(const Args& args, DevOptions& dev) {
+    std::size_t i = 0;
+    while (i < args.size() && args[i].substr(0, 2) == "--") {
+        const std::string_view opt = args[i];
+        std::optional<std::string>* slot = opt == "--policy" ? &dev.policy
+                                           : opt == "--journal" ? &dev.journal
+                                           : opt == "--sim-state" ? &dev.sim_state
+                                                                   : nullptr;
+        if (slot == nullptr) return usage("unknown option " + units::quote_input(opt));
+        if (*slot) return usage(std::string(opt) + " given twice");
+        if (i + 1 >= args.size()) return usage(std::string(opt) + " needs a value");
+        auto path = dev_path(opt, args[i + 1]);
+        if (!path) return path.error();
+        *slot = *path;
+        i += 2;
+    }
+    return i;
+}
+
+// The --run/--step/--revert/--outcome options after the command.
+Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv) {
+    for (; i < args.size(); i += 2) {
+        const std::string_view opt = args[i];
+        if (opt != "--run" && opt != "--step" && opt != "--revert" && opt != "--outcome")
+            return usage("unexpected or repeated argument " + units::quote_input(opt));
+        if (i + 1 >= args.size()) return usage(units::quote_input(opt) + " needs a value");
+        const std::string_view v = args[i + 1];
+        if (opt == "--run" && !inv.run) {
+            if (!valid_run_id(v)) return usage("--run needs 1 to 64 letters, digits or '-'");
+            inv.run = std::string(v);
+        } else if (opt == "--step" && !inv.step) {
+            inv.step = parse_step(v);
+            if (!inv.step) return usage("--step needs a whole number from 1 to 100000");
+        } else if (opt == "--revert" && !inv.revert) {
+            if (!one_of(v, kRevertReasons)) return usage("--revert needs one of: no eof interrupt terminate hangup timeout guard mismatch probe");
+            inv.revert = std::string(v);
+        } else if (opt == "--outcome" && !inv.outcome) {
+            if (!one_of(v, kOutcomes)) return usage("--outcome needs one of: completed stopped reverted aborted");
+            inv.outcome = std::string(v);
+        } else {
+            return usage("unexpected or repeated argument " + units::quote_input(opt));
+        }
+    }
+    return Ok{};
+}
+
+// Which options each command takes.
+Expected<Ok> check_combination(const Invocation& inv) {
+    const bool ramp = inv.run.has_value();
+    if (inv.run.has_value() != inv.step.has_value() && inv.command != Command::end)
+        return usage("--run and --step go together");
+    switch (inv.command) {
+        case Command::read:
+            if (ramp || inv.revert || inv.outcome) return usage("read takes no options");
+            break;
+        case Command::apply:
+        case Command::reset:
+            if (inv.outcome) return usage("--outcome belongs to end");
+            if (inv.revert && !ramp) return usage("--revert needs --run and --step");
+            break;
+        case Command::confirm:
+            if (!ramp || inv.revert || inv.outcome) return usage("confirm needs exactly --run and --step");
+            break;
+        case Command::end:
+            if (!inv.run || !inv.outcome || inv.step || inv.revert) return usage("end needs exactly --run and --outcome");
+            break;
+    }
+    return Ok{};
+}
+
+}  // namespace
+
+std::string_view command_name(Command c) {
+    switch (c) {
+        case Command::read: return "read";
+        case Command::apply: return "apply";
+        case Command::reset: return "reset";
+        case Command::confirm: return "confirm";
+        case Command::end: return "end";
+    }
+    return "unknown";
+}
+
+Expected<Invocation> parse_args(const Args& args) {
+    Invocation inv;
+    auto at = parse_dev_options(args, inv.dev);
+    if (!at) return at.error();
+    std::size_t i = *at;
+    if (i >= args.size()) return usage("no command");
+    const auto cmd = parse_command(args[i]);
+    if (!cmd) return usage("unknown command " + units::quote_input(args[i]));
+    inv.command = *cmd;
+    ++i;
+    if (inv.command == Command::apply) {
+        if (i >= args.size()) return usage("apply needs a size, e.g. 237568MiB");
+        auto v = units::parse_size_as<units::MiB>(args[i]);
+        if (!v) return v.error();
+        if (v->count() == 0) return usage("apply 0 would mean the OS default: use reset");
+        inv.value = *v;
+        ++i;
+    }
+    if (auto r = parse_ramp_options(args, i, inv); !r) return r.error();
+    if (auto c = check_combination(inv); !c) return c.error();
+    return inv;
+}
+
+}  // namespace wiredcap::helper

@@ -1,0 +1,54 @@
+// The helper's command line: small, fixed, and parsed by hand so every byte is accounted for.
+//
+//   wiredcap-helper [DEV-OPTIONS] read
+//   wiredcap-helper [DEV-OPTIONS] apply SIZE  [--run ID --step N] [--revert REASON]
+//   wiredcap-helper [DEV-OPTIONS] reset       [--run ID --step N] [--revert REASON]
+//   wiredcap-helper [DEV-OPTIONS] confirm --run ID --step N
+//   wiredcap-helper [DEV-OPTIONS] end --run ID --outcome OUTCOME
+//
+// DEV-OPTIONS (--policy PATH, --journal PATH, --sim-state PATH) exist for tests and
+// unprivileged development only; main() refuses them in a secure-exec (setuid) process.
+// SIZE is a size with its unit (a unit is never guessed); `apply` refuses 0 — use `reset`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::helper {
+
+enum class Command { read, apply, reset, confirm, end };
+
+struct DevOptions {
+    std::optional<std::string> policy;
+    std::optional<std::string> journal;
+    std::optional<std::string> sim_state;
+    [[nodiscard]] bool any() const { return policy || journal || sim_state; }
+};
+
+struct Invocation {
+    Command command = Command::read;
+    std::optional<units::MiB> value;      // apply
+    std::optional<std::string> run;       // ramp run id: [A-Za-z0-9-]{1,64}
+    std::optional<std::uint64_t> step;    // 1..100000
+    std::optional<std::string> revert;    // why a ramp step is being undone
+    std::optional<std::string> outcome;   // end: completed | stopped | reverted | aborted
+    DevOptions dev;
+};
+
+// The reasons a ramp reverts, and the ways it ends: fixed words, never free text, so nothing
+// a caller types reaches root's journal except through these lists.
+inline constexpr std::string_view kRevertReasons[] = {"no", "eof", "interrupt", "terminate", "hangup",
+                                                      "timeout", "guard", "mismatch", "probe"};
+inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "aborted"};
+
+[[nodiscard]] Expected<Invocation> parse_args(const std::vector<std::string_view>& args);
+
+[[nodiscard]] std::string_view command_name(Command c);
+
+}  // namespace wiredcap::helper

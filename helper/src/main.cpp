@@ -1,0 +1,19 @@
+// wiredcap-helper: the privileged program. Everything happens in helper_main; this file only
+// supplies the paths compiled into this particular binary (production or setuid-test build).
+#include "src/entry.hpp"
+
+#ifndef WIREDCAP_POLICY_PATH
+#error "WIREDCAP_POLICY_PATH must be defined by the build"
+#endif
+
+int main(int argc, char** argv) {
+    static const wiredcap::helper::BuildPaths paths{
+        WIREDCAP_POLICY_PATH, WIREDCAP_JOURNAL_PATH, WIREDCAP_SIM_STATE_PATH,
+#ifdef WIREDCAP_FALLBACK_GROUP
+        WIREDCAP_FALLBACK_GROUP,
+#else
+        nullptr,
+#endif
+    };
+    return wiredcap::helper::helper_main(argc, argv, paths);
+}

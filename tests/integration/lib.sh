@@ -1,0 +1,47 @@
+# Shared by the integration tests: a private tree per test under the build directory (whose
+# ancestry is root- or owner-owned and not writable by others, as the helper demands), a way to
+# run the helper and the simulator, and assertions that say what they expected.
+#
+# The caller sets: HELPER (wiredcap-helper), SIM (wiredcap-sim), WORK (a fresh directory).
+set -uo pipefail
+
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+note() { printf '  %s\n' "$*"; }
+
+# A fresh tree: policy in $WORK/etc, journal in $WORK/journal, the simulated Mac in $WORK/sim.
+new_tree() {
+  local profile=${1:-m2ultra-192}
+  rm -rf "$WORK" && mkdir -p "$WORK/etc" && chmod 755 "$WORK" "$WORK/etc"
+  POLICY=$WORK/etc/wiredcap.conf
+  JOURNAL=$WORK/journal/journal.jsonl
+  STATE=$WORK/sim-state
+  "$SIM" --state "$STATE" init --profile "$profile" >/dev/null || fail "cannot init the simulator"
+}
+
+write_policy() {  # write_policy 'min = 64GiB' 'max = 176GiB' ...
+  printf '%s\n' "$@" > "$POLICY"
+  chmod 644 "$POLICY"
+}
+
+standard_policy() {
+  write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'
+}
+
+# Runs the helper against this tree; sets OUT, ERR and RC.
+helper() {
+  OUT=$("$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" "$@" 2>"$WORK/stderr")
+  RC=$?
+  ERR=$(cat "$WORK/stderr")
+}
+
+sim() { "$SIM" --state "$STATE" "$@"; }
+knob() { sim show | sed -n 's/^knob_mib=//p'; }
+
+expect_rc() { [ "$RC" -eq "$1" ] || fail "expected exit $1, got $RC; stdout: $OUT; stderr: $ERR"; }
+expect_out() { [[ $OUT == *"$1"* ]] || fail "stdout lacks '$1': $OUT"; }
+expect_err() { [[ $ERR == *"$1"* ]] || fail "stderr lacks '$1': $ERR"; }
+expect_knob() { local k; k=$(knob); [ "$k" = "$1" ] || fail "knob is $k MiB, expected $1 MiB"; }
+expect_one_line() { [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "stdout is not one line: $OUT"; }
+last_event() { tail -n 1 "$JOURNAL" | sed -n 's/.*"event":"\([a-z_]*\)".*/\1/p'; }
+expect_last_event() { local e; e=$(last_event); [ "$e" = "$1" ] || fail "last journal event is '$e', expected '$1'"; }
+expect_journal() { grep -q -- "$1" "$JOURNAL" || fail "journal lacks '$1': $(cat "$JOURNAL")"; }

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The real setuid path, end to end: the test build of the helper (its policy, journal and fake
+# kernel compiled in, under the build tree) is installed setuid root and run as `nobody` via
+# setpriv, with and without the policy's group. Needs root (CI runs as root); exits 77 (skip)
+# otherwise.
+#   setuid_test.sh HELPER_SUIDTEST SIM EXEC_ARGV FIXTURE_DIR SCENARIO
+SUID_SRC=$1 SIM=$2 EXEC_ARGV=$3 FIXTURE=$4 scenario=$5
+WORK=$FIXTURE
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to install a setuid binary"; exit 77; }
+command -v setpriv >/dev/null || fail "setpriv (util-linux) is missing"
+
+GROUP=wcaptest
+NOBODY=65534
+
+install_fixture() {
+  getent group "$GROUP" >/dev/null || groupadd --system "$GROUP" || fail "cannot create group $GROUP"
+  GID=$(getent group "$GROUP" | cut -d: -f3)
+  rm -rf "$FIXTURE" && mkdir -p "$FIXTURE/etc" "$FIXTURE/bin" "$FIXTURE/journal"
+  chmod 755 "$FIXTURE" "$FIXTURE/etc" "$FIXTURE/bin" "$FIXTURE/journal"
+  POLICY=$FIXTURE/etc/wiredcap.conf JOURNAL=$FIXTURE/journal/journal.jsonl STATE=$FIXTURE/sim-state
+  write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $GROUP"
+  "$SIM" --state "$STATE" init --profile m2ultra-192 >/dev/null || fail "cannot init the simulator"
+  HELPER=$FIXTURE/bin/wiredcap-helper
+  install -o root -g root -m 4755 "$SUID_SRC" "$HELPER"
+  [ -u "$HELPER" ] || fail "the setuid bit did not stick"
+}
+
+# Runs the installed helper as nobody; extra setpriv options first, then `--`, then the args.
+as_nobody() {
+  local opts=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do opts+=("$1"); shift; done
+  shift
+  OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY "${opts[@]}" -- "$HELPER" "$@" 2>"$FIXTURE/stderr")
+  RC=$?
+  ERR=$(cat "$FIXTURE/stderr")
+}
+
+member_of_the_group_may_apply() {
+  install_fixture
+  as_nobody --groups="$GID" -- apply 80GiB
+  expect_rc 0; expect_out '"readback_mib":{"value":81920'
+  expect_knob 81920
+  expect_journal '"uid":65534,"command":"apply","event":"applied"'
+}
+
+outsider_is_refused_and_journaled() {
+  install_fixture
+  as_nobody --clear-groups -- apply 80GiB
+  expect_rc 4; expect_err "not a member of group '$GROUP'"
+  expect_knob 0
+  expect_last_event refused
+  expect_journal '"uid":65534,"command":"apply","event":"refused"'
+}
+
+hostile_environment_changes_nothing() {
+  install_fixture
+  as_nobody --groups="$GID" -- read
+  local clean_out=$OUT clean_rc=$RC
+  OUT=$(env -i LD_PRELOAD=/nonexistent/evil.so LD_LIBRARY_PATH=/tmp PATH=/tmp/evil:/usr/bin IFS=x \
+          TZ=/etc/shadow LC_ALL=../x GCONV_PATH=/tmp NLSPATH=/tmp/%N TMPDIR=/tmp/evil \
+          WIREDCAP_SIM_STATE=/tmp/evil WIREDCAP_POLICY=/tmp/evil USER=root LOGNAME=root SUDO_UID=0 \
+          setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$HELPER" read 2>"$FIXTURE/stderr")
+  RC=$?
+  [ "$RC" -eq "$clean_rc" ] || fail "hostile env exit $RC, clean env exit $clean_rc"
+  [ "$OUT" = "$clean_out" ] || fail "hostile env output differs:\n$OUT\nvs\n$clean_out"
+  expect_out '"uid":65534'
+  # The spoofed USER=root / SUDO_UID=0 did not make nobody root: an outsider is still refused.
+  OUT=$(env -i USER=root LOGNAME=root SUDO_UID=0 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
+          "$HELPER" apply 80GiB 2>"$FIXTURE/stderr"); RC=$?
+  expect_rc 4; expect_knob 0
+}
+
+development_options_are_refused_when_setuid() {
+  install_fixture
+  for opt in --policy --journal --sim-state; do
+    as_nobody --groups="$GID" -- "$opt" /tmp/evil read
+    expect_rc 4; expect_err 'compiled-in paths'
+  done
+  expect_knob 0
+}
+
+argc_zero_is_refused_cleanly() {
+  install_fixture
+  OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$EXEC_ARGV" "$HELPER" --no-argv 2>"$FIXTURE/stderr")
+  RC=$?; ERR=$(cat "$FIXTURE/stderr")
+  # Linux >= 5.18 turns argc == 0 into argv = {""}: no command. Either way: a usage error.
+  expect_rc 2; expect_one_line
+  OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$EXEC_ARGV" "$HELPER" $'\e[31mevil\n' apply 80GiB 2>"$FIXTURE/stderr")
+  RC=$?
+  expect_rc 0; expect_knob 81920
+}
+
+declare -F "$scenario" >/dev/null || fail "no scenario '$scenario'"
+"$scenario"
+echo "PASS: $scenario"

@@ -1,0 +1,428 @@
+// The policy file parser and validator, the built-in band, and refusal() (DESIGN.md section 5).
+#include "policy/policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "temp_tree.hpp"
+
+namespace wiredcap::policy {
+namespace {
+
+using namespace units::literals;
+using units::MiB;
+using test::error_of;
+
+// A 256 GiB machine: physical memory minus a 16 GiB reserve leaves 240 GiB.
+constexpr units::Bytes kRam256 = 256_GiB;
+
+constexpr std::string_view kValid =
+    "# wiredcap policy\n"
+    "min = 96GiB\n"
+    "max = 232GiB\n"
+    "reserve = 16GiB\n"
+    "max_step = 16GiB\n";
+
+// kValid with one key's line replaced (or removed when `line` is empty).
+std::string with_line(std::string_view key, std::string_view line) {
+    std::string out;
+    std::string_view text = kValid;
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        const std::string_view l = text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
+        text.remove_prefix(l.size());
+        if (l.substr(0, key.size() + 1) == std::string(key) + " ") {
+            if (!line.empty()) out += std::string(line) + "\n";
+        } else {
+            out += l;
+        }
+    }
+    return out;
+}
+
+// --- valid files ---------------------------------------------------------------------------
+
+TEST(PolicyParse, ValidFileWithoutGroup) {
+    auto p = parse(kValid, kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    EXPECT_EQ(p->min, 96_GiB);
+    EXPECT_EQ(p->max, 232_GiB);
+    EXPECT_EQ(p->reserve, 16_GiB);
+    EXPECT_EQ(p->max_step, 16_GiB);
+    EXPECT_FALSE(p->group.has_value());
+    EXPECT_EQ(p->source, Source::file);
+    EXPECT_TRUE(p->warnings.empty());
+}
+
+TEST(PolicyParse, ValidFileWithGroup) {
+    auto p = parse(std::string(kValid) + "group = admin\n", kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    ASSERT_TRUE(p->group.has_value());
+    EXPECT_EQ(*p->group, "admin");
+}
+
+TEST(PolicyParse, CommentsBlankLinesAndSpacing) {
+    const std::string text =
+        "# a comment\n"
+        "\n"
+        "   # an indented comment\n"
+        "min=98304MiB\n"
+        "   \t\n"
+        "max   =   232 GiB   \n"
+        "\treserve\t=\t16384MiB\n"
+        "max_step = 8GiB";  // no final newline
+    auto p = parse(text, kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    EXPECT_EQ(p->min, 96_GiB);
+    EXPECT_EQ(p->max, 232_GiB);
+    EXPECT_EQ(p->reserve, 16_GiB);
+    EXPECT_EQ(p->max_step, 8_GiB);
+}
+
+TEST(PolicyParse, ExactBoundariesAccepted) {
+    // reserve exactly at the floor, max exactly at RAM - reserve: both allowed.
+    auto q = parse("min = 32GiB\nmax = 60GiB\nreserve = 4GiB\nmax_step = 1MiB\n", 64_GiB);
+    ASSERT_TRUE(q) << error_of(q);
+    EXPECT_EQ(q->max, 60_GiB);
+    EXPECT_EQ(q->reserve, kReserveFloor);
+}
+
+TEST(PolicyParse, LineOfExactly1024CharactersAccepted) {
+    const std::string comment = "#" + std::string(1023, 'x');
+    auto p = parse(comment + "\n" + std::string(kValid), kRam256);
+    EXPECT_TRUE(p) << error_of(p);
+}
+
+// --- refusals ------------------------------------------------------------------------------
+
+class PolicyMissingKey : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PolicyMissingKey, IsRefusedNamingTheKey) {
+    const std::string key = GetParam();
+    auto p = parse(with_line(key, ""), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "missing key '" + key + "'");
+}
+INSTANTIATE_TEST_SUITE_P(Required, PolicyMissingKey, ::testing::Values("min", "max", "reserve", "max_step"));
+
+TEST(PolicyParse, EmptyTextIsMissingKeys) {
+    auto p = parse("", kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "missing key");
+}
+
+TEST(PolicyParse, DuplicateKeyNamesBothLines) {
+    auto p = parse(std::string(kValid) + "min = 100GiB\n", kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "line 6");
+    EXPECT_CONTAINS(error_of(p), "duplicate key 'min'");
+    EXPECT_CONTAINS(error_of(p), "line 2");
+}
+
+TEST(PolicyParse, DuplicateKeyWithSameValueIsStillRefused) {
+    auto p = parse(std::string(kValid) + "max = 232GiB\n", kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "duplicate key 'max'");
+}
+
+TEST(PolicyParse, UnknownKey) {
+    auto p = parse(std::string(kValid) + "maximum = 232GiB\n", kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "line 6");
+    EXPECT_CONTAINS(error_of(p), "unknown key 'maximum'");
+}
+
+TEST(PolicyParse, KeysAreCaseSensitive) {
+    auto p = parse(with_line("max", "MAX = 232GiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "unknown key 'MAX'");
+}
+
+TEST(PolicyParse, BareNumberIsRefused) {
+    auto p = parse(with_line("max", "max = 232000"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "line 3");
+    EXPECT_CONTAINS(error_of(p), "max");
+    EXPECT_CONTAINS(error_of(p), "no unit");
+}
+
+class PolicyBadUnit : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PolicyBadUnit, IsRefusedListingAcceptedUnits) {
+    auto p = parse(with_line("max", std::string("max = ") + GetParam()), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "line 3");
+    EXPECT_CONTAINS(error_of(p), "unknown unit");
+    EXPECT_CONTAINS(error_of(p), "B kB MB GB TB KiB MiB GiB TiB");
+}
+INSTANTIATE_TEST_SUITE_P(Spellings, PolicyBadUnit,
+                         ::testing::Values("232gib", "232Gib", "232G", "232GIB", "237568mb", "237568M", "237568Mb"));
+
+TEST(PolicyParse, DecimalMegabytesNotWholeMiBSuggestsMeaning) {
+    auto p = parse(with_line("max", "max = 232000MB"), kRam256);
+    ASSERT_FALSE(p);
+    const std::string e = error_of(p);
+    EXPECT_CONTAINS(e, "line 3");
+    EXPECT_CONTAINS(e, "not a whole number of MiB");
+    EXPECT_CONTAINS(e, "did you mean");
+    EXPECT_CONTAINS(e, "232GiB");
+}
+
+TEST(PolicyParse, TwoSpacesInsideSizeAreRefused) {
+    auto p = parse(with_line("max", "max = 232  GiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "at most one space");
+}
+
+TEST(PolicyParse, EmptyValue) {
+    for (const char* line : {"max =", "max =   ", "max=\t"}) {
+        auto p = parse(with_line("max", line), kRam256);
+        ASSERT_FALSE(p) << line;
+        EXPECT_CONTAINS(error_of(p), "max has no value") << line;
+    }
+}
+
+TEST(PolicyParse, LineWithoutEquals) {
+    auto p = parse(with_line("max", "max 232GiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "line 3");
+    EXPECT_CONTAINS(error_of(p), "expected 'key = value'");
+}
+
+TEST(PolicyParse, MinEqualToMaxIsRefused) {
+    auto p = parse(with_line("min", "min = 232GiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "must be below max");
+}
+
+TEST(PolicyParse, MinAboveMaxIsRefused) {
+    auto p = parse(with_line("min", "min = 233GiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "must be below max");
+}
+
+TEST(PolicyParse, MinZeroIsRefused) {
+    auto p = parse(with_line("min", "min = 0MiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "min must be above 0 MiB");
+}
+
+TEST(PolicyParse, ReserveBelowFloorIsRefused) {
+    auto p = parse(with_line("reserve", "reserve = 4095MiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "reserve (4095 MiB");
+    EXPECT_CONTAINS(error_of(p), "below the floor of 4096 MiB");
+}
+
+TEST(PolicyParse, MaxAboveMemoryMinusReserveIsRefused) {
+    // 256 GiB - 16 GiB = 240 GiB: exactly 240 GiB is allowed, one MiB more is not.
+    auto ok = parse(with_line("max", "max = 240GiB"), kRam256);
+    EXPECT_TRUE(ok) << error_of(ok);
+    auto p = parse(with_line("max", "max = 245761MiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "max (245761 MiB");
+    EXPECT_CONTAINS(error_of(p), "above physical memory");
+}
+
+TEST(PolicyParse, ReserveLargerThanMemoryIsRefused) {
+    auto p = parse("min = 1GiB\nmax = 2GiB\nreserve = 32GiB\nmax_step = 1GiB\n", 16_GiB);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "above physical memory");
+}
+
+TEST(PolicyParse, MaxStepZeroIsRefused) {
+    auto p = parse(with_line("max_step", "max_step = 0GiB"), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "max_step must be above 0 MiB");
+}
+
+class PolicyBadGroup : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PolicyBadGroup, IsRefused) {
+    auto p = parse(std::string(kValid) + "group = " + GetParam() + "\n", kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "line 6");
+    EXPECT_CONTAINS(error_of(p), "is not a valid group name");
+}
+INSTANTIATE_TEST_SUITE_P(Names, PolicyBadGroup,
+                         ::testing::Values("1admin", "-admin", "ad min", "admin;rm", "../etc", "a/b", "%admin",
+                                           "abcdefghijabcdefghijabcdefghijabc"));  // 33 characters
+
+TEST(PolicyParse, GroupNameOf32CharactersAccepted) {
+    const std::string name = "_a-b.c" + std::string(26, 'x');
+    auto p = parse(std::string(kValid) + "group = " + name + "\n", kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    EXPECT_EQ(p->group, name);
+}
+
+// --- characters ----------------------------------------------------------------------------
+
+struct BadText {
+    const char* name;
+    std::string text;
+    const char* fragment;
+};
+
+void PrintTo(const BadText& t, std::ostream* os) { *os << t.name; }
+
+class PolicyBadCharacters : public ::testing::TestWithParam<BadText> {};
+
+TEST_P(PolicyBadCharacters, AreRefusedWithTheLineNumber) {
+    auto p = parse(GetParam().text, kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "line 2");
+    EXPECT_CONTAINS(error_of(p), GetParam().fragment);
+}
+
+std::string valid_with_second_line(const std::string& second) {
+    return "min = 96GiB\n" + second + "\nmax = 232GiB\nreserve = 16GiB\nmax_step = 16GiB\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Characters, PolicyBadCharacters,
+    ::testing::Values(
+        BadText{"CrLf", "min = 96GiB\nmax = 232GiB\r\nreserve = 16GiB\nmax_step = 16GiB\n", "carriage return"},
+        BadText{"Nul", valid_with_second_line(std::string("# nul \0 here", 12)), "NUL byte"},
+        BadText{"NonAscii", valid_with_second_line("group = adm\xc3\xadn"), "non-ASCII byte"},
+        BadText{"NonAsciiInComment", valid_with_second_line("# caf\xc3\xa9"), "non-ASCII byte"},
+        BadText{"Escape", valid_with_second_line("# \x1b[2J"), "control character"},
+        BadText{"FormFeed", valid_with_second_line("\f"), "control character"},
+        // DEL (0x7f) is a control character too (the size parser refuses it as one).
+        BadText{"Del", valid_with_second_line("# \x7f"), "control character"},
+        BadText{"LongLine", valid_with_second_line("#" + std::string(1024, 'x')), "longer than 1024 characters"}),
+    [](const ::testing::TestParamInfo<BadText>& param) { return std::string(param.param.name); });
+
+// --- the GB x 1000 slip --------------------------------------------------------------------
+
+TEST(PolicyWarnings, RoundThousandOfMiBEarnsAWarning) {
+    auto p = parse(with_line("max", "max = 232000MiB"), kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    ASSERT_EQ(p->warnings.size(), 1U);
+    const std::string& w = p->warnings[0];
+    EXPECT_CONTAINS(w, "max");
+    EXPECT_CONTAINS(w, "226.56 GiB");
+    EXPECT_CONTAINS(w, "232GiB (237568 MiB)");
+}
+
+TEST(PolicyWarnings, MinIsCheckedToo) {
+    auto p = parse(with_line("min", "min = 96000MiB"), kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    ASSERT_EQ(p->warnings.size(), 1U);
+    EXPECT_CONTAINS(p->warnings[0], "min");
+    EXPECT_CONTAINS(p->warnings[0], "93.75 GiB");
+    EXPECT_CONTAINS(p->warnings[0], "96GiB (98304 MiB)");
+}
+
+TEST(PolicyWarnings, WholeGiBValuesEarnNoWarning) {
+    auto p = parse(with_line("max", "max = 237568MiB"), kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    EXPECT_TRUE(p->warnings.empty());
+
+    // 1024000 MiB is a round thousand, but also exactly 1000 GiB: no slip.
+    auto big = parse("min = 512GiB\nmax = 1024000MiB\nreserve = 16GiB\nmax_step = 64GiB\n", 1_TiB);
+    ASSERT_TRUE(big) << error_of(big);
+    EXPECT_TRUE(big->warnings.empty());
+}
+
+// --- the built-in band ---------------------------------------------------------------------
+
+TEST(PolicyBuiltin, HalfOfRamUpToRamMinusReserve) {
+    auto p = builtin(192_GiB);
+    ASSERT_TRUE(p) << error_of(p);
+    EXPECT_EQ(p->min, 96_GiB);
+    EXPECT_EQ(p->max, 184_GiB);
+    EXPECT_EQ(p->reserve, kBuiltinReserve);
+    EXPECT_EQ(p->max_step, kBuiltinMaxStep);
+    EXPECT_FALSE(p->group.has_value());
+    EXPECT_EQ(p->source, Source::builtin);
+}
+
+TEST(PolicyBuiltin, SixteenGiBMachineIsTooSmall) {
+    auto p = builtin(16_GiB);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "too small for the built-in band");
+    EXPECT_CONTAINS(error_of(p), "write a policy file");
+}
+
+TEST(PolicyBuiltin, TinyMachineIsTooSmall) {
+    auto p = builtin(4_GiB);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "too small");
+}
+
+// --- refusal() -----------------------------------------------------------------------------
+
+class PolicyRefusal : public ::testing::Test {
+protected:
+    void SetUp() override {
+        auto p = parse(kValid, kRam256);  // band 96..232 GiB, reserve 16 GiB, max_step 16 GiB
+        ASSERT_TRUE(p) << error_of(p);
+        policy_ = *std::move(p);
+    }
+    [[nodiscard]] std::optional<std::string> refuse(MiB current, MiB value) const {
+        return refusal(*policy_, kRam256, current, value);
+    }
+    std::optional<Policy> policy_;
+};
+
+TEST_F(PolicyRefusal, InBandWithinStepIsAllowed) {
+    EXPECT_EQ(refuse(96_GiB, 100_GiB), std::nullopt);
+    EXPECT_EQ(refuse(100_GiB, 116_GiB), std::nullopt);  // exactly max_step
+    EXPECT_EQ(refuse(224_GiB, 232_GiB), std::nullopt);  // exactly max
+    EXPECT_EQ(refuse(96_GiB, 96_GiB), std::nullopt);    // exactly min, no change
+}
+
+TEST_F(PolicyRefusal, BelowMin) {
+    auto r = refuse(100_GiB, 98303_MiB);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_CONTAINS(*r, "outside the permitted band");
+    EXPECT_CONTAINS(*r, "98304 MiB to 237568 MiB");
+}
+
+TEST_F(PolicyRefusal, AboveMax) {
+    auto r = refuse(232_GiB, 237569_MiB);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_CONTAINS(*r, "237569 MiB");
+    EXPECT_CONTAINS(*r, "outside the permitted band");
+}
+
+TEST_F(PolicyRefusal, AboveMemoryMinusReserve) {
+    // The same policy on a machine that reports less RAM than it was validated for:
+    // 240 GiB - 16 GiB leaves 224 GiB, so 230 GiB (in band, within step) is refused.
+    auto r = refusal(*policy_, 240_GiB, 224_GiB, 230_GiB);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_CONTAINS(*r, "would leave the OS less than the reserve");
+    EXPECT_EQ(refusal(*policy_, 240_GiB, 220_GiB, 224_GiB), std::nullopt);
+}
+
+TEST_F(PolicyRefusal, StepLargerThanMaxStep) {
+    auto r = refuse(100_GiB, 116_GiB + 1_MiB);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_CONTAINS(*r, "raising from 102400 MiB to 118785 MiB");
+    EXPECT_CONTAINS(*r, "more than max_step 16384 MiB");
+}
+
+TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromMin) {
+    EXPECT_EQ(refuse(0_MiB, 112_GiB), std::nullopt);  // min + max_step
+    auto r = refuse(0_MiB, 112_GiB + 1_MiB);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_CONTAINS(*r, "raising from 98304 MiB");
+    EXPECT_CONTAINS(*r, "more than max_step");
+}
+
+TEST_F(PolicyRefusal, StepFromBelowMinIsMeasuredFromMin) {
+    EXPECT_EQ(refuse(32_GiB, 112_GiB), std::nullopt);
+    EXPECT_TRUE(refuse(32_GiB, 113_GiB).has_value());
+}
+
+TEST_F(PolicyRefusal, LoweringIsAlwaysAllowedRegardlessOfStep) {
+    EXPECT_EQ(refuse(232_GiB, 96_GiB), std::nullopt);
+    EXPECT_EQ(refuse(240_GiB, 200_GiB), std::nullopt);  // current above max (set by someone else)
+}
+
+}  // namespace
+}  // namespace wiredcap::policy
