@@ -21,12 +21,17 @@ std::string octal_mode(mode_t m) {
     return buf;
 }
 
-// A directory on the way to a trusted file: root's or the owner's, and nobody else's to write.
+// A directory on the way to a trusted file: root's or the owner's, and nobody else's to
+// write -- except a sticky directory such as /tmp (mode 1777): there only an entry's owner (or
+// the directory's owner, root) may rename or remove it, and the next component is checked in
+// turn, so another user can neither replace nor redirect what we walk through. (sudo and doas
+// check only the file itself; this walk is stricter than both.)
 std::optional<std::string> directory_problem(const struct stat& st, uid_t owner) {
     if (!S_ISDIR(st.st_mode)) return "is not a directory";
     if (st.st_uid != 0 && st.st_uid != owner)
         return "is owned by uid " + std::to_string(st.st_uid) + ", not by root";
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    const bool sticky = (st.st_mode & S_ISVTX) != 0;
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky)
         return "is writable by group or others (mode " + octal_mode(st.st_mode) + ")";
     return std::nullopt;
 }

@@ -2,9 +2,9 @@
 // tree whose whole ancestry passes the trusted-path checks; and a way to run code in a child
 // process with a deadline (for anything that might block or that changes process-wide limits).
 //
-// Why not /tmp: it is world-writable (1777), so every trusted-path check correctly refuses it.
 // The tree lives under WIREDCAP_TEST_TMP (inside the build directory), which must itself sit
-// below directories owned by root or by the test user and not writable by group or others.
+// below directories owned by root or by the test user and not writable by group or others
+// (sticky directories such as /tmp excepted, as the trusted-path walk allows them).
 #pragma once
 
 #include <fcntl.h>

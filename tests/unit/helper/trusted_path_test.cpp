@@ -215,12 +215,27 @@ TEST_F(TrustedRead, InsecureParentIsRefusedEvenWhenTheFileIsMissing) {
     EXPECT_CONTAINS(error_of(r), tree_.path("open"));
 }
 
-TEST_F(TrustedRead, StickyWorldWritableTmpIsRefused) {
-    struct stat st {};
-    if (::stat("/tmp", &st) != 0 || (st.st_mode & S_IWOTH) == 0) GTEST_SKIP() << "/tmp is not world-writable here";
-    auto r = read("/tmp/wiredcap-test-no-such-file");
+// A sticky world-writable directory (like /tmp) may be on the way: nobody but an entry's
+// owner can rename or remove that entry, and the entry itself is checked next.
+TEST_F(TrustedRead, StickyWorldWritableParentIsAccepted) {
+    tree_.dir("sticky/etc");
+    ::chmod(tree_.path("sticky").c_str(), 01777);
+    const auto path = tree_.file("sticky/etc/f", "x");
+    auto r = read(path);
+    ASSERT_TRUE(r) << error_of(r);
+    EXPECT_EQ(r->value_or("(missing)"), "x");
+}
+
+// ...but what sits in it must still be ours: a component owned by another user is refused.
+TEST_F(TrustedRead, ForeignDirectoryInsideAStickyParentIsRefused) {
+    if (!test::running_as_root()) GTEST_SKIP() << "needs root to chown a directory to another uid";
+    tree_.dir("sticky/theirs");
+    ::chmod(tree_.path("sticky").c_str(), 01777);
+    const auto path = tree_.file("sticky/theirs/f", "x");
+    ASSERT_EQ(::chown(tree_.path("sticky/theirs").c_str(), kNobody, kNobody), 0);
+    auto r = read(path);
     ASSERT_FALSE(r);
-    EXPECT_CONTAINS(error_of(r), "directory /tmp is writable by group or others");
+    EXPECT_CONTAINS(error_of(r), "directory " + tree_.path("sticky/theirs") + " is owned by uid 65534");
 }
 
 TEST_F(TrustedRead, ParentOwnedByAnotherUidIsRefused) {
