@@ -1,13 +1,22 @@
 // wiredcap: the command people type. Unprivileged; every change to the kernel goes through
-// wiredcap-helper (added with the helper). For now: `convert`.
+// wiredcap-helper, run by absolute path. This file only wires the command line to ramp/*.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <iostream>
 
+#include "cli_context.hpp"
 #include "convert.hpp"
+#include "policy_check.hpp"
+#include "ramp.hpp"
+#include "recover_cmd.hpp"
+#include "set_reset.hpp"
+#include "status.hpp"
 #include "wiredcap/exit_codes.hpp"
 
 namespace {
+
+using wiredcap::ExitCode;
 
 constexpr const char* kExitCodeHelp = R"(Exit codes:
   0 ok                    1 internal error          2 usage error
@@ -17,21 +26,83 @@ constexpr const char* kExitCodeHelp = R"(Exit codes:
  12 journal write failed
 )";
 
+struct Options {
+    bool json = false;
+    std::optional<std::string> helper;
+    wiredcap::cli::DevPaths dev;
+    wiredcap::cli::ConvertRequest convert;
+    std::string convert_to;
+    wiredcap::cli::SetRequest set;
+    std::optional<std::string> policy_file;
+    wiredcap::cli::RampRequest ramp;
+};
+
+void add_global_options(CLI::App& app, Options& o) {
+    app.add_flag("--json", o.json, "One JSON object on stdout (schemas: docs/json-schema.md)");
+    app.add_option("--helper", o.helper, "The wiredcap-helper to run (absolute path; default: beside wiredcap, else installed)")
+        ->check(CLI::ExistingFile);
+    auto* dev = "Development and tests only (a setuid helper refuses it)";
+    app.add_option("--policy", o.dev.policy, std::string("Policy file to use. ") + dev);
+    app.add_option("--journal", o.dev.journal, std::string("Journal to use. ") + dev);
+    app.add_option("--sim-state", o.dev.sim_state, std::string("Simulated Mac state file. ") + dev);
+}
+
+void add_ramp(CLI::App& app, Options& o) {
+    auto* ramp = app.add_subcommand("ramp", "Raise the cap step by step; each step reverts unless you confirm it");
+    ramp->add_option("--to", o.ramp.to, "Target size, with unit (e.g. 176GiB)")->required();
+    ramp->add_option("--step", o.ramp.step, "Size of each raise (default: the policy's max_step)");
+    ramp->add_option("--timeout", o.ramp.timeout, "Time to confirm each step, e.g. 60s or 2m (default 60s)");
+    ramp->add_option("--probe", o.ramp.probe, "Command run (as you, never root) after each step; its result is shown");
+    ramp->add_option("--probe-timeout", o.ramp.probe_timeout, "Time limit for --probe/--check (default 60s)");
+    ramp->add_flag("--dry-run", o.ramp.dry_run, "Print the plan and change nothing");
+    ramp->add_flag("--unattended", o.ramp.unattended, "No person: --check decides each step");
+    ramp->add_option("--check", o.ramp.check, "With --unattended: a command whose exit 0 keeps the step");
+    ramp->add_flag("--ignore-hang-ceiling", o.ramp.ignore_hang_ceiling, "Allow steps at or above a value that hung before");
+}
+
+int dispatch(CLI::App& app, Options& o) {
+    wiredcap::cli::CliContext ctx{wiredcap::cli::HelperClient(wiredcap::cli::locate_helper(o.helper), o.dev), o.json,
+                                  std::cout, std::cerr};
+    auto is = [&](const char* name) { return app.got_subcommand(name); };
+    if (is("convert")) {
+        o.convert.json = o.json;
+        return wiredcap::to_int(wiredcap::cli::run_convert(o.convert, std::cout, std::cerr));
+    }
+    if (is("status")) return wiredcap::to_int(wiredcap::cli::run_status(ctx));
+    if (is("set")) return wiredcap::to_int(wiredcap::cli::run_set(ctx, o.set, STDIN_FILENO));
+    if (is("reset")) return wiredcap::to_int(wiredcap::cli::run_reset(ctx));
+    if (is("policy")) return wiredcap::to_int(wiredcap::cli::run_policy_check(ctx, o.policy_file));
+    if (is("ramp")) return wiredcap::to_int(wiredcap::cli::run_ramp(ctx, o.ramp));
+    if (is("recover")) return wiredcap::to_int(wiredcap::cli::run_recover(ctx));
+    return wiredcap::to_int(ExitCode::usage);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    using wiredcap::ExitCode;
     CLI::App app{"wiredcap: set the Apple Silicon GPU wired-memory cap (iogpu.wired_limit_mb) safely"};
     app.footer(kExitCodeHelp);
     app.require_subcommand(1);
+    app.fallthrough();  // global options (--json, --helper, ...) may follow the subcommand
+    Options o;
+    add_global_options(app, o);
 
-    wiredcap::cli::ConvertRequest convert;
-    std::string to_unit;
-    auto* cmd = app.add_subcommand("convert", "Print a size exactly in other units (MiB for iogpu.wired_limit_mb)");
-    cmd->add_option("SIZE", convert.size, "A size with its unit, e.g. 232GiB (units: B kB MB GB TB KiB MiB GiB TiB)")
+    auto* convert = app.add_subcommand("convert", "Print a size exactly in other units (MiB for iogpu.wired_limit_mb)");
+    convert->add_option("SIZE", o.convert.size, "A size with its unit, e.g. 232GiB (units: B kB MB GB TB KiB MiB GiB TiB)")
         ->required();
-    auto* to = cmd->add_option("--to", to_unit, "Print only this unit (B kB MB GB TB KiB MiB GiB TiB)");
-    cmd->add_flag("--json", convert.json, "One JSON object on stdout");
+    auto* to = convert->add_option("--to", o.convert_to, "Print only this unit (B kB MB GB TB KiB MiB GiB TiB)");
+
+    app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+    auto* set = app.add_subcommand("set", "Set the cap to SIZE (or 'default'); prints the kernel's read-back");
+    set->add_option("SIZE", o.set.size, "A size with its unit (e.g. 96GiB), or 'default'")->required();
+    set->add_flag("--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
+    app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0); always permitted");
+    auto* policy = app.add_subcommand("policy", "The permitted band");
+    policy->require_subcommand(1);
+    auto* check = policy->add_subcommand("check", "Validate a policy file as the helper would (default: the installed one)");
+    check->add_option("FILE", o.policy_file, "The policy file to check");
+    add_ramp(app, o);
+    app.add_subcommand("recover", "After a hang and reboot: which step hung, and the last good value");
 
     try {
         app.parse(argc, argv);
@@ -41,10 +112,9 @@ int main(int argc, char** argv) {
         std::cerr << "wiredcap: " << e.what() << "\n(run 'wiredcap --help' for usage)\n";
         return wiredcap::to_int(ExitCode::usage);
     }
-
     try {
-        if (*to) convert.to_unit = to_unit;
-        return wiredcap::to_int(wiredcap::cli::run_convert(convert, std::cout, std::cerr));
+        if (*to) o.convert.to_unit = o.convert_to;
+        return dispatch(app, o);
     } catch (const std::exception& e) {
         std::cerr << "wiredcap: internal error: " << e.what() << "\n";
         return wiredcap::to_int(ExitCode::internal_error);

@@ -311,9 +311,13 @@ Expected<Ok> write_replacing(const fs::path& path, const SimState& state) {
 
 // A fresh default machine at `path`, unless some other process created one first: link()
 // refuses an existing name, so the file appears complete or not at all, never empty.
+// A missing state directory (first use of the default /var/lib/wiredcap) is created too, one
+// level only, like a new machine's disk: its parent must already exist.
 Expected<Ok> create_fresh(const fs::path& path) {
     auto state = fresh_state(default_profile());
     if (!state) return state.error();
+    if (::mkdir(directory_of(path).c_str(), 0755) != 0 && errno != EEXIST)
+        return sys_error("cannot create the directory of", path, errno);
     auto temp = write_temp_beside(path, file_text(*state));
     if (!temp) return temp.error();
     const int rc = ::link(temp->c_str(), path.c_str());

@@ -37,7 +37,7 @@ struct Invocation {
     std::optional<std::string> run;       // ramp run id: [A-Za-z0-9-]{1,64}
     std::optional<std::uint64_t> step;    // 1..100000
     std::optional<std::string> revert;    // why a ramp step is being undone
-    std::optional<std::string> outcome;   // end: completed | stopped | reverted | aborted
+    std::optional<std::string> outcome;   // end: completed | stopped | reverted | aborted | hung
     DevOptions dev;
 };
 
@@ -45,7 +45,7 @@ struct Invocation {
 // a caller types reaches root's journal except through these lists.
 inline constexpr std::string_view kRevertReasons[] = {"no", "eof", "interrupt", "terminate", "hangup",
                                                       "timeout", "guard", "mismatch", "probe"};
-inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "aborted"};
+inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "aborted", "hung"};
 
 [[nodiscard]] Expected<Invocation> parse_args(const std::vector<std::string_view>& args);
 

@@ -24,6 +24,8 @@ public:
     JsonObject& null(std::string_view key);
     JsonObject& object(std::string_view key, const JsonObject& value);
     JsonObject& strings(std::string_view key, const std::vector<std::string>& values);
+    // An array already written as JSON text, e.g. of objects built with text().
+    JsonObject& raw_array(std::string_view key, std::string_view json_array) { return raw(key, json_array); }
 
     [[nodiscard]] std::string text() const { return "{" + body_ + "}"; }
 

@@ -1,0 +1,16 @@
+// Durations on the command line (`--timeout 60s`, `--probe-timeout 2m`): digits and a unit,
+// s or m, like sizes never guessed: a bare number is an error.
+#pragma once
+
+#include <chrono>
+#include <string_view>
+
+#include "wiredcap/units/expected.hpp"
+
+namespace wiredcap::cli {
+
+inline constexpr std::chrono::seconds kMaxDuration{24 * 60 * 60};
+
+[[nodiscard]] Expected<std::chrono::seconds> parse_duration(std::string_view text);
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,28 @@
+#include "metal.hpp"
+
+#include "make_kernel.hpp"
+
+namespace wiredcap::cli {
+
+MetalReading read_metal(const MachineReadings& machine, const DevPaths& dev) {
+    MetalReading r;
+    if (machine.simulated()) {
+        const std::string path = dev.sim_state.value_or(std::string(kernel::default_sim_state_path()));
+        kernel::SimKernel sim(path);
+        auto ws = sim.simulated_metal_working_set();
+        r.source = "SIMULATED Metal recommendedMaxWorkingSetSize (simulator model)";
+        if (ws) r.working_set = *ws;
+        else r.why_unknown = "the simulated machine did not answer: " + ws.error().message;
+        return r;
+    }
+#if defined(__APPLE__)
+    r.source = "Metal recommendedMaxWorkingSetSize";
+    r.why_unknown = "this build of wiredcap does not read Metal yet";
+#else
+    r.source = "Metal";
+    r.why_unknown = "there is no Metal on this machine";
+#endif
+    return r;
+}
+
+}  // namespace wiredcap::cli

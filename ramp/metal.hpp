@@ -1,0 +1,26 @@
+// The effective GPU cap as Metal reports it: MTLDevice.recommendedMaxWorkingSetSize follows
+// iogpu.wired_limit_mb exactly, and when the knob is 0 it is the only honest source of the OS
+// default's value (which is not a fixed fraction of RAM). A value that cannot be read is
+// unknown, with the reason; it is never estimated.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "helper_client.hpp"
+#include "readings.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::cli {
+
+struct MetalReading {
+    std::optional<units::Bytes> working_set;
+    std::string source;       // what produced the value, e.g. "SIMULATED Metal (simulator model)"
+    std::string why_unknown;  // set when working_set is empty
+};
+
+// On a simulated Mac: the simulator's model of the Metal figure, labelled SIMULATED. On macOS:
+// Metal itself (not implemented in this version: reported as unknown). Elsewhere: unknown.
+[[nodiscard]] MetalReading read_metal(const MachineReadings& machine, const DevPaths& dev);
+
+}  // namespace wiredcap::cli

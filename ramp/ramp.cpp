@@ -1,0 +1,385 @@
+#include "ramp.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "duration.hpp"
+#include "guard.hpp"
+#include "metal.hpp"
+#include "plan.hpp"
+#include "probe.hpp"
+#include "readings.hpp"
+#include "recover_cmd.hpp"
+#include "terminal_prompt.hpp"
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/units/casts.hpp"
+#include "wiredcap/units/format.hpp"
+#include "wiredcap/units/parse.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+using units::MiB;
+using Clock = std::chrono::system_clock;
+
+struct Settings {
+    MiB target = MiB::zero();
+    std::optional<MiB> step;
+    std::chrono::seconds timeout{60};
+    std::chrono::seconds probe_timeout{60};
+};
+
+Expected<Settings> parse_settings(const RampRequest& req) {
+    Settings s;
+    auto to = units::parse_size_as<MiB>(req.to);
+    if (!to) return Error{"--to " + to.error().message};
+    s.target = *to;
+    if (req.step) {
+        auto step = units::parse_size_as<MiB>(*req.step);
+        if (!step) return Error{"--step " + step.error().message};
+        s.step = *step;
+    }
+    auto t = parse_duration(req.timeout);
+    if (!t) return Error{"--timeout " + t.error().message};
+    s.timeout = *t;
+    auto pt = parse_duration(req.probe_timeout);
+    if (!pt) return Error{"--probe-timeout " + pt.error().message};
+    s.probe_timeout = *pt;
+    if (req.unattended && !req.check) return Error{"--unattended needs --check CMD: the command that decides each step"};
+    if (req.check && !req.unattended) return Error{"--check decides steps only with --unattended; use --probe to show a result"};
+    return s;
+}
+
+// A run id the helper accepts: r-YYYYMMDD-HHMMSS-xxxx (UTC, random suffix).
+std::string new_run_id() {
+    const std::time_t now = std::time(nullptr);
+    struct tm tm {};
+    ::gmtime_r(&now, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    unsigned char rnd[2] = {0, 0};
+    if (const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC); fd >= 0) {
+        (void)::read(fd, rnd, sizeof rnd);
+        ::close(fd);
+    }
+    return fmt::format("r-{}-{:02x}{:02x}", stamp, rnd[0], rnd[1]);
+}
+
+std::string cap_text(MiB v) { return v.count() == 0 ? "0 (OS default policy)" : units::describe(v); }
+
+void print_plan(std::ostream& say, const std::string& run, const MachineReadings& m, const MetalReading& metal,
+                const Plan& plan, const Settings& s, bool unattended) {
+    const std::string sim = m.simulated() ? "SIMULATED " : "";
+    const auto& p = *m.policy;
+    const auto ram = *m.memsize.value;
+    say << sim << "Ramp plan, run " << run << "\n";
+    say << fmt::format("  {:<18}{}   [{}]\n", "now", cap_text(*m.knob.value), m.knob.source);
+    say << fmt::format("  {:<18}{}   [{}]\n", "effective cap",
+                       metal.working_set ? units::rounded_decimal(*metal.working_set, units::SizeUnit::gibibytes, 2) + " GiB"
+                                         : "unknown (" + metal.why_unknown + ")",
+                       metal.source);
+    say << fmt::format("  {:<18}{}   [kernel hw.memsize]\n", "physical memory", units::describe(units::floor_cast<MiB>(ram)));
+    say << fmt::format("  {:<18}{} to {}, steps of at most {}, reserve {}   [{}]\n", "band", units::to_string(p.min),
+                       units::to_string(p.max), units::to_string(p.max_step), units::to_string(p.reserve), p.source);
+    say << fmt::format("  {:>4}  {:<38}{:>9}  {}\n", "step", "value", "of RAM", "left to the OS");
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        const MiB v = plan.steps[i];
+        const auto left = checked_sub(units::floor_cast<MiB>(ram), v);
+        say << fmt::format("  {:>4}  {:<38}{:>9}  {}\n", i + 1, units::describe(v), percent_of(v, ram),
+                           left ? units::rounded_decimal(*left, units::SizeUnit::gibibytes, 2) + " GiB" : "none");
+    }
+    if (plan.stopped_below_ceiling) say << "  note: " << *plan.stopped_below_ceiling << "\n";
+    if (unattended)
+        say << "  each step is kept only if the --check command exits 0 within " << s.probe_timeout.count() << " s\n";
+    else
+        say << "  after each step, type yes within " << s.timeout.count()
+            << " s to continue, stop to keep it and end, no to revert; silence reverts\n";
+    say << "  if the machine hangs: hold the power button; the reboot restores the OS default; then run: wiredcap recover\n"
+        << "  to undo at any time: wiredcap reset\n";
+}
+
+// The plan as one JSON object (schema wiredcap.ramp-plan/1), for --dry-run --json.
+std::string plan_json(const std::string& run, const Plan& plan, MiB now) {
+    std::string steps = "[";
+    for (const MiB v : plan.steps) steps += (steps.size() > 1 ? "," : "") + std::to_string(v.count());
+    JsonObject o;
+    o.str("schema", "wiredcap.ramp-plan/1").str("run", run);
+    o.object("now", JsonObject().num("mib", now.count()).str("source", "kernel"));
+    o.raw_array("steps_mib", steps + "]");
+    if (plan.stopped_below_ceiling) o.str("stopped_below_ceiling", *plan.stopped_below_ceiling);
+    else o.null("stopped_below_ceiling");
+    return o.text();
+}
+
+// One ramp in progress: the run's state and the ways to change it.
+class Session {
+public:
+    Session(const CliContext& ctx, std::ostream& say, std::string run, MiB before)
+        : ctx_(ctx), say_(say), run_(std::move(run)), before_(before), last_confirmed_(before) {}
+
+    void attach(Guard* guard) { guard_ = guard; }
+
+    // intent -> write -> read back (in the helper). Returns the helper's exit code.
+    ExitCode apply(std::size_t step, MiB value, Clock::time_point guard_deadline) {
+        if (guard_) guard_->arm(step, revert_target(), guard_deadline);
+        const HelperReply r = ctx_.helper.run({"apply", units::to_string(value), "--run", run_, "--step", std::to_string(step)});
+        const auto rb = readback(r);
+        record_.push_back(StepRecord{step, value, rb, {}});
+        if (r.ok() && rb) {
+            say_ << fmt::format("step {}: iogpu.wired_limit_mb = {}   [kernel read-back]\n", step, cap_text(*rb));
+            return ExitCode::ok;
+        }
+        say_ << "step " << step << ": " << r.error << "\n";
+        return r.code() == ExitCode::ok ? ExitCode::internal_error : r.code();
+    }
+
+    bool confirm(std::size_t step) {
+        const HelperReply r = ctx_.helper.run({"confirm", "--run", run_, "--step", std::to_string(step)});
+        if (!r.ok()) {
+            say_ << "could not record the confirmation: " << r.error << "\n";
+            return false;
+        }
+        if (auto rb = readback(r)) last_confirmed_ = *rb;
+        if (guard_) guard_->disarm();
+        return true;
+    }
+
+    // Back to the last confirmed value (the OS default when that was 0).
+    void revert(std::size_t step, std::string_view reason) {
+        std::vector<std::string> args;
+        if (last_confirmed_.count() == 0) args = {"reset"};
+        else args = {"apply", units::to_string(last_confirmed_)};
+        args.insert(args.end(), {"--run", run_, "--step", std::to_string(step), "--revert", std::string(reason)});
+        const HelperReply r = ctx_.helper.run(args);
+        if (const auto rb = readback(r); r.ok() && rb)
+            say_ << "reverted (" << reason << "): iogpu.wired_limit_mb = " << cap_text(*rb) << "   [kernel read-back]\n";
+        else
+            say_ << "REVERT FAILED (" << reason << "): " << r.error << "\nrun: wiredcap reset\n";
+        if (guard_) guard_->disarm();
+    }
+
+    void answered(std::string_view what) {
+        if (!record_.empty()) record_.back().answer = std::string(what);
+    }
+
+    void end(std::string_view outcome) {
+        outcome_ = std::string(outcome);
+        const HelperReply r = ctx_.helper.run({"end", "--run", run_, "--outcome", std::string(outcome)});
+        if (!r.ok()) say_ << "could not record the end of the run: " << r.error << "\n";
+        if (guard_) guard_->done();
+    }
+
+    [[nodiscard]] MiB last_confirmed() const { return last_confirmed_; }
+
+    // The run as one JSON object (schema wiredcap.ramp/1): every value a read-back.
+    [[nodiscard]] std::string summary(ExitCode code) const {
+        JsonObject o;
+        o.str("schema", "wiredcap.ramp/1").str("run", run_).str("outcome", outcome_.empty() ? "aborted" : outcome_);
+        o.num("exit", static_cast<std::uint64_t>(to_int(code)));
+        o.object("before", JsonObject().num("mib", before_.count()).str("source", "kernel read-back"));
+        std::string steps = "[";
+        for (const auto& r : record_) {
+            JsonObject st;
+            st.num("step", r.step).num("requested_mib", r.requested.count());
+            if (r.readback) st.object("readback", JsonObject().num("mib", r.readback->count()).str("source", "kernel read-back"));
+            else st.object("readback", JsonObject().null("mib").str("source", "kernel read-back"));
+            st.str("answer", r.answer);
+            steps += (steps.size() > 1 ? "," : "") + st.text();
+        }
+        o.raw_array("steps", steps + "]");
+        const HelperReply now = ctx_.helper.run({"read"});
+        const json::Value* wl = now.json ? now.json->get("wired_limit_mib") : nullptr;
+        const json::Value* v = wl ? wl->get("value") : nullptr;
+        JsonObject fin;
+        if (v && v->as_u64()) fin.num("mib", *v->as_u64()); else fin.null("mib");
+        o.object("final", fin.str("source", "kernel"));
+        return o.text();
+    }
+
+private:
+    std::optional<MiB> revert_target() const {
+        return last_confirmed_.count() == 0 ? std::nullopt : std::optional<MiB>(last_confirmed_);
+    }
+    static std::optional<MiB> readback(const HelperReply& r) {
+        if (!r.json) return std::nullopt;
+        const json::Value* rb = r.json->get("readback_mib");
+        const json::Value* v = rb ? rb->get("value") : nullptr;
+        const auto n = v ? v->as_u64() : std::nullopt;
+        return n ? MiB::from_count(*n) : std::nullopt;
+    }
+
+    struct StepRecord {
+        std::size_t step;
+        MiB requested;
+        std::optional<MiB> readback;
+        std::string answer;
+    };
+
+    const CliContext& ctx_;
+    std::ostream& say_;
+    std::string run_;
+    MiB before_;
+    MiB last_confirmed_;
+    Guard* guard_ = nullptr;
+    std::vector<StepRecord> record_;
+    std::string outcome_;
+};
+
+std::string_view revert_reason(Answer a) {
+    switch (a) {
+        case Answer::no: return "no";
+        case Answer::eof: return "eof";
+        case Answer::interrupt: return "interrupt";
+        case Answer::terminate: return "terminate";
+        case Answer::hangup: return "hangup";
+        case Answer::timeout: return "timeout";
+        case Answer::yes:
+        case Answer::stop: break;
+    }
+    return "no";
+}
+
+struct Prepared {
+    MachineReadings machine;
+    Plan plan;
+};
+
+// Recover first, read the machine, make the plan. Any doubt ends the ramp before it starts.
+Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, const RampRequest& req, std::ostream& say) {
+    auto machine = read_machine(ctx.helper);
+    if (!machine) return PlanError{ExitCode::internal_error, machine.error().message};
+    auto& m = *machine;
+    if (!m.knob.value) return PlanError{ExitCode::unsupported_platform, "cannot read iogpu.wired_limit_mb: " + m.knob.error};
+    if (!m.memsize.value) return PlanError{ExitCode::internal_error, "cannot read hw.memsize: " + m.memsize.error};
+    if (!m.policy) return PlanError{ExitCode::policy_invalid, m.policy_error};
+    if (!m.may_change) return PlanError{ExitCode::not_permitted, m.may_change_why};
+    auto rec = recover(ctx, m, say);
+    if (!rec) return PlanError{ExitCode::internal_error, rec.error().message};
+    if (rec->ramp_in_progress)
+        return PlanError{ExitCode::unresolved_journal, "another ramp step awaits confirmation in this boot (see above)"};
+    auto plan = make_plan(PlanInput{*m.knob.value, *m.memsize.value, *m.policy, s.target, s.step,
+                                    rec->report.hang_ceiling, req.ignore_hang_ceiling});
+    if (!plan) return plan.error();
+    return Prepared{m, *plan};
+}
+
+// Runs the probe or check for a step and says how it went.
+ProbeResult run_step_command(const std::string& cmd, std::chrono::seconds timeout, std::ostream& say) {
+    say << "running: " << cmd << "\n" << std::flush;
+    ProbeResult r = run_probe(cmd, timeout);
+    say << "  " << r.describe() << "\n";
+    return r;
+}
+
+ExitCode ramp_unattended(Session& session, const Plan& plan, const Settings& s, const RampRequest& req, std::ostream& say) {
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        const std::size_t step = i + 1;
+        // The check's own time limit, plus a margin for the helper calls around it.
+        const auto guard_deadline = Clock::now() + s.probe_timeout + std::chrono::seconds(10);
+        if (auto rc = session.apply(step, plan.steps[i], guard_deadline); rc != ExitCode::ok) {
+            if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
+            session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
+            return rc;
+        }
+        const ProbeResult r = run_step_command(*req.check, s.probe_timeout, say);
+        session.answered(r.passed() ? "check passed: " + r.describe() : "check failed: " + r.describe());
+        if (!r.passed() || !session.confirm(step)) {
+            session.revert(step, "probe");
+            session.end("reverted");
+            return ExitCode::ramp_reverted;
+        }
+    }
+    session.end("completed");
+    return ExitCode::ok;
+}
+
+ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& signals, const Plan& plan,
+                          const Settings& s, const RampRequest& req, std::ostream& say) {
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        const std::size_t step = i + 1;
+        if (auto sig = signals.pending()) {
+            session.end("aborted");
+            say << "stopped before step " << step << " (" << answer_name(*sig) << "); nothing more was changed\n";
+            return ExitCode::ramp_reverted;
+        }
+        const auto prompt_deadline_bound = Clock::now() + (req.probe ? s.probe_timeout : std::chrono::seconds(0)) + s.timeout;
+        // The guard adds its own grace to this deadline before it steps in.
+        if (auto rc = session.apply(step, plan.steps[i], prompt_deadline_bound); rc != ExitCode::ok) {
+            if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
+            session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
+            return rc;
+        }
+        if (req.probe) (void)run_step_command(*req.probe, s.probe_timeout, say);
+        say << std::flush;
+        const auto deadline = std::chrono::steady_clock::now() + s.timeout;
+        const std::string question = fmt::format("Step {}/{} at {}. Keep it? yes / stop / no", step, plan.steps.size(),
+                                                 units::to_string(plan.steps[i]));
+        const Answer a = term.ask(question, deadline, signals);
+        session.answered(answer_name(a));
+        if (a == Answer::yes && session.confirm(step)) continue;
+        if (a == Answer::stop && session.confirm(step)) {
+            session.end("stopped");
+            say << "stopped: keeping " << units::describe(plan.steps[i]) << "\n";
+            return ExitCode::ramp_stopped;
+        }
+        session.revert(step, revert_reason(a));
+        session.end("reverted");
+        return ExitCode::ramp_reverted;
+    }
+    session.end("completed");
+    say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed\n";
+    return ExitCode::ok;
+}
+
+}  // namespace
+
+ExitCode run_ramp(CliContext& ctx, const RampRequest& req) {
+    // With --json the one JSON object is the data on stdout; the narration moves to stderr.
+    std::ostream& say = ctx.json ? ctx.err : ctx.out;
+    auto settings = parse_settings(req);
+    if (!settings) {
+        ctx.err << "wiredcap ramp: " << settings.error().message << "\n";
+        return ExitCode::usage;
+    }
+    // A person must be there before anything is planned or touched (piped input is not one).
+    std::optional<Terminal> term;
+    if (!req.unattended && !req.dry_run) {
+        auto t = Terminal::open(STDIN_FILENO, STDOUT_FILENO);
+        if (!t) {
+            ctx.err << "wiredcap ramp: " << t.error().message << "\n";
+            return ExitCode::usage;
+        }
+        term.emplace(std::move(*t));
+    }
+    auto prepared = prepare(ctx, *settings, req, say);
+    if (!prepared) {
+        ctx.err << "wiredcap ramp: " << prepared.error().message << "\n";
+        return prepared.error().code;
+    }
+    const std::string run = new_run_id();
+    print_plan(say, run, prepared->machine, read_metal(prepared->machine, ctx.helper.dev()), prepared->plan, *settings,
+               req.unattended);
+    if (req.dry_run) {
+        say << "dry run: nothing was changed\n";
+        if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value) << "\n";
+        return ExitCode::ok;
+    }
+    SignalWatch signals;
+    auto guard = Guard::start(ctx.helper, run, term ? term->in_fd() : -1, term ? &term->saved() : nullptr);
+    if (!guard) {
+        ctx.err << "wiredcap ramp: cannot start the guard process, so nothing was changed: " << guard.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    Session session(ctx, say, run, *prepared->machine.knob.value);
+    session.attach(&*guard);
+    const ExitCode code = req.unattended ? ramp_unattended(session, prepared->plan, *settings, req, say)
+                                         : ramp_interactive(session, *term, signals, prepared->plan, *settings, req, say);
+    if (ctx.json) ctx.out << session.summary(code) << "\n";
+    return code;
+}
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,30 @@
+// `wiredcap ramp --to SIZE`: the supervised ramp of DESIGN.md section 6. Plan first; then per
+// step: the helper journals the intent, writes, reads back; an optional probe runs; a person
+// confirms within the deadline or the step is reverted to the last confirmed value. A guard
+// process reverts even if this one is killed.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "cli_context.hpp"
+#include "wiredcap/exit_codes.hpp"
+
+namespace wiredcap::cli {
+
+struct RampRequest {
+    std::string to;
+    std::optional<std::string> step;
+    std::string timeout = "60s";
+    std::optional<std::string> probe;
+    std::string probe_timeout = "60s";
+    bool dry_run = false;
+    bool unattended = false;            // no person: --check decides each step
+    std::optional<std::string> check;
+    bool ignore_hang_ceiling = false;
+};
+
+[[nodiscard]] ExitCode run_ramp(CliContext& ctx, const RampRequest& req);
+
+}  // namespace wiredcap::cli

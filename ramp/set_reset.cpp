@@ -1,0 +1,111 @@
+#include "set_reset.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <ostream>
+
+#include "readings.hpp"
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/units/format.hpp"
+#include "wiredcap/units/parse.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+using units::MiB;
+
+std::optional<std::uint64_t> reading_mib(const json::Value& j, std::string_view key) {
+    const json::Value* r = j.get(key);
+    const json::Value* v = r ? r->get("value") : nullptr;
+    return v ? v->as_u64() : std::nullopt;
+}
+
+JsonObject mib_reading(std::optional<std::uint64_t> mib) {
+    JsonObject o;
+    if (mib) o.num("mib", *mib); else o.null("mib");
+    return o.str("source", "kernel read-back");
+}
+
+// Reports the helper's answer: the value read back, never the value requested.
+ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb) {
+    if (!reply.json) {
+        ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
+        return reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code();
+    }
+    const json::Value& j = *reply.json;
+    const auto readback = reading_mib(j, "readback_mib");
+    const auto previous = reading_mib(j, "previous_mib");
+    const bool changed = j.get("changed") && j.get("changed")->as_bool().value_or(false);
+    const bool simulated = j.get("backend") && j.get("backend")->as_string() && *j.get("backend")->as_string() == "simulated";
+    if (ctx.json) {
+        JsonObject o;
+        o.str("schema", "wiredcap.change/1").str("command", verb).boolean("ok", reply.ok()).boolean("simulated", simulated);
+        o.object("previous", mib_reading(previous)).object("wired_limit", mib_reading(readback)).boolean("changed", changed);
+        if (const json::Value* req = j.get("requested_mib"); req && req->as_u64()) o.num("requested_mib", *req->as_u64());
+        if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
+        ctx.out << o.text() << "\n";
+    }
+    if (!reply.ok()) {
+        ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
+        if (readback) ctx.err << "iogpu.wired_limit_mb now reads " << *readback << " MiB [kernel read-back]\n";
+        return reply.code();
+    }
+    if (!readback) {
+        ctx.err << "wiredcap " << verb << ": the helper reported no read-back\n";
+        return ExitCode::internal_error;
+    }
+    if (ctx.json) return ExitCode::ok;
+    const MiB now = *MiB::from_count(*readback);
+    const std::string value = now.count() == 0 ? "0 (OS default policy)" : units::describe(now);
+    ctx.out << (simulated ? "SIMULATED " : "") << "iogpu.wired_limit_mb = " << value << "   [kernel read-back]\n";
+    if (!changed) ctx.out << "unchanged: the kernel already held this value\n";
+    else ctx.out << "Running MLX, Ollama or llama.cpp processes keep the old cap until restarted.\n";
+    return ExitCode::ok;
+}
+
+// A raise from a terminal asks first; without a terminal it needs --yes.
+bool confirmed_raise(CliContext& ctx, MiB from, MiB to, int tty_in_fd) {
+    if (::isatty(tty_in_fd) == 0) {
+        ctx.err << "wiredcap set: raising the cap from " << units::to_string(from) << " to " << units::to_string(to)
+                << " needs confirmation; no terminal to ask on, so pass --yes\n";
+        return false;
+    }
+    ctx.err << "Raise iogpu.wired_limit_mb from " << (from.count() == 0 ? "the OS default" : units::describe(from))
+            << " to " << units::describe(to) << "? Type yes to continue: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer) || answer != "yes") {
+        ctx.err << "not changed\n";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
+    if (req.size == "default") return run_reset(ctx);
+    auto value = units::parse_size_as<MiB>(req.size);
+    if (!value) {
+        ctx.err << "wiredcap set: " << value.error().message << "\n";
+        return ExitCode::usage;
+    }
+    if (value->count() == 0) {
+        ctx.err << "wiredcap set: 0 means the OS default to the kernel; write 'default' (or use reset)\n";
+        return ExitCode::usage;
+    }
+    auto machine = read_machine(ctx.helper);
+    if (!machine) {
+        ctx.err << "wiredcap set: " << machine.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    const auto& current = machine->knob.value;
+    const bool raise = !current || current->count() == 0 || *value > *current;
+    if (raise && !req.yes && !confirmed_raise(ctx, current.value_or(MiB::zero()), *value, tty_in_fd))
+        return ExitCode::usage;
+    return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
+}
+
+ExitCode run_reset(CliContext& ctx) { return report(ctx, ctx.helper.run({"reset"}), "reset"); }
+
+}  // namespace wiredcap::cli

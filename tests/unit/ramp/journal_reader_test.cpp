@@ -1,0 +1,331 @@
+// Reading the helper's journal. Input lines are made by the helper's own writer
+// (journal::to_json_line), so a change to the format on either side shows up here.
+#include "journal_reader.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "journal/journal.hpp"
+#include "wiredcap/units/literals.hpp"
+
+namespace wiredcap::journal_view {
+namespace {
+
+using namespace units::literals;
+using journal::Record;
+using journal::Stamp;
+
+const Stamp kStamp{"6F0E2C1A-BOOT", 501};
+constexpr std::int64_t kTime = 1795941195;  // 2026-11-29T08:33:15Z
+
+std::string line(const Record& r, const Stamp& s = kStamp) { return journal::to_json_line(r, s, kTime); }
+
+Record intent(std::uint64_t step, units::MiB from, units::MiB to) {
+    return Record{"apply", "intent", std::string("r-1"), step, from, to, std::nullopt, ""};
+}
+Record applied(std::uint64_t step, units::MiB from, units::MiB to) {
+    return Record{"apply", "applied", std::string("r-1"), step, from, to, to, ""};
+}
+Record read_only() {
+    return Record{"read", "read", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
+}
+
+bool mentions(const std::vector<std::string>& warnings, const std::string& fragment) {
+    for (const auto& w : warnings)
+        if (w.find(fragment) != std::string::npos) return true;
+    return false;
+}
+
+std::string all(const std::vector<std::string>& warnings) {
+    std::string s;
+    for (const auto& w : warnings) s += w + "\n";
+    return s;
+}
+
+// ---- parse_journal ----------------------------------------------------------------------------
+
+TEST(JournalParse, ReadsEveryFieldTheHelperWrites) {
+    const Record r{"apply", "applied", std::string("r-1"), 2, 80_GiB, 96_GiB, 96_GiB, "ramp step"};
+    const Contents c = parse_journal(line(r));
+    ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
+    EXPECT_TRUE(c.warnings.empty());
+    EXPECT_FALSE(c.torn_tail);
+    const Entry& e = c.entries[0];
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_EQ(e.v, 1);
+    EXPECT_EQ(e.time, "2026-11-29T08:33:15Z");
+    EXPECT_EQ(e.boot, "6F0E2C1A-BOOT");
+    EXPECT_EQ(e.uid, 501u);
+    EXPECT_EQ(e.command, "apply");
+    EXPECT_EQ(e.event, "applied");
+    EXPECT_EQ(e.run, "r-1");
+    EXPECT_EQ(e.step, 2u);
+    ASSERT_TRUE(e.from && e.to && e.readback);
+    EXPECT_EQ(e.from->count(), 81920u);
+    EXPECT_EQ(e.to->count(), 98304u);
+    EXPECT_EQ(e.readback->count(), 98304u);
+    EXPECT_EQ(e.reason, "ramp step");
+}
+
+TEST(JournalParse, AbsentFieldsStayAbsentNeverZero) {
+    const Contents c = parse_journal(line(read_only()));
+    ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
+    const Entry& e = c.entries[0];
+    EXPECT_FALSE(e.run);
+    EXPECT_FALSE(e.step);
+    EXPECT_FALSE(e.from);
+    EXPECT_FALSE(e.to);
+    EXPECT_FALSE(e.readback);
+    EXPECT_EQ(e.reason, "");
+}
+
+TEST(JournalParse, ZeroIsAValueWhenWritten) {
+    const Record reset{"reset", "applied", std::nullopt, std::nullopt, 96_GiB, 0_MiB, 0_MiB, ""};
+    const Contents c = parse_journal(line(reset));
+    ASSERT_EQ(c.entries.size(), 1u);
+    ASSERT_TRUE(c.entries[0].to);
+    EXPECT_EQ(c.entries[0].to->count(), 0u);
+}
+
+TEST(JournalParse, EscapedReasonsComeBack) {
+    // The writer escapes control characters; the reader turns them back into the same bytes.
+    Record r = read_only();
+    r.event = "refused";
+    r.reason = "tab\there \"quoted\" back\\slash esc\x1b[0m line\nbreak";
+    const std::string text = line(r);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    const Contents c = parse_journal(text);
+    ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
+    EXPECT_EQ(c.entries[0].reason, r.reason);
+}
+
+TEST(JournalParse, EmptyTextIsAnEmptyJournal) {
+    const Contents c = parse_journal("");
+    EXPECT_TRUE(c.entries.empty());
+    EXPECT_TRUE(c.warnings.empty());
+    EXPECT_FALSE(c.torn_tail);
+}
+
+TEST(JournalParse, LineNumbersCountEveryLine) {
+    const std::string text = line(intent(1, 0_MiB, 80_GiB)) + "garbage\n" + line(applied(1, 0_MiB, 80_GiB));
+    const Contents c = parse_journal(text);
+    ASSERT_EQ(c.entries.size(), 2u);
+    EXPECT_EQ(c.entries[0].line, 1u);
+    EXPECT_EQ(c.entries[1].line, 3u);
+}
+
+TEST(JournalParse, TornLastLineIsIgnoredAndFlagged) {
+    const std::string whole = line(intent(2, 80_GiB, 96_GiB));
+    const std::string torn = line(applied(2, 80_GiB, 96_GiB));
+    for (std::size_t cut = 1; cut + 1 < torn.size(); ++cut) {  // every prefix without its newline
+        const Contents c = parse_journal(whole + torn.substr(0, cut));
+        ASSERT_EQ(c.entries.size(), 1u) << "cut at " << cut;
+        EXPECT_EQ(c.entries[0].event, "intent");
+        EXPECT_TRUE(c.torn_tail) << "cut at " << cut;
+        EXPECT_TRUE(c.warnings.empty()) << "cut at " << cut << ": " << all(c.warnings);
+    }
+}
+
+TEST(JournalParse, CompleteLastLineWithoutNewlineIsKept) {
+    std::string text = line(intent(1, 0_MiB, 80_GiB));
+    text.pop_back();  // the newline
+    const Contents c = parse_journal(text);
+    ASSERT_EQ(c.entries.size(), 1u);
+    EXPECT_FALSE(c.torn_tail);
+}
+
+TEST(JournalParse, TornMiddleLineClosedByTheHelperIsSkippedWithAWarning) {
+    // A crash left half a record; the helper's next append closed it with a newline first.
+    const std::string torn = line(applied(2, 80_GiB, 96_GiB)).substr(0, 40) + "\n";
+    const std::string text = line(intent(2, 80_GiB, 96_GiB)) + torn + line(intent(2, 80_GiB, 96_GiB));
+    const Contents c = parse_journal(text);
+    EXPECT_EQ(c.entries.size(), 2u);
+    EXPECT_FALSE(c.torn_tail);
+    ASSERT_EQ(c.warnings.size(), 1u);
+    EXPECT_NE(c.warnings[0].find("line 2"), std::string::npos) << c.warnings[0];
+    EXPECT_NE(c.warnings[0].find("invalid JSON"), std::string::npos) << c.warnings[0];
+}
+
+TEST(JournalParse, TerminatedBadLastLineIsAWarningNotATornTail) {
+    const Contents c = parse_journal(line(read_only()) + "{\"v\":1,\n");
+    EXPECT_EQ(c.entries.size(), 1u);
+    EXPECT_FALSE(c.torn_tail);
+    EXPECT_TRUE(mentions(c.warnings, "line 2"));
+}
+
+TEST(JournalParse, UnknownSchemaVersionIsSkipped) {
+    std::string v2 = line(read_only());
+    v2.replace(v2.find("\"v\":1"), 5, "\"v\":2");
+    const Contents c = parse_journal(line(read_only()) + v2 + line(read_only()));
+    EXPECT_EQ(c.entries.size(), 2u);
+    ASSERT_EQ(c.warnings.size(), 1u);
+    EXPECT_NE(c.warnings[0].find("line 2"), std::string::npos);
+    EXPECT_NE(c.warnings[0].find("schema version 2"), std::string::npos) << c.warnings[0];
+}
+
+TEST(JournalParse, RecordsWithBadFieldsAreSkippedWithTheirLine) {
+    const char* bad[] = {
+        R"({"time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",           // no v
+        R"({"v":"1","time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",   // v a string
+        R"({"v":1.0,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",   // v not integer
+        R"({"v":1,"boot":"b","uid":1,"command":"apply","event":"intent"})",                // no time
+        R"({"v":1,"time":"t","uid":1,"command":"apply","event":"intent"})",                // no boot
+        R"({"v":1,"time":"t","boot":"b","command":"apply","event":"intent"})",             // no uid
+        R"({"v":1,"time":"t","boot":"b","uid":-1,"command":"apply","event":"intent"})",    // negative uid
+        R"({"v":1,"time":"t","boot":"b","uid":1,"event":"intent"})",                       // no command
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply"})",                      // no event
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","run":7})",
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","step":-1})",
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","step":1.5})",
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","to_mib":"96GiB"})",
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","from_mib":null})",
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","reason":false})",
+        // 2^44 MiB is 2^64 bytes: not a size that exists, so not a record to act on.
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","to_mib":17592186044416})",
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","readback_mib":99999999999999999999})",
+        R"([1,2,3])",
+        R"("just a string")",
+    };
+    for (const char* b : bad) {
+        const Contents c = parse_journal(line(read_only()) + b + "\n" + line(read_only()));
+        EXPECT_EQ(c.entries.size(), 2u) << b;
+        EXPECT_EQ(c.warnings.size(), 1u) << b;
+        EXPECT_TRUE(mentions(c.warnings, "line 2")) << b << "\n" << all(c.warnings);
+    }
+}
+
+TEST(JournalParse, LargestMiBCountIsAccepted) {
+    const Contents c = parse_journal(
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","to_mib":17592186044415})" "\n");
+    ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
+    EXPECT_EQ(c.entries[0].to->count(), 17592186044415u);
+}
+
+TEST(JournalParse, UnknownExtraFieldsAreIgnored) {
+    const Contents c = parse_journal(
+        R"({"v":1,"time":"t","boot":"b","uid":0,"command":"apply","event":"intent","extra":{"x":[1]}})" "\n");
+    ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
+}
+
+TEST(JournalParse, BlankAndNulFilledLinesAreSkippedNotFatal) {
+    // After a power loss some file systems leave a block of zero bytes at the end of a file.
+    const std::string text = line(read_only()) + "\n" + std::string(16, '\0') + "\n" + line(read_only());
+    const Contents c = parse_journal(text);
+    EXPECT_EQ(c.entries.size(), 2u);
+    EXPECT_EQ(c.warnings.size(), 2u) << all(c.warnings);
+    EXPECT_TRUE(mentions(c.warnings, "line 2"));
+    EXPECT_TRUE(mentions(c.warnings, "line 3"));
+    for (const auto& w : c.warnings) EXPECT_EQ(w.find('\0'), std::string::npos);
+}
+
+// ---- read_journal -----------------------------------------------------------------------------
+
+class JournalFile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "ramp-journal-XXXXXX").string();
+        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+        dir_ = tmpl;
+    }
+    void TearDown() override {
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    [[nodiscard]] std::string path(const std::string& name) const { return dir_ + "/" + name; }
+    [[nodiscard]] std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream(path(name), std::ios::binary) << text;
+        return path(name);
+    }
+
+    std::string dir_;
+};
+
+TEST_F(JournalFile, ReadsTheFileAsWritten) {
+    const std::string p = write("journal.jsonl", line(intent(1, 0_MiB, 80_GiB)) + line(applied(1, 0_MiB, 80_GiB)) +
+                                                     line(applied(2, 80_GiB, 96_GiB)).substr(0, 30));
+    auto c = read_journal(p);
+    ASSERT_TRUE(c) << c.error().message;
+    ASSERT_EQ(c->entries.size(), 2u);
+    EXPECT_EQ(c->entries[1].event, "applied");
+    EXPECT_TRUE(c->torn_tail);
+}
+
+TEST_F(JournalFile, MissingFileIsAnEmptyJournal) {
+    auto c = read_journal(path("never-written.jsonl"));
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_TRUE(c->entries.empty());
+    EXPECT_TRUE(c->warnings.empty());
+    EXPECT_FALSE(c->torn_tail);
+}
+
+TEST_F(JournalFile, DirectoryIsRefused) {
+    auto c = read_journal(dir_);
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("not a regular file"), std::string::npos) << c.error().message;
+}
+
+TEST_F(JournalFile, SymbolicLinkIsRefused) {
+    const std::string target = write("real.jsonl", line(read_only()));
+    ASSERT_EQ(::symlink(target.c_str(), path("link.jsonl").c_str()), 0);
+    auto c = read_journal(path("link.jsonl"));
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("symbolic link"), std::string::npos) << c.error().message;
+}
+
+TEST_F(JournalFile, FifoIsRefusedWithoutWaitingForAWriter) {
+    const std::string fifo = path("fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // In a child with an alarm: if the open waited for a writer, the alarm kills the child
+    // and the test fails instead of hanging the suite.
+    EXPECT_EXIT(
+        {
+            ::alarm(5);
+            auto c = read_journal(fifo);
+            if (c) std::_Exit(1);
+            std::cerr << c.error().message;
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0), "not a regular file");
+}
+
+TEST_F(JournalFile, OversizedFileIsRefusedWithAClearError) {
+    const std::string p = path("huge.jsonl");
+    {
+        const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ASSERT_GE(fd, 0);
+        ASSERT_EQ(::ftruncate(fd, (off_t{64} << 20) + 1), 0);  // sparse: costs no disk
+        ::close(fd);
+    }
+    auto c = read_journal(p);
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("larger than 64 MiB"), std::string::npos) << c.error().message;
+}
+
+TEST_F(JournalFile, PathThroughAFileIsAnErrorNotAnEmptyJournal) {
+    // Only "does not exist" means "nothing was ever recorded"; any other failure is reported.
+    const std::string file = write("plain", "x");
+    auto c = read_journal(file + "/journal.jsonl");
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("cannot open the journal"), std::string::npos) << c.error().message;
+}
+
+TEST_F(JournalFile, UnreadableFileIsAnError) {
+    if (::geteuid() == 0) GTEST_SKIP() << "root reads any file";
+    const std::string p = write("locked.jsonl", line(read_only()));
+    ASSERT_EQ(::chmod(p.c_str(), 0), 0);
+    auto c = read_journal(p);
+    ASSERT_FALSE(c);
+    EXPECT_NE(c.error().message.find("cannot open"), std::string::npos) << c.error().message;
+}
+
+}  // namespace
+}  // namespace wiredcap::journal_view

@@ -1,0 +1,542 @@
+// What `wiredcap recover` concludes from the journal (DESIGN.md section 6). Each journal here
+// is written with the helper's own record writer and read back with the journal reader, so
+// the stories below are the bytes the real programs would exchange.
+#include "recovery.hpp"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+
+#include "journal/journal.hpp"
+#include "journal_reader.hpp"
+#include "wiredcap/units/literals.hpp"
+
+namespace wiredcap::units {
+// Sizes in assertion failures read "98304 MiB".
+template <class Unit>
+void PrintTo(const Quantity<Unit>& q, std::ostream* os) {
+    *os << q.count() << ' ' << Unit::symbol;
+}
+}  // namespace wiredcap::units
+
+namespace wiredcap::recovery {
+
+void PrintTo(RunState s, std::ostream* os) {
+    switch (s) {
+        case RunState::hung_in_earlier_boot: *os << "hung_in_earlier_boot"; return;
+        case RunState::interrupted_in_earlier_boot: *os << "interrupted_in_earlier_boot"; return;
+        case RunState::awaiting_in_this_boot: *os << "awaiting_in_this_boot"; return;
+        case RunState::ended_without_record: *os << "ended_without_record"; return;
+    }
+}
+
+namespace {
+
+using namespace units::literals;
+using journal::Record;
+using units::MiB;
+
+constexpr const char* kBootA = "BOOT-A";
+constexpr const char* kBootB = "BOOT-B";
+constexpr const char* kBootC = "BOOT-C";
+
+// A journal built the way the helper writes it: one to_json_line per event, in order.
+class Journal {
+public:
+    Journal& in_boot(std::string boot) {
+        boot_ = std::move(boot);
+        return *this;
+    }
+
+    Journal& add(const Record& r) {
+        text_ += journal::to_json_line(r, journal::Stamp{boot_, 501}, time_++);
+        return *this;
+    }
+
+    // A ramp step as `wiredcap-helper apply SIZE --run R --step N` records it.
+    Journal& intent(const std::string& run, std::uint64_t step, MiB from, MiB to) {
+        return add(Record{command_for(to), "intent", run, step, from, to, std::nullopt, ""});
+    }
+    Journal& applied(const std::string& run, std::uint64_t step, MiB from, MiB to) {
+        return add(Record{command_for(to), "applied", run, step, from, to, to, ""});
+    }
+    Journal& step(const std::string& run, std::uint64_t step, MiB from, MiB to) {
+        return intent(run, step, from, to).applied(run, step, from, to);
+    }
+    Journal& outcome(const std::string& run, std::uint64_t step, std::string event, MiB from, MiB to,
+                     std::optional<MiB> readback, std::string reason = "") {
+        return add(Record{command_for(to), std::move(event), run, step, from, to, readback, std::move(reason)});
+    }
+    Journal& confirm(const std::string& run, std::uint64_t step, std::optional<MiB> readback) {
+        return add(Record{"confirm", "confirmed", run, step, std::nullopt, std::nullopt, readback, ""});
+    }
+    // Undoing `step`: the helper records it with the step being undone and the revert target.
+    Journal& revert(const std::string& run, std::uint64_t step, MiB from, MiB to, std::string why = "no") {
+        add(Record{command_for(to), "revert_intent", run, step, from, to, std::nullopt, why});
+        return add(Record{command_for(to), "revert_applied", run, step, from, to, to, why});
+    }
+    Journal& end(const std::string& run, std::string_view outcome_text) {
+        return add(Record{"end", "end", run, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                          std::string(outcome_text)});
+    }
+    // `wiredcap set SIZE`: no run, no step.
+    Journal& plain_set(MiB from, MiB to) {
+        add(Record{"apply", "intent", std::nullopt, std::nullopt, from, to, std::nullopt, ""});
+        return add(Record{"apply", "applied", std::nullopt, std::nullopt, from, to, to, ""});
+    }
+    // The first `keep` bytes of a record: what a crash during its write(2) leaves.
+    Journal& torn(const Record& r, std::size_t keep) {
+        text_ += journal::to_json_line(r, journal::Stamp{boot_, 501}, time_++).substr(0, keep);
+        return *this;
+    }
+
+    [[nodiscard]] journal_view::Contents contents() const { return journal_view::parse_journal(text_); }
+    [[nodiscard]] Report analyse_in(std::string_view current_boot) const {
+        const auto c = contents();
+        EXPECT_TRUE(c.warnings.empty());
+        return analyse(c.entries, current_boot);
+    }
+
+    // What `wiredcap recover` does with a report: an `end` for each run it may close.
+    Journal& record_outcomes(const Report& r) {
+        for (const auto& u : r.unresolved)
+            if (auto o = outcome_to_record(u.state)) end(u.at.run, *o);
+        return *this;
+    }
+
+private:
+    static std::string command_for(MiB to) { return to.count() == 0 ? "reset" : "apply"; }
+
+    std::string text_;
+    std::string boot_ = kBootA;
+    std::int64_t time_ = 1795941195;
+};
+
+// The common start of a ramp: 64 GiB -> 80 GiB (confirmed) -> 96 GiB (applied, not confirmed).
+Journal ramp_to_96_unconfirmed() {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB);
+    j.step("r1", 2, 80_GiB, 96_GiB);
+    return j;
+}
+
+// ---- the story the design is about -----------------------------------------------------------
+
+TEST(Recovery, HangAfterAnUnconfirmedStepSetsTheCeiling) {
+    const Report r = ramp_to_96_unconfirmed().analyse_in(kBootB);  // the machine was power-cycled
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::hung_in_earlier_boot);
+    EXPECT_EQ(r.unresolved[0].at.run, "r1");
+    EXPECT_EQ(r.unresolved[0].at.step, 2u);
+    EXPECT_EQ(r.unresolved[0].at.value, 96_GiB);
+    EXPECT_EQ(r.unresolved[0].at.boot, kBootA);
+    EXPECT_EQ(r.unresolved[0].at.time, "2026-11-29T08:33:19Z");  // the applied record
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+    EXPECT_EQ(r.hang_ceiling->step, 2u);
+    ASSERT_EQ(r.hangs.size(), 1u);
+    ASSERT_TRUE(r.last_confirmed);
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);
+    EXPECT_EQ(r.last_confirmed->run, "r1");
+    EXPECT_EQ(r.last_confirmed->step, 1u);
+    EXPECT_EQ(outcome_to_record(r.unresolved[0].state), "hung");
+}
+
+TEST(Recovery, SameBootUnconfirmedStepIsAwaitingNeverAHang) {
+    const Report r = ramp_to_96_unconfirmed().analyse_in(kBootA);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::awaiting_in_this_boot);
+    EXPECT_EQ(r.unresolved[0].at.value, 96_GiB);
+    EXPECT_FALSE(r.hang_ceiling);
+    EXPECT_TRUE(r.hangs.empty());
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);
+    EXPECT_EQ(outcome_to_record(r.unresolved[0].state), std::nullopt);
+}
+
+TEST(Recovery, IntentOnlyInAnEarlierBootIsInterruptedAndCountsAsAHang) {
+    // The machine went down between the intent and the write's outcome.
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).intent("r1", 2, 80_GiB, 96_GiB);
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::interrupted_in_earlier_boot);
+    EXPECT_EQ(r.unresolved[0].at.step, 2u);
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+    EXPECT_EQ(outcome_to_record(r.unresolved[0].state), "hung");
+}
+
+TEST(Recovery, CrashRightAfterIntentInThisBootIsAwaiting) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).intent("r1", 2, 80_GiB, 96_GiB);
+    const Report r = j.analyse_in(kBootA);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::awaiting_in_this_boot);
+    EXPECT_FALSE(r.hang_ceiling);
+}
+
+// ---- a crash while the journal was being written -----------------------------------------------
+
+TEST(Recovery, TornConfirmationDoesNotConfirm) {
+    // The person typed yes, the helper began the confirmed record, and the machine hung.
+    Journal j = ramp_to_96_unconfirmed();
+    j.torn(Record{"confirm", "confirmed", std::string("r1"), 2, std::nullopt, std::nullopt, 96_GiB, ""}, 60);
+    const auto c = j.contents();
+    EXPECT_TRUE(c.torn_tail);
+    EXPECT_TRUE(c.warnings.empty());
+    const Report r = analyse(c.entries, kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::hung_in_earlier_boot);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);  // not 96: that confirmation never reached disk
+    EXPECT_EQ(r.last_confirmed->step, 1u);
+}
+
+TEST(Recovery, TornAppliedRecordLeavesTheIntent) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).intent("r1", 2, 80_GiB, 96_GiB);
+    j.torn(Record{"apply", "applied", std::string("r1"), 2, 80_GiB, 96_GiB, 96_GiB, ""}, 25);
+    const auto c = j.contents();
+    ASSERT_TRUE(c.torn_tail);
+    const Report r = analyse(c.entries, kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::interrupted_in_earlier_boot);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+}
+
+TEST(Recovery, TornIntentOfTheFirstStepPutsNothingAtRisk) {
+    // The intent is written before the kernel is touched: a torn intent means no write happened.
+    Journal j;
+    j.torn(Record{"apply", "intent", std::string("r1"), 1, 64_GiB, 80_GiB, std::nullopt, ""}, 70);
+    const auto c = j.contents();
+    ASSERT_TRUE(c.torn_tail);
+    EXPECT_TRUE(c.entries.empty());
+    const Report r = analyse(c.entries, kBootB);
+    EXPECT_TRUE(r.unresolved.empty());
+    EXPECT_FALSE(r.hang_ceiling);
+    EXPECT_FALSE(r.last_confirmed);
+}
+
+// ---- runs that ended --------------------------------------------------------------------------
+
+TEST(Recovery, StoppedRunIsResolvedAndKeepsItsConfirmation) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).end("r1", "stopped");
+    const Report r = j.analyse_in(kBootB);
+    EXPECT_TRUE(r.unresolved.empty());
+    EXPECT_TRUE(r.hangs.empty());
+    EXPECT_FALSE(r.hang_ceiling);
+    ASSERT_TRUE(r.last_confirmed);
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);
+    EXPECT_EQ(r.last_confirmed->boot, kBootA);
+}
+
+TEST(Recovery, RevertedRunIsNotAHang) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.revert("r1", 2, 96_GiB, 80_GiB, "timeout").end("r1", "reverted");
+    const Report r = j.analyse_in(kBootB);
+    EXPECT_TRUE(r.unresolved.empty());
+    EXPECT_TRUE(r.hangs.empty());
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);
+}
+
+TEST(Recovery, RevertedRunWithoutEndRecordEndedWithoutRecord) {
+    // The guard reverted the step, then died before recording the end.
+    Journal j = ramp_to_96_unconfirmed();
+    j.revert("r1", 2, 96_GiB, 80_GiB, "guard");
+    for (const char* boot : {kBootA, kBootB}) {
+        const Report r = j.analyse_in(boot);
+        ASSERT_EQ(r.unresolved.size(), 1u) << boot;
+        EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record) << boot;
+        EXPECT_EQ(r.unresolved[0].at.step, 2u);
+        EXPECT_TRUE(r.hangs.empty()) << boot;
+        EXPECT_EQ(outcome_to_record(r.unresolved[0].state), "aborted");
+    }
+}
+
+TEST(Recovery, ConfirmedLastStepWithoutEndRecordEndedWithoutRecord) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB);
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_EQ(r.unresolved[0].at.value, 80_GiB);
+    EXPECT_FALSE(r.hang_ceiling);
+}
+
+TEST(Recovery, FailedRevertLeavesTheStepAtRisk) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.add(Record{"apply", "revert_intent", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "no"});
+    j.add(Record{"apply", "revert_write_failed", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "EPERM"});
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::hung_in_earlier_boot);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+}
+
+TEST(Recovery, RevertThatFoundItsTargetAlreadyInForceResolvesTheStep) {
+    // The helper writes `unchanged` (not revert_unchanged) when the revert target already holds.
+    Journal j = ramp_to_96_unconfirmed();
+    j.add(Record{"apply", "unchanged", std::string("r1"), 2, 80_GiB, 80_GiB, 80_GiB, ""});
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_TRUE(r.hangs.empty());
+}
+
+TEST(Recovery, UnchangedForwardStepCountsAsApplied) {
+    // Someone had set 96 GiB by hand; the ramp's step to 96 GiB changed nothing, then hung.
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB);
+    j.add(Record{"apply", "unchanged", std::string("r1"), 2, 96_GiB, 96_GiB, 96_GiB, ""});
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::hung_in_earlier_boot);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+}
+
+// ---- failures during a step -------------------------------------------------------------------
+
+TEST(Recovery, MismatchWithoutRevertIsConservative) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).intent("r1", 2, 80_GiB, 96_GiB);
+    j.outcome("r1", 2, "mismatch", 80_GiB, 96_GiB, 88_GiB, "read back 90112 MiB");
+    const Report earlier = j.analyse_in(kBootB);
+    ASSERT_EQ(earlier.unresolved.size(), 1u);
+    EXPECT_EQ(earlier.unresolved[0].state, RunState::interrupted_in_earlier_boot);
+    EXPECT_EQ(earlier.hang_ceiling->value, 96_GiB);  // the value asked for, not the read-back
+    const Report same = j.analyse_in(kBootA);
+    EXPECT_EQ(same.unresolved[0].state, RunState::awaiting_in_this_boot);
+    EXPECT_FALSE(same.hang_ceiling);
+}
+
+TEST(Recovery, WriteFailedWithoutRevertIsConservative) {
+    Journal j;
+    j.intent("r1", 1, 64_GiB, 80_GiB).outcome("r1", 1, "write_failed", 64_GiB, 80_GiB, std::nullopt, "EIO");
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::interrupted_in_earlier_boot);
+    EXPECT_EQ(r.hang_ceiling->value, 80_GiB);
+}
+
+TEST(Recovery, MismatchThenRevertIsResolved) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).intent("r1", 2, 80_GiB, 96_GiB);
+    j.outcome("r1", 2, "mismatch", 80_GiB, 96_GiB, 88_GiB).revert("r1", 2, 88_GiB, 80_GiB, "mismatch");
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_TRUE(r.hangs.empty());
+}
+
+TEST(Recovery, RefusedStepChangedNothing) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB);
+    j.add(Record{"apply", "refused", std::string("r1"), 2, 80_GiB, 200_GiB, std::nullopt, "above max"});
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_EQ(r.unresolved[0].at.step, 1u);  // the refused step was never the ramp's
+    EXPECT_TRUE(r.hangs.empty());
+}
+
+TEST(Recovery, RunWithOnlyARefusalEndedWithoutRecord) {
+    Journal j;
+    j.add(Record{"apply", "refused", std::string("r1"), 1, 64_GiB, 200_GiB, std::nullopt, "above max"});
+    const Report r = j.analyse_in(kBootA);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_EQ(r.unresolved[0].at.run, "r1");
+    EXPECT_TRUE(r.hangs.empty());
+}
+
+// ---- many runs --------------------------------------------------------------------------------
+
+TEST(Recovery, LowestOfSeveralHangsIsTheCeilingAndHangsAreOldestFirst) {
+    Journal j;
+    j.in_boot(kBootA).step("r1", 1, 64_GiB, 112_GiB);                      // hung at 112, never closed
+    j.in_boot(kBootB).step("r2", 1, 64_GiB, 80_GiB).confirm("r2", 1, 80_GiB);
+    j.step("r2", 2, 80_GiB, 96_GiB).end("r2", "hung");                     // recorded by an earlier recover
+    j.in_boot(kBootC).step("r3", 1, 64_GiB, 104_GiB);                      // hung at 104, never closed
+    const Report r = j.analyse_in("BOOT-D");
+    ASSERT_EQ(r.hangs.size(), 3u);
+    EXPECT_EQ(r.hangs[0].run, "r1");
+    EXPECT_EQ(r.hangs[0].value, 112_GiB);
+    EXPECT_EQ(r.hangs[1].run, "r2");
+    EXPECT_EQ(r.hangs[1].value, 96_GiB);
+    EXPECT_EQ(r.hangs[1].step, 2u);
+    EXPECT_EQ(r.hangs[2].run, "r3");
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->run, "r2");
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+    EXPECT_EQ(r.unresolved.size(), 2u);  // r1 and r3; r2 has its end
+}
+
+TEST(Recovery, HangsAreOrderedByWhenTheStepHappenedNotByRun) {
+    // Runs interleave in the journal (r1 began first, but r2's step came before r1's last one).
+    Journal j;
+    j.step("r1", 1, 64_GiB, 72_GiB).confirm("r1", 1, 72_GiB);
+    j.step("r2", 1, 72_GiB, 100_GiB).end("r2", "hung");
+    j.step("r1", 2, 72_GiB, 90_GiB);
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.hangs.size(), 2u);
+    EXPECT_EQ(r.hangs[0].run, "r2");
+    EXPECT_EQ(r.hangs[1].run, "r1");
+    EXPECT_EQ(r.hang_ceiling->value, 90_GiB);
+}
+
+TEST(Recovery, ARecordedHangIsNotUndoneByALaterEndRecord) {
+    // recover closed the run as hung; a late `end` from elsewhere must not erase the hang.
+    Journal j;
+    j.step("r1", 1, 64_GiB, 96_GiB).end("r1", "hung").end("r1", "aborted");
+    const Report r = j.analyse_in(kBootB);
+    EXPECT_TRUE(r.unresolved.empty());
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+}
+
+TEST(Recovery, RecoverIsIdempotent) {
+    Journal j;
+    j.in_boot(kBootA).step("r1", 1, 64_GiB, 112_GiB);
+    j.in_boot(kBootB).step("r2", 1, 64_GiB, 80_GiB).confirm("r2", 1, 80_GiB).intent("r2", 2, 80_GiB, 96_GiB);
+    j.in_boot(kBootC).step("r3", 1, 64_GiB, 72_GiB).confirm("r3", 1, 72_GiB);  // confirmed, no end
+    const Report first = j.in_boot("BOOT-D").analyse_in("BOOT-D");
+    ASSERT_EQ(first.unresolved.size(), 3u);
+    ASSERT_TRUE(first.hang_ceiling);
+    EXPECT_EQ(first.hang_ceiling->value, 96_GiB);
+
+    j.record_outcomes(first);
+    const Report second = j.analyse_in("BOOT-D");
+    EXPECT_TRUE(second.unresolved.empty());
+    ASSERT_TRUE(second.hang_ceiling);
+    EXPECT_EQ(second.hang_ceiling->run, first.hang_ceiling->run);
+    EXPECT_EQ(second.hang_ceiling->step, first.hang_ceiling->step);
+    EXPECT_EQ(second.hang_ceiling->value, first.hang_ceiling->value);
+    ASSERT_EQ(second.hangs.size(), first.hangs.size());
+    for (std::size_t i = 0; i < first.hangs.size(); ++i) {
+        EXPECT_EQ(second.hangs[i].run, first.hangs[i].run);
+        EXPECT_EQ(second.hangs[i].value, first.hangs[i].value);
+    }
+    EXPECT_EQ(second.last_confirmed->value, first.last_confirmed->value);
+
+    // And once more: nothing left to record, nothing changes.
+    j.record_outcomes(second);
+    const Report third = j.analyse_in("BOOT-D");
+    EXPECT_TRUE(third.unresolved.empty());
+    EXPECT_EQ(third.hangs.size(), first.hangs.size());
+}
+
+TEST(Recovery, AwaitingRunIsLeftAloneByRecover) {
+    Journal j = ramp_to_96_unconfirmed();
+    const Report first = j.analyse_in(kBootA);
+    j.record_outcomes(first);
+    const Report second = j.analyse_in(kBootA);
+    ASSERT_EQ(second.unresolved.size(), 1u);
+    EXPECT_EQ(second.unresolved[0].state, RunState::awaiting_in_this_boot);
+}
+
+TEST(Recovery, AConfirmationIsNeverLost) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).end("r1", "stopped");
+    j.in_boot(kBootB).step("r2", 1, 80_GiB, 96_GiB);  // hung
+    j.in_boot(kBootC).plain_set(0_MiB, 70_GiB);     // a plain set is applied, never confirmed
+    j.step("r3", 1, 70_GiB, 88_GiB).end("r3", "hung");
+    const Report r = j.analyse_in("BOOT-D");
+    ASSERT_TRUE(r.last_confirmed);
+    EXPECT_EQ(r.last_confirmed->run, "r1");
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);
+    EXPECT_EQ(r.hang_ceiling->value, 88_GiB);
+    EXPECT_EQ(r.hangs.size(), 2u);
+}
+
+TEST(Recovery, TheMostRecentConfirmationWins) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 96_GiB).confirm("r1", 1, 96_GiB).end("r1", "stopped");
+    j.step("r2", 1, 96_GiB, 72_GiB).confirm("r2", 1, 72_GiB).end("r2", "completed");
+    const Report r = j.analyse_in(kBootA);
+    EXPECT_EQ(r.last_confirmed->run, "r2");
+    EXPECT_EQ(r.last_confirmed->value, 72_GiB);  // later, even though lower
+}
+
+TEST(Recovery, ConfirmationWithoutReadBackUsesTheStepValue) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, std::nullopt).end("r1", "completed");
+    const Report r = j.analyse_in(kBootA);
+    ASSERT_TRUE(r.last_confirmed);
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);
+}
+
+TEST(Recovery, ConfirmationReportsWhatWasReadBack) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 78_GiB).end("r1", "completed");
+    EXPECT_EQ(j.analyse_in(kBootA).last_confirmed->value, 78_GiB);
+}
+
+TEST(Recovery, PlainSetsAreNotRunsAndNotConfirmations) {
+    Journal j;
+    j.plain_set(0_MiB, 96_GiB);
+    const Report r = j.analyse_in(kBootB);
+    EXPECT_TRUE(r.unresolved.empty());
+    EXPECT_TRUE(r.hangs.empty());
+    EXPECT_FALSE(r.last_confirmed);
+}
+
+TEST(Recovery, ResetStepsAreNeverHangs) {
+    Journal j;
+    j.step("r1", 1, 96_GiB, 0_MiB);  // a ramp step back to the OS default, unconfirmed
+    const Report earlier = j.analyse_in(kBootB);
+    ASSERT_EQ(earlier.unresolved.size(), 1u);
+    EXPECT_EQ(earlier.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_TRUE(earlier.hangs.empty());
+    EXPECT_FALSE(earlier.hang_ceiling);
+    // In this boot the ramp may still be running: left alone like any other step.
+    EXPECT_EQ(j.analyse_in(kBootA).unresolved[0].state, RunState::awaiting_in_this_boot);
+
+    j.end("r1", "hung");  // even when some run was recorded as hung at a reset
+    EXPECT_TRUE(j.analyse_in(kBootB).hangs.empty());
+}
+
+TEST(Recovery, EndedHungRunUsesItsHighestUnconfirmedStep) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB);
+    j.step("r1", 2, 80_GiB, 96_GiB).confirm("r1", 2, 96_GiB);
+    j.intent("r1", 3, 96_GiB, 112_GiB).end("r1", "hung");
+    const Report r = j.analyse_in(kBootA);  // a recorded hang counts whatever the boot
+    ASSERT_EQ(r.hangs.size(), 1u);
+    EXPECT_EQ(r.hangs[0].step, 3u);
+    EXPECT_EQ(r.hang_ceiling->value, 112_GiB);
+    EXPECT_EQ(r.last_confirmed->value, 96_GiB);
+}
+
+TEST(Recovery, UnknownBootNeverProvesAReboot) {
+    // The boot identity could not be read, now or when the step was recorded: the step may be
+    // a ramp running right now, so it stays unresolved and is not called a hang.
+    const Report now_unknown = ramp_to_96_unconfirmed().analyse_in("");
+    ASSERT_EQ(now_unknown.unresolved.size(), 1u);
+    EXPECT_EQ(now_unknown.unresolved[0].state, RunState::awaiting_in_this_boot);
+    EXPECT_FALSE(now_unknown.hang_ceiling);
+    EXPECT_EQ(ramp_to_96_unconfirmed().analyse_in("unknown").unresolved[0].state, RunState::awaiting_in_this_boot);
+
+    Journal then_unknown;
+    then_unknown.in_boot("unknown").step("r1", 1, 64_GiB, 96_GiB);
+    EXPECT_EQ(then_unknown.analyse_in(kBootB).unresolved[0].state, RunState::awaiting_in_this_boot);
+}
+
+TEST(Recovery, EmptyJournal) {
+    const Report r = analyse({}, kBootA);
+    EXPECT_FALSE(r.last_confirmed);
+    EXPECT_FALSE(r.hang_ceiling);
+    EXPECT_TRUE(r.hangs.empty());
+    EXPECT_TRUE(r.unresolved.empty());
+}
+
+TEST(Recovery, OutcomeToRecord) {
+    EXPECT_EQ(outcome_to_record(RunState::hung_in_earlier_boot), "hung");
+    EXPECT_EQ(outcome_to_record(RunState::interrupted_in_earlier_boot), "hung");
+    EXPECT_EQ(outcome_to_record(RunState::ended_without_record), "aborted");
+    EXPECT_EQ(outcome_to_record(RunState::awaiting_in_this_boot), std::nullopt);
+}
+
+}  // namespace
+}  // namespace wiredcap::recovery
