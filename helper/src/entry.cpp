@@ -12,6 +12,7 @@
 #include "process/hardening.hpp"
 #include "src/args.hpp"
 #include "src/commands.hpp"
+#include "src/usage.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/json_writer.hpp"
 
@@ -72,6 +73,10 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
             return early_failure(ExitCode::usage, "called with no arguments (argc == 0)");
         std::vector<std::string_view> args;
         for (int i = 1; i < argc && argv[i] != nullptr; ++i) args.emplace_back(argv[i]);
+        if (args.size() == 1 && args[0] == "--help") {
+            write_fd(1, kUsage);
+            return to_int(ExitCode::ok);
+        }
         const auto inv = parse_args(args);
         if (!inv) return early_failure(ExitCode::usage, inv.error().message);
         return run_invocation(*inv, paths);

@@ -1,0 +1,35 @@
+// The helper's usage text, printed by `wiredcap-helper --help` (and checked against the man
+// page wiredcap-helper(8) by the packaging tests).
+#pragma once
+
+namespace wiredcap::helper {
+
+inline constexpr const char* kUsage = R"(usage: wiredcap-helper [--policy PATH] [--journal PATH] [--sim-state PATH] COMMAND
+       wiredcap-helper --help
+
+The privileged core of wiredcap: sets iogpu.wired_limit_mb within the band root permits in
+/etc/wiredcap.conf, reads every change back, and journals it. Prints one JSON line per call.
+
+Commands:
+  read                                  read the knob, memory, boot id, related keys, policy, caller
+  apply SIZE [--run ID --step N] [--revert REASON]
+                                        set the cap to SIZE (with its unit, e.g. 98304MiB)
+  reset [--run ID --step N] [--revert REASON]
+                                        back to the OS default (0); permitted with a broken policy
+  confirm --run ID --step N             record that a person confirmed a ramp step
+  end --run ID --outcome OUTCOME        record how a ramp ended
+
+  REASON:  no eof interrupt terminate hangup timeout guard mismatch probe
+  OUTCOME: completed stopped reverted aborted hung
+
+Development options (refused in a setuid process):
+  --policy PATH     the policy file (default /etc/wiredcap.conf)
+  --journal PATH    the journal
+  --sim-state PATH  the simulated Mac's state file
+
+Exit codes: 0 ok, 1 internal error, 2 usage, 3 refused by policy, 4 not permitted,
+5 kernel write failed, 6 read-back differs, 7 unsupported platform, 11 policy invalid,
+12 journal write failed.
+)";
+
+}  // namespace wiredcap::helper
