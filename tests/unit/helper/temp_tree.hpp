@@ -73,7 +73,8 @@ inline std::optional<std::string> insecure_ancestry(const std::string& path) {
         struct stat st {};
         if (::stat(p.c_str(), &st) != 0) return p.string() + ": cannot stat";
         if (st.st_uid != 0 && st.st_uid != ::geteuid()) return p.string() + " has another owner";
-        if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) return p.string() + " is writable by group or others";
+        const bool sticky = (st.st_mode & S_ISVTX) != 0;  // like /tmp: allowed, as in trusted_path.cpp
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky) return p.string() + " is writable by group or others";
         if (!p.has_relative_path()) return std::nullopt;
         p = p.parent_path();
     }
@@ -90,7 +91,7 @@ public:
         ::chmod(base.c_str(), 0755);
         if (auto why = insecure_ancestry(base))
             ADD_FAILURE() << "WIREDCAP_TEST_TMP (" << base << ") cannot hold trusted files: " << *why
-                          << ". Configure the build in a directory not under /tmp.";
+                          << ". Configure the build elsewhere.";
         std::string tmpl = base + "/tree-XXXXXX";
         if (::mkdtemp(tmpl.data()) == nullptr) {
             ADD_FAILURE() << "mkdtemp under " << base << " failed: " << errno;
