@@ -48,6 +48,7 @@ public:
         return runs_[it->second];
     }
     [[nodiscard]] const std::vector<RunTrack>& all() const { return runs_; }
+    [[nodiscard]] std::vector<RunTrack>& all() { return runs_; }
 
 private:
     std::vector<RunTrack> runs_;
@@ -158,6 +159,21 @@ struct Hang {
     StepRef ref;
 };
 
+// `wiredcap reset` outside any ramp that took effect (or found the OS default in force).
+bool is_completed_plain_reset(const Entry& e) {
+    return !e.run && e.command == "reset" && (e.event == "applied" || e.event == "unchanged");
+}
+
+// A completed reset put the OS default back: steps at risk in the same boot no longer are, so
+// a person who followed recover's advice ("wiredcap reset") is not blocked until a reboot.
+// Steps from an earlier boot keep their risk: the reboot reset the knob, and they stay the
+// hangs they were.
+void settle_same_boot_steps(Runs& runs, const std::string& boot) {
+    for (RunTrack& r : runs.all())
+        for (auto& [n, s] : r.steps)
+            if (s.at_risk && s.boot == boot) s.at_risk = false;
+}
+
 // Replays every record into `runs`, and notes the last confirmation on the way.
 std::optional<StepRef> replay(const std::vector<Entry>& entries, Runs& runs) {
     std::optional<StepRef> last_confirmed;
@@ -177,6 +193,7 @@ std::optional<StepRef> replay(const std::vector<Entry>& entries, Runs& runs) {
                 apply_step_event(*step, e, i + 1);
             }
         }
+        if (is_completed_plain_reset(e)) settle_same_boot_steps(runs, e.boot);
         // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
         if (e.event == "confirmed")
             if (auto c = confirmed_ref(e, step)) last_confirmed = std::move(c);

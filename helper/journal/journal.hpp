@@ -8,7 +8,8 @@
 // Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
 // Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
 // macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
-// closed with a newline before the next record, and readers ignore it.
+// closed with a newline before the next record. Readers ignore a torn last line silently and
+// skip a closed torn line with a warning that names it.
 #pragma once
 
 #include <sys/types.h>

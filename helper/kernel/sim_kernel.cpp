@@ -1,10 +1,12 @@
 #include "sim_kernel.hpp"
 
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -93,6 +95,11 @@ void apply_write(SimState& s, MiB value) {
     if (s.hang_above != MiB::zero() && value > s.hang_above) s.hung = true;
 }
 
+// A stall fault: the process sleeps, holding no lock, as if the sysctl were slow.
+void stall(std::uint64_t ms) {
+    if (ms != 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 std::optional<std::string> as_text(const std::optional<std::uint64_t>& v) {
     if (!v) return std::nullopt;
     return std::to_string(*v);
@@ -117,6 +124,16 @@ Expected<Ok> set_field(const fs::path& path, const std::function<void(SimState&)
     });
 }
 
+Expected<Ok> set_stall(const fs::path& path, std::uint64_t ms, std::uint64_t SimState::*field) {
+    if (ms > sim::kMaxStallMs)
+        return Error{"a stall of " + std::to_string(ms) + " ms is more than " + std::to_string(sim::kMaxStallMs) +
+                     " ms (10 minutes)"};
+    return update_or_refuse(path, [ms, field](SimState& s) -> std::optional<Error> {
+        s.*field = ms;
+        return std::nullopt;
+    });
+}
+
 }  // namespace
 
 SimKernel::SimKernel(fs::path state_path) : path_(std::move(state_path)) {}
@@ -134,14 +151,21 @@ KernelResult<MiB> SimKernel::read_wired_limit() {
 
 KernelResult<Ok> SimKernel::write_wired_limit(MiB value) {
     return guarded(Kind::write_refused, [&]() -> KernelResult<Ok> {
+        // Before anything changes (the caller has journaled its intent): unlocked, so a state
+        // that cannot be read only skips the stall and the locked update below reports it.
+        if (auto before = sim::load_state(path_)) stall(before->fault_stall_write_ms);
         std::optional<KernelError> refusal;
+        std::uint64_t stall_after_ms = 0;
         auto saved = sim::update_state(path_, [&](SimState& s) {
             refusal = write_refusal(s, value);
             if (!refusal) apply_write(s, value);
+            stall_after_ms = refusal ? 0 : s.fault_stall_after_write_ms;
             return !refusal;
         });
         if (!saved) return state_error(Kind::write_refused, saved.error());
         if (refusal) return *refusal;
+        // The knob has changed (the file is replaced and unlocked); the caller has not heard yet.
+        stall(stall_after_ms);
         return Ok{};
     });
 }
@@ -219,6 +243,14 @@ Expected<Ok> SimKernel::set_fault_readback_offset(const fs::path& state_path, st
 
 Expected<Ok> SimKernel::set_fault_key_missing(const fs::path& state_path, bool on) {
     return set_field(state_path, [on](SimState& s) { s.fault_key_missing = on; });
+}
+
+Expected<Ok> SimKernel::set_fault_stall_write(const fs::path& state_path, std::uint64_t ms) {
+    return set_stall(state_path, ms, &SimState::fault_stall_write_ms);
+}
+
+Expected<Ok> SimKernel::set_fault_stall_after_write(const fs::path& state_path, std::uint64_t ms) {
+    return set_stall(state_path, ms, &SimState::fault_stall_after_write_ms);
 }
 
 Expected<Ok> SimKernel::set_value_width(const fs::path& state_path, unsigned width) {

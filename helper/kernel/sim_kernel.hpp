@@ -4,7 +4,10 @@
 // models macOS as DESIGN.md section 2 describes it: the knob counts MiB, 0 is the OS default
 // (not "unlimited"), the default cap is per machine, a reboot gives a new boot id and resets the
 // knob, and the kernel's integer is 4 or 8 bytes wide. On top of that it can misbehave on
-// purpose: refuse writes, read back a different value, lack the key, or hang above a value.
+// purpose: refuse writes, read back a different value, lack the key, or hang above a value. And
+// it can be slow on purpose: stall a write before or after the knob changes, so a test can kill
+// the writing process (the helper) at an exact point of intent -> write -> read back -> applied
+// without the helper itself having any test hook.
 //
 // Every call re-reads the state file, so several processes (helper, wiredcap, wiredcap-sim,
 // tests) see one machine. No exception leaves a Kernel method: failures are KernelErrors.
@@ -35,6 +38,10 @@ public:
     // kernel's integer cannot hold (EINVAL on a real Mac). Otherwise the knob is set and the
     // write counted and recorded; a value above hang_above_mib is accepted and then hangs the
     // machine, as a real one hangs after the sysctl has returned.
+    // Stall faults: every call first sleeps fault_stall_write_ms, before the state is locked or
+    // the knob touched (whatever the outcome will be); an accepted write then sleeps
+    // fault_stall_after_write_ms after the new knob is in the file, before returning. The state
+    // file is never locked while sleeping, so wiredcap-sim and readers go on meanwhile.
     [[nodiscard]] KernelResult<Ok> write_wired_limit(units::MiB value) override;
     [[nodiscard]] KernelResult<units::Bytes> read_memsize() override;
     [[nodiscard]] KernelResult<std::string> read_boot_id() override;
@@ -63,6 +70,11 @@ public:
     [[nodiscard]] static Expected<Ok> set_fault_readback_offset(const std::filesystem::path& state_path,
                                                                 std::int64_t offset_mib);
     [[nodiscard]] static Expected<Ok> set_fault_key_missing(const std::filesystem::path& state_path, bool on);
+    // Stalls in milliseconds, 0 = none; refused above sim::kMaxStallMs (10 minutes).
+    [[nodiscard]] static Expected<Ok> set_fault_stall_write(const std::filesystem::path& state_path,
+                                                            std::uint64_t ms);
+    [[nodiscard]] static Expected<Ok> set_fault_stall_after_write(const std::filesystem::path& state_path,
+                                                                  std::uint64_t ms);
     // 4 or 8; refused while the current knob would not fit the new width.
     [[nodiscard]] static Expected<Ok> set_value_width(const std::filesystem::path& state_path, unsigned width);
     // A write above `above` hangs the machine; zero: it never hangs.

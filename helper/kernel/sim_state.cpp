@@ -142,6 +142,16 @@ Problem read_boot_id(std::string& out, std::string_view v) {
     return std::nullopt;
 }
 
+// A stall in milliseconds: a canonical count, 0 (none) up to kMaxStallMs.
+Problem read_stall(std::uint64_t& out, std::string_view v) {
+    std::uint64_t n = 0;
+    if (auto p = read_value(n, v)) return p;
+    if (n > kMaxStallMs)
+        return quote_input(v) + " is more than " + std::to_string(kMaxStallMs) + " milliseconds (10 minutes)";
+    out = n;
+    return std::nullopt;
+}
+
 Problem read_width(unsigned& out, std::string_view v) {
     if (v != "4" && v != "8") return quote_input(v) + " is not 4 or 8 (bytes)";
     out = v == "4" ? 4U : 8U;
@@ -196,6 +206,8 @@ constexpr std::array kFields{
     WIREDCAP_FIELD("fault_write_refused", fault_write_refused, read_value),
     WIREDCAP_FIELD("fault_readback_offset_mib", fault_readback_offset_mib, read_value),
     WIREDCAP_FIELD("fault_key_missing", fault_key_missing, read_value),
+    WIREDCAP_FIELD("fault_stall_write_ms", fault_stall_write_ms, read_stall),
+    WIREDCAP_FIELD("fault_stall_after_write_ms", fault_stall_after_write_ms, read_stall),
     WIREDCAP_FIELD("wired_lwm_mb", related.wired_lwm_mb, read_value),
     WIREDCAP_FIELD("dynamic_lwm", related.dynamic_lwm, read_value),
     WIREDCAP_FIELD("disable_wired_collector", related.disable_wired_collector, read_value),
@@ -409,6 +421,8 @@ Expected<SimState> fresh_state(const Profile& profile) {
     s.wired_limit_mb_present = profile.has_wired_limit_mb;
     s.boot_id = *boot_id;
     s.related = profile.related;
+    s.fault_stall_write_ms = 0;  // a new machine answers at once
+    s.fault_stall_after_write_ms = 0;
     return s;
 }
 

@@ -18,6 +18,10 @@
 //   fault_write_refused        0/1: every write of the knob fails
 //   fault_readback_offset_mib  signed: a read returns knob + offset (clamped at 0)
 //   fault_key_missing          0/1: iogpu.wired_limit_mb behaves as if absent
+//   fault_stall_write_ms       every write of the knob first sleeps this long, BEFORE the knob
+//                              changes; 0 = no stall, at most kMaxStallMs
+//   fault_stall_after_write_ms an accepted write sleeps this long AFTER the knob has changed,
+//                              before it returns; 0 = no stall, at most kMaxStallMs
 //   wired_lwm_mb, dynamic_lwm, disable_wired_collector, debug_wired_limit_bytes
 //                              the related read-only keys: a number, or `absent`
 //   writes                     number of successful writes of the knob
@@ -44,6 +48,11 @@ namespace wiredcap::kernel::sim {
 
 inline constexpr std::size_t kHistoryCap = 256;
 
+// The longest stall a fault may ask for: ten minutes. The stalls exist so that a test can kill
+// the process that is writing the knob at an exact point (DESIGN.md section 6, crash points);
+// a longer one is a typo, not a test.
+inline constexpr std::uint64_t kMaxStallMs = 600'000;
+
 struct SimState {
     std::string profile;
     units::Bytes memsize = units::Bytes::zero();
@@ -60,6 +69,8 @@ struct SimState {
     bool fault_write_refused = false;
     std::int64_t fault_readback_offset_mib = 0;
     bool fault_key_missing = false;
+    std::uint64_t fault_stall_write_ms = 0;
+    std::uint64_t fault_stall_after_write_ms = 0;
     RelatedValues related;
     std::uint64_t writes = 0;
     std::vector<units::MiB> history;
@@ -67,8 +78,8 @@ struct SimState {
     friend bool operator==(const SimState&, const SimState&) = default;
 };
 
-// A machine of that profile just out of the box: knob 0, no faults, never hangs, width 4, a
-// new boot id. Fails only when /dev/urandom cannot be read.
+// A machine of that profile just out of the box: knob 0, no faults (no stalls either), never
+// hangs, width 4, a new boot id. Fails only when /dev/urandom cannot be read.
 [[nodiscard]] Expected<SimState> fresh_state(const Profile& profile);
 
 // A new kern.bootsessionuuid-looking id (random version-4 UUID, upper case), from

@@ -7,6 +7,7 @@
 //
 // Plain argv parsing rather than CLI11: a negative read-back offset ("-512MiB") must be an
 // argument, not an option.
+#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "make_kernel.hpp"
@@ -52,12 +54,16 @@ Commands:
   fault write-refused on|off            every write of the knob fails
   fault readback-offset [-]SIZE|off     reading the knob returns it plus SIZE (or minus)
   fault key-missing on|off              iogpu.wired_limit_mb behaves as if absent
+  fault stall-write MS|off              each write sleeps MS milliseconds before the knob changes
+  fault stall-after-write MS|off        each accepted write sleeps MS milliseconds after the knob
+                                        changed, before it returns (the writer has not seen it yet)
   width 4|8                             byte width of the kernel's integer for the knob
   hang-above SIZE|off                   a write above SIZE hangs the machine until a reboot
   history                               the values written, oldest first, one per line
   metal                                 what Metal's recommendedMaxWorkingSetSize would say
 
 SIZE always has a unit: B kB MB GB TB KiB MiB GiB TiB (e.g. 180GiB); a bare number is an error.
+MS is a whole number of milliseconds, 1 to 600000, without a unit (e.g. 5000); 'off' ends a stall.
 Exit status: 0 done, 1 failed (the message says why), 2 usage error.
 )";
 
@@ -138,6 +144,8 @@ std::string state_json(const sim::SimState& s) {
         {"fault_write_refused", json_value(s.fault_write_refused)},
         {"fault_readback_offset_mib", json_value(s.fault_readback_offset_mib)},
         {"fault_key_missing", json_value(s.fault_key_missing)},
+        {"fault_stall_write_ms", json_value(s.fault_stall_write_ms)},
+        {"fault_stall_after_write_ms", json_value(s.fault_stall_after_write_ms)},
         {"wired_lwm_mb", json_value(s.related.wired_lwm_mb)},
         {"dynamic_lwm", json_value(s.related.dynamic_lwm)},
         {"disable_wired_collector", json_value(s.related.disable_wired_collector)},
@@ -192,6 +200,36 @@ Expected<std::int64_t> signed_mib(std::string_view text) {
     return negative ? -magnitude : magnitude;
 }
 
+// MS for a stall: canonical decimal digits (no sign, no leading zero, no unit), 1 to
+// kMaxStallMs. Zero is spelled 'off', so each setting has one spelling.
+Expected<std::uint64_t> stall_ms(std::string_view text) {
+    const auto bad = [&](const std::string& why) {
+        return Error{wiredcap::units::quote_input(text) + " " + why};
+    };
+    if (text.empty()) return bad("is not a number of milliseconds");
+    if (text == "0") return bad("is no stall: use off");
+    if (text[0] == '0') return bad("has a leading zero");
+    for (const char c : text)
+        if (c < '0' || c > '9')
+            return bad("is not a whole number of milliseconds (digits only, no sign, no unit: e.g. 5000)");
+    std::uint64_t ms = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+    if (ec != std::errc{} || end != text.data() + text.size() || ms > sim::kMaxStallMs)
+        return bad("is more than " + std::to_string(sim::kMaxStallMs) + " milliseconds (10 minutes)");
+    return ms;
+}
+
+int cmd_stall(const fs::path& state, std::string_view what, std::string_view setting) {
+    const bool before = what == "stall-write";
+    std::uint64_t ms = 0;
+    if (setting != "off") {
+        auto parsed = stall_ms(setting);
+        if (!parsed) return usage_error(std::string(what) + ": " + parsed.error().message);
+        ms = *parsed;
+    }
+    return finish(before ? SimKernel::set_fault_stall_write(state, ms) : SimKernel::set_fault_stall_after_write(state, ms));
+}
+
 int cmd_fault(const fs::path& state, Args args) {
     if (args.size() != 2) return usage_error("fault takes a fault name and a setting");
     const auto what = args[0];
@@ -202,9 +240,10 @@ int cmd_fault(const fs::path& state, Args args) {
         if (!offset) return usage_error("readback-offset: " + offset.error().message);
         return finish(SimKernel::set_fault_readback_offset(state, *offset));
     }
+    if (what == "stall-write" || what == "stall-after-write") return cmd_stall(state, what, setting);
     if (what != "write-refused" && what != "key-missing")
         return usage_error("unknown fault " + wiredcap::units::quote_input(what) +
-                           " (known: write-refused, readback-offset, key-missing)");
+                           " (known: write-refused, readback-offset, key-missing, stall-write, stall-after-write)");
     const auto on = on_off(setting);
     if (!on) return usage_error(std::string(what) + ": expected on or off, not " + wiredcap::units::quote_input(setting));
     return finish(what == "write-refused" ? SimKernel::set_fault_write_refused(state, *on)

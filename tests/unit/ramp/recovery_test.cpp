@@ -85,6 +85,11 @@ public:
         add(Record{"apply", "intent", std::nullopt, std::nullopt, from, to, std::nullopt, ""});
         return add(Record{"apply", "applied", std::nullopt, std::nullopt, from, to, to, ""});
     }
+    // `wiredcap reset` outside a ramp.
+    Journal& plain_reset(MiB from) {
+        add(Record{"reset", "intent", std::nullopt, std::nullopt, from, MiB::zero(), std::nullopt, ""});
+        return add(Record{"reset", "applied", std::nullopt, std::nullopt, from, MiB::zero(), MiB::zero(), ""});
+    }
     // The first `keep` bytes of a record: what a crash during its write(2) leaves.
     Journal& torn(const Record& r, std::size_t keep) {
         text_ += journal::to_json_line(r, journal::Stamp{boot_, 501}, time_++).substr(0, keep);
@@ -152,6 +157,27 @@ TEST(Recovery, SameBootUnconfirmedStepIsAwaitingNeverAHang) {
     EXPECT_TRUE(r.hangs.empty());
     EXPECT_EQ(r.last_confirmed->value, 80_GiB);
     EXPECT_EQ(outcome_to_record(r.unresolved[0].state), std::nullopt);
+}
+
+// recover's advice for a step awaiting in this boot is "wiredcap reset": once the reset took
+// effect, nothing is at risk and nothing blocks the next ramp.
+TEST(Recovery, PlainResetInTheSameBootSettlesAnAwaitingStep) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.plain_reset(96_GiB);
+    const Report r = j.analyse_in(kBootA);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_FALSE(r.hang_ceiling);
+    EXPECT_EQ(r.last_confirmed->value, 80_GiB);
+}
+
+// After a reboot, a reset does not erase the evidence: the step still hung.
+TEST(Recovery, PlainResetAfterARebootLeavesTheHang) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.in_boot(kBootB).plain_reset(MiB::zero());
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
 }
 
 TEST(Recovery, IntentOnlyInAnEarlierBootIsInterruptedAndCountsAsAHang) {

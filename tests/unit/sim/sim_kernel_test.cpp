@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -219,6 +222,8 @@ TEST_F(SimTest, MissingFileIsAFreshDefaultMachineWithKnobZero) {
     EXPECT_FALSE(s.hung || s.fault_write_refused || s.fault_key_missing);
     EXPECT_EQ(s.fault_readback_offset_mib, 0);
     EXPECT_EQ(s.hang_above, 0_MiB);
+    EXPECT_EQ(s.fault_stall_write_ms, 0U);
+    EXPECT_EQ(s.fault_stall_after_write_ms, 0U);
     EXPECT_EQ(s.value_width, 4U);
     EXPECT_EQ(*kernel.simulated_metal_working_set(), sim::default_profile().default_cap);
 }
@@ -289,6 +294,8 @@ TEST_F(SimTest, RebootChangesBootIdResetsKnobAndKeepsFaults) {
     ASSERT_TRUE(succeeded(kernel.write_wired_limit(150_GiB)));
     ASSERT_TRUE(succeeded(SimKernel::set_fault_readback_offset(path_, 1)));
     ASSERT_TRUE(succeeded(SimKernel::set_hang_above(path_, 170_GiB)));
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, 7)));
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_after_write(path_, 9)));
 
     ASSERT_TRUE(succeeded(SimKernel::reboot(path_)));
 
@@ -301,6 +308,8 @@ TEST_F(SimTest, RebootChangesBootIdResetsKnobAndKeepsFaults) {
     EXPECT_EQ(s.boot_count, 2U);
     EXPECT_EQ(s.fault_readback_offset_mib, 1);
     EXPECT_EQ(s.hang_above, 170_GiB);
+    EXPECT_EQ(s.fault_stall_write_ms, 7U);
+    EXPECT_EQ(s.fault_stall_after_write_ms, 9U);
     EXPECT_EQ(s.history, std::vector<MiB>{150_GiB});  // what was written stays on record
     EXPECT_EQ(*kernel.simulated_metal_working_set(), s.default_cap);
 }
@@ -391,6 +400,131 @@ TEST_F(SimTest, KeyMissingFault) {
 
     ASSERT_TRUE(succeeded(SimKernel::set_fault_key_missing(path_, false)));
     EXPECT_EQ(*kernel.read_wired_limit(), 100_GiB);
+}
+
+// Stall faults: a write that is slow on purpose, so a test can kill the writer at an exact
+// point. Only lower bounds on time are asserted, and the upper ones are far off, so a slow
+// machine cannot make these fail.
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t ms_since(Clock::time_point t) {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
+}
+
+TEST_F(SimTest, StallWriteSleepsBeforeTheKnobChanges) {
+    constexpr std::uint64_t kStall = 300;
+    ASSERT_TRUE(succeeded(k().write_wired_limit(64_GiB)));
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, kStall)));
+    const auto start = Clock::now();
+    std::atomic<bool> returned{false};
+    std::thread writer([&] {
+        EXPECT_TRUE(succeeded(k().write_wired_limit(80_GiB)));
+        returned = true;
+    });
+    // Until the knob changes, the file says 64 GiB; it cannot change before the stall is over,
+    // and the state file stays readable and writable (not locked) meanwhile.
+    std::uint64_t changed_after = 0;
+    for (;;) {  // no ASSERT while the writer runs: a joinable thread must not be abandoned
+        const auto s = sim::load_state(path_);
+        EXPECT_TRUE(succeeded(s));
+        if (!s) break;
+        if (s->knob != 64_GiB) {
+            changed_after = ms_since(start);
+            EXPECT_EQ(s->knob, 80_GiB);
+            break;
+        }
+        EXPECT_EQ(s->writes, 1U);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    writer.join();
+    EXPECT_TRUE(returned);
+    EXPECT_GE(changed_after, kStall);
+    EXPECT_EQ(state().history, (std::vector<MiB>{64_GiB, 80_GiB}));
+}
+
+TEST_F(SimTest, StallWriteDoesNotHoldTheStateLock) {
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, 60'000)));
+    const pid_t pid = ::fork();
+    ASSERT_NE(pid, -1);
+    if (pid == 0) {
+        (void)SimKernel(path_).write_wired_limit(80_GiB);
+        ::_exit(0);
+    }
+    // The child is stalled (or about to be): a locked update still goes through at once, and
+    // the knob has not moved.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto start = Clock::now();
+    EXPECT_TRUE(succeeded(SimKernel::set_fault_write_refused(path_, false)));
+    EXPECT_LT(ms_since(start), 30'000U);
+    EXPECT_EQ(state().knob, 0_MiB);
+    ::kill(pid, SIGKILL);  // the crash the fault exists for: killed before the knob changed
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(state().knob, 0_MiB);
+    EXPECT_EQ(state().writes, 0U);
+    EXPECT_EQ(dir_entries(), std::vector<std::string>{"state"});
+}
+
+TEST_F(SimTest, StallWriteAppliesToARefusedWriteToo) {
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, 200)));
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_write_refused(path_, true)));
+    const auto start = Clock::now();
+    EXPECT_TRUE(fails_with(k().write_wired_limit(80_GiB), Kind::write_refused));
+    EXPECT_GE(ms_since(start), 200U);
+    EXPECT_EQ(state().writes, 0U);
+}
+
+TEST_F(SimTest, StallAfterWriteSleepsOnceTheKnobHasChanged) {
+    constexpr std::uint64_t kStall = 1000;
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_after_write(path_, kStall)));
+    const auto start = Clock::now();
+    std::atomic<bool> returned{false};
+    std::thread writer([&] {
+        EXPECT_TRUE(succeeded(k().write_wired_limit(80_GiB)));
+        returned = true;
+    });
+    bool seen_before_return = false;
+    for (;;) {
+        const auto s = sim::load_state(path_);
+        EXPECT_TRUE(succeeded(s));
+        if (!s) break;
+        if (s->knob == 80_GiB) {
+            seen_before_return = !returned;  // the writer is still asleep: it has not heard back
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    writer.join();
+    EXPECT_TRUE(seen_before_return);
+    EXPECT_GE(ms_since(start), kStall);
+    EXPECT_EQ(state().writes, 1U);
+}
+
+TEST_F(SimTest, StallAfterWriteFollowsOnlyAnAcceptedWrite) {
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_after_write(path_, sim::kMaxStallMs)));
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_write_refused(path_, true)));
+    const auto start = Clock::now();
+    EXPECT_TRUE(fails_with(k().write_wired_limit(80_GiB), Kind::write_refused));
+    EXPECT_LT(ms_since(start), 60'000U);  // not ten minutes
+}
+
+TEST_F(SimTest, StallsAreBoundedAndCanBeTurnedOff) {
+    EXPECT_FALSE(SimKernel::set_fault_stall_write(path_, sim::kMaxStallMs + 1));
+    EXPECT_FALSE(SimKernel::set_fault_stall_after_write(path_, sim::kMaxStallMs + 1));
+    EXPECT_EQ(state().fault_stall_write_ms, 0U);
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, sim::kMaxStallMs)));
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_after_write(path_, 5)));
+    EXPECT_NE(file_text().find("\nfault_stall_write_ms=600000\nfault_stall_after_write_ms=5\n"), std::string::npos)
+        << file_text();
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, 0)));
+    ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_after_write(path_, 0)));
+    EXPECT_EQ(state().fault_stall_write_ms, 0U);
+    EXPECT_EQ(state().fault_stall_after_write_ms, 0U);
+    const auto start = Clock::now();
+    ASSERT_TRUE(succeeded(k().write_wired_limit(80_GiB)));
+    EXPECT_LT(ms_since(start), 60'000U);
 }
 
 TEST_F(SimTest, VenturaHasNoKnobOnlyTheReadOnlyBytesKey) {
@@ -519,6 +653,8 @@ TEST_F(ParseTest, SerializeThenParseGivesTheSameState) {
     auto state = *s;
     state.knob = 5_MiB;
     state.fault_readback_offset_mib = -12;
+    state.fault_stall_write_ms = 250;
+    state.fault_stall_after_write_ms = sim::kMaxStallMs;
     state.history = {1_MiB, 0_MiB, 5_MiB};
     state.writes = 3;
     auto parsed = sim::parse_state(sim::serialize_state(state));
@@ -531,13 +667,13 @@ TEST_F(ParseTest, CommentsAndBlankLinesAreAllowed) {
 }
 
 TEST_F(ParseTest, UnknownKeyNamesTheLine) {
-    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 20: unknown key 'colour'");
+    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 22: unknown key 'colour'");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib =5"), "unknown key 'knob_mib '");
     EXPECT_ERROR_HAS(with_line("knob_mib", "just words"), "line 5: expected key=value");
 }
 
 TEST_F(ParseTest, DuplicateKeyNamesBothLines) {
-    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 20: duplicate key 'knob_mib' (first on line 5)");
+    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 22: duplicate key 'knob_mib' (first on line 5)");
 }
 
 TEST_F(ParseTest, MissingKeyIsAnError) {
@@ -552,13 +688,13 @@ TEST_F(ParseTest, BadNumbersNameTheLine) {
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib="), "line 5: knob_mib:");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib=0x10"), "line 5: knob_mib:");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib= 1"), "line 5: knob_mib:");
-    EXPECT_ERROR_HAS(with_line("writes", "writes=18446744073709551616"), "line 18: writes:");
+    EXPECT_ERROR_HAS(with_line("writes", "writes=18446744073709551616"), "line 20: writes:");
     // A count of MiB whose bytes do not fit in 64 bits is not a size.
     EXPECT_ERROR_HAS(with_line("default_cap_mib", "default_cap_mib=17592186044416"), "too large");
     EXPECT_ERROR_HAS(with_line("hung", "hung=2"), "line 10: hung: '2' is not 0 or 1");
     EXPECT_ERROR_HAS(with_line("value_width", "value_width=2"), "line 6: value_width:");
     EXPECT_ERROR_HAS(with_line("wired_lwm_mb", "wired_lwm_mb=none"), "neither a whole number nor 'absent'");
-    EXPECT_ERROR_HAS(with_line("history", "history=1,,2"), "line 19: history: entry 2:");
+    EXPECT_ERROR_HAS(with_line("history", "history=1,,2"), "line 21: history: entry 2:");
     EXPECT_ERROR_HAS(with_line("history", "history=1,2,"), "ends with a comma");
     EXPECT_ERROR_HAS(with_line("profile", "profile=m9-1"), "unknown profile 'm9-1'");
     EXPECT_ERROR_HAS(with_line("boot_id", "boot_id=not-a-uuid"), "is not a boot id");
@@ -576,6 +712,24 @@ TEST_F(ParseTest, SignedOffsetCoversInt64Exactly) {
                      "not a signed whole number");
 }
 
+TEST_F(ParseTest, StallsAreCanonicalMillisecondsUpToTenMinutes) {
+    EXPECT_EQ(error_of(with_line("fault_stall_write_ms", "fault_stall_write_ms=600000")), "");
+    EXPECT_EQ(error_of(with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=1")), "");
+    EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "fault_stall_write_ms=600001"),
+                     "line 14: fault_stall_write_ms: '600001' is more than 600000 milliseconds");
+    EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=18446744073709551616"),
+                     "line 15: fault_stall_after_write_ms: '18446744073709551616' is not a whole number");
+    for (const auto* bad : {"-1", "+5", "05", "5ms", "", " 5", "off", "0x10"}) {
+        EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", std::string("fault_stall_write_ms=") + bad),
+                         "line 14: fault_stall_write_ms:");
+        EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", std::string("fault_stall_after_write_ms=") + bad),
+                         "line 15: fault_stall_after_write_ms:");
+    }
+    EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "# gone"), "missing key 'fault_stall_write_ms'");
+    EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "# gone"), "missing key 'fault_stall_after_write_ms'");
+    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 22: duplicate key 'fault_stall_write_ms' (first on line 14)");
+}
+
 TEST_F(ParseTest, HistoryLongerThan256IsRefused) {
     std::string list = "1";
     for (std::size_t i = 1; i <= sim::kHistoryCap; ++i) list += ",1";
@@ -589,7 +743,7 @@ TEST_F(ParseTest, KnobMustFitTheWidth) {
 
 TEST_F(ParseTest, EmptyAndTornFilesAreErrors) {
     EXPECT_ERROR_HAS("", "empty");
-    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 19: no newline at the end: the file is torn");
+    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 21: no newline at the end: the file is torn");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 3), "line 10: no newline at the end");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 1), "missing key 'hung'");
 }
