@@ -26,6 +26,9 @@ namespace {
 using units::MiB;
 using Clock = std::chrono::system_clock;
 
+// Room the guard leaves for one helper call in flight (the helper itself takes milliseconds).
+constexpr std::chrono::seconds kHelperCallBudget{30};
+
 struct Settings {
     MiB target = MiB::zero();
     std::optional<MiB> step;
@@ -123,9 +126,11 @@ public:
 
     void attach(Guard* guard) { guard_ = guard; }
 
-    // intent -> write -> read back (in the helper). Returns the helper's exit code.
-    ExitCode apply(std::size_t step, MiB value, Clock::time_point guard_deadline) {
-        if (guard_) guard_->arm(step, revert_target(), guard_deadline);
+    // intent -> write -> read back (in the helper). Returns the helper's exit code. The guard
+    // is armed first with a generous deadline: it reverts at once if wiredcap dies meanwhile
+    // (its pipe closes); the deadline only matters if wiredcap is stopped.
+    ExitCode apply(std::size_t step, MiB value, std::chrono::seconds extra) {
+        if (guard_) guard_->arm(step, revert_target(), Clock::now() + kHelperCallBudget + extra);
         const HelperReply r = ctx_.helper.run({"apply", units::to_string(value), "--run", run_, "--step", std::to_string(step)});
         const auto rb = readback(r);
         record_.push_back(StepRecord{step, value, rb, {}});
@@ -134,22 +139,34 @@ public:
             return ExitCode::ok;
         }
         say_ << "step " << step << ": " << r.error << "\n";
+        // Refused or failed before the write: nothing to revert. A read-back that differs (or
+        // failed) keeps the guard armed: the caller reverts.
+        if (r.code() != ExitCode::readback_differs && guard_) guard_->disarm();
         return r.code() == ExitCode::ok ? ExitCode::internal_error : r.code();
     }
 
+    // The step now waits for a person until `deadline`; the guard steps in after its grace.
+    void await_answer(std::size_t step, Clock::time_point deadline) {
+        if (guard_) guard_->arm(step, revert_target(), deadline);
+    }
+
+    // The person said yes (or stop): the guard stands down before the journal call, so a slow
+    // helper can never let the guard revert a value the person kept in time.
     bool confirm(std::size_t step) {
+        if (guard_) guard_->disarm();
         const HelperReply r = ctx_.helper.run({"confirm", "--run", run_, "--step", std::to_string(step)});
         if (!r.ok()) {
             say_ << "could not record the confirmation: " << r.error << "\n";
             return false;
         }
         if (auto rb = readback(r)) last_confirmed_ = *rb;
-        if (guard_) guard_->disarm();
         return true;
     }
 
-    // Back to the last confirmed value (the OS default when that was 0).
+    // Back to the last confirmed value (the OS default when that was 0). The guard stays armed,
+    // with room for this call, in case wiredcap dies in the middle of it.
     void revert(std::size_t step, std::string_view reason) {
+        if (guard_) guard_->arm(step, revert_target(), Clock::now() + kHelperCallBudget);
         std::vector<std::string> args;
         if (last_confirmed_.count() == 0) args = {"reset"};
         else args = {"apply", units::to_string(last_confirmed_)};
@@ -166,11 +183,12 @@ public:
         if (!record_.empty()) record_.back().answer = std::string(what);
     }
 
+    // Nothing is at risk any more: the guard is released before the (possibly slow) journal call.
     void end(std::string_view outcome) {
         outcome_ = std::string(outcome);
+        if (guard_) guard_->done();
         const HelperReply r = ctx_.helper.run({"end", "--run", run_, "--outcome", std::string(outcome)});
         if (!r.ok()) say_ << "could not record the end of the run: " << r.error << "\n";
-        if (guard_) guard_->done();
     }
 
     [[nodiscard]] MiB last_confirmed() const { return last_confirmed_; }
@@ -278,9 +296,8 @@ ProbeResult run_step_command(const std::string& cmd, std::chrono::seconds timeou
 ExitCode ramp_unattended(Session& session, const Plan& plan, const Settings& s, const RampRequest& req, std::ostream& say) {
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const std::size_t step = i + 1;
-        // The check's own time limit, plus a margin for the helper calls around it.
-        const auto guard_deadline = Clock::now() + s.probe_timeout + std::chrono::seconds(10);
-        if (auto rc = session.apply(step, plan.steps[i], guard_deadline); rc != ExitCode::ok) {
+        // The guard's backstop covers the check's own time limit too.
+        if (auto rc = session.apply(step, plan.steps[i], s.probe_timeout); rc != ExitCode::ok) {
             if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
             session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
             return rc;
@@ -306,16 +323,17 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
             say << "stopped before step " << step << " (" << answer_name(*sig) << "); nothing more was changed\n";
             return ExitCode::ramp_reverted;
         }
-        const auto prompt_deadline_bound = Clock::now() + (req.probe ? s.probe_timeout : std::chrono::seconds(0)) + s.timeout;
-        // The guard adds its own grace to this deadline before it steps in.
-        if (auto rc = session.apply(step, plan.steps[i], prompt_deadline_bound); rc != ExitCode::ok) {
+        const auto backstop = (req.probe ? s.probe_timeout : std::chrono::seconds(0)) + s.timeout;
+        if (auto rc = session.apply(step, plan.steps[i], backstop); rc != ExitCode::ok) {
             if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
             session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
             return rc;
         }
         if (req.probe) (void)run_step_command(*req.probe, s.probe_timeout, say);
         say << std::flush;
+        // The deadline starts when the question is shown; the guard gets the same one.
         const auto deadline = std::chrono::steady_clock::now() + s.timeout;
+        session.await_answer(step, Clock::now() + s.timeout);
         const std::string question = fmt::format("Step {}/{} at {}. Keep it? yes / stop / no", step, plan.steps.size(),
                                                  units::to_string(plan.steps[i]));
         const Answer a = term.ask(question, deadline, signals);
@@ -345,10 +363,14 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& req) {
         ctx.err << "wiredcap ramp: " << settings.error().message << "\n";
         return ExitCode::usage;
     }
+    // Signals are only recorded from here on, so none can kill wiredcap with the terminal in
+    // prompt mode; they are acted on before the first step.
+    SignalWatch signals;
     // A person must be there before anything is planned or touched (piped input is not one).
+    // With --json, stdout carries the data and may be a file: the prompt uses stderr.
     std::optional<Terminal> term;
     if (!req.unattended && !req.dry_run) {
-        auto t = Terminal::open(STDIN_FILENO, STDOUT_FILENO);
+        auto t = Terminal::open(STDIN_FILENO, ctx.json ? STDERR_FILENO : STDOUT_FILENO);
         if (!t) {
             ctx.err << "wiredcap ramp: " << t.error().message << "\n";
             return ExitCode::usage;
@@ -368,7 +390,6 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& req) {
         if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value) << "\n";
         return ExitCode::ok;
     }
-    SignalWatch signals;
     auto guard = Guard::start(ctx.helper, run, term ? term->in_fd() : -1, term ? &term->saved() : nullptr);
     if (!guard) {
         ctx.err << "wiredcap ramp: cannot start the guard process, so nothing was changed: " << guard.error().message << "\n";

@@ -161,18 +161,21 @@ std::optional<Failure> read_previous(Action& a, Context& ctx) {
 }
 
 // intent -> write -> read back -> applied | mismatch | write_failed.
-std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, bool revert) {
+// A revert's records carry why it happened (the --revert word, e.g. "timeout"); failures add what failed.
+std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, const std::optional<std::string>& revert) {
     const std::string prefix = revert ? "revert_" : "";
-    if (auto f = a.record(prefix + "intent")) return Failure{f->code, f->message + "; nothing was changed"};
+    const std::string why = revert ? *revert : "";
+    auto with_why = [&](const std::string& detail) { return why.empty() ? detail : why + "; " + detail; };
+    if (auto f = a.record(prefix + "intent", why)) return Failure{f->code, f->message + "; nothing was changed"};
     auto w = ctx.kernel.write_wired_limit(value);
     if (!w) {
-        (void)a.record(prefix + "write_failed", w.error().message);
+        (void)a.record(prefix + "write_failed", with_why(w.error().message));
         return Failure{exit_for(w.error().kind), "the kernel refused to set iogpu.wired_limit_mb to " +
                                                      units::to_string(value) + ": " + w.error().message};
     }
     auto back = ctx.kernel.read_wired_limit();
     if (!back) {
-        (void)a.record(prefix + "mismatch", "read-back failed: " + back.error().message);
+        (void)a.record(prefix + "mismatch", with_why("read-back failed: " + back.error().message));
         a.out().object("readback_mib", JsonObject().null("value").str("source", kReadBack).str("error", back.error().message));
         return Failure{ExitCode::readback_differs, "wrote " + units::to_string(value) +
                                                        " but could not read it back: " + back.error().message};
@@ -180,11 +183,11 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, bool
     a.readback_ = *back;
     a.out().object("readback_mib", read_back(*back));
     if (*back != value) {
-        (void)a.record(prefix + "mismatch", "read back " + units::to_string(*back));
+        (void)a.record(prefix + "mismatch", with_why("read back " + units::to_string(*back)));
         return Failure{ExitCode::readback_differs, "requested " + units::to_string(value) + " but the kernel reads back " +
                                                        units::to_string(*back)};
     }
-    if (auto f = a.record(prefix + "applied")) return Failure{f->code, f->message + " (the value was applied)"};
+    if (auto f = a.record(prefix + "applied", why)) return Failure{f->code, f->message + " (the value was applied)"};
     return std::nullopt;
 }
 
@@ -223,7 +226,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (*a.previous_ == value) return unchanged(a, value);
     a.out().boolean("changed", true);
-    return write_and_verify(a, ctx, value, inv.revert.has_value());
+    return write_and_verify(a, ctx, value, inv.revert);
 }
 
 // Reset is the safe direction: no band, no step, and it works when the policy is broken.
@@ -239,7 +242,7 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     a.out().num("requested_mib", 0);
     if (a.previous_->count() == 0) return unchanged(a, MiB::zero());
     a.out().boolean("changed", true);
-    return write_and_verify(a, ctx, MiB::zero(), inv.revert.has_value());
+    return write_and_verify(a, ctx, MiB::zero(), inv.revert);
 }
 
 // confirm and end only write the journal, after the same caller check as a change.

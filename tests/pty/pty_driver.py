@@ -12,10 +12,12 @@ settings before and after. Standard library only, so it runs wherever CTest does
         assert s.wait() == 0
 """
 
+import fcntl
 import os
 import re
 import select
 import signal
+import struct
 import termios
 import time
 
@@ -25,12 +27,16 @@ class PtyTimeout(AssertionError):
 
 
 class PtySession:
-    def __init__(self, argv, env=None):
+    def __init__(self, argv, env=None, size=None):
+        """`size`: (rows, columns) of the terminal, set before the program starts."""
         self.argv = list(argv)
         self.output = ""           # everything the program has written so far
         self.pos = 0               # read_until() searches from here
         self.exit_code = None      # once reaped: the exit code, or -N for signal N
         self.master, self.slave = os.openpty()
+        if size is not None:
+            rows, cols = size
+            fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         # The parent keeps its own descriptor of the terminal so that its settings can still be
         # read after the program has exited.
         self.termios_before = termios.tcgetattr(self.slave)
@@ -88,10 +94,32 @@ class PtySession:
             if m:
                 self.pos = m.end()
                 return m
+            if self._reap() is not None:  # it will write nothing more: no need to wait
+                self._drain()
+                m = regex.search(self.output, self.pos)
+                if m:
+                    self.pos = m.end()
+                    return m
+                raise PtyTimeout(f"no {pattern!r}: {self.argv[0]} ended ({self.exit_code}); the screen so far:\n"
+                                 f"{self.output[self.pos:]!r}")
             left = deadline - time.monotonic()
             if left <= 0 or not self._read_some(min(left, 0.05)):
                 raise PtyTimeout(f"no {pattern!r} within {timeout} s; the screen so far:\n"
                                  f"{self.output[self.pos:]!r}")
+
+    def _reap(self):
+        """The exit code if the program has ended (reaping it), else None."""
+        if self.exit_code is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid == self.pid:
+                self.exit_code = os.waitstatus_to_exitcode(status)
+        return self.exit_code
+
+    def _drain(self):
+        """Reads everything already written to the terminal."""
+        while self.master >= 0 and select.select([self.master], [], [], 0)[0]:
+            if not self._read_some(0):
+                break
 
     def read_for(self, seconds):
         """Collects output for `seconds`; returns what arrived in that time."""
@@ -130,18 +158,14 @@ class PtySession:
         """Waits for the program to exit (reading its output meanwhile); returns the exit code,
         or -N if signal N ended it."""
         deadline = time.monotonic() + timeout
-        while self.exit_code is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid == self.pid:
-                self.exit_code = os.waitstatus_to_exitcode(status)
-                break
+        while self._reap() is None:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise PtyTimeout(f"{self.argv[0]} still running after {timeout} s; the screen so far:\n"
                                  f"{self.output[self.pos:]!r}")
             if not self._read_some(min(left, 0.02)):
                 time.sleep(min(left, 0.02))
-        self._read_some(0)  # whatever it wrote last
+        self._drain()  # whatever it wrote last
         return self.exit_code
 
     def elapsed(self):
@@ -158,6 +182,47 @@ class PtySession:
 
     def close(self):
         self.hangup()
+
+
+# One escape sequence: CSI (ESC [ params intermediates final) or a two-byte escape.
+_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+
+
+def render_screen(text):
+    """What a terminal would show for `text`, line by line: each line with its last content.
+
+    Carriage returns move back to the start of the line, ESC [ K erases to its end, backspace
+    moves one left; other escape sequences are dropped. So a countdown redrawn in place with
+    "\\r\\033[K" collapses to its final state. Returns the lines joined with "\\n".
+    """
+    lines, line, col = [], [], 0
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\x1b":
+            m = _ESCAPE.match(text, i)
+            if m and m.group(1) == "[K":
+                del line[col:]
+            i = m.end() if m else i + 1
+            continue
+        if c == "\r":
+            col = 0
+        elif c == "\n":
+            lines.append("".join(line))
+            line, col = [], 0
+        elif c == "\b":
+            col = max(0, col - 1)
+        elif c >= " " or c == "\t":
+            if col < len(line):
+                line[col] = c
+            else:
+                line.extend(" " * (col - len(line)))
+                line.append(c)
+            col += 1
+        i += 1
+    if line:
+        lines.append("".join(line))
+    return "\n".join(lines)
 
 
 def _make_controlling_terminal(fd):
