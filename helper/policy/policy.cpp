@@ -65,7 +65,8 @@ Expected<std::map<std::string, Entry>> read_entries(std::string_view text) {
         const std::string key(trim(line.substr(0, eq)));
         const std::string value(trim(line.substr(eq + 1)));
         if (!known_key(key))
-            return at(line_no, "unknown key '" + key + "'; keys are min, max, reserve, max_step, group");
+            return at(line_no,
+                      "unknown key " + units::quote_input(key) + "; keys are min, max, reserve, max_step, group");
         if (value.empty()) return at(line_no, key + " has no value");
         if (auto [it, fresh] = entries.try_emplace(key, Entry{value, line_no}); !fresh)
             return at(line_no, "duplicate key '" + key + "' (first set on line " + std::to_string(it->second.line) + ")");
@@ -139,7 +140,7 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize) {
     Policy p{*min, *max, *reserve, *step, std::nullopt, Source::file, {}};
     if (auto g = entries->find("group"); g != entries->end()) {
         if (!valid_group_name(g->second.value))
-            return at(g->second.line, "group '" + g->second.value + "' is not a valid group name");
+            return at(g->second.line, "group " + units::quote_input(g->second.value) + " is not a valid group name");
         p.group = g->second.value;
     }
     for (const auto& [key, v] : {std::pair{"min", *min}, std::pair{"max", *max}})

@@ -21,7 +21,7 @@ void require(bool ok) {
 bool printable(std::string_view message) {
     for (std::size_t i = 0; i < message.size(); ++i) {
         const auto c = static_cast<unsigned char>(message[i]);
-        if (c < 0x20 || c == 0x7f) return false;
+        if (c < 0x20 || c >= 0x7f) return false;
     }
     return true;
 }

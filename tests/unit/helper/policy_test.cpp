@@ -296,6 +296,31 @@ INSTANTIATE_TEST_SUITE_P(
         BadText{"LongLine", valid_with_second_line("#" + std::string(1024, 'x')), "longer than 1024 characters"}),
     [](const ::testing::TestParamInfo<BadText>& param) { return std::string(param.param.name); });
 
+// A tab is allowed on a line (as spacing), so one inside an unknown key or a group name reaches
+// the message; it must arrive escaped, like every other byte of the file. (Found by the
+// policy_parser fuzz target: "x\tt=" gave "unknown key 'x<TAB>t'".)
+bool has_control_byte(const std::string& s) {
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f) return true;
+    }
+    return false;
+}
+
+TEST(PolicyParse, TabInsideUnknownKeyIsEscapedInTheMessage) {
+    auto p = parse(std::string("x\tt="), kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "unknown key 'x\\x09t'");
+    EXPECT_FALSE(has_control_byte(error_of(p))) << error_of(p);
+}
+
+TEST(PolicyParse, TabInsideGroupNameIsEscapedInTheMessage) {
+    auto p = parse(std::string(kValid) + "group = ad\tmin\n", kRam256);
+    ASSERT_FALSE(p);
+    EXPECT_CONTAINS(error_of(p), "group 'ad\\x09min' is not a valid group name");
+    EXPECT_FALSE(has_control_byte(error_of(p))) << error_of(p);
+}
+
 // --- the GB x 1000 slip --------------------------------------------------------------------
 
 TEST(PolicyWarnings, RoundThousandOfMiBEarnsAWarning) {
