@@ -1,6 +1,7 @@
 #include "journal/journal.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,20 @@ Expected<Ok> write_all(int fd, const std::string& data, const std::string& path)
         if (n <= 0) return Error{"cannot write the journal " + path + ": " + std::strerror(errno)};
         done += static_cast<std::size_t>(n);
     }
+    return Ok{};
+}
+
+// The caller's file-size limit survives the setuid exec. A record that would cross it is refused
+// whole, before a byte is written: cut short, it would leave a torn line in root's journal, and
+// one cut just before its newline would read as a complete record (an intent that never was).
+Expected<Ok> check_size_limit(int fd, std::size_t bytes, const std::string& path) {
+    struct rlimit rl {};
+    if (::getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return Ok{};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Error{"journal " + path + ": " + std::strerror(errno)};
+    if (static_cast<rlim_t>(st.st_size) + bytes > rl.rlim_cur)
+        return Error{"cannot write the journal " + path + ": " + std::strerror(EFBIG) +
+                     " (the file-size limit RLIMIT_FSIZE leaves no room for the next record)"};
     return Ok{};
 }
 
@@ -106,6 +121,7 @@ Expected<Ok> Writer::close_torn_line() {
 Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     if (auto torn = close_torn_line(); !torn) return torn;
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
+    if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
     if (auto w = write_all(fd_.get(), line, path_); !w) return w;
     if (auto f = flush_to_disk(fd_.get(), path_); !f) return f;
     mirror_to_syslog(line);

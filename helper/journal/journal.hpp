@@ -52,7 +52,8 @@ public:
     [[nodiscard]] static Expected<Writer> open(const std::string& path, uid_t owner);
 
     // Appends one record and flushes it to disk. An error means the record may not be on disk:
-    // the caller must not touch the kernel.
+    // the caller must not touch the kernel. A record that would cross the process's file-size
+    // limit (RLIMIT_FSIZE, which a caller hands over) is refused before a byte is written.
     [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s);
 
 private:

@@ -1,8 +1,10 @@
 #include "src/entry.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,45 @@ int early_failure(ExitCode code, const std::string& message) {
     return finish(Result{code, o.text(), message});
 }
 
+// std::terminate's way out: out of memory with no memory left even to throw std::bad_alloc (a
+// caller can hand over a tiny RLIMIT_AS), or an exception where none may be. Instead of
+// abort()'s SIGABRT and no result line: the one JSON line, a message, exit internal_error. It
+// allocates nothing. Whatever the journal already holds stands (an intent without its outcome
+// reads as interrupted).
+[[noreturn]] void on_terminate() noexcept {
+    static constexpr char kLine[] =
+        "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"internal error: out of memory or a fatal C++ error\"}\n";
+    static constexpr char kMessage[] =
+        "wiredcap-helper: internal error: out of memory or a fatal C++ error; the journal shows how far it got\n";
+    (void)!::write(1, kLine, sizeof kLine - 1);
+    (void)!::write(2, kMessage, sizeof kMessage - 1);
+    ::_exit(to_int(ExitCode::internal_error));
+}
+
+// True when this program file is setuid root but the process did not get root from it: the
+// kernel ignored the bit (no_new_privs, a nosuid mount, a tracer without privilege).
+bool setuid_bit_ignored() noexcept {
+#if defined(__linux__)
+    struct stat st {};
+    return ::stat("/proc/self/exe", &st) == 0 && (st.st_mode & S_ISUID) != 0 && st.st_uid == 0 && ::geteuid() != 0;
+#else
+    return false;
+#endif
+}
+
+// A change through the compiled-in paths (root's policy, journal and kernel) needs root; say
+// plainly why it is missing instead of failing later on a file root owns. An unprivileged
+// development run (simulator options given) may go on: it only touches the caller's files.
+std::optional<std::string> missing_privilege(const Invocation& inv, std::string_view backend) {
+    if (inv.command == Command::read || ::geteuid() == 0) return std::nullopt;
+    if (backend != "darwin" && inv.dev.any()) return std::nullopt;
+    if (setuid_bit_ignored())
+        return "wiredcap-helper is installed setuid root, but the setuid bit is not in effect here "
+               "(no_new_privs, a nosuid mount, or a debugger); nothing was changed";
+    return "wiredcap-helper is not running as root: install it setuid root (see README) or run it "
+           "through sudo; nothing was changed";
+}
+
 int run_invocation(const Invocation& inv, const BuildPaths& paths) {
     if (inv.dev.any() && process::is_secure_exec())
         return early_failure(ExitCode::not_permitted,
@@ -50,10 +91,7 @@ int run_invocation(const Invocation& inv, const BuildPaths& paths) {
     if (!sim) sim = std::string(paths.sim_state);
 #endif
     const auto kernel = kernel::make_default_kernel(sim);
-    if (kernel->backend_name() == "darwin" && inv.command != Command::read && ::geteuid() != 0)
-        return early_failure(ExitCode::not_permitted,
-                             "wiredcap-helper is not running as root: install it setuid root "
-                             "(see README) or run it through sudo");
+    if (auto why = missing_privilege(inv, kernel->backend_name())) return early_failure(ExitCode::not_permitted, *why);
     Context ctx{*kernel,
                 inv.dev.policy.value_or(paths.policy),
                 inv.dev.journal.value_or(paths.journal),
@@ -67,6 +105,7 @@ int run_invocation(const Invocation& inv, const BuildPaths& paths) {
 
 int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
     if (!process::harden()) return to_int(ExitCode::internal_error);  // cannot even report safely
+    std::set_terminate(on_terminate);
     try {
         // argc == 0 (argv[0] NULL) is a hostile exec; argv[0] itself is never used.
         if (argc < 1 || argv == nullptr || argv[0] == nullptr)

@@ -45,3 +45,32 @@ expect_one_line() { [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "stdout 
 last_event() { tail -n 1 "$JOURNAL" | sed -n 's/.*"event":"\([a-z_]*\)".*/\1/p'; }
 expect_last_event() { local e; e=$(last_event); [ "$e" = "$1" ] || fail "last journal event is '$e', expected '$1'"; }
 expect_journal() { grep -q -- "$1" "$JOURNAL" || fail "journal lacks '$1': $(cat "$JOURNAL")"; }
+
+# ---- The setuid fixture (used by tests/hostile; setuid_test.sh keeps its own install_fixture) ----
+# suid_fixture_install SUID_SRC GROUP [PROFILE]: a fresh fixture at $FIXTURE, the directory the
+# setuid test build has compiled in: the policy in etc/ naming GROUP (created if missing; sets
+# GID), an empty journal directory, a new simulated Mac, and the helper installed setuid root as
+# $FIXTURE/bin/wiredcap-helper (sets HELPER, POLICY, JOURNAL, STATE). Needs root.
+suid_fixture_install() {
+  local src=$1 group=$2 profile=${3:-m2ultra-192}
+  getent group "$group" >/dev/null || groupadd --system "$group" || fail "cannot create group $group"
+  # shellcheck disable=SC2034  # GID is for the caller
+  GID=$(getent group "$group" | cut -d: -f3)
+  rm -rf "$FIXTURE" && mkdir -p "$FIXTURE/etc" "$FIXTURE/bin" "$FIXTURE/journal" || fail "cannot make $FIXTURE"
+  chown root:root "$FIXTURE" "$FIXTURE/etc" "$FIXTURE/bin" "$FIXTURE/journal"
+  chmod 755 "$FIXTURE" "$FIXTURE/etc" "$FIXTURE/bin" "$FIXTURE/journal"
+  POLICY=$FIXTURE/etc/wiredcap.conf JOURNAL=$FIXTURE/journal/journal.jsonl STATE=$FIXTURE/sim-state
+  write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $group"
+  "$SIM" --state "$STATE" init --profile "$profile" >/dev/null || fail "cannot init the simulator"
+  HELPER=$FIXTURE/bin/wiredcap-helper
+  install -o root -g root -m 4755 "$src" "$HELPER" || fail "cannot install $src setuid"
+  [ -u "$HELPER" ] || fail "the setuid bit did not stick on $HELPER (nosuid mount?)"
+}
+
+# Neither stdout ($OUT) nor stderr ($ERR) carries a raw control byte (newlines between lines
+# aside): whatever a caller typed is escaped before it reaches a terminal or a log.
+expect_no_raw_control() {
+  if printf '%s%s' "$OUT" "$ERR" | LC_ALL=C grep -q '[[:cntrl:]]'; then
+    fail "raw control byte in the output: $(printf '%s\n%s' "$OUT" "$ERR" | od -c | head -20)"
+  fi
+}

@@ -1,0 +1,954 @@
+#!/usr/bin/env bash
+# The hostile-caller suite: the setuid test build of the helper (wiredcap-helper-suidtest, with
+# its policy, journal and simulated Mac compiled in under $FIXTURE) is installed setuid root and
+# run as `nobody` (uid 65534) by tools that hand it the worst process state a caller can hand over: see
+# spawn_hostile.cpp, helper_loop.cpp, swap_loop.cpp, entry_argc0.cpp; hostile_check.py reads
+# journals and strace logs. One scenario per CTest test (tests/hostile/CMakeLists.txt sets the
+# tool paths in the environment):
+#   hostile_test.sh SCENARIO
+# Needs root (CI runs as root): exits 77 (skip) otherwise. HOSTILE_SEED fixes the random seed of
+# the signal and race loops (printed on every run, so a failure can be replayed).
+scenario=${1:?usage: hostile_test.sh SCENARIO}
+: "${SUID_SRC:?}" "${PROD_HELPER:?}" "${SIM:?}" "${EXEC_ARGV:?}" "${SPAWN:?}" "${LOOP:?}" "${SWAP:?}" "${ENTRY:?}"
+: "${FIXTURE:?}" "${SCRATCH:?}"
+SANITIZED=${SANITIZED:-0}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../integration/lib.sh
+. "$HERE/../integration/lib.sh"
+CHECK=("python3" "$HERE/hostile_check.py")
+
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to install a setuid binary"; exit 77; }
+command -v setpriv >/dev/null || fail "setpriv (util-linux) is missing (tools/install-deps)"
+
+# Whatever this script started in the background (a swap loop, a stalled helper) ends with it.
+trap 'kill $(jobs -p) 2>/dev/null' EXIT
+
+GROUP=wcaptest
+NOBODY=65534
+WORK=$SCRATCH/$scenario
+rm -rf "$WORK" && mkdir -p "$WORK" && chmod 755 "$WORK"
+
+# LeakSanitizer cannot run under ptrace: a sanitizer build's traced runs turn it off (the same
+# for every run compared, so the comparison stays fair).
+TRACED_ENV=()
+[ "$SANITIZED" = 1 ] && TRACED_ENV=(--env ASAN_OPTIONS=detect_leaks=0)
+
+GOOD_BAND=('min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $GROUP")
+# A band only an attacker would write: up to 188 GiB of the 192 GiB machine, in one step.
+HOSTILE_BAND=('min = 64GiB' 'max = 188GiB' 'reserve = 4GiB' 'max_step = 188GiB' "group = $GROUP")
+HOSTILE_VALUE_MIB=190464   # 186 GiB: inside the hostile band only
+
+fresh_fixture() {
+  suid_fixture_install "$SUID_SRC" "$GROUP"
+  MEMBER="$NOBODY:$NOBODY:$GID"
+  OUTSIDER="$NOBODY:$NOBODY:"
+  AS=$MEMBER
+}
+
+# run [SPAWN-OPTIONS...] -- ARGS...: the installed helper as $AS (default: nobody in the group),
+# through spawn-hostile with an empty environment unless --env says otherwise. Sets OUT ERR RC.
+run() {
+  local opts=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do opts+=("$1"); shift; done
+  shift
+  OUT=$("$SPAWN" --as "$AS" "${opts[@]}" -- "$HELPER" "$@" 2>"$WORK/stderr")
+  RC=$?
+  ERR=$(cat "$WORK/stderr")
+}
+
+# The simulator's record of every write ever made: a write that was refused before the kernel
+# leaves it as it was.
+sim_history() { sim history | tr '\n' ' '; }
+expect_history() { local h; h=$(sim_history); [ "$h" = "$1" ] || fail "writes seen by the simulator: '$h', expected '$1'"; }
+journal_ok() { "${CHECK[@]}" journal "$JOURNAL" "$@" >"$WORK/check" 2>&1 || fail "$(cat "$WORK/check")"; note "$(cat "$WORK/check")"; }
+journal_size() { if [ -e "$JOURNAL" ]; then stat -c %s "$JOURNAL"; else echo 0; fi; }
+expect_journal_size() { local s; s=$(journal_size); [ "$s" = "$1" ] || fail "the journal grew from $1 to $s bytes"; }
+# An action refused by the policy loader: exit 11, the reason on stderr, nothing changed.
+expect_policy_refused() {
+  expect_rc 11; expect_err "$1"; expect_one_line; expect_no_raw_control
+  expect_knob 0; expect_last_event refused
+}
+restore_policy() { rm -rf "$POLICY"; write_policy "${GOOD_BAND[@]}"; }
+
+# Waits (up to 10 s) until the journal's last event is $1; the helper is then inside the
+# simulator's stall fault.
+wait_for_event() {
+  local _
+  for _ in $(seq 200); do
+    [ -s "$JOURNAL" ] && [ "$(last_event)" = "$1" ] && return 0
+    sleep 0.05
+  done
+  fail "the journal never showed '$1'"
+}
+
+# ---------------------------------------------------------------------------------------------
+# 1. Arguments
+
+argc_zero_entry_function() {
+  fresh_fixture
+  # helper_main itself, with the vectors a kernel may hand over (Linux >= 5.18 rewrites argc 0).
+  for mode in null-argv empty-argv argc1-null negative-argc; do
+    OUT=$("$ENTRY" "$mode" 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+    expect_rc 2; expect_one_line; expect_out '"exit":2'; expect_out 'argc == 0'
+  done
+  OUT=$("$ENTRY" control); RC=$?
+  expect_rc 0; expect_out 'usage: wiredcap-helper'
+  # Through a real exec of the setuid binary: argc == 0, then argv[0] == "".
+  run --no-argv -- apply 80GiB
+  expect_rc 2; expect_one_line; expect_knob 0
+  run --argv0 '' -- apply 80GiB
+  expect_rc 0; expect_knob 81920
+}
+
+argv0_is_never_used() {
+  fresh_fixture
+  run -- read
+  expect_rc 0
+  local baseline=$OUT long
+  long=$(head -c 100000 /dev/zero | tr '\0' A)
+  for argv0 in '' $'\e[31mevil\n' "$long" '--policy' '/tmp/evil' 'apply' '-' $'\xff\xfe'; do
+    run --argv0 "$argv0" -- read
+    expect_rc 0
+    [ "$OUT" = "$baseline" ] || fail "argv[0] $(printf %q "${argv0:0:40}") changed the output: $OUT"
+    [ -z "$ERR" ] || fail "argv[0] $(printf %q "${argv0:0:40}") produced stderr: $ERR"
+  done
+  run --argv0 $'\e]0;owned\a' -- apply 80GiB
+  expect_rc 0; expect_knob 81920; expect_no_raw_control
+}
+
+unknown_missing_and_extra_arguments() {
+  fresh_fixture
+  local size; size=$(journal_size)
+  local -a cases=(
+    "" "frobnicate" "APPLY 80GiB" "apply" "apply 80GiB extra" "apply 80GiB 96GiB" "read extra" "read read"
+    "reset now" "confirm" "confirm --run r1" "end --run r1" "end --run r1 --outcome bogus"
+    "end --outcome completed" "apply 80GiB --run" "apply 80GiB --run r1" "apply 80GiB --step 1"
+    "apply 80GiB --run r1 --step 0" "apply 80GiB --run r1 --step 100001" "apply 80GiB --run r1 --step 01"
+    "apply 80GiB --run r1 --run r2 --step 1" "apply 80GiB --revert timeout" "apply 80GiB --run r1 --step 1 --revert bogus"
+    "reset --outcome completed" "--policy" "--journal" "--help extra" "-h" "--" "apply -- 80GiB"
+    "--policy=/tmp/x read" "--frobnicate read" "apply 80GiB --policy /tmp/x" "read --sim-state /tmp/x")
+  for args in "${cases[@]}"; do
+    # shellcheck disable=SC2086
+    run -- $args
+    [ "$RC" -eq 2 ] || fail "'$args' exited $RC, expected 2 (usage); stdout: $OUT; stderr: $ERR"
+    expect_one_line; expect_out '"exit":2'; expect_no_raw_control
+    [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] || fail "'$args': stderr is not one line: $ERR"
+  done
+  # Values a caller can shape: run ids of the wrong length or alphabet, control characters.
+  local id65; id65=$(head -c 65 /dev/zero | tr '\0' a)
+  for bad in "$id65" 'a b' $'r\n1' $'r\e[31m' 'r/1' '' 'ä'; do
+    run -- apply 80GiB --run "$bad" --step 1
+    expect_rc 2; expect_one_line; expect_no_raw_control
+  done
+  run -- --help
+  expect_rc 0; expect_out 'usage: wiredcap-helper'
+  expect_knob 0; expect_journal_size "$size"
+}
+
+hostile_sizes() {
+  fresh_fixture
+  local digits; digits=$(head -c 100000 /dev/zero | tr '\0' 7)
+  # SIZE -> expected exit: 2 (usage: malformed) or 3 (well formed, outside the band)
+  local -a malformed=(
+    "-1" "-1MiB" "4294967295" "18446744073709551616B" "18446744073709551615MiB" "18446744073709551615B"
+    "0x10MiB" "010MiB" "00MiB" "+5MiB" " 5MiB" "5MiB " $'5 \tMiB' $'5\xc2\xa0MiB' "1e3MiB" "1E3MiB" "" "${digits}MiB" "$digits"
+    '5MiB\' '5\MiB' $'5\tMiB' $'5MiB\n' $'5MiB\e[31m' $'\e]0;owned\a5MiB' $'5\x01MiB' $'5\x7fMiB'
+    "5,000MiB" "5_000MiB" "5'000MiB" "5.5MiB" "5MB" "5mib" "5M" "5Mi" "5  GiB" "5GiBMiB" "٥MiB" $'\xff5MiB'
+    "0MiB" "0GiB" "NaN" "inf" "MiB" "5" "0.0000001GiB" "16777216TiB" "99999999999999999999999GiB")
+  for v in "${malformed[@]}"; do
+    run -- apply "$v"
+    [ "$RC" -eq 2 ] || fail "size $(printf %q "${v:0:60}") exited $RC, expected 2; stderr: ${ERR:0:300}"
+    expect_one_line; expect_no_raw_control
+    [ "${#OUT}" -lt 2048 ] && [ "${#ERR}" -lt 2048 ] ||
+      fail "size $(printf %q "${v:0:60}") produced ${#OUT}+${#ERR} bytes of output (not bounded)"
+  done
+  # One space between number and unit is the documented form ("232 GB").
+  for v in "5 MiB" "4294967295MiB" "4294967296MiB" "17592186044415MiB" "1TiB" "16777215TiB"; do
+    run -- apply "$v"
+    [ "$RC" -eq 3 ] || fail "size $v exited $RC, expected 3 (outside the band); stderr: $ERR"
+    expect_one_line
+  done
+  expect_knob 0
+  expect_history ""
+}
+
+band_edges() {
+  fresh_fixture
+  # The band is 64 GiB (65536 MiB) to 176 GiB (180224 MiB), max_step 16 GiB (16384 MiB).
+  run -- apply 65535MiB
+  expect_rc 3; expect_err 'outside the permitted band'; expect_knob 0; expect_last_event refused
+  expect_journal '"event":"refused",.*"to_mib":65535,'
+  run -- apply 65536MiB
+  expect_rc 0; expect_knob 65536
+  run -- apply 81921MiB            # min + max_step + 1 MiB
+  expect_rc 3; expect_err 'more than max_step'; expect_knob 65536
+  run -- apply 81920MiB            # min + max_step exactly
+  expect_rc 0; expect_knob 81920
+  for v in 98304 114688 131072 147456 163840; do
+    run -- apply ${v}MiB; expect_rc 0; expect_knob $v
+  done
+  run -- apply 180225MiB           # max + 1 MiB, within one step
+  expect_rc 3; expect_err 'outside the permitted band'; expect_knob 163840
+  run -- apply 180224MiB           # max exactly
+  expect_rc 0; expect_knob 180224
+  run -- apply 180225MiB
+  expect_rc 3; expect_knob 180224
+  run -- apply 176GiB
+  expect_rc 0; expect_out '"changed":false'
+  run -- apply 65535MiB            # lowering below min is still outside the band
+  expect_rc 3; expect_knob 180224
+  run -- apply 65536MiB            # lowering to min: any distance, the safe direction
+  expect_rc 0; expect_knob 65536
+  journal_ok
+}
+
+# ---------------------------------------------------------------------------------------------
+# 2. The policy file
+
+# A caller-owned file with the hostile band, in a directory only the caller owns.
+caller_file() {
+  mkdir -p "$WORK/caller" && chown $NOBODY:$NOBODY "$WORK/caller" && chmod 755 "$WORK/caller"
+  printf '%s\n' "${HOSTILE_BAND[@]}" > "$WORK/caller/evil.conf"
+  chown $NOBODY:$NOBODY "$WORK/caller/evil.conf"; chmod 644 "$WORK/caller/evil.conf"
+  CALLER_FILE=$WORK/caller/evil.conf
+}
+
+policy_symlinks() {
+  fresh_fixture; caller_file
+  # A symlink is refused even when it points at a good, root-owned file in a trusted directory.
+  mv "$POLICY" "$FIXTURE/etc/real.conf" && ln -s real.conf "$POLICY"
+  run -- apply 80GiB; expect_policy_refused 'symbolic link'
+  rm "$POLICY"; ln -s "$CALLER_FILE" "$POLICY"
+  run -- apply 80GiB; expect_policy_refused 'symbolic link'
+  # Dangling: not "no policy file" (which would mean the built-in band), but a refusal.
+  rm "$POLICY"; ln -s "$FIXTURE/etc/nonexistent.conf" "$POLICY"
+  run -- apply 80GiB; expect_policy_refused 'symbolic link'
+  [ ! -e "$FIXTURE/etc/nonexistent.conf" ] || fail "the dangling symlink's target was created"
+  rm "$POLICY"; ln -s /dev/zero "$POLICY"
+  run -- apply 80GiB; expect_policy_refused 'symbolic link'
+  # The directory a symlink to a caller-owned directory holding a root-owned hostile policy.
+  restore_policy
+  mkdir "$WORK/caller/etc" && printf '%s\n' "${HOSTILE_BAND[@]}" > "$WORK/caller/etc/wiredcap.conf"
+  chmod 644 "$WORK/caller/etc/wiredcap.conf"; chown $NOBODY:$NOBODY "$WORK/caller/etc"
+  mv "$FIXTURE/etc" "$FIXTURE/etc.real" && ln -s "$WORK/caller/etc" "$FIXTURE/etc"
+  run -- apply 80GiB; expect_policy_refused "owned by uid $NOBODY"
+  rm "$FIXTURE/etc"; mv "$FIXTURE/etc.real" "$FIXTURE/etc"
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+}
+
+policy_hardlinks() {
+  fresh_fixture; caller_file
+  # A hard link to a file the caller owns (fs.protected_hardlinks lets a user link only files
+  # they own; root made this one, as a confused administrator might).
+  rm "$POLICY"; ln "$CALLER_FILE" "$POLICY"
+  run -- apply 80GiB; expect_policy_refused "owned by uid $NOBODY"
+  # A hard link to a good, root-owned file: two names, so someone else may control the other.
+  restore_policy; ln "$POLICY" "$FIXTURE/etc/alias.conf"
+  run -- apply 80GiB; expect_policy_refused 'hard links'
+  rm "$FIXTURE/etc/alias.conf"
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+}
+
+policy_permissions() {
+  fresh_fixture
+  for mode in 664 646 666 660 606 4664; do
+    chmod "$mode" "$POLICY"
+    run -- apply 80GiB; expect_policy_refused 'writable by group or others'
+  done
+  chmod 644 "$POLICY"; chown $NOBODY "$POLICY"
+  run -- apply 80GiB; expect_policy_refused "owned by uid $NOBODY"
+  chown root:"$GROUP" "$POLICY"; chmod 664 "$POLICY"   # writable by the caller's own group
+  run -- apply 80GiB; expect_policy_refused 'writable by group or others'
+  chown root:root "$POLICY"; chmod 644 "$POLICY"
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+}
+
+policy_insecure_parents() {
+  fresh_fixture; caller_file
+  for mode in 775 777 757; do
+    chmod "$mode" "$FIXTURE/etc"
+    run -- apply 80GiB; expect_policy_refused 'writable by group or others'
+  done
+  chmod 755 "$FIXTURE/etc"; chown $NOBODY "$FIXTURE/etc"
+  run -- apply 80GiB; expect_policy_refused "owned by uid $NOBODY"
+  chown root "$FIXTURE/etc"
+  # A group-writable ancestor: refused too (the journal, checked first, lives under it as well).
+  chmod 775 "$FIXTURE"
+  run -- apply 80GiB
+  [ "$RC" -eq 11 ] || [ "$RC" -eq 12 ] || fail "a group-writable ancestor gave exit $RC"
+  expect_err 'writable by group or others'; expect_knob 0
+  chmod 755 "$FIXTURE"
+  # A sticky, root-owned, world-writable directory (like /tmp): a root-owned file in it is
+  # trusted (only its owner can rename or remove it); a caller-owned one is not.
+  chmod 1777 "$FIXTURE/etc"
+  install -o $NOBODY -g $NOBODY -m 644 "$CALLER_FILE" "$FIXTURE/etc/evil.conf"
+  mv "$POLICY" "$FIXTURE/etc/good.conf"; mv "$FIXTURE/etc/evil.conf" "$POLICY"
+  run -- apply 80GiB; expect_policy_refused "owned by uid $NOBODY"
+  rm "$POLICY"; mv "$FIXTURE/etc/good.conf" "$POLICY"
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+  chmod 755 "$FIXTURE/etc"
+}
+
+policy_not_a_file() {
+  fresh_fixture
+  rm "$POLICY"; mkdir -m 755 "$POLICY"
+  run -- apply 80GiB; expect_policy_refused 'is a directory'
+  rmdir "$POLICY"; mkfifo -m 644 "$POLICY"
+  # A FIFO with no writer: opening it must not wait for one.
+  OUT=$(timeout 10 "$SPAWN" --as "$AS" -- "$HELPER" apply 80GiB 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  [ "$RC" -ne 124 ] || fail "the helper hung on a FIFO policy"
+  expect_policy_refused 'not a regular file'
+  rm "$POLICY"; mknod -m 644 "$POLICY" c 1 5   # the /dev/zero device
+  run -- apply 80GiB; expect_policy_refused 'not a regular file'
+  rm "$POLICY"; python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$POLICY"
+  chmod 644 "$POLICY"
+  run -- apply 80GiB
+  expect_rc 11; expect_knob 0; expect_last_event refused
+  restore_policy
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+}
+
+policy_oversized_and_malformed() {
+  fresh_fixture
+  put() { rm -f "$POLICY"; cat > "$POLICY"; chmod 644 "$POLICY"; }
+  head -c $((10 << 20)) /dev/zero | put
+  run -- apply 80GiB; expect_policy_refused 'larger than 65536 bytes'
+  { printf 'min = 64GiB\n# '; head -c $((1 << 20)) /dev/zero | tr '\0' x; printf '\n'; } | put
+  run -- apply 80GiB; expect_policy_refused 'larger than 65536 bytes'
+  { printf 'min = 64GiB\n# '; head -c 60000 /dev/zero | tr '\0' x; printf '\n'; } | put
+  run -- apply 80GiB; expect_policy_refused 'longer than 1024 characters'
+  printf 'min = 64GiB\nmax = 176\0GiB\n' | put
+  run -- apply 80GiB; expect_policy_refused 'NUL byte'
+  printf 'min = 64GiB\r\nmax = 176GiB\r\nreserve = 16GiB\r\nmax_step = 16GiB\r\n' | put
+  run -- apply 80GiB; expect_policy_refused 'carriage return'
+  printf 'min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\ngroup = wcap\xff\xfetest\n' | put
+  run -- apply 80GiB; expect_policy_refused 'non-ASCII byte'
+  printf 'min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\ngroup = \e[31mwcaptest\e]0;x\a\n' | put
+  run -- apply 80GiB; expect_policy_refused 'control character'
+  printf '' | put
+  run -- apply 80GiB; expect_policy_refused "missing key 'min'"
+  printf '%s\n' "${GOOD_BAND[@]}" 'max = 188GiB' | put
+  run -- apply 80GiB; expect_policy_refused "duplicate key 'max'"
+  # Exactly the largest file accepted (65536 bytes): a good policy padded with comment lines.
+  { printf '%s\n' "${GOOD_BAND[@]}"; yes '# padding padding padding padding padding padding padding' | head -c 70000; } |
+    head -c 65535 > "$WORK/edge"; printf '\n' >> "$WORK/edge"
+  [ "$(stat -c %s "$WORK/edge")" -eq 65536 ] || fail "the edge file is not 65536 bytes"
+  put < "$WORK/edge"
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+  printf '#' >> "$POLICY"   # 65537 bytes
+  run -- apply 96GiB; expect_rc 11; expect_err 'larger than 65536 bytes'; expect_knob 81920
+}
+
+# The policy file is swapped, atomically and as fast as the kernel allows, between the good
+# one and a hostile one while the helper runs thousands of times asking for a value only the
+# hostile band permits: it is never applied, and never gets as far as an intent.
+policy_swap_race() {
+  fresh_fixture; caller_file
+  # 6 x 350 = 2,100 runs (about 15 s); a sanitizer build starts each run several times slower,
+  # so there 6 x 200.
+  local runs=${HOSTILE_RACE_RUNS:-350} seed=${HOSTILE_SEED:-$RANDOM}
+  [ "$SANITIZED" = 1 ] && runs=${HOSTILE_RACE_RUNS:-200}
+  note "seed $seed (HOSTILE_SEED=$seed replays it), $runs runs per variant"
+  # Control: as a real, root-owned policy the hostile band does permit the value.
+  write_policy "${HOSTILE_BAND[@]}"
+  run -- apply "${HOSTILE_VALUE_MIB}MiB"; expect_rc 0; expect_knob $HOSTILE_VALUE_MIB
+  sim reboot >/dev/null; expect_knob 0
+  restore_policy
+  : > "$JOURNAL"
+  local hist; hist=$(sim_history)
+  local hostile=$FIXTURE/etc/hostile.conf
+  # Each variant puts something a careless or hostile setup could leave at $hostile.
+  variant_caller_owned() { install -o $NOBODY -g $NOBODY -m 644 "$CALLER_FILE" "$hostile"; }
+  variant_group_writable() { printf '%s\n' "${HOSTILE_BAND[@]}" > "$hostile"; chmod 664 "$hostile"; }
+  variant_world_writable() { printf '%s\n' "${HOSTILE_BAND[@]}" > "$hostile"; chmod 666 "$hostile"; }
+  variant_symlink() { ln -s "$CALLER_FILE" "$hostile"; }
+  variant_hardlink() { printf '%s\n' "${HOSTILE_BAND[@]}" > "$hostile"; chmod 644 "$hostile"; ln "$hostile" "$FIXTURE/etc/hostile.alias"; }
+  for v in caller_owned group_writable world_writable symlink hardlink directory; do
+    local a=$POLICY b=$hostile
+    rm -rf "$hostile" "$FIXTURE/etc/hostile.alias" "$FIXTURE/etc.hostile"
+    if [ $v = directory ]; then
+      # The whole directory: a caller-owned one holding a root-owned hostile policy.
+      mkdir "$FIXTURE/etc.hostile"; printf '%s\n' "${HOSTILE_BAND[@]}" > "$FIXTURE/etc.hostile/wiredcap.conf"
+      chmod 644 "$FIXTURE/etc.hostile/wiredcap.conf"; chown $NOBODY "$FIXTURE/etc.hostile"
+      a=$FIXTURE/etc b=$FIXTURE/etc.hostile
+    else
+      "variant_$v"
+    fi
+    "$SWAP" "$a" "$b" >"$WORK/swaps" & local swapper=$!
+    "$LOOP" --runs "$runs" --as "$MEMBER" --state "$STATE" --values "${HOSTILE_VALUE_MIB}MiB" --seed "$seed" \
+      --expect-unchanged -- "$HELPER" apply '{}' >"$WORK/loop" 2>&1; local rc=$?
+    kill -TERM $swapper; wait $swapper
+    note "variant $v: $(cat "$WORK/swaps") swaps; $(tr '\n' ' ' < "$WORK/loop")"
+    [ $rc -eq 0 ] || fail "variant $v: $(cat "$WORK/loop")"
+    # Both sides of the race were seen: the good policy (exit 3) and the hostile one (exit 11).
+    grep -q 'exit 3$' "$WORK/loop" && grep -q 'exit 11$' "$WORK/loop" ||
+      fail "variant $v: the race did not reach both files: $(cat "$WORK/loop")"
+    [ -f "$POLICY" ] && [ ! -L "$POLICY" ] || fail "variant $v: the swap loop did not put the policy back"
+  done
+  expect_knob 0; expect_history "$hist"
+  journal_ok --never-to $HOSTILE_VALUE_MIB
+}
+
+# ---------------------------------------------------------------------------------------------
+# 3. The environment
+
+# strace, running as root, traces the whole exec chain; a tracer with CAP_SYS_PTRACE does not
+# stop the setuid bit from taking effect (checked below: the JSON line says the run applied).
+traced_opens() {  # traced_opens NAME [SPAWN-OPTIONS...]: apply 72GiB from a rebooted machine
+  local name=$1; shift
+  sim reboot >/dev/null
+  OUT=$(strace -f -qq -y -s 4096 -o "$WORK/$name.strace" -e trace=open,openat,openat2,creat,execve \
+          "$SPAWN" --as "$AS" "${TRACED_ENV[@]}" "$@" -- "$HELPER" apply 72GiB 2>"$WORK/stderr")
+  RC=$?; ERR=$(cat "$WORK/stderr")
+  "${CHECK[@]}" opens "$WORK/$name.strace" "$HELPER" > "$WORK/$name.opens" || fail "cannot read $WORK/$name.strace"
+}
+
+# loader_only OPENS_REGEX STDERR_REGEX: drops what the dynamic loader did from this run's
+# record ($name.opens, $ERR) so the helper's own behaviour can be compared; there must be some.
+loader_only() {
+  grep -q -E "$1" "$WORK/$name.opens" || fail "environment '$name': expected the loader's own lookups"
+  grep -v -E "$1" "$WORK/$name.opens" > "$WORK/$name.kept"; mv "$WORK/$name.kept" "$WORK/$name.opens"
+  ERR=$(printf '%s\n' "$ERR" | grep -v -E "$2")
+}
+
+environment_is_ignored() {
+  fresh_fixture
+  command -v strace >/dev/null || fail "strace is missing (tools/install-deps)"
+  local evil=$WORK/evil
+  mkdir -p "$evil/C/LC_MESSAGES" "$evil/x/LC_CTYPE"
+  # Bait: things ld.so, libc or a shell would pick up if they looked.
+  for f in evil.so libc.so.6 libm.so.6 gconv-modules audit.so; do printf 'bait\n' > "$evil/$f"; done
+  for tool in sysctl sh bash env id getent; do
+    printf '#!/bin/sh\ntouch %s/RAN-%s\n' "$evil" "$tool" > "$evil/$tool"; chmod 755 "$evil/$tool"
+  done
+  chmod -R a+rX "$evil"
+
+  traced_opens clean
+  expect_rc 0; expect_out '"changed":true'; expect_knob 73728
+  local clean_out=$OUT clean_err=$ERR
+  # The clean run's files, each accounted for: the dynamic loader and libc, the fixture and the
+  # directories on its way, the group database, the zone file the syslog mirror's time stamp
+  # reads, /dev/null. (Sanitizer builds also read /proc and /sys.)
+  local prefix=$FIXTURE ancestors="/" p
+  while [ "$prefix" != "/" ]; do ancestors="$ancestors|$prefix"; prefix=$(dirname "$prefix"); done
+  local allowed="^(open|openat) (($ancestors)|$FIXTURE/.*|/etc/ld\.so\.cache|/etc/nsswitch\.conf|/etc/group|/etc/passwd|/etc/localtime|/usr/share/zoneinfo/.*|(/usr)?/lib(64|32|x32)?/.*\.so[.0-9]*|/dev/null)"
+  [ "$SANITIZED" = 1 ] && allowed="$allowed|^(open|openat) (/proc/.*|/sys/.*)"
+  while read -r p; do
+    [[ $p =~ $allowed ]] || fail "the helper opened a file nobody expected: $p"
+  done < "$WORK/clean.opens"
+  note "clean environment: $(wc -l < "$WORK/clean.opens") distinct opens, all expected"
+
+  local -A envs=(
+    [ld_preload]="LD_PRELOAD=$evil/evil.so|LD_PRELOAD=$evil/libc.so.6"
+    [ld_preload_bare_name]="LD_PRELOAD=evil.so"
+    [ld_library_path]="LD_LIBRARY_PATH=$evil|LD_RUN_PATH=$evil"
+    [ld_audit_and_friends]="LD_AUDIT=$evil/audit.so|LD_DEBUG_OUTPUT=$evil/debug|LD_PROFILE_OUTPUT=$evil|LD_ORIGIN_PATH=$evil|LD_HWCAP_MASK=0|LD_BIND_NOT=1|LD_SHOW_AUXV=1"
+    [ld_profile]="LD_PROFILE=libc.so.6|LD_PROFILE_OUTPUT=$evil"
+    [gconv_path]="GCONV_PATH=$evil|CHARSET=evil"
+    [nlspath]="NLSPATH=$evil/%N|LANGUAGE=x|LC_MESSAGES=C"
+    [locpath_lc_all]="LOCPATH=$evil|LC_ALL=../x|LANG=../../../$evil/x|LC_CTYPE=../x"
+    [tz]="TZ=/etc/shadow|TZDIR=$evil"
+    [tz_colon]="TZ=:/etc/shadow"
+    [tmpdir]="TMPDIR=$evil|TMP=$evil|TEMP=$evil"
+    [path]="PATH=$evil:/usr/bin:/bin|SHELL=$evil/sh"
+    [ifs]=$'IFS=x\n|IFS=/|PS4=$(touch '"$evil"'/RAN-ps4)'
+    [malloc]="MALLOC_CHECK_=3|MALLOC_PERTURB_=165|MALLOC_TRACE=$evil/trace|GLIBC_TUNABLES=glibc.malloc.check=3:glibc.malloc.tcache_count=0"
+    [config_homes]="HOME=$evil|XDG_CONFIG_HOME=$evil|SPDLOG_LEVEL=trace|HOSTALIASES=$evil/hosts|RES_OPTIONS=debug|LOCALDOMAIN=evil"
+    [wiredcap_names]="WIREDCAP_POLICY=$evil/p|WIREDCAP_SIM_STATE=$evil/s|WIREDCAP_JOURNAL=$evil/j|WIREDCAP_HELPER=$evil/sh"
+    [spoofed_identity]="USER=root|LOGNAME=root|SUDO_UID=0|SUDO_GID=0|SUDO_USER=root|USERNAME=root"
+    [without_equals]="LD_PRELOAD|=$evil/evil.so|PATH||TZ|LD_LIBRARY_PATH=$evil=x"
+    [many]="@many"
+  )
+  for name in "${!envs[@]}"; do
+    local opts=() item
+    IFS='|' read -r -d '' -a items < <(printf '%s' "${envs[$name]}")  # items may hold newlines
+    for item in "${items[@]}"; do
+      if [ "$item" = "@many" ]; then opts+=(--env-many 10000); else opts+=(--env "$item"); fi
+    done
+    [ "$name" = without_equals ] && opts+=(--env '')
+    traced_opens "$name" "${opts[@]}"
+    # Two things glibc's ld.so does in secure-execution mode, before any helper code runs
+    # (ld.so(8)); only root-owned system locations are involved, and the result is the same:
+    case $name in
+      ld_preload_bare_name)
+        # a preload without a slash is looked for in the system library directories only, and
+        # loaded only if it is setuid there;
+        loader_only '^openat (/usr)?/lib(64)?/([^ ]*/)?evil\.so O_RDONLY\|O_CLOEXEC -> ENOENT$' \
+                    "^ERROR: ld.so: object 'evil.so' from LD_PRELOAD cannot be preloaded" ;;
+      ld_profile)
+        # LD_PROFILE is still honoured, with its output forced into /var/profile (which a
+        # system must not have unless root wants every setuid program profiled there).
+        loader_only '^openat /var/profile/libc\.so\.6\.profile O_RDWR\|O_CREAT\|O_NOFOLLOW -> ENOENT$' \
+                    '^/var/profile/libc\.so\.6\.profile: cannot open file' ;;
+    esac
+    [ "$RC" -eq 0 ] && [ "$OUT" = "$clean_out" ] && [ "$ERR" = "$clean_err" ] ||
+      fail "environment '$name': exit $RC, output '$OUT' '$ERR'; a clean environment gave 0, '$clean_out'"
+    if ! diff "$WORK/clean.opens" "$WORK/$name.opens" > "$WORK/$name.diff"; then
+      fail "environment '$name' changed the files the helper opened:\n$(cat "$WORK/$name.diff")"
+    fi
+  done
+  local ran; ran=$(find "$evil" -name 'RAN-*')
+  [ -z "$ran" ] || fail "something the caller planted was run: $ran"
+  grep -q 'execve' "$WORK/clean.opens" && fail "the helper ran a program: $(grep execve "$WORK/clean.opens")"
+  note "${#envs[@]} hostile environments: the same exit, output and opened files as an empty one; nothing run"
+}
+
+# ---------------------------------------------------------------------------------------------
+# 4. Process state
+
+std_fds_closed() {
+  fresh_fixture
+  local closed
+  for closed in "0 1 2" "1" "2" "0" "1 2" "0 1"; do
+    sim reboot >/dev/null
+    local opts=() fd
+    for fd in $closed; do opts+=(--close "$fd"); done
+    run "${opts[@]}" -- apply 80GiB
+    expect_rc 0; expect_knob 81920; expect_last_event applied
+    run "${opts[@]}" -- apply 190GiB     # a refusal, with its message for stderr
+    expect_rc 3; expect_knob 81920; expect_last_event refused
+    sim show >/dev/null || fail "the simulator's state is damaged (fds $closed closed)"
+  done
+  # Nothing the helper meant for stdout or stderr went into the journal or the policy.
+  journal_ok
+  grep -q '"ok"' "$JOURNAL" && fail "a result line landed in the journal"
+  grep -q 'wiredcap-helper:' "$JOURNAL" "$POLICY" && fail "an error message landed in the journal or the policy"
+  cmp -s "$POLICY" <(printf '%s\n' "${GOOD_BAND[@]}") || fail "the policy file changed"
+}
+
+inherited_fds_are_closed() {
+  fresh_fixture
+  local marker=$WORK/inherited-marker
+  printf 'marker\n' > "$marker"; chmod 644 "$marker"
+  sim fault stall-write 1500 >/dev/null
+  # The highest descriptor the hard limit allows (a root without CAP_SYS_RESOURCE cannot raise it).
+  local top; top=$(ulimit -Hn); [ "$top" = unlimited ] && top=65536
+  "$SPAWN" --as "$AS" --inherit 1000:"$marker" --inherit-at 4000:"$marker" --inherit-at $((top - 1)):"$marker" \
+    -- "$HELPER" apply 80GiB >"$WORK/out" 2>"$WORK/err" &
+  local pid=$!
+  wait_for_event intent          # the helper is now inside the (stalled) kernel write
+  local fds; fds=$(ls -l "/proc/$pid/fd" 2>&1)
+  grep -q "$marker" <<< "$fds" && fail "an inherited descriptor survived into the helper:\n$fds"
+  local high; high=$(ls "/proc/$pid/fd" | awk '$1 > 2' | wc -l)
+  [ "$high" -le 4 ] || fail "the helper holds $high descriptors above 2:\n$fds"
+  note "while writing, the helper holds: $(ls "/proc/$pid/fd" | tr '\n' ' ')"
+  wait $pid; RC=$?; OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_knob 81920
+  sim fault stall-write off >/dev/null
+  # And it runs nothing that could receive them: the only execve is the helper's own; the
+  # descriptors are closed in one call before anything is opened.
+  sim reboot >/dev/null
+  strace -f -qq -o "$WORK/exec.strace" -e trace=execve,close_range,openat \
+    "$SPAWN" --as "$AS" "${TRACED_ENV[@]}" --inherit 200:"$marker" -- "$HELPER" apply 80GiB >"$WORK/out" 2>&1 ||
+    fail "traced run failed: $(cat "$WORK/out")"
+  local execs; execs=$(grep -c 'execve(' "$WORK/exec.strace")
+  # spawn-hostile's own, then the helper's: nothing after that.
+  [ "$execs" -eq 2 ] && grep 'execve(' "$WORK/exec.strace" | tail -n 1 | grep -q "execve(\"$HELPER\"" ||
+    fail "the helper ran something: $(grep execve "$WORK/exec.strace")"
+  # The first of these after the exec is the dynamic loader's; the helper's first own call
+  # must be close_range, before any file of its own is opened.
+  awk -v h="execve(\"$HELPER\"" 'index($0, h) {seen=1; next} seen' "$WORK/exec.strace" | grep -v -E '"/(etc/ld\.so\.cache|(usr/)?lib)' |
+    head -1 | grep -q 'close_range(3, ' || fail "close_range is not the helper's first act: $(grep -A8 "execve(\"$HELPER" "$WORK/exec.strace")"
+}
+
+rlimit_nofile() {
+  fresh_fixture
+  local n results=""
+  for n in 3 4 5 6 7 8 10 12 16; do
+    sim reboot >/dev/null
+    run --rlimit nofile=$n -- apply 80GiB
+    local k; k=$(knob)
+    results="$results nofile=$n:exit=$RC:knob=$k"
+    case $RC in
+      0) [ "$k" = 81920 ] || fail "nofile=$n: exit 0 but knob $k"; expect_last_event applied ;;
+      *) [ "$k" = 0 ] || [ "$RC" = 6 ] || fail "nofile=$n: exit $RC and the knob changed to $k" ;;
+    esac
+    [ "$RC" -lt 128 ] || fail "nofile=$n: the helper died of a signal ($RC)"
+    journal_ok >/dev/null
+  done
+  note "$results"
+  [ "$RC" -eq 0 ] || fail "even RLIMIT_NOFILE=16 is not enough for the helper"
+  journal_ok
+}
+
+# The journal cannot be written (the file-size limit is its current size): the helper exits
+# journal_failed (12) and the kernel is never touched. SIGXFSZ is ignored by the helper, so the
+# limit fails the write instead of killing the helper; and a record that would cross the limit
+# is refused whole, so no torn or complete-looking partial record is left behind.
+rlimit_fsize_journal_first() {
+  fresh_fixture
+  # Some history first: the journal must outgrow the simulator's state file, which is written
+  # under the same limit (a real kernel is not a file and would not be).
+  for v in 72GiB 80GiB 72GiB 80GiB 72GiB; do run -- apply $v; expect_rc 0; done
+  sim reboot >/dev/null
+  local size hist; size=$(journal_size); hist=$(sim_history)
+  cp "$JOURNAL" "$WORK/journal.before"
+  # The intent record for 80GiB from 0 is as long as the one for 72GiB was (fixed-width fields).
+  local len; len=$(grep '"event":"intent"' "$JOURNAL" | head -n 1 | wc -c)
+  local extra
+  for extra in 0 1 40 150 $((len - 1)); do
+    run --rlimit fsize=$((size + extra)) -- apply 80GiB
+    expect_rc 12; expect_err 'File too large'; expect_err 'nothing was changed'
+    expect_knob 0; expect_history "$hist"
+    cmp -s "$JOURNAL" "$WORK/journal.before" ||
+      fail "limit +$extra: the journal changed: $(tail -c 300 "$JOURNAL" | od -c | tail -5)"
+  done
+  note "limits from +0 to +$((len - 1)) bytes: refused whole, journal byte-identical, kernel untouched"
+  # Room for the intent and not for the outcome: the value is applied (the intent came first),
+  # the helper says so, and the intent stands as an interrupted action.
+  run --rlimit fsize=$((size + len)) -- apply 80GiB
+  expect_rc 12; expect_err 'the value was applied'; expect_knob 81920
+  expect_last_event intent
+  journal_ok --allow-interrupted
+}
+
+# A tiny address space. Below some limit the kernel or the dynamic loader gives up before the
+# helper runs (SIGSEGV at exec, exit 127); above it the helper runs and, near that edge, runs
+# out of memory on its way: it must then fail cleanly (exit 1 and its JSON line, not an abort),
+# and never change the kernel without the intent record before it. The edge depends on the
+# build, so it is found by bisection and the band above it walked page by page.
+rlimit_as() {
+  [ "$SANITIZED" = 1 ] && { echo "SKIP: ASan reserves terabytes of address space; RLIMIT_AS cannot be tested under it"; exit 77; }
+  fresh_fixture
+  mkdir -m 700 "$WORK/cwd" && chown $NOBODY "$WORK/cwd"
+  try_as() {  # try_as KiB: sets RC OUT ERR K, and NEW (the journal records this run added)
+    sim reboot >/dev/null
+    local before; before=$(journal_size)
+    run --rlimit as=$(($1 * 1024)) --rlimit core=unlimited --chdir "$WORK/cwd" -- apply 80GiB
+    K=$(knob)
+    NEW=$(tail -c +$((before + 1)) "$JOURNAL" 2>/dev/null)
+  }
+  local lo=1024 hi=65536 mid
+  try_as $hi; [ "$RC" -eq 0 ] || fail "64 MiB of address space is not enough for the helper (exit $RC: $ERR)"
+  while [ $((hi - lo)) -gt 4 ]; do
+    mid=$(( (lo + hi) / 2 / 4 * 4 ))
+    try_as $mid
+    if [ "$RC" -eq 127 ] || [ "$RC" -eq 139 ]; then lo=$mid; else hi=$mid; fi
+  done
+  note "the helper's own code first runs at RLIMIT_AS=$hi KiB"
+  local kb=$hi ok_streak=0 outcomes=""
+  while [ $ok_streak -lt 8 ] && [ $kb -lt $((hi + 4096)) ]; do
+    try_as $kb
+    outcomes="$outcomes $RC"
+    [ "$RC" -lt 128 ] || fail "as=${kb}KiB: the helper died of signal $((RC - 128)): $ERR"
+    if [ "$RC" -ne 127 ]; then
+      expect_one_line
+      [ "$RC" -eq 0 ] && expect_out '"ok":true' || expect_out "\"exit\":$RC"
+    fi
+    [ "$RC" -ne 0 ] || [ "$K" = 81920 ] || fail "as=${kb}KiB: exit 0 but knob $K"
+    if [ "$K" != 0 ]; then
+      head -n 1 <<< "$NEW" | grep -q '"event":"intent".*"to_mib":81920' ||
+        fail "as=${kb}KiB: the knob changed without its intent record first: $NEW"
+    fi
+    journal_ok --allow-interrupted >/dev/null
+    if [ "$RC" -eq 0 ]; then ok_streak=$((ok_streak + 1)); else ok_streak=0; fi
+    kb=$((kb + 4))
+  done
+  note "exits from $hi KiB upwards, page by page:$outcomes"
+  [ -z "$(ls -A "$WORK/cwd")" ] || fail "a core file was written: $(ls -A "$WORK/cwd")"
+}
+
+core_dumps_off() {
+  fresh_fixture
+  mkdir -m 700 "$WORK/cwd" && chown $NOBODY "$WORK/cwd"
+  sim fault stall-write 1500 >/dev/null
+  "$SPAWN" --as "$AS" --rlimit core=unlimited --chdir "$WORK/cwd" -- "$HELPER" apply 80GiB >"$WORK/out" 2>"$WORK/err" &
+  local pid=$!
+  wait_for_event intent
+  grep -E '^Max core file size +0 +0 ' "/proc/$pid/limits" >/dev/null ||
+    fail "RLIMIT_CORE is not 0 in the helper: $(grep core "/proc/$pid/limits")"
+  # Every signal whose default action dumps core is blocked: QUIT ILL TRAP ABRT BUS FPE SEGV
+  # XCPU SYS (signal n is bit n-1 of SigBlk).
+  local blk; blk=$(awk '/^SigBlk:/ {print $2}' "/proc/$pid/status")
+  (( (16#$blk & 0x408004FC) == 0x408004FC )) || fail "the helper does not block the core-dumping signals: SigBlk $blk"
+  for sig in ABRT SEGV QUIT BUS FPE ILL TRAP SYS; do kill -s $sig $pid; done
+  wait $pid; RC=$?; OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_knob 81920
+  sim fault stall-write off >/dev/null
+  [ -z "$(ls -A "$WORK/cwd")" ] || fail "files appeared in the caller's cwd: $(ls -A "$WORK/cwd")"
+  # Not dumpable: shown on an unprivileged run (a setuid one is never dumpable anyway), where
+  # the kernel hands the /proc entries of a non-dumpable process to root.
+  local dev=$WORK/dev
+  mkdir -p "$dev/etc" && printf '%s\n' "${GOOD_BAND[@]}" > "$dev/etc/wiredcap.conf"
+  chown -R $NOBODY:$NOBODY "$dev"; chmod 755 "$dev" "$dev/etc"; chmod 644 "$dev/etc/wiredcap.conf"
+  "$SIM" --state "$dev/sim-state" init >/dev/null && "$SIM" --state "$dev/sim-state" fault stall-write 1500 >/dev/null
+  chown $NOBODY:$NOBODY "$dev/sim-state"
+  "$SPAWN" --as "$AS" --rlimit core=unlimited -- "$PROD_HELPER" --policy "$dev/etc/wiredcap.conf" \
+    --journal "$dev/journal/journal.jsonl" --sim-state "$dev/sim-state" apply 80GiB >"$WORK/out" 2>"$WORK/err" &
+  pid=$!
+  local _; for _ in $(seq 200); do grep -q intent "$dev/journal/journal.jsonl" 2>/dev/null && break; sleep 0.05; done
+  grep -q intent "$dev/journal/journal.jsonl" || fail "the unprivileged run never reached its write"
+  local owner; owner=$(stat -c %u "/proc/$pid/status")
+  "$SPAWN" --as "$AS" -- /bin/sleep 1 & local control=$!
+  sleep 0.2
+  local control_owner; control_owner=$(stat -c %u "/proc/$control/status")
+  wait $pid; RC=$?; wait $control
+  expect_rc 0
+  [ "$control_owner" = $NOBODY ] || fail "control: a dumpable process of nobody shows owner $control_owner"
+  [ "$owner" = 0 ] || fail "the unprivileged helper is dumpable (its /proc entry belongs to uid $owner)"
+}
+
+umask_000() {
+  fresh_fixture
+  rm -rf "$FIXTURE/journal"          # the helper creates the directory and the file
+  run --umask 000 -- apply 80GiB
+  expect_rc 0; expect_knob 81920
+  [ "$(stat -c '%a %u' "$FIXTURE/journal")" = "755 0" ] || fail "journal directory: $(stat -c '%a %u' "$FIXTURE/journal")"
+  [ "$(stat -c '%a %u' "$JOURNAL")" = "644 0" ] || fail "journal: $(stat -c '%a %u' "$JOURNAL")"
+  [ "$(stat -c '%a %u' "$STATE")" = "644 0" ] || fail "sim state: $(stat -c '%a %u' "$STATE")"
+  run --umask 000 -- apply 96GiB
+  expect_rc 0; [ "$(stat -c %a "$JOURNAL")" = 644 ] || fail "journal mode changed"
+  rm -rf "$FIXTURE/journal"
+  run --umask 777 -- apply 80GiB
+  expect_rc 0
+  [ "$(stat -c '%a %u' "$FIXTURE/journal")" = "755 0" ] || fail "umask 777: journal directory $(stat -c '%a %u' "$FIXTURE/journal")"
+  [ "$(stat -c '%a %u' "$JOURNAL")" = "644 0" ] || fail "umask 777: journal $(stat -c '%a %u' "$JOURNAL")"
+}
+
+deleted_cwd() {
+  fresh_fixture
+  run --deleted-cwd "$WORK/gone" -- apply 80GiB
+  expect_rc 0; expect_knob 81920
+  run --deleted-cwd "$WORK/gone2" -- read
+  expect_rc 0; expect_out '"wired_limit_mib":{"value":81920'
+  # A cwd full of look-alikes changes nothing either: every path the helper uses is absolute.
+  mkdir -p "$WORK/lookalike/etc" "$WORK/lookalike/journal"
+  printf '%s\n' "${HOSTILE_BAND[@]}" > "$WORK/lookalike/etc/wiredcap.conf"
+  cp "$STATE" "$WORK/lookalike/sim-state"
+  run --chdir "$WORK/lookalike" -- apply 96GiB
+  expect_rc 0; expect_knob 98304
+  [ ! -e "$WORK/lookalike/journal/journal.jsonl" ] || fail "a journal was written relative to the cwd"
+}
+
+# Signals at random points of >= 1000 runs. The helper blocks every catchable signal before it
+# opens anything, so the interesting window is the one before that; SIGSTOP/SIGCONT land
+# anywhere. SIGKILL is out of scope: nothing can survive it (the ramp's crash-point tests cover
+# what recover makes of it).
+signals_at_random_points() {
+  fresh_fixture
+  local runs=${HOSTILE_SIGNAL_RUNS:-1000} seed=${HOSTILE_SEED:-$RANDOM}
+  note "seed $seed (HOSTILE_SEED=$seed replays it)"
+  : > "$JOURNAL"
+  "$LOOP" --runs "$runs" --signals --max-delay-us 3000 --seed "$seed" --as "$MEMBER" --state "$STATE" \
+    --values 81920MiB,73728MiB -- "$HELPER" apply '{}' >"$WORK/loop" 2>&1 || fail "$(cat "$WORK/loop")"
+  note "$(cat "$WORK/loop")"
+  # Then with the write itself slowed down (2 ms before and after the knob changes), so signals
+  # land inside intent -> write -> read back -> applied too.
+  sim fault stall-write 2 >/dev/null; sim fault stall-after-write 2 >/dev/null
+  "$LOOP" --runs 300 --signals --max-delay-us 8000 --seed "$((seed + 1))" --as "$MEMBER" --state "$STATE" \
+    --values 81920MiB,73728MiB -- "$HELPER" apply '{}' >"$WORK/loop" 2>&1 || fail "$(cat "$WORK/loop")"
+  note "with stalls: $(cat "$WORK/loop")"
+  sim fault stall-write off >/dev/null; sim fault stall-after-write off >/dev/null
+  local k; k=$(knob)
+  [ "$k" = 81920 ] || [ "$k" = 73728 ] || [ "$k" = 0 ] || fail "the knob holds $k"
+  journal_ok --allow-interrupted
+  grep -q '"event":"applied"' "$JOURNAL" || fail "no run ever got through"
+}
+
+# ---------------------------------------------------------------------------------------------
+# 5. Journal paths and a full disk. (The helper has no log file: its syslog mirror goes to the
+# syslog socket, which no caller names.)
+
+journal_symlink_and_hardlink() {
+  fresh_fixture; caller_file
+  local victim=$FIXTURE/victim
+  printf 'root data\n' > "$victim"; chmod 644 "$victim"
+  refused_journal() {  # refused_journal WHY
+    run -- apply 80GiB
+    expect_rc 12; expect_err "$1"; expect_err 'nothing was changed'; expect_knob 0; expect_history ""
+  }
+  ln -s /dev/null "$JOURNAL";               refused_journal 'symbolic link'; rm "$JOURNAL"
+  ln -s "$victim" "$JOURNAL";               refused_journal 'symbolic link'; rm "$JOURNAL"
+  ln -s "$CALLER_FILE" "$JOURNAL";          refused_journal 'symbolic link'; rm "$JOURNAL"
+  ln -s "$FIXTURE/created-by-helper" "$JOURNAL"; refused_journal 'symbolic link'; rm "$JOURNAL"
+  [ ! -e "$FIXTURE/created-by-helper" ] || fail "a dangling journal symlink's target was created"
+  ln "$victim" "$JOURNAL";                  refused_journal 'hard links'; rm "$JOURNAL"
+  ln "$CALLER_FILE" "$JOURNAL";             refused_journal "owned by uid $NOBODY"; rm "$JOURNAL"
+  mkfifo -m 644 "$JOURNAL"
+  OUT=$(timeout 10 "$SPAWN" --as "$AS" -- "$HELPER" apply 80GiB 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  [ "$RC" -ne 124 ] || fail "the helper hung on a FIFO journal"
+  expect_rc 12; expect_err 'not a regular file'; expect_knob 0; rm "$JOURNAL"
+  mkdir -m 755 "$JOURNAL";                  refused_journal 'journal'; rmdir "$JOURNAL"
+  # The journal directory replaced by a symlink to a caller-owned directory.
+  rmdir "$FIXTURE/journal"; mkdir "$WORK/caller/journal"; chown $NOBODY "$WORK/caller/journal"
+  ln -s "$WORK/caller/journal" "$FIXTURE/journal"; refused_journal "owned by uid $NOBODY"
+  [ -z "$(ls -A "$WORK/caller/journal")" ] || fail "the helper wrote into the caller's directory"
+  rm "$FIXTURE/journal"; mkdir -m 755 "$FIXTURE/journal"
+  cmp -s "$victim" <(printf 'root data\n') || fail "the victim file changed"
+  cmp -s "$CALLER_FILE" <(printf '%s\n' "${HOSTILE_BAND[@]}") || fail "the caller's file changed"
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+}
+
+# A full disk under the journal: a tiny tmpfs mounted over the fixture's journal directory in a
+# private mount namespace (the compiled-in path stays the same), filled to the last page. The
+# setuid helper, run as nobody inside that namespace, must refuse before touching the kernel.
+full_disk() {
+  fresh_fixture
+  command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
+  if ! unshare -m --propagation private true 2>/dev/null; then
+    echo "SKIP: cannot make a private mount namespace here; rlimit_fsize_journal_first covers the same failed write"
+    exit 77
+  fi
+  export FIXTURE JOURNAL SPAWN HELPER AS WORK
+  unshare -m --propagation private bash -euc '
+    mount -t tmpfs -o size=64k,mode=755,uid=0,gid=0 wcap-full "$FIXTURE/journal"
+    fill() { dd if=/dev/zero of="$FIXTURE/journal/filler" bs=4096 2>/dev/null || true; sync; }
+    # 1: an empty journal, the disk full.
+    : > "$JOURNAL"; chmod 644 "$JOURNAL"; fill
+    set +e
+    "$SPAWN" --as "$AS" -- "$HELPER" apply 80GiB >"$WORK/out1" 2>"$WORK/err1"; echo $? > "$WORK/rc1"
+    stat -c %s "$JOURNAL" > "$WORK/size1"
+    # 2: a journal that ends exactly on a page boundary, the disk full.
+    set -e; rm -f "$FIXTURE/journal/filler"
+    { printf "{\"v\":1,\"note\":\""; head -c 4000 /dev/zero | tr "\0" x; printf "\"}\n"; } | head -c 4095 > "$JOURNAL"
+    printf "\n" >> "$JOURNAL"; fill
+    set +e
+    "$SPAWN" --as "$AS" -- "$HELPER" apply 80GiB >"$WORK/out2" 2>"$WORK/err2"; echo $? > "$WORK/rc2"
+    stat -c %s "$JOURNAL" > "$WORK/size2"
+    # 3: room again: it works.
+    rm -f "$FIXTURE/journal/filler"
+    "$SPAWN" --as "$AS" -- "$HELPER" apply 80GiB >"$WORK/out3" 2>"$WORK/err3"; echo $? > "$WORK/rc3"
+  ' || fail "the full-disk namespace script failed"
+  for n in 1 2; do
+    RC=$(cat "$WORK/rc$n"); OUT=$(cat "$WORK/out$n"); ERR=$(cat "$WORK/err$n")
+    expect_rc 12; expect_err 'No space left on device'; expect_err 'nothing was changed'
+  done
+  [ "$(cat "$WORK/size1")" = 0 ] || fail "case 1: the full journal grew to $(cat "$WORK/size1") bytes"
+  [ "$(cat "$WORK/size2")" = 4096 ] || fail "case 2: the full journal grew to $(cat "$WORK/size2") bytes"
+  RC=$(cat "$WORK/rc3"); OUT=$(cat "$WORK/out3"); ERR=$(cat "$WORK/err3")
+  expect_rc 0
+  expect_history "81920 MiB "
+}
+
+# ---------------------------------------------------------------------------------------------
+# 6. Identity
+
+spoofed_user_changes_nothing() {
+  fresh_fixture
+  local spoof=(--env USER=root --env LOGNAME=root --env SUDO_UID=0 --env SUDO_GID=0 --env SUDO_USER=root
+               --env HOME=/root --env USERNAME=root --env LOGIN=root)
+  AS=$OUTSIDER
+  run "${spoof[@]}" -- apply 80GiB
+  expect_rc 4; expect_err "uid $NOBODY may not change the cap"; expect_knob 0
+  expect_journal "\"uid\":$NOBODY,\"command\":\"apply\",\"event\":\"refused\""
+  run "${spoof[@]}" -- read
+  expect_rc 0; expect_out "\"caller\":{\"uid\":$NOBODY,\"may_change\":false"
+  AS=$MEMBER
+  run "${spoof[@]}" -- apply 80GiB
+  expect_rc 0; expect_knob 81920
+  expect_journal "\"uid\":$NOBODY,\"command\":\"apply\",\"event\":\"applied\""
+  grep -q '"uid":0' "$JOURNAL" && fail "a spoofed variable made a record claim uid 0"
+  true
+}
+
+outsider_is_denied() {
+  fresh_fixture
+  AS=$OUTSIDER
+  for cmd in "apply 80GiB" "reset" "confirm --run r1 --step 1" "end --run r1 --outcome completed"; do
+    # shellcheck disable=SC2086
+    run -- $cmd
+    expect_rc 4; expect_err "not a member of group '$GROUP'"; expect_last_event refused
+  done
+  expect_knob 0
+  # Another group the caller is in does not help; the group as primary gid does (membership).
+  AS="$NOBODY:$NOBODY:$NOBODY"
+  run -- apply 80GiB; expect_rc 4; expect_knob 0
+  AS="$NOBODY:$GID:"
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+  # A policy whose group does not exist, or that names none: only root.
+  AS=$MEMBER
+  write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' 'group = wcap-no-such-group'
+  run -- apply 96GiB; expect_rc 4; expect_err "does not exist"; expect_knob 81920
+  write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'
+  run -- apply 96GiB; expect_rc 4; expect_err "only root may"; expect_knob 81920
+}
+
+not_root_message='is not running as root'
+setuid_off_message='setuid bit is not in effect'
+
+no_setuid_bit_is_a_clear_error() {
+  fresh_fixture
+  # The production build, installed without its setuid bit, run by a user. Its simulated Mac
+  # and journal are root's (/var/lib/wiredcap): nothing there may be created or changed.
+  mkdir -p "$WORK/bin" && install -o root -g root -m 755 "$PROD_HELPER" "$WORK/bin/wiredcap-helper"
+  local before; before=$(stat -c '%i %Y %s' /var/lib/wiredcap /var/lib/wiredcap/* 2>&1)
+  local h=$WORK/bin/wiredcap-helper
+  for cmd in "apply 80GiB" "reset" "confirm --run r1 --step 1"; do
+    # shellcheck disable=SC2086
+    OUT=$("$SPAWN" --as "$MEMBER" -- "$h" $cmd 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+    expect_rc 4; expect_err "$not_root_message"; expect_one_line
+  done
+  [ "$(stat -c '%i %Y %s' /var/lib/wiredcap /var/lib/wiredcap/* 2>&1)" = "$before" ] ||
+    fail "an unprivileged run changed /var/lib/wiredcap"
+  # The test build with its bit removed: the same clear error, the fixture untouched.
+  chmod 755 "$HELPER"
+  run -- apply 80GiB
+  expect_rc 4; expect_err "$not_root_message"; expect_knob 0
+  [ ! -s "$JOURNAL" ] || fail "the journal was written"
+}
+
+no_new_privs_is_a_clear_error() {
+  fresh_fixture
+  run --no-new-privs -- apply 80GiB
+  expect_rc 4; expect_err "$setuid_off_message"; expect_one_line; expect_knob 0
+  OUT=$(setpriv --no-new-privs --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$HELPER" reset 2>"$WORK/stderr")
+  RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 4; expect_err "$setuid_off_message"
+  # A nosuid mount says the same (private mount namespace, when this machine allows one).
+  if unshare -m --propagation private true 2>/dev/null; then
+    export FIXTURE SPAWN HELPER AS WORK
+    unshare -m --propagation private bash -c '
+      mount --bind "$FIXTURE/bin" "$FIXTURE/bin" && mount -o remount,bind,nosuid "$FIXTURE/bin" || exit 90
+      "$SPAWN" --as "$AS" -- "$HELPER" apply 80GiB >"$WORK/out" 2>"$WORK/err"; echo $? > "$WORK/rc"'
+    if [ $? -ne 90 ]; then
+      RC=$(cat "$WORK/rc"); OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
+      expect_rc 4; expect_err "$setuid_off_message"
+    else
+      note "cannot remount nosuid here; that variant was not run"
+    fi
+  fi
+  expect_knob 0
+  [ ! -s "$JOURNAL" ] || fail "the journal was written"
+}
+
+development_options_refused_when_setuid() {
+  fresh_fixture; caller_file
+  local evil_state=$WORK/caller/sim-state evil_journal=$WORK/caller/journal.jsonl
+  "$SIM" --state "$evil_state" init >/dev/null; chown $NOBODY "$evil_state"
+  local before; before=$(md5sum "$evil_state" "$CALLER_FILE")
+  for opts in "--policy $CALLER_FILE" "--journal $evil_journal" "--sim-state $evil_state" \
+              "--policy $CALLER_FILE --journal $evil_journal --sim-state $evil_state" \
+              "--sim-state /etc/passwd" "--journal /etc/passwd"; do
+    for cmd in "apply ${HOSTILE_VALUE_MIB}MiB" "read" "reset"; do
+      # shellcheck disable=SC2086
+      run -- $opts $cmd
+      expect_rc 4; expect_err 'compiled-in paths'; expect_one_line
+    done
+  done
+  expect_knob 0; [ ! -s "$JOURNAL" ] || fail "the journal was written"
+  [ "$(md5sum "$evil_state" "$CALLER_FILE")" = "$before" ] || fail "a caller's file changed"
+  [ ! -e "$evil_journal" ] || fail "a journal was created where the caller asked"
+}
+
+# ---------------------------------------------------------------------------------------------
+# 7. The kernel's integer (the Darwin backend accepts 4 or 8 bytes; so does the simulator)
+
+kernel_width_4_and_8() {
+  for w in 4 8; do
+    fresh_fixture
+    sim width $w >/dev/null || fail "wiredcap-sim width $w failed"
+    sim show | grep -qx "value_width=$w" || fail "the simulator did not take width $w"
+    run -- apply 80GiB
+    expect_rc 0; expect_out '"readback_mib":{"value":81920'; expect_knob 81920
+    run -- read
+    expect_rc 0; expect_out '"wired_limit_mib":{"value":81920,"source":"kernel"}'
+    run -- apply 96GiB; expect_rc 0; expect_knob 98304
+    run -- reset
+    expect_rc 0; expect_knob 0
+    journal_ok
+  done
+}
+
+declare -F "$scenario" >/dev/null || fail "no scenario '$scenario'"
+"$scenario"
+echo "PASS: $scenario"
