@@ -20,7 +20,8 @@ struct MetalReading {
 };
 
 // On a simulated Mac: the simulator's model of the Metal figure, labelled SIMULATED. On macOS:
-// Metal itself (not implemented in this version: reported as unknown). Elsewhere: unknown.
+// Metal itself, recommendedMaxWorkingSetSize of the default device (metal_darwin.cpp; unknown,
+// with the step that failed, when it cannot be read). Elsewhere: unknown.
 [[nodiscard]] MetalReading read_metal(const MachineReadings& machine, const DevPaths& dev);
 
 }  // namespace wiredcap::cli

@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +12,7 @@
 #if defined(__linux__)
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>  // SYS_close_range; Linux only (Zig's Darwin headers do not ship it)
 #endif
 
 extern char** environ;
