@@ -1,0 +1,63 @@
+# Installation layout (cmake --install). packaging/LAYOUT.md lists every file with its mode, and
+# tests/packaging/install_layout_test.sh checks that an install into DESTDIR is exactly that.
+#
+#   bin/wiredcap                                      0755  the command people type
+#   libexec/wiredcap/wiredcap-helper                  4755  the privileged core (setuid)
+#   share/man/man1/wiredcap.1, man8/wiredcap-helper.8 0644
+#   share/bash-completion/completions/wiredcap        0644
+#   share/zsh/site-functions/_wiredcap                0644
+#   share/fish/vendor_completions.d/wiredcap.fish     0644
+#   share/wiredcap/wiredcap.conf.example              0644  template for /etc/wiredcap.conf
+#   share/wiredcap/sudoers.d/wiredcap                 0644  template for /etc/sudoers.d/wiredcap
+#
+# Paths are literal, not GNUInstallDirs: wiredcap has the helper's installed path compiled in
+# as ${CMAKE_INSTALL_PREFIX}/libexec/wiredcap/wiredcap-helper (ramp/CMakeLists.txt), so install
+# with the prefix the build was configured with.
+#
+# Nothing goes to /etc or /var: the policy file and the journal directory belong to the macOS
+# package's postinstall or to the documented one-time step (README, "Install on a Mac").
+# Ownership is not set here: a non-root `cmake --install` cannot chown. The pkg applies
+# root:wheel (pkgbuild --ownership recommended, then postinstall); as root the files are
+# root's anyway.
+#
+# Only wiredcap and wiredcap-helper are installed: wiredcap-sim, wiredcap-helper-suidtest and
+# the test tools are build-tree programs for the test suite.
+
+# Setuid in the install tree. Homebrew (which cannot install setuid files, and whose prefix
+# belongs to a user) turns it off and documents the one-time `sudo chown` + `chmod 4755`.
+option(WIREDCAP_INSTALL_SETUID "Install wiredcap-helper with the setuid bit (mode 4755)" ON)
+
+set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
+set(_wiredcap_exec_mode OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+set(_wiredcap_data_mode OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+set(_wiredcap_helper_mode ${_wiredcap_exec_mode})
+if(WIREDCAP_INSTALL_SETUID)
+  list(APPEND _wiredcap_helper_mode SETUID)
+endif()
+
+set(_wiredcap_pkg ${PROJECT_SOURCE_DIR}/packaging)
+
+install(TARGETS wiredcap RUNTIME DESTINATION bin PERMISSIONS ${_wiredcap_exec_mode})
+install(TARGETS wiredcap-helper RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_helper_mode})
+
+install(FILES ${_wiredcap_pkg}/man/wiredcap.1 DESTINATION share/man/man1 PERMISSIONS ${_wiredcap_data_mode})
+install(FILES ${_wiredcap_pkg}/man/wiredcap-helper.8 DESTINATION share/man/man8 PERMISSIONS ${_wiredcap_data_mode})
+
+install(FILES ${_wiredcap_pkg}/completions/wiredcap.bash DESTINATION share/bash-completion/completions
+        RENAME wiredcap PERMISSIONS ${_wiredcap_data_mode})
+install(FILES ${_wiredcap_pkg}/completions/_wiredcap DESTINATION share/zsh/site-functions
+        PERMISSIONS ${_wiredcap_data_mode})
+install(FILES ${_wiredcap_pkg}/completions/wiredcap.fish DESTINATION share/fish/vendor_completions.d
+        PERMISSIONS ${_wiredcap_data_mode})
+
+install(FILES ${_wiredcap_pkg}/wiredcap.conf.example DESTINATION share/wiredcap PERMISSIONS ${_wiredcap_data_mode})
+# A template: the documented step copies it with `install -m 0440` after `visudo -cf`.
+install(FILES ${_wiredcap_pkg}/sudoers.d/wiredcap DESTINATION share/wiredcap/sudoers.d
+        PERMISSIONS ${_wiredcap_data_mode})
+
+unset(_wiredcap_exec_mode)
+unset(_wiredcap_data_mode)
+unset(_wiredcap_helper_mode)
+unset(_wiredcap_pkg)

@@ -1,0 +1,95 @@
+# bash completion for wiredcap(1). Installed as share/bash-completion/completions/wiredcap.
+# Self-contained: needs no function of the bash-completion package, and runs in bash 3.2
+# (macOS's /bin/bash) as well as in bash 5.
+# tests/packaging/completions_test.sh checks it against `wiredcap --help`.
+
+# Sets COMPREPLY to compgen's words, one per line (file names may contain spaces). A read loop,
+# not mapfile: mapfile is not in bash 3.2.
+_wiredcap_reply() {
+    local line
+    COMPREPLY=()
+    while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen "$@")
+}
+
+_wiredcap() {
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    local prev=''
+    if ((COMP_CWORD > 0)); then prev=${COMP_WORDS[COMP_CWORD - 1]}; fi
+    # `--to=1` is split at '=' by COMP_WORDBREAKS: complete the value of the option before it.
+    if [[ $cur == = ]]; then
+        prev=${COMP_WORDS[COMP_CWORD - 1]}
+        cur=
+    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+        prev=${COMP_WORDS[COMP_CWORD - 2]}
+    fi
+
+    local global_opts="--help --json --helper --policy --journal --sim-state"
+    local commands="status set reset ramp recover policy convert"
+    local units="B kB MB GB TB KiB MiB GiB TiB"
+    local ramp_opts="--to --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling"
+
+    # The command (and policy's subcommand) typed so far; options and their values are skipped.
+    local i word cmd='' sub=''
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        word=${COMP_WORDS[i]}
+        case $word in
+            --helper | --policy | --journal | --sim-state | --to | --step | --timeout | --probe | --probe-timeout | --check)
+                ((i++))
+                if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
+                ;;
+            -*) ;;
+            *)
+                if [[ -z $cmd ]]; then
+                    cmd=$word
+                elif [[ $cmd == policy && -z $sub ]]; then
+                    sub=$word
+                fi
+                ;;
+        esac
+    done
+
+    COMPREPLY=()
+    case $prev in
+        --helper | --policy | --journal | --sim-state)
+            compopt -o filenames 2>/dev/null
+            _wiredcap_reply -f -- "$cur"
+            return 0
+            ;;
+        --to)
+            # convert --to takes a unit; ramp --to a size, which has no fixed list.
+            if [[ $cmd == convert ]]; then _wiredcap_reply -W "$units" -- "$cur"; fi
+            return 0
+            ;;
+        --probe | --check)
+            _wiredcap_reply -c -- "$cur"
+            return 0
+            ;;
+        --step | --timeout | --probe-timeout)
+            return 0
+            ;;
+    esac
+
+    local words=''
+    case $cmd in
+        "") if [[ $cur == -* ]]; then words="$global_opts -h"; else words=$commands; fi ;;
+        convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
+        set) if [[ $cur == -* ]]; then words="--yes $global_opts"; else words=default; fi ;;
+        ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
+        policy)
+            if [[ $cur == -* ]]; then
+                words=$global_opts
+            elif [[ -z $sub ]]; then
+                words=check
+            elif [[ $sub == check ]]; then
+                compopt -o filenames 2>/dev/null
+                _wiredcap_reply -f -- "$cur"
+                return 0
+            fi
+            ;;
+        *) if [[ $cur == -* ]]; then words=$global_opts; fi ;;
+    esac
+    if [[ -n $words ]]; then _wiredcap_reply -W "$words" -- "$cur"; fi
+    return 0
+}
+
+complete -F _wiredcap wiredcap

@@ -1,0 +1,47 @@
+# fish completion for wiredcap(1). Installed as share/fish/vendor_completions.d/wiredcap.fish.
+# tests/packaging/completions_test.sh checks it against `wiredcap --help`.
+
+set -l commands status set reset ramp recover policy convert
+set -l no_command "not __fish_seen_subcommand_from $commands"
+
+# No file names unless an option or argument asks for one.
+complete -c wiredcap -f
+
+# Global options: accepted before or after the command.
+complete -c wiredcap -s h -l help -d 'Print usage and exit codes, and exit'
+complete -c wiredcap -l json -d 'Print one JSON object on stdout'
+complete -c wiredcap -l helper -r -F -d 'The wiredcap-helper to run'
+complete -c wiredcap -l policy -r -F -d 'Policy file (development and tests only)'
+complete -c wiredcap -l journal -r -F -d 'Journal (development and tests only)'
+complete -c wiredcap -l sim-state -r -F -d 'Simulated Mac state file (development and tests only)'
+
+# Commands.
+complete -c wiredcap -n $no_command -a status -d 'Every ceiling that can bind, each with its source'
+complete -c wiredcap -n $no_command -a set -d 'Set the cap to SIZE (or default)'
+complete -c wiredcap -n $no_command -a reset -d 'Back to the OS default; always permitted'
+complete -c wiredcap -n $no_command -a ramp -d 'Raise the cap step by step, each step confirmed'
+complete -c wiredcap -n $no_command -a recover -d 'After a hang: which step hung, the last good value'
+complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy check)'
+complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
+
+# convert SIZE [--to UNIT]
+complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB MB GB TB KiB MiB GiB TiB' -d 'Print only this unit'
+
+# set SIZE [--yes]
+complete -c wiredcap -n '__fish_seen_subcommand_from set' -l yes -d 'Do not ask before raising the cap'
+complete -c wiredcap -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from default' -a default -d 'The OS default (same as reset)'
+
+# policy check [FILE]
+complete -c wiredcap -n '__fish_seen_subcommand_from policy; and not __fish_seen_subcommand_from check' -a check -d 'Validate a policy file as the helper would'
+complete -c wiredcap -n '__fish_seen_subcommand_from policy; and __fish_seen_subcommand_from check' -F
+
+# ramp --to SIZE ...
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l to -x -d 'Target size, with its unit (e.g. 176GiB)'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l step -x -d 'Size of each raise (default: max_step)'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l timeout -x -d 'Time to confirm each step (e.g. 60s)'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l probe -x -a '(__fish_complete_command)' -d 'Command run as you after each step'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l probe-timeout -x -d 'Time limit for --probe and --check'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l dry-run -d 'Print the plan and change nothing'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l unattended -d 'No person: --check decides each step'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l check -x -a '(__fish_complete_command)' -d 'With --unattended: exit 0 keeps the step'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l ignore-hang-ceiling -d 'Allow steps at or above a value that hung before'

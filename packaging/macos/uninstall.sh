@@ -1,0 +1,94 @@
+#!/bin/bash
+# Removes what the wiredcap pkg installed. Run as root:
+#
+#   sudo /usr/local/share/wiredcap/uninstall.sh [--purge] [--root DIR] [--identifier ID]
+#
+#   --purge          also remove the policy /etc/wiredcap.conf and the journal /var/db/wiredcap
+#                    (kept by default: the policy is the administrator's, the journal is the
+#                    audit trail and the record of any value that hung the machine)
+#   --root DIR       the volume to work on (default /); the tests use a staging tree
+#   --identifier ID  the package identifier given to build-pkg.sh (default org.wiredcap.wiredcap)
+#
+# It removes exactly the files listed in packaging/LAYOUT.md, the directories only wiredcap
+# uses (when empty), and /etc/sudoers.d/wiredcap if present (a sudo rule for a program that is
+# gone must not stay behind), then forgets the package receipt (pkgutil --forget). Shared
+# directories such as /usr/local/bin stay. It does not change the cap: a value set with
+# wiredcap stays until the next reboot; run `wiredcap reset` first to go back to the OS default now.
+set -euo pipefail
+
+root=/
+identifier=org.wiredcap.wiredcap
+purge=0
+
+die() { printf 'uninstall.sh: %s\n' "$*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --purge)      purge=1; shift ;;
+    --root)       if [ $# -lt 2 ] || [ -z "$2" ]; then die "--root needs a value"; fi; root=$2; shift 2 ;;
+    --identifier) if [ $# -lt 2 ] || [ -z "$2" ]; then die "--identifier needs a value"; fi; identifier=$2; shift 2 ;;
+    -h|--help)    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *)            die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+
+[ -d "$root" ] || die "$root is not a directory"
+if [ "$root" = / ] && [ "$(id -u)" -ne 0 ]; then die "run it as root (sudo $0)"; fi
+base=${root%/}
+prefix=$base/usr/local
+
+files=(
+  "$prefix/bin/wiredcap"
+  "$prefix/libexec/wiredcap/wiredcap-helper"
+  "$prefix/share/man/man1/wiredcap.1"
+  "$prefix/share/man/man8/wiredcap-helper.8"
+  "$prefix/share/bash-completion/completions/wiredcap"
+  "$prefix/share/zsh/site-functions/_wiredcap"
+  "$prefix/share/fish/vendor_completions.d/wiredcap.fish"
+  "$prefix/share/wiredcap/wiredcap.conf.example"
+  "$prefix/share/wiredcap/sudoers.d/wiredcap"
+  "$prefix/share/wiredcap/uninstall.sh"
+  "$base/etc/sudoers.d/wiredcap"
+)
+own_dirs=(
+  "$prefix/libexec/wiredcap"
+  "$prefix/share/wiredcap/sudoers.d"
+  "$prefix/share/wiredcap"
+)
+
+for f in "${files[@]}"; do
+  if [ -e "$f" ] || [ -L "$f" ]; then
+    rm -f "$f"
+    printf 'removed %s\n' "$f"
+  fi
+done
+for d in "${own_dirs[@]}"; do
+  if [ -d "$d" ]; then
+    if rmdir "$d" 2>/dev/null; then
+      printf 'removed %s/\n' "$d"
+    else
+      printf 'kept %s/ (not empty: files wiredcap did not install)\n' "$d"
+    fi
+  fi
+done
+
+policy=$base/etc/wiredcap.conf
+journal_dir=$base/var/db/wiredcap
+if [ "$purge" = 1 ]; then
+  if [ -e "$policy" ] || [ -L "$policy" ]; then rm -f "$policy"; printf 'removed %s\n' "$policy"; fi
+  if [ -e "$journal_dir" ] || [ -L "$journal_dir" ]; then rm -rf "$journal_dir"; printf 'removed %s/\n' "$journal_dir"; fi
+else
+  if [ -e "$policy" ]; then printf 'kept %s (--purge removes it)\n' "$policy"; fi
+  if [ -e "$journal_dir" ]; then printf 'kept %s/ (--purge removes it)\n' "$journal_dir"; fi
+fi
+
+if command -v pkgutil >/dev/null; then
+  if pkgutil --volume "$root" --pkg-info "$identifier" >/dev/null 2>&1; then
+    pkgutil --volume "$root" --forget "$identifier"
+  else
+    printf 'no package receipt %s on %s\n' "$identifier" "$root"
+  fi
+else
+  printf 'pkgutil not found (not macOS): no package receipt to forget\n'
+fi
+printf 'wiredcap is uninstalled. The cap stays as it is until the next reboot; to go back to the OS default now: sudo sysctl iogpu.wired_limit_mb=0\n'

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The macOS package scripts, as far as Linux allows (pkgbuild, productbuild, pkgutil and
+# Installer exist only on macOS; none of this ran on a Mac):
+# - build-pkg.sh, scripts/postinstall and uninstall.sh pass `bash -n` and shellcheck, use no
+#   bash 4 feature (macOS's /bin/bash is 3.2), and the install scripts install nothing that runs
+#   at boot and set no value;
+# - build-pkg.sh --stage-only stages exactly the documented payload (LAYOUT.md's files plus
+#   uninstall.sh, the helper not yet setuid, nothing outside /usr/local) and a well-formed
+#   distribution.xml; without --stage-only it stops cleanly where pkgbuild is missing;
+# - as root: postinstall, run on a staged target volume as Installer runs it, makes the helper
+#   root:wheel 4755 (0755 when /etc/sudoers.d/wiredcap exists), creates /var/db/wiredcap 0755,
+#   installs /etc/wiredcap.conf 0644 only when absent, creates nothing else; uninstall.sh removes
+#   exactly what the pkg installed, keeps the policy and journal unless --purge.
+#   macos_pkg_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/packaging/lib.sh
+. "$here/lib.sh"
+need shellcheck python3
+build=$1 src=$2 work=$3
+mac=$src/packaging/macos
+scripts=("$mac/build-pkg.sh" "$mac/scripts/postinstall" "$mac/uninstall.sh")
+rm -rf "$work"
+mkdir -p "$work"
+
+# --- static checks --------------------------------------------------------------------------
+for s in "${scripts[@]}"; do
+  name=${s#"$src"/}
+  check "$name: bash -n" bash -n "$s"
+  check "$name: shellcheck" shellcheck --shell=bash "$s"
+  check "$name: executable" test -x "$s"
+  check "$name: runs under /bin/bash" test "$(head -n 1 "$s")" = "#!/bin/bash"
+  code=$(sed 's/#.*//' "$s")
+  check "$name: no bash 4 feature (mapfile, readarray, declare -A, \${x,,}, \${x^^}, &>>, |&, coproc)" \
+    test -z "$(grep -nE 'mapfile|readarray|declare -A|local -A|\$\{[a-zA-Z_]+(,,|\^\^)|&>>|\|&|coproc' <<<"$code")"
+done
+for s in "$mac/scripts/postinstall" "$mac/build-pkg.sh"; do
+  code=$(sed 's/#.*//' "$s")
+  check "${s#"$src"/}: nothing that runs at boot, no value set (launchctl, LaunchDaemons, sysctl, set/apply)" \
+    test -z "$(grep -nE 'launchctl|LaunchDaemon|LaunchAgent|sysctl|wiredcap(-helper)? +(set|apply|ramp)|periodic' <<<"$code")"
+done
+check "the scripts directory holds only postinstall (no preinstall surprises)" \
+  test "$(cd "$mac/scripts" && ls -A)" = postinstall
+
+# --- staging ------------------------------------------------------------------------------------
+out=$work/out
+if ! "$mac/build-pkg.sh" --build-dir "$build" --out "$out" --stage-only >"$work/stage.log" 2>&1; then
+  cat "$work/stage.log" >&2
+  fail "build-pkg.sh --stage-only failed"
+  finish
+fi
+root=$out/root
+documented=$(sed -n '/<!-- layout:begin -->/,/<!-- layout:end -->/p' "$src/packaging/LAYOUT.md" |
+  awk -F'|' '$2 ~ /`/ { p = $2; gsub(/[` ]/, "", p); print "usr/local/" p }')
+expected=$(printf '%s\nusr/local/share/wiredcap/uninstall.sh\n' "$documented" | sort)
+staged=$(cd "$root" && find . ! -type d | sed 's|^\./||' | sort)
+if [ "$expected" = "$staged" ]; then
+  echo "ok: the payload is LAYOUT.md's files plus uninstall.sh"
+else
+  fail "the payload differs (< expected, > staged):"
+  diff <(printf '%s\n' "$expected") <(printf '%s\n' "$staged") >&2
+fi
+check "payload: the helper is not setuid yet (0755)" test "$(stat -c %a "$root/usr/local/libexec/wiredcap/wiredcap-helper")" = 755
+check "payload: uninstall.sh is 0755" test "$(stat -c %a "$root/usr/local/share/wiredcap/uninstall.sh")" = 755
+check "payload: nothing outside /usr/local" \
+  test -z "$(cd "$root" && find . -mindepth 1 ! -path ./usr ! -path ./usr/local ! -path './usr/local/*')"
+check "distribution.xml: well-formed, arm64 only, macOS 13 or later, the package's id and version" \
+  python3 - "$out/distribution.xml" "$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+version = sys.argv[2]
+assert root.tag == "installer-gui-script", root.tag
+assert root.find("options").get("hostArchitectures") == "arm64"
+assert root.find("volume-check/allowed-os-versions/os-version").get("min") == "13.0"
+refs = [r for r in root.findall("pkg-ref") if r.text]
+assert len(refs) == 1 and refs[0].text == "wiredcap-component.pkg", refs
+assert refs[0].get("version") == version and refs[0].get("id") == "org.wiredcap.wiredcap", refs[0].attrib
+EOF
+if command -v pkgbuild >/dev/null; then
+  echo "note: pkgbuild exists here; the full build is not run by the test suite"
+else
+  "$mac/build-pkg.sh" --build-dir "$build" --out "$work/out-full" >"$work/full.log" 2>&1
+  rc=$?
+  check "without --stage-only and without pkgbuild: exit 1 with a clear message" \
+    test "$rc" = 1 -a -n "$(grep 'pkgbuild and productbuild are macOS tools' "$work/full.log")"
+  check "and no .pkg is left behind" test -z "$(find "$work/out-full" -name '*.pkg')"
+fi
+
+# --- postinstall and uninstall on a staged target volume ---------------------------------------
+if [ "$(id -u)" != 0 ]; then
+  echo "note: not root, so postinstall and uninstall.sh (chown root) are not run"
+  finish
+fi
+postinstall=$mac/scripts/postinstall
+new_volume() {  # a target volume holding the payload, as Installer leaves it before postinstall
+  rm -rf "$1"
+  mkdir -p "$1"
+  cp -a "$root/." "$1/"
+  chown -R 0:0 "$1"
+}
+tree() { (cd "$1" && find . -mindepth 1 | sed 's|^\./||' | sort); }
+vol=$work/volume
+new_volume "$vol"
+tree "$vol" >"$work/before"
+check "postinstall succeeds on a fresh volume" quiet "$postinstall" "$out/wiredcap.pkg" / "$vol" /
+h=$vol/usr/local/libexec/wiredcap/wiredcap-helper
+check "postinstall: helper root:wheel (0:0), setuid 4755" test "$(stat -c '%u:%g %a' "$h")" = "0:0 4755"
+check "postinstall: /var/db/wiredcap root:wheel 0755" test "$(stat -c '%u:%g %a' "$vol/var/db/wiredcap")" = "0:0 755"
+check "postinstall: /etc/wiredcap.conf root:wheel 0644" test "$(stat -c '%u:%g %a' "$vol/etc/wiredcap.conf")" = "0:0 644"
+check "postinstall: /etc/wiredcap.conf is the template" cmp -s "$vol/etc/wiredcap.conf" "$src/packaging/wiredcap.conf.example"
+created=$(comm -13 "$work/before" <(tree "$vol") | tr '\n' ' ')
+check "postinstall created exactly etc/wiredcap.conf and var/db/wiredcap (got: $created)" \
+  test "$created" = "etc etc/wiredcap.conf var var/db var/db/wiredcap "
+
+printf 'min = 24GiB\nmax = 52GiB\nreserve = 12GiB\nmax_step = 8GiB\n' >"$vol/etc/wiredcap.conf"
+chmod 0600 "$vol/etc/wiredcap.conf"
+cp "$vol/etc/wiredcap.conf" "$work/custom.conf"
+echo '{"v":1,"event":"applied"}' >"$vol/var/db/wiredcap/journal.jsonl"
+chmod 0755 "$h"
+check "postinstall again (an upgrade) succeeds" quiet "$postinstall" "$out/wiredcap.pkg" / "$vol" /
+check "an upgrade keeps the administrator's policy, content and mode" \
+  test "$(cmp -s "$vol/etc/wiredcap.conf" "$work/custom.conf" && stat -c %a "$vol/etc/wiredcap.conf")" = 600
+check "an upgrade keeps the journal" grep -q applied "$vol/var/db/wiredcap/journal.jsonl"
+check "an upgrade makes the helper setuid again" test "$(stat -c %a "$h")" = 4755
+
+mkdir -p "$vol/etc/sudoers.d"
+install -m 0440 "$src/packaging/sudoers.d/wiredcap" "$vol/etc/sudoers.d/wiredcap"
+check "postinstall with the sudoers alternative succeeds" quiet "$postinstall" "$out/wiredcap.pkg" / "$vol" /
+check "with /etc/sudoers.d/wiredcap the helper is root:wheel 0755, not setuid" test "$(stat -c '%u:%g %a' "$h")" = "0:0 755"
+
+vol2=$work/volume-link
+new_volume "$vol2"
+mkdir -p "$vol2/var/db" "$work/elsewhere"
+ln -s "$work/elsewhere" "$vol2/var/db/wiredcap"
+"$postinstall" "$out/wiredcap.pkg" / "$vol2" / >/dev/null 2>&1
+check "postinstall refuses a symlinked /var/db/wiredcap" test $? = 1
+vol3=$work/volume-nohelper
+new_volume "$vol3"
+rm "$vol3/usr/local/libexec/wiredcap/wiredcap-helper"
+"$postinstall" "$out/wiredcap.pkg" / "$vol3" / >/dev/null 2>&1
+check "postinstall fails when the payload's helper is missing" test $? = 1
+
+# uninstall.sh on the upgraded volume (it has a policy, a journal and the sudoers rule).
+mkdir -p "$vol/usr/local/bin"
+echo other >"$vol/usr/local/bin/other-tool"
+uninstall=$vol/usr/local/share/wiredcap/uninstall.sh
+check "uninstall.sh --root succeeds" quiet "$uninstall" --root "$vol"
+left=$(tree "$vol" | tr '\n' ' ')
+expected_left="etc etc/sudoers.d etc/wiredcap.conf usr usr/local usr/local/bin usr/local/bin/other-tool usr/local/libexec usr/local/share usr/local/share/bash-completion usr/local/share/bash-completion/completions usr/local/share/fish usr/local/share/fish/vendor_completions.d usr/local/share/man usr/local/share/man/man1 usr/local/share/man/man8 usr/local/share/zsh usr/local/share/zsh/site-functions var var/db var/db/wiredcap var/db/wiredcap/journal.jsonl "
+check "uninstall.sh removed every installed file and the sudoers rule; kept the policy, the journal, shared directories and other files" \
+  test "$left" = "$expected_left"
+[ "$left" = "$expected_left" ] || diff <(tr ' ' '\n' <<<"$expected_left") <(tr ' ' '\n' <<<"$left") >&2
+check "uninstall.sh --purge succeeds" quiet "$src/packaging/macos/uninstall.sh" --root "$vol" --purge
+check "--purge removed the policy and the journal" test ! -e "$vol/etc/wiredcap.conf" -a ! -e "$vol/var/db/wiredcap"
+
+finish
