@@ -247,20 +247,6 @@ private:
     std::string outcome_;
 };
 
-std::string_view revert_reason(Answer a) {
-    switch (a) {
-        case Answer::no: return "no";
-        case Answer::eof: return "eof";
-        case Answer::interrupt: return "interrupt";
-        case Answer::terminate: return "terminate";
-        case Answer::hangup: return "hangup";
-        case Answer::timeout: return "timeout";
-        case Answer::yes:
-        case Answer::stop: break;
-    }
-    return "no";
-}
-
 struct Prepared {
     MachineReadings machine;
     Plan plan;
@@ -344,7 +330,7 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
             say << "stopped: keeping " << units::describe(plan.steps[i]) << "\n";
             return ExitCode::ramp_stopped;
         }
-        session.revert(step, revert_reason(a));
+        session.revert(step, answer_name(a));  // each refusal's name is the helper's --revert word
         session.end("reverted");
         return ExitCode::ramp_reverted;
     }
