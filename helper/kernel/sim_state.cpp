@@ -377,7 +377,12 @@ Expected<Fd> lock_state(const fs::path& path) {
     return Error{path.string() + ": replaced too often while waiting for its lock"};
 }
 
-Error in_file(const fs::path& path, const Error& e) { return Error{path.string() + ": " + e.message}; }
+// An unreadable state names the file and the way out (a state file written by an older
+// wiredcap lacks keys added since).
+Error in_file(const fs::path& path, const Error& e) {
+    return Error{path.string() + ": " + e.message + "; to start a fresh simulated Mac: wiredcap-sim --state " +
+                 path.string() + " init"};
+}
 
 }  // namespace
 
