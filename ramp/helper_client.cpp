@@ -136,7 +136,12 @@ HelperReply HelperClient::run(const std::vector<std::string>& args) const {
 }
 
 std::string locate_helper(const std::optional<std::string>& explicit_path) {
-    if (explicit_path) return *explicit_path;
+    if (explicit_path) {
+        // Always run by absolute path: a relative --helper is resolved once, here.
+        char resolved[PATH_MAX + 1] = {};
+        if ((*explicit_path)[0] != '/' && ::realpath(explicit_path->c_str(), resolved) != nullptr) return resolved;
+        return *explicit_path;
+    }
     if (auto dir = executable_dir()) {
         const std::string sibling = *dir + "/wiredcap-helper";
         if (is_executable_file(sibling)) return sibling;
