@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-2000}
 
-cmake --preset release >/dev/null
+# On Linux the helper reads a simulated Mac named by --sim-state: a development option, which
+# release builds leave out unless asked for.
+cmake --preset release -DWIREDCAP_HELPER_DEV_OPTIONS=ON >/dev/null
 cmake --build --preset release --target wiredcap-helper >/dev/null
 helper=$PWD/build/release/bin/wiredcap-helper
 

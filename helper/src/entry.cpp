@@ -82,6 +82,14 @@ std::optional<std::string> missing_privilege(const Invocation& inv, std::string_
 }
 
 int run_invocation(const Invocation& inv, const BuildPaths& paths) {
+#ifndef WIREDCAP_HELPER_DEV_OPTIONS
+    // A production build has no development options at all: under sudo the helper is not a
+    // secure-exec process, and these would let whoever may sudo it pick root's files.
+    if (inv.dev.any())
+        return early_failure(ExitCode::not_permitted,
+                             "--policy, --journal and --sim-state do not exist in this build of wiredcap-helper "
+                             "(they are for test builds)");
+#endif
     if (inv.dev.any() && process::is_secure_exec())
         return early_failure(ExitCode::not_permitted,
                              "--policy, --journal and --sim-state are for unprivileged test runs; "

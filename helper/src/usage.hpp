@@ -22,7 +22,7 @@ Commands:
   REASON:  no eof interrupt terminate hangup timeout guard mismatch probe
   OUTCOME: completed stopped reverted aborted hung
 
-Development options (refused in a setuid process):
+Development options (test builds only; refused in a setuid process):
   --policy PATH     the policy file (default /etc/wiredcap.conf)
   --journal PATH    the journal
   --sim-state PATH  the simulated Mac's state file
