@@ -192,6 +192,11 @@ public:
     }
 
     [[nodiscard]] MiB last_confirmed() const { return last_confirmed_; }
+    // What the kernel read back after the latest apply (the step's requested value is a plan,
+    // not a reading).
+    [[nodiscard]] std::optional<MiB> last_readback() const {
+        return record_.empty() ? std::nullopt : record_.back().readback;
+    }
 
     // The run as one JSON object (schema wiredcap.ramp/1): every value a read-back.
     [[nodiscard]] std::string summary(ExitCode code) const {
@@ -320,14 +325,15 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         // The deadline starts when the question is shown; the guard gets the same one.
         const auto deadline = std::chrono::steady_clock::now() + s.timeout;
         session.await_answer(step, Clock::now() + s.timeout);
+        // apply() succeeded only with a read-back, so this names the value the kernel holds.
         const std::string question = fmt::format("Step {}/{} at {}. Keep it? yes / stop / no", step, plan.steps.size(),
-                                                 units::to_string(plan.steps[i]));
+                                                 units::to_string(session.last_readback().value_or(plan.steps[i])));
         const Answer a = term.ask(question, deadline, signals);
         session.answered(answer_name(a));
         if (a == Answer::yes && session.confirm(step)) continue;
         if (a == Answer::stop && session.confirm(step)) {
             session.end("stopped");
-            say << "stopped: keeping " << units::describe(plan.steps[i]) << "\n";
+            say << "stopped: keeping " << units::describe(session.last_confirmed()) << "   [kernel read-back]\n";
             return ExitCode::ramp_stopped;
         }
         session.revert(step, answer_name(a));  // each refusal's name is the helper's --revert word
@@ -335,7 +341,7 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         return ExitCode::ramp_reverted;
     }
     session.end("completed");
-    say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed\n";
+    say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed   [kernel read-back]\n";
     return ExitCode::ok;
 }
 

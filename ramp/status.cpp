@@ -31,6 +31,14 @@ std::string size_text(Bytes b) {
     return std::to_string(b.count()) + " B (" + units::rounded_decimal(b, units::SizeUnit::gibibytes, 2) + " GiB)";
 }
 
+// The unit a related key counts in, by Apple's naming: *_mb keys count MiB (as the knob does),
+// debug.iogpu.wired_limit counts bytes (macOS 13, unconfirmed); the others are flags.
+std::string related_unit(std::string_view name) {
+    if (name.size() > 3 && name.substr(name.size() - 3) == "_mb") return " MiB";
+    if (name == "debug.iogpu.wired_limit") return " B (reportedly bytes)";
+    return "";
+}
+
 std::string knob_text(const Reading<MiB>& knob) {
     if (!knob.value) return "unknown (" + knob.error + ")";
     if (knob.value->count() == 0) return "0 (OS default policy)";
@@ -87,7 +95,8 @@ void render_human(const Status& s, std::ostream& out) {
     line("iogpu.wired_limit_mb", knob_text(m.knob), m.knob.source);
     line("effective GPU cap", s.metal.working_set ? size_text(*s.metal.working_set) : "unknown (" + s.metal.why_unknown + ")",
          s.metal.source);
-    for (const auto& [name, r] : m.related) line(name, r.value ? *r.value : "not present", "kernel, read-only");
+    for (const auto& [name, r] : m.related)
+        line(name, r.value ? *r.value + related_unit(name) : "not present", "kernel, read-only");
     if (m.policy) {
         line("permitted band", units::to_string(m.policy->min) + " to " + units::describe(m.policy->max), m.policy->source);
         line("largest single raise", units::describe(m.policy->max_step), m.policy->source);
