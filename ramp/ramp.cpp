@@ -302,6 +302,7 @@ ExitCode ramp_unattended(Session& session, const Plan& plan, const Settings& s, 
         }
     }
     session.end("completed");
+    say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed by the check   [kernel read-back]\n";
     return ExitCode::ok;
 }
 

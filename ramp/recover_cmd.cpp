@@ -97,10 +97,13 @@ ExitCode run_recover(CliContext& ctx) {
                 << " (override: --ignore-hang-ceiling)." << sim << "\n";
         else
             say << "No step has ever hung." << sim << "\n";
-        if (rep.last_confirmed)
-            say << "Last confirmed value: " << where(*rep.last_confirmed) << ".\n"
-                << "Nothing was re-applied. To use it again: wiredcap set " << rep.last_confirmed->value.count()
-                << "MiB\n";
+        if (rep.last_confirmed) {
+            say << "Last confirmed value: " << where(*rep.last_confirmed) << ".\n";
+            // Suggest re-applying it only when the kernel does not hold it now (or cannot say).
+            if (machine->knob.value != std::optional<units::MiB>(rep.last_confirmed->value))
+                say << "Nothing was re-applied. To use it again: wiredcap set " << rep.last_confirmed->value.count()
+                    << "MiB\n";
+        }
         else
             say << "No ramp step was ever confirmed.\n";
         if (machine->knob.value)

@@ -54,6 +54,20 @@ case $scenario in
                        cp "$POLICY" "$WORK/candidate.conf"; chmod 666 "$WORK/candidate.conf"
                        policy 'min = 64GiB' 'max = 190GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        wc policy check "$WORK/candidate.conf"; wc policy check ;;
+  ramp_refusals)       sim init --profile m2ultra-192; band_192
+                       wc ramp --to 232000MB --dry-run; wc ramp --to 200GiB --dry-run; wc ramp --to 32GiB --dry-run
+                       wc ramp --to 96GiB --step 32GiB --dry-run; wc ramp --to 96GiB --step 0MiB --dry-run
+                       wc ramp --to 96GiB --timeout 60 --dry-run; wc ramp --to 96GiB --timeout 0s --dry-run
+                       wc ramp --to 96GiB --timeout 25h --dry-run; wc ramp --to 96GiB --probe-timeout 1e3s --dry-run
+                       wc ramp --to 96GiB --unattended; wc ramp --to 96GiB --check true
+                       wc ramp --to 96GiB
+                       wc set 80GiB --yes; wc ramp --to 64GiB --dry-run ;;
+  ramp_unattended)     sim init --profile m2ultra-192; band_192
+                       wc ramp --to 96GiB --step 16GiB --dry-run --json
+                       wc ramp --to 96GiB --step 16GiB --unattended --check true
+                       wc status
+                       wc ramp --to 112GiB --step 16GiB --unattended --check false --json
+                       wc recover ;;
   *) echo "no scenario '$scenario'" >&2; exit 2 ;;
 esac > "$WORK/transcript.raw" 2>&1
 
@@ -62,6 +76,7 @@ sed -e "s|$WORK|<WORK>|g" \
     -e 's/[0-9A-F]\{8\}-[0-9A-F]\{4\}-[0-9A-F]\{4\}-[0-9A-F]\{4\}-[0-9A-F]\{12\}/<BOOT>/g' \
     -e 's/[0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}T[0-9:]\{8\}Z/<TIME>/g' \
     -e 's/r-[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}/<RUN>/g' \
+    -e 's/ in [0-9]*\.[0-9]* s/ in <T> s/g' \
     "$WORK/transcript.raw" > "$WORK/transcript"
 
 if [ "${WIREDCAP_UPDATE_GOLDEN:-}" = 1 ]; then

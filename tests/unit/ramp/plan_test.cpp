@@ -1,0 +1,127 @@
+// The ramp's plan and its duration parser: pure functions, so every edge is checked here
+// rather than through a terminal.
+#include <gtest/gtest.h>
+
+#include "duration.hpp"
+#include "plan.hpp"
+#include "wiredcap/units/literals.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+using namespace units::literals;
+using units::MiB;
+
+PolicyView band_192() {
+    PolicyView p;
+    p.min = 64_GiB;
+    p.max = 176_GiB;
+    p.reserve = 16_GiB;
+    p.max_step = 16_GiB;
+    p.source = "test";
+    return p;
+}
+
+PlanInput input(MiB current, MiB target) { return PlanInput{current, 192_GiB, band_192(), target, std::nullopt, std::nullopt, false}; }
+
+std::vector<std::uint64_t> counts(const Plan& p) {
+    std::vector<std::uint64_t> v;
+    for (const MiB m : p.steps) v.push_back(m.count());
+    return v;
+}
+
+TEST(Plan, FromTheOsDefaultStepsCountFromTheBandFloor) {
+    auto p = make_plan(input(MiB::zero(), 96_GiB));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{81920, 98304}));
+    EXPECT_EQ(p->base, 64_GiB);
+}
+
+TEST(Plan, TheLastStepStopsExactlyAtTheTarget) {
+    auto p = make_plan(input(80_GiB, 100_GiB));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{98304, 102400}));
+}
+
+TEST(Plan, TargetAtTheFloorFromTheDefaultIsOneStep) {
+    auto p = make_plan(input(MiB::zero(), 64_GiB));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{65536}));
+}
+
+TEST(Plan, ASmallerStepGivesMoreSteps) {
+    PlanInput in = input(80_GiB, 96_GiB);
+    in.step = 4_GiB;
+    auto p = make_plan(in);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->steps.size(), 4u);
+}
+
+TEST(Plan, RefusalsCarryTheirExitCode) {
+    const auto code = [](PlanInput in) { return make_plan(in).error().code; };
+    EXPECT_EQ(code(input(MiB::zero(), 200_GiB)), ExitCode::refused_by_policy);  // above max
+    EXPECT_EQ(code(input(MiB::zero(), 32_GiB)), ExitCode::refused_by_policy);   // below min
+    EXPECT_EQ(code(input(96_GiB, 80_GiB)), ExitCode::usage);                    // a ramp only raises
+    EXPECT_EQ(code(input(96_GiB, 96_GiB)), ExitCode::usage);
+    PlanInput big = input(MiB::zero(), 96_GiB);
+    big.step = 32_GiB;
+    EXPECT_EQ(code(big), ExitCode::refused_by_policy);  // step above max_step
+    PlanInput zero = input(MiB::zero(), 96_GiB);
+    zero.step = MiB::zero();
+    EXPECT_EQ(code(zero), ExitCode::usage);
+    PlanInput small_ram = input(MiB::zero(), 176_GiB);
+    small_ram.memsize = 180_GiB;  // 176 GiB would leave less than the 16 GiB reserve
+    EXPECT_EQ(code(small_ram), ExitCode::refused_by_policy);
+}
+
+TEST(Plan, StepsAtOrAboveAHangCeilingAreDroppedAndSaidSo) {
+    PlanInput in = input(MiB::zero(), 112_GiB);
+    in.hang_ceiling = recovery::StepRef{"r-1", 2, 96_GiB, "T", "B"};
+    auto p = make_plan(in);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{81920}));
+    ASSERT_TRUE(p->stopped_below_ceiling);
+    EXPECT_NE(p->stopped_below_ceiling->find("98304 MiB hung in run r-1 step 2"), std::string::npos);
+    in.ignore_hang_ceiling = true;
+    auto all = make_plan(in);
+    ASSERT_TRUE(all);
+    EXPECT_EQ(all->steps.size(), 3u);
+}
+
+TEST(Plan, APlanWithNothingBelowTheCeilingIsRefused) {
+    PlanInput in = input(MiB::zero(), 96_GiB);
+    in.hang_ceiling = recovery::StepRef{"r-1", 1, 80_GiB, "T", "B"};
+    auto p = make_plan(in);
+    ASSERT_FALSE(p);
+    EXPECT_EQ(p.error().code, ExitCode::refused_by_policy);
+    EXPECT_NE(p.error().message.find("--ignore-hang-ceiling"), std::string::npos);
+}
+
+TEST(Plan, PercentOfRamHasOneDecimalRoundedHalfUp) {
+    EXPECT_EQ(percent_of(80_GiB, 192_GiB), "41.7 %");
+    EXPECT_EQ(percent_of(96_GiB, 192_GiB), "50.0 %");
+    EXPECT_EQ(percent_of(MiB::zero(), 192_GiB), "0.0 %");
+    EXPECT_EQ(percent_of(1_MiB, units::Bytes::zero()), "?");
+}
+
+TEST(Duration, SecondsAndMinutes) {
+    EXPECT_EQ(*parse_duration("60s"), std::chrono::seconds(60));
+    EXPECT_EQ(*parse_duration("2m"), std::chrono::seconds(120));
+    EXPECT_EQ(*parse_duration("1440m"), std::chrono::seconds(86400));
+}
+
+TEST(Duration, RefusalsSayWhy) {
+    const auto why = [](std::string_view t) { return parse_duration(t).error().message; };
+    EXPECT_NE(why("60").find("unit must be s or m"), std::string::npos);  // never guessed
+    EXPECT_NE(why("5h").find("unit must be s or m"), std::string::npos);
+    EXPECT_NE(why("0s").find("at least 1s"), std::string::npos);
+    EXPECT_NE(why("1441m").find("at most 24 hours"), std::string::npos);
+    EXPECT_NE(why("060s").find("plainly"), std::string::npos);
+    EXPECT_NE(why("1234567s").find("plainly"), std::string::npos);
+    EXPECT_NE(why("").find("digits and a unit"), std::string::npos);
+    EXPECT_NE(why("-5s").find("digits and a unit"), std::string::npos);
+    EXPECT_NE(why("1.5m").find("unit must be s or m"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wiredcap::cli
