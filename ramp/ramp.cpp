@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <ostream>
 
-#include "duration.hpp"
+#include "wiredcap/units/duration.hpp"
 #include "guard.hpp"
 #include "metal.hpp"
 #include "plan.hpp"
@@ -46,10 +46,10 @@ Expected<Settings> parse_settings(const RampRequest& req) {
         if (!step) return Error{"--step " + step.error().message};
         s.step = *step;
     }
-    auto t = parse_duration(req.timeout);
+    auto t = units::parse_duration(req.timeout);
     if (!t) return Error{"--timeout " + t.error().message};
     s.timeout = *t;
-    auto pt = parse_duration(req.probe_timeout);
+    auto pt = units::parse_duration(req.probe_timeout);
     if (!pt) return Error{"--probe-timeout " + pt.error().message};
     s.probe_timeout = *pt;
     if (req.unattended && !req.check) return Error{"--unattended needs --check CMD: the command that decides each step"};

@@ -2,7 +2,7 @@
 // rather than through a terminal.
 #include <gtest/gtest.h>
 
-#include "duration.hpp"
+#include "wiredcap/units/duration.hpp"
 #include "plan.hpp"
 #include "wiredcap/units/literals.hpp"
 
@@ -105,13 +105,13 @@ TEST(Plan, PercentOfRamHasOneDecimalRoundedHalfUp) {
 }
 
 TEST(Duration, SecondsAndMinutes) {
-    EXPECT_EQ(*parse_duration("60s"), std::chrono::seconds(60));
-    EXPECT_EQ(*parse_duration("2m"), std::chrono::seconds(120));
-    EXPECT_EQ(*parse_duration("1440m"), std::chrono::seconds(86400));
+    EXPECT_EQ(*units::parse_duration("60s"), std::chrono::seconds(60));
+    EXPECT_EQ(*units::parse_duration("2m"), std::chrono::seconds(120));
+    EXPECT_EQ(*units::parse_duration("1440m"), std::chrono::seconds(86400));
 }
 
 TEST(Duration, RefusalsSayWhy) {
-    const auto why = [](std::string_view t) { return parse_duration(t).error().message; };
+    const auto why = [](std::string_view t) { return units::parse_duration(t).error().message; };
     EXPECT_NE(why("60").find("unit must be s or m"), std::string::npos);  // never guessed
     EXPECT_NE(why("5h").find("unit must be s or m"), std::string::npos);
     EXPECT_NE(why("0s").find("at least 1s"), std::string::npos);

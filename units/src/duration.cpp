@@ -1,13 +1,13 @@
-#include "duration.hpp"
+#include "wiredcap/units/duration.hpp"
 
 #include <string>
 
 #include "wiredcap/units/parse.hpp"
 
-namespace wiredcap::cli {
+namespace wiredcap::units {
 
 Expected<std::chrono::seconds> parse_duration(std::string_view text) {
-    const std::string q = units::quote_input(text);
+    const std::string q = quote_input(text);
     std::size_t digits = 0;
     while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
     if (digits == 0) return Error{q + ": a duration is digits and a unit, e.g. 60s or 2m"};
@@ -22,4 +22,4 @@ Expected<std::chrono::seconds> parse_duration(std::string_view text) {
     return d;
 }
 
-}  // namespace wiredcap::cli
+}  // namespace wiredcap::units
