@@ -188,6 +188,17 @@ KernelResult<std::string> SimKernel::read_boot_id() {
     });
 }
 
+KernelResult<std::chrono::seconds> SimKernel::read_uptime() {
+    return guarded(Kind::read_failed, [&]() -> KernelResult<std::chrono::seconds> {
+        auto s = sim::load_state(path_);
+        if (!s) return state_error(Kind::read_failed, s.error());
+        if (s->hung) return hung_error(*s);
+        auto uptime = sim::uptime_at(*s, sim::unix_now());
+        if (!uptime) return state_error(Kind::read_failed, uptime.error());
+        return *uptime;
+    });
+}
+
 std::vector<RelatedKey> SimKernel::read_related() {
     try {
         auto s = sim::load_state(path_);
@@ -228,8 +239,25 @@ Expected<Ok> SimKernel::reboot(const fs::path& state_path) {
     return set_field(state_path, [&](SimState& s) {
         s.boot_id = *boot_id;
         ++s.boot_count;
+        s.boot_time = sim::unix_now();
+        s.uptime_advanced_s = 0;
         s.knob = MiB::zero();
         s.hung = false;
+    });
+}
+
+Expected<Ok> SimKernel::advance_uptime(const fs::path& state_path, std::chrono::seconds by) {
+    if (by.count() < 0) return Error{"the uptime cannot go back (" + std::to_string(by.count()) + " s)"};
+    const auto step = static_cast<std::uint64_t>(by.count());
+    return update_or_refuse(state_path, [step](SimState& s) -> std::optional<Error> {
+        SimState after = s;
+        after.uptime_advanced_s += step;
+        // Checked on the result, at the current time, so that the next read_uptime can answer:
+        // a sum that wrapped in 64 bits is smaller than what it was added to.
+        if (after.uptime_advanced_s < s.uptime_advanced_s || !sim::uptime_at(after, sim::unix_now()))
+            return Error{"advancing the uptime by " + std::to_string(step) + " s would overflow 64-bit seconds"};
+        s.uptime_advanced_s = after.uptime_advanced_s;
+        return std::nullopt;
     });
 }
 

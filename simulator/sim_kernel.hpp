@@ -13,6 +13,7 @@
 // tests) see one machine. No exception leaves a Kernel method: failures are KernelErrors.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -45,6 +46,10 @@ public:
     [[nodiscard]] KernelResult<Ok> write_wired_limit(units::MiB value) override;
     [[nodiscard]] KernelResult<units::Bytes> read_memsize() override;
     [[nodiscard]] KernelResult<std::string> read_boot_id() override;
+    // Seconds since the simulated boot (host time) plus what advance_uptime added: see
+    // sim::uptime_at. Hung: machine_hung. A state that cannot be read, or an uptime too large
+    // for 64-bit seconds (a hand-edited file): read_failed.
+    [[nodiscard]] KernelResult<std::chrono::seconds> read_uptime() override;
     // All four related keys, in a fixed order, each with nullopt where this machine lacks it
     // (only the Ventura profile has debug.iogpu.wired_limit). Empty when the machine is hung or
     // its state cannot be read: the interface has no error channel here, and an empty list
@@ -63,9 +68,15 @@ public:
 
     // A new machine of that profile, replacing whatever the file held.
     [[nodiscard]] static Expected<Ok> init(const std::filesystem::path& state_path, std::string_view profile_name);
-    // New boot id, boot_count + 1, knob back to 0 (the OS default), no longer hung. Faults,
-    // width and hang_above stay: they belong to the machine, not to the boot.
+    // New boot id, boot_count + 1, knob back to 0 (the OS default), no longer hung, booted now
+    // with nothing advanced (uptime starts again from 0). Faults, width and hang_above stay: they
+    // belong to the machine, not to the boot.
     [[nodiscard]] static Expected<Ok> reboot(const std::filesystem::path& state_path);
+    // Lets `by` of awake time pass at once: the uptime grows by `by`, nothing else changes (a
+    // hung machine stays hung). Refused, changing nothing, when `by` is negative (time does not
+    // run backwards) or the uptime would no longer fit in 64-bit seconds.
+    [[nodiscard]] static Expected<Ok> advance_uptime(const std::filesystem::path& state_path,
+                                                     std::chrono::seconds by);
     [[nodiscard]] static Expected<Ok> set_fault_write_refused(const std::filesystem::path& state_path, bool on);
     [[nodiscard]] static Expected<Ok> set_fault_readback_offset(const std::filesystem::path& state_path,
                                                                 std::int64_t offset_mib);

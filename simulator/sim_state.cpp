@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <charconv>
 #include <cstdlib>
 #include <limits>
@@ -201,6 +202,8 @@ constexpr std::array kFields{
     WIREDCAP_FIELD("value_width", value_width, read_width),
     WIREDCAP_FIELD("boot_id", boot_id, read_boot_id),
     WIREDCAP_FIELD("boot_count", boot_count, read_value),
+    WIREDCAP_FIELD("boot_time", boot_time, read_value),
+    WIREDCAP_FIELD("uptime_advanced_s", uptime_advanced_s, read_value),
     WIREDCAP_FIELD("hang_above_mib", hang_above, read_value),
     WIREDCAP_FIELD("hung", hung, read_value),
     WIREDCAP_FIELD("fault_write_refused", fault_write_refused, read_value),
@@ -416,6 +419,26 @@ Expected<std::string> new_boot_id() {
     return id;
 }
 
+std::int64_t unix_now() noexcept {
+    using std::chrono::seconds;
+    return std::chrono::duration_cast<seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now_unix_s) {
+    using Rep = std::chrono::seconds::rep;
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<Rep>::max());
+    // now - boot_time in unsigned arithmetic: when now is later, the true difference lies in
+    // 1 .. 2^64 - 1, which the modular subtraction gives exactly whatever the two signs are.
+    const std::uint64_t elapsed = now_unix_s > state.boot_time ? static_cast<std::uint64_t>(now_unix_s) -
+                                                                     static_cast<std::uint64_t>(state.boot_time)
+                                                               : 0;
+    if (elapsed > kMax || state.uptime_advanced_s > kMax - elapsed)
+        return Error{"the uptime (" + std::to_string(elapsed) + " s since boot_time " +
+                     std::to_string(state.boot_time) + ", plus uptime_advanced_s " +
+                     std::to_string(state.uptime_advanced_s) + ") does not fit in 64-bit seconds"};
+    return std::chrono::seconds{static_cast<Rep>(elapsed + state.uptime_advanced_s)};
+}
+
 Expected<SimState> fresh_state(const Profile& profile) {
     auto boot_id = new_boot_id();
     if (!boot_id) return boot_id.error();
@@ -425,6 +448,8 @@ Expected<SimState> fresh_state(const Profile& profile) {
     s.default_cap = profile.default_cap;
     s.wired_limit_mb_present = profile.has_wired_limit_mb;
     s.boot_id = *boot_id;
+    s.boot_time = unix_now();  // booted just now, nothing advanced yet
+    s.uptime_advanced_s = 0;
     s.related = profile.related;
     s.fault_stall_write_ms = 0;  // a new machine answers at once
     s.fault_stall_after_write_ms = 0;

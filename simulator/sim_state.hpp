@@ -13,6 +13,11 @@
 //   value_width                4 or 8: byte width of the kernel's integer for the knob
 //   boot_id                    kern.bootsessionuuid: 8-4-4-4-12 upper-case hex digits
 //   boot_count                 1 for a fresh machine, +1 per simulated reboot
+//   boot_time                  unix seconds at the simulated boot (signed, like time_t): the
+//                              host's real time when the machine was made or last rebooted
+//   uptime_advanced_s          seconds `wiredcap-sim advance` added to the uptime since that
+//                              boot; 0 after a boot. Uptime = max(0, now - boot_time) + this
+//                              (see uptime_at), so a test can let hours pass in no time
 //   hang_above_mib             a write above this hangs the machine; 0 = never hangs
 //   hung                       0/1: hung until a simulated reboot
 //   fault_write_refused        0/1: every write of the knob fails
@@ -32,6 +37,7 @@
 // update_state), so a reader never sees a torn file and concurrent writers lose no update.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -64,6 +70,8 @@ struct SimState {
     unsigned value_width = 4;
     std::string boot_id;
     std::uint64_t boot_count = 1;
+    std::int64_t boot_time = 0;
+    std::uint64_t uptime_advanced_s = 0;
     units::MiB hang_above = units::MiB::zero();
     bool hung = false;
     bool fault_write_refused = false;
@@ -79,12 +87,22 @@ struct SimState {
 };
 
 // A machine of that profile just out of the box: knob 0, no faults (no stalls either), never
-// hangs, width 4, a new boot id. Fails only when /dev/urandom cannot be read.
+// hangs, width 4, a new boot id, booted now (unix_now) with nothing advanced. Fails only when
+// /dev/urandom cannot be read.
 [[nodiscard]] Expected<SimState> fresh_state(const Profile& profile);
 
 // A new kern.bootsessionuuid-looking id (random version-4 UUID, upper case), from
 // /dev/urandom: boot ids must not repeat across runs, which a seeded rand() cannot promise.
 [[nodiscard]] Expected<std::string> new_boot_id();
+
+// The host's real time in unix seconds: the simulated machine's clock is the host's clock.
+[[nodiscard]] std::int64_t unix_now() noexcept;
+
+// The simulated machine's uptime at `now_unix_s`: max(0, now - boot_time) + uptime_advanced_s.
+// A boot_time in the future (the host clock was set back) counts as no time passed, not as a
+// negative uptime. Pure, and exact: an uptime too large for std::chrono::seconds is an error,
+// never a wrapped or clamped number.
+[[nodiscard]] Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now_unix_s);
 
 // Whether the kernel's integer of `width` bytes (4 or 8) can hold the MiB count.
 [[nodiscard]] bool fits_width(units::MiB value, unsigned width) noexcept;

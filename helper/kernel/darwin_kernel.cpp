@@ -6,6 +6,7 @@
 // sysctl.h needs types.h first on Darwin.
 #include <sys/types.h>
 #include <sys/sysctl.h>
+#include <time.h>  // clock_gettime, CLOCK_UPTIME_RAW (macOS 10.12+)
 
 #include <array>
 #include <cerrno>
@@ -140,6 +141,20 @@ KernelResult<std::string> DarwinKernel::read_boot_id() {
         id.resize(::strnlen(id.data(), len));  // the kernel counts the terminating NUL
         if (id.empty()) return KernelError{Kind::read_failed, std::string(kBootSession) + ": empty"};
         return id;
+    });
+}
+
+KernelResult<std::chrono::seconds> DarwinKernel::read_uptime() {
+    return guarded(Kind::read_failed, []() -> KernelResult<std::chrono::seconds> {
+        struct timespec ts {};
+        if (::clock_gettime(CLOCK_UPTIME_RAW, &ts) != 0)
+            return KernelError{Kind::read_failed,
+                               "clock_gettime(CLOCK_UPTIME_RAW): " + std::generic_category().message(errno)};
+        // Time since boot cannot be negative; if the clock says so, it is not a reading.
+        if (ts.tv_sec < 0)
+            return KernelError{Kind::read_failed, "clock_gettime(CLOCK_UPTIME_RAW): negative uptime " +
+                                                      std::to_string(ts.tv_sec) + " s"};
+        return std::chrono::seconds{ts.tv_sec};  // whole seconds: the guard counts no finer
     });
 }
 

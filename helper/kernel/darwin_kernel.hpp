@@ -8,6 +8,7 @@
 
 #ifdef __APPLE__
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,10 @@ public:
     [[nodiscard]] KernelResult<Ok> write_wired_limit(units::MiB value) override;
     [[nodiscard]] KernelResult<units::Bytes> read_memsize() override;     // hw.memsize
     [[nodiscard]] KernelResult<std::string> read_boot_id() override;     // kern.bootsessionuuid
+    // clock_gettime(CLOCK_UPTIME_RAW), whole seconds: awake time since boot. Not
+    // CLOCK_MONOTONIC_RAW, which keeps counting during sleep: a value that hangs the machine does
+    // so while it is awake, so only awake time is evidence that the value is healthy.
+    [[nodiscard]] KernelResult<std::chrono::seconds> read_uptime() override;
     // iogpu.wired_lwm_mb, iogpu.dynamic_lwm, iogpu.disable_wired_collector and
     // debug.iogpu.wired_limit (bytes, Ventura), in that order; nullopt where a key cannot be
     // read. None of them is ever written: there is no code path that could.

@@ -23,6 +23,7 @@
 #include "sim_kernel.hpp"
 #include "sim_profiles.hpp"
 #include "sim_state.hpp"
+#include "wiredcap/units/duration.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 
@@ -49,7 +50,8 @@ state file wiredcap itself uses; a missing file is a fresh machine of the defaul
 
 Commands:
   init [--profile NAME]                 a new machine (default profile: m2ultra-192)
-  reboot                                new boot id, knob back to 0, no longer hung
+  reboot                                new boot id, knob back to 0, no longer hung, uptime
+                                        from 0 again
   show [--json]                         the whole state, as key=value lines or one JSON object
   fault write-refused on|off            every write of the knob fails
   fault readback-offset [-]SIZE|off     reading the knob returns it plus SIZE (or minus)
@@ -61,9 +63,14 @@ Commands:
   hang-above SIZE|off                   a write above SIZE hangs the machine until a reboot
   history                               the values written, oldest first, one per line
   metal                                 what Metal's recommendedMaxWorkingSetSize would say
+  advance DURATION                      let DURATION of awake time pass at once: the uptime
+                                        grows by it (e.g. to test a boot guard's healthy_after)
+  uptime                                seconds awake since the simulated boot, as the kernel
+                                        backend reads it (real time passing plus any advance)
 
 SIZE always has a unit: B kB MB GB TB KiB MiB GiB TiB (e.g. 180GiB); a bare number is an error.
 MS is a whole number of milliseconds, 1 to 600000, without a unit (e.g. 5000); 'off' ends a stall.
+DURATION is digits and a unit, s or m (e.g. 90s, 10m), 1s to 24 hours; a bare number is an error.
 Exit status: 0 done, 1 failed (the message says why), 2 usage error.
 )";
 
@@ -139,6 +146,8 @@ std::string state_json(const sim::SimState& s) {
         {"value_width", json_value(std::uint64_t{s.value_width})},
         {"boot_id", json_string(s.boot_id)},
         {"boot_count", json_value(s.boot_count)},
+        {"boot_time", json_value(s.boot_time)},
+        {"uptime_advanced_s", json_value(s.uptime_advanced_s)},
         {"hang_above_mib", json_value(s.hang_above.count())},
         {"hung", json_value(s.hung)},
         {"fault_write_refused", json_value(s.fault_write_refused)},
@@ -280,6 +289,23 @@ int cmd_metal(const fs::path& state, Args args) {
     return kExitOk;
 }
 
+int cmd_advance(const fs::path& state, Args args) {
+    if (args.size() != 1) return usage_error("advance takes a duration (e.g. 10m)");
+    auto by = wiredcap::units::parse_duration(args[0]);
+    if (!by) return usage_error("advance: " + by.error().message);
+    return finish(SimKernel::advance_uptime(state, *by));
+}
+
+// Read through the Kernel interface, as the helper reads it: a hung machine answers nothing.
+int cmd_uptime(const fs::path& state, Args args) {
+    if (!args.empty()) return usage_error("uptime takes no arguments");
+    SimKernel kernel(state);
+    auto uptime = kernel.read_uptime();
+    if (!uptime) return failed(uptime.error().message);
+    std::cout << uptime->count() << "\n";
+    return kExitOk;
+}
+
 struct Command {
     std::string_view name;
     int (*run)(const fs::path&, Args);
@@ -288,6 +314,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"init", cmd_init},   {"reboot", cmd_reboot},         {"show", cmd_show},       {"fault", cmd_fault},
     {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"history", cmd_history}, {"metal", cmd_metal},
+    {"advance", cmd_advance}, {"uptime", cmd_uptime},
 };
 
 int run(Args words) {

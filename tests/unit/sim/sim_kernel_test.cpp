@@ -315,6 +315,161 @@ TEST_F(SimTest, RebootChangesBootIdResetsKnobAndKeepsFaults) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Uptime: real time since the simulated boot plus what advance_uptime added
+
+using std::chrono::seconds;
+
+// Seconds of real time a test may take between two readings; generous, for a loaded machine.
+constexpr seconds kSlack{60};
+
+TEST(Uptime, IsTimeSinceBootPlusWhatWasAdvanced) {
+    sim::SimState s;
+    s.boot_time = 1'000;
+    auto up = sim::uptime_at(s, 1'612);
+    ASSERT_TRUE(succeeded(up));
+    EXPECT_EQ(*up, seconds{612});
+    s.uptime_advanced_s = 3'600;
+    EXPECT_EQ(*sim::uptime_at(s, 1'612), seconds{4'212});
+    EXPECT_EQ(*sim::uptime_at(s, 1'000), seconds{3'600});
+}
+
+// The host clock set back before the boot: no time has passed, the uptime is not negative.
+TEST(Uptime, ABootTimeInTheFutureCountsAsNoTimePassed) {
+    sim::SimState s;
+    s.boot_time = 2'000;
+    s.uptime_advanced_s = 5;
+    EXPECT_EQ(*sim::uptime_at(s, 1'000), seconds{5});
+    s.boot_time = std::numeric_limits<std::int64_t>::max();
+    EXPECT_EQ(*sim::uptime_at(s, std::numeric_limits<std::int64_t>::min()), seconds{5});
+}
+
+TEST(Uptime, TooLargeForSecondsIsAnErrorNotAWrappedNumber) {
+    constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+    constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+    sim::SimState s;
+    s.boot_time = kMin;
+    EXPECT_EQ(*sim::uptime_at(s, -1), seconds{kMax});  // the largest difference that fits
+    EXPECT_FALSE(sim::uptime_at(s, 0));                // one more does not
+    EXPECT_FALSE(sim::uptime_at(s, kMax));             // 2^64 - 1 seconds
+    s.uptime_advanced_s = 1;
+    const auto sum = sim::uptime_at(s, -1);
+    ASSERT_FALSE(sum);
+    EXPECT_NE(sum.error().message.find("does not fit in 64-bit seconds"), std::string::npos) << sum.error().message;
+    s.boot_time = 0;
+    s.uptime_advanced_s = static_cast<std::uint64_t>(kMax);
+    EXPECT_EQ(*sim::uptime_at(s, 0), seconds{kMax});
+    EXPECT_FALSE(sim::uptime_at(s, 1));
+    s.uptime_advanced_s = std::numeric_limits<std::uint64_t>::max();
+    EXPECT_FALSE(sim::uptime_at(s, 0));
+}
+
+TEST_F(SimTest, AFreshMachineBootedNowWithNothingAdvanced) {
+    const auto before = sim::unix_now();
+    init("m4-16");
+    const auto after = sim::unix_now();
+    const auto s = state();
+    EXPECT_GE(s.boot_time, before);
+    EXPECT_LE(s.boot_time, after);
+    EXPECT_EQ(s.uptime_advanced_s, 0U);
+    const auto up = k().read_uptime();
+    ASSERT_TRUE(succeeded(up));
+    EXPECT_GE(*up, seconds{0});
+    EXPECT_LT(*up, kSlack);
+}
+
+TEST_F(SimTest, UptimeGrowsByWhatIsAdvanced) {
+    auto kernel = k();
+    const auto before = kernel.read_uptime();
+    ASSERT_TRUE(succeeded(before));
+    ASSERT_TRUE(succeeded(SimKernel::advance_uptime(path_, seconds{3'600})));
+    ASSERT_TRUE(succeeded(SimKernel::advance_uptime(path_, seconds{600})));
+    const auto after = kernel.read_uptime();
+    ASSERT_TRUE(succeeded(after));
+    EXPECT_GE(*after - *before, seconds{4'200});
+    EXPECT_LT(*after - *before, seconds{4'200} + kSlack);
+    EXPECT_EQ(state().uptime_advanced_s, 4'200U);
+    EXPECT_EQ(state().boot_count, 1U);  // time passing is not a reboot
+}
+
+TEST_F(SimTest, AdvanceRefusesNegativeAndOverflowAndChangesNothing) {
+    init("m4-16");
+    ASSERT_TRUE(succeeded(SimKernel::advance_uptime(path_, seconds{0})));  // nothing passes: fine
+    const auto untouched = file_text();
+    const auto back = SimKernel::advance_uptime(path_, seconds{-1});
+    ASSERT_FALSE(back);
+    EXPECT_NE(back.error().message.find("cannot go back"), std::string::npos) << back.error().message;
+    EXPECT_EQ(file_text(), untouched);
+
+    auto s = state();
+    s.uptime_advanced_s = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) - 10;
+    ASSERT_TRUE(succeeded(sim::replace_state(path_, s)));
+    const auto full = file_text();
+    const auto over = SimKernel::advance_uptime(path_, seconds{std::numeric_limits<std::int64_t>::max()});
+    ASSERT_FALSE(over);
+    EXPECT_NE(over.error().message.find("overflow"), std::string::npos) << over.error().message;
+    EXPECT_FALSE(SimKernel::advance_uptime(path_, seconds{3'600}));  // the sum fits, the uptime would not
+    EXPECT_EQ(file_text(), full);
+}
+
+TEST_F(SimTest, RebootStartsTheUptimeAgain) {
+    ASSERT_TRUE(succeeded(SimKernel::advance_uptime(path_, seconds{86'400})));
+    auto s = state();
+    s.boot_time -= 7'200;  // booted two hours ago
+    ASSERT_TRUE(succeeded(sim::replace_state(path_, s)));
+    auto kernel = k();
+    const auto long_up = kernel.read_uptime();
+    ASSERT_TRUE(succeeded(long_up));
+    ASSERT_GE(*long_up, seconds{86'400 + 7'200});
+
+    const auto before = sim::unix_now();
+    ASSERT_TRUE(succeeded(SimKernel::reboot(path_)));
+    const auto up = kernel.read_uptime();
+    ASSERT_TRUE(succeeded(up));
+    EXPECT_LT(*up, kSlack);
+    EXPECT_EQ(state().uptime_advanced_s, 0U);
+    EXPECT_GE(state().boot_time, before);
+    EXPECT_EQ(state().boot_count, 2U);
+}
+
+// A hung machine answers nothing, its uptime included; time still passes for the simulator.
+TEST_F(SimTest, AHungMachineHasNoUptimeUntilReboot) {
+    ASSERT_TRUE(succeeded(SimKernel::set_hang_above(path_, 100_GiB)));
+    auto kernel = k();
+    ASSERT_TRUE(succeeded(kernel.write_wired_limit(101_GiB)));
+    const auto hung = kernel.read_uptime();
+    ASSERT_TRUE(fails_with(hung, Kind::machine_hung));
+    EXPECT_NE(hung.error().message.find("hung"), std::string::npos) << hung.error().message;
+    ASSERT_TRUE(succeeded(SimKernel::advance_uptime(path_, seconds{600})));
+    EXPECT_TRUE(fails_with(kernel.read_uptime(), Kind::machine_hung));
+    EXPECT_TRUE(state().hung);
+
+    ASSERT_TRUE(succeeded(SimKernel::reboot(path_)));
+    const auto up = kernel.read_uptime();
+    ASSERT_TRUE(succeeded(up));
+    EXPECT_LT(*up, kSlack);
+}
+
+// A state file written before the uptime keys existed is refused by name, with the way out.
+TEST_F(SimTest, AStateFileWithoutTheUptimeKeysIsRefusedByName) {
+    init("m4-16");
+    const auto text = file_text();
+    const auto without = [&](std::string_view key) {
+        const auto at = text.find("\n" + std::string(key) + "=") + 1;
+        return text.substr(0, at) + text.substr(text.find('\n', at) + 1);
+    };
+    for (const std::string_view key : {"boot_time", "uptime_advanced_s"}) {
+        write_file(without(key));
+        const auto up = k().read_uptime();
+        ASSERT_TRUE(fails_with(up, Kind::read_failed)) << key;
+        EXPECT_NE(up.error().message.find("missing key '" + std::string(key) + "'"), std::string::npos)
+            << up.error().message;
+        EXPECT_NE(up.error().message.find("wiredcap-sim --state " + path_.string() + " init"), std::string::npos)
+            << up.error().message;
+        EXPECT_FALSE(SimKernel::advance_uptime(path_, seconds{1}));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Hangs
 
 TEST_F(SimTest, AWriteAboveTheHangPointIsAcceptedThenTheMachineIsHungUntilReboot) {
@@ -328,6 +483,7 @@ TEST_F(SimTest, AWriteAboveTheHangPointIsAcceptedThenTheMachineIsHungUntilReboot
     EXPECT_TRUE(fails_with(kernel.write_wired_limit(0_MiB), Kind::machine_hung));
     EXPECT_TRUE(fails_with(kernel.read_memsize(), Kind::machine_hung));
     EXPECT_TRUE(fails_with(kernel.read_boot_id(), Kind::machine_hung));
+    EXPECT_TRUE(fails_with(kernel.read_uptime(), Kind::machine_hung));
     EXPECT_TRUE(fails_with(kernel.simulated_metal_working_set(), Kind::machine_hung));
     EXPECT_TRUE(kernel.read_related().empty());
     EXPECT_EQ(state().history, (std::vector<MiB>{180_GiB, 181_GiB}));  // the write while hung did nothing
@@ -657,6 +813,8 @@ TEST_F(ParseTest, SerializeThenParseGivesTheSameState) {
     state.fault_stall_after_write_ms = sim::kMaxStallMs;
     state.history = {1_MiB, 0_MiB, 5_MiB};
     state.writes = 3;
+    state.boot_time = -5;  // a host clock before 1970 is odd, not damage
+    state.uptime_advanced_s = 86400;
     auto parsed = sim::parse_state(sim::serialize_state(state));
     ASSERT_TRUE(succeeded(parsed));
     EXPECT_EQ(*parsed, state);
@@ -667,13 +825,13 @@ TEST_F(ParseTest, CommentsAndBlankLinesAreAllowed) {
 }
 
 TEST_F(ParseTest, UnknownKeyNamesTheLine) {
-    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 22: unknown key 'colour'");
+    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 24: unknown key 'colour'");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib =5"), "unknown key 'knob_mib '");
     EXPECT_ERROR_HAS(with_line("knob_mib", "just words"), "line 5: expected key=value");
 }
 
 TEST_F(ParseTest, DuplicateKeyNamesBothLines) {
-    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 22: duplicate key 'knob_mib' (first on line 5)");
+    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 24: duplicate key 'knob_mib' (first on line 5)");
 }
 
 TEST_F(ParseTest, MissingKeyIsAnError) {
@@ -688,13 +846,13 @@ TEST_F(ParseTest, BadNumbersNameTheLine) {
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib="), "line 5: knob_mib:");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib=0x10"), "line 5: knob_mib:");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib= 1"), "line 5: knob_mib:");
-    EXPECT_ERROR_HAS(with_line("writes", "writes=18446744073709551616"), "line 20: writes:");
+    EXPECT_ERROR_HAS(with_line("writes", "writes=18446744073709551616"), "line 22: writes:");
     // A count of MiB whose bytes do not fit in 64 bits is not a size.
     EXPECT_ERROR_HAS(with_line("default_cap_mib", "default_cap_mib=17592186044416"), "too large");
-    EXPECT_ERROR_HAS(with_line("hung", "hung=2"), "line 10: hung: '2' is not 0 or 1");
+    EXPECT_ERROR_HAS(with_line("hung", "hung=2"), "line 12: hung: '2' is not 0 or 1");
     EXPECT_ERROR_HAS(with_line("value_width", "value_width=2"), "line 6: value_width:");
     EXPECT_ERROR_HAS(with_line("wired_lwm_mb", "wired_lwm_mb=none"), "neither a whole number nor 'absent'");
-    EXPECT_ERROR_HAS(with_line("history", "history=1,,2"), "line 21: history: entry 2:");
+    EXPECT_ERROR_HAS(with_line("history", "history=1,,2"), "line 23: history: entry 2:");
     EXPECT_ERROR_HAS(with_line("history", "history=1,2,"), "ends with a comma");
     EXPECT_ERROR_HAS(with_line("profile", "profile=m9-1"), "unknown profile 'm9-1'");
     EXPECT_ERROR_HAS(with_line("boot_id", "boot_id=not-a-uuid"), "is not a boot id");
@@ -716,18 +874,38 @@ TEST_F(ParseTest, StallsAreCanonicalMillisecondsUpToTenMinutes) {
     EXPECT_EQ(error_of(with_line("fault_stall_write_ms", "fault_stall_write_ms=600000")), "");
     EXPECT_EQ(error_of(with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=1")), "");
     EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "fault_stall_write_ms=600001"),
-                     "line 14: fault_stall_write_ms: '600001' is more than 600000 milliseconds");
+                     "line 16: fault_stall_write_ms: '600001' is more than 600000 milliseconds");
     EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=18446744073709551616"),
-                     "line 15: fault_stall_after_write_ms: '18446744073709551616' is not a whole number");
+                     "line 17: fault_stall_after_write_ms: '18446744073709551616' is not a whole number");
     for (const auto* bad : {"-1", "+5", "05", "5ms", "", " 5", "off", "0x10"}) {
         EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", std::string("fault_stall_write_ms=") + bad),
-                         "line 14: fault_stall_write_ms:");
+                         "line 16: fault_stall_write_ms:");
         EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", std::string("fault_stall_after_write_ms=") + bad),
-                         "line 15: fault_stall_after_write_ms:");
+                         "line 17: fault_stall_after_write_ms:");
     }
     EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "# gone"), "missing key 'fault_stall_write_ms'");
     EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "# gone"), "missing key 'fault_stall_after_write_ms'");
-    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 22: duplicate key 'fault_stall_write_ms' (first on line 14)");
+    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 24: duplicate key 'fault_stall_write_ms' (first on line 16)");
+}
+
+// boot_time and uptime_advanced_s follow boot_count, in the documented order.
+TEST_F(ParseTest, UptimeKeysFollowBootCount) {
+    const auto at = good_.find("\nboot_count=1\nboot_time=");
+    ASSERT_NE(at, std::string::npos) << good_;
+    EXPECT_NE(good_.find("\nuptime_advanced_s=0\nhang_above_mib=", at), std::string::npos) << good_;
+}
+
+TEST_F(ParseTest, UptimeKeysAreStrict) {
+    EXPECT_EQ(error_of(with_line("boot_time", "boot_time=-9223372036854775808")), "");
+    EXPECT_EQ(error_of(with_line("uptime_advanced_s", "uptime_advanced_s=18446744073709551615")), "");
+    for (const auto* bad : {"", "x", "1.5", "01", "-0", "+1", " 1", "1s", "9223372036854775808"})
+        EXPECT_ERROR_HAS(with_line("boot_time", std::string("boot_time=") + bad), "line 9: boot_time:");
+    for (const auto* bad : {"", "-1", "+1", "01", "10m", "18446744073709551616"})
+        EXPECT_ERROR_HAS(with_line("uptime_advanced_s", std::string("uptime_advanced_s=") + bad),
+                         "line 10: uptime_advanced_s:");
+    EXPECT_ERROR_HAS(with_line("boot_time", "# gone"), "missing key 'boot_time'");
+    EXPECT_ERROR_HAS(with_line("uptime_advanced_s", "# gone"), "missing key 'uptime_advanced_s'");
+    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 24: duplicate key 'boot_time' (first on line 9)");
 }
 
 TEST_F(ParseTest, HistoryLongerThan256IsRefused) {
@@ -743,8 +921,8 @@ TEST_F(ParseTest, KnobMustFitTheWidth) {
 
 TEST_F(ParseTest, EmptyAndTornFilesAreErrors) {
     EXPECT_ERROR_HAS("", "empty");
-    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 21: no newline at the end: the file is torn");
-    EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 3), "line 10: no newline at the end");
+    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 23: no newline at the end: the file is torn");
+    EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 3), "line 12: no newline at the end");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 1), "missing key 'hung'");
 }
 
@@ -760,8 +938,10 @@ TEST_F(SimTest, ACorruptFileIsAnErrorNotAFreshMachine) {
     EXPECT_NE(read.error().message.find("line 2: knob_mib:"), std::string::npos) << read.error().message;
     EXPECT_TRUE(fails_with(kernel.write_wired_limit(1_MiB), Kind::write_refused));
     EXPECT_TRUE(fails_with(kernel.read_memsize(), Kind::read_failed));
+    EXPECT_TRUE(fails_with(kernel.read_uptime(), Kind::read_failed));
     EXPECT_TRUE(kernel.read_related().empty());
     EXPECT_FALSE(SimKernel::reboot(path_));
+    EXPECT_FALSE(SimKernel::advance_uptime(path_, std::chrono::seconds{1}));
     EXPECT_EQ(file_text(), "profile=m4-16\nknob_mib=oops\n");  // left for a person to look at
 
     init("m4-16");  // init replaces even an unreadable state

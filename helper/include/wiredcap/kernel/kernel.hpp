@@ -6,6 +6,7 @@
 // compile error (tests/compile_fail proves it).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,11 @@ public:
     [[nodiscard]] virtual KernelResult<units::Bytes> read_memsize() = 0;
     // kern.bootsessionuuid (a simulated one on the simulator): changes at every boot.
     [[nodiscard]] virtual KernelResult<std::string> read_boot_id() = 0;
+    // How long the machine has been awake since it booted: the boot guard marks a boot's value
+    // healthy only after this has grown by the policy's healthy_after. Darwin: CLOCK_UPTIME_RAW,
+    // which does not advance while the machine sleeps (a hang needs an awake machine). The
+    // simulator: seconds since its simulated boot plus what `wiredcap-sim advance` added.
+    [[nodiscard]] virtual KernelResult<std::chrono::seconds> read_uptime() = 0;
     // iogpu.wired_lwm_mb, iogpu.dynamic_lwm, iogpu.disable_wired_collector,
     // debug.iogpu.wired_limit (Ventura, read-only): shown, never written.
     [[nodiscard]] virtual std::vector<RelatedKey> read_related() = 0;
