@@ -16,15 +16,6 @@
 namespace wiredcap::journal {
 namespace {
 
-std::string utc_iso8601(std::int64_t unix_time) {
-    const auto t = static_cast<std::time_t>(unix_time);
-    struct tm tm {};
-    ::gmtime_r(&t, &tm);  // UTC: no TZ lookup, no locale
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
 Expected<Ok> write_all(int fd, const std::string& data, const std::string& path) {
     std::size_t done = 0;
     while (done < data.size()) {
@@ -50,15 +41,6 @@ Expected<Ok> check_size_limit(int fd, std::size_t bytes, const std::string& path
     return Ok{};
 }
 
-Expected<Ok> flush_to_disk(int fd, const std::string& path) {
-#ifdef __APPLE__
-    // fsync on macOS only reaches the drive's cache; F_FULLFSYNC reaches the platter/flash.
-    if (::fcntl(fd, F_FULLFSYNC) == 0) return Ok{};
-#endif
-    if (::fsync(fd) != 0) return Error{"cannot flush the journal " + path + ": " + std::strerror(errno)};
-    return Ok{};
-}
-
 Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
     auto fd = trusted::open_dir(dir, owner);
     if (!fd) return fd.error();
@@ -78,6 +60,24 @@ Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
 }
 
 }  // namespace
+
+std::string utc_iso8601(std::int64_t unix_time) {
+    const auto t = static_cast<std::time_t>(unix_time);
+    struct tm tm {};
+    ::gmtime_r(&t, &tm);  // UTC: no TZ lookup, no locale
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+Expected<Ok> flush_to_disk(int fd, const std::string& what) {
+#ifdef __APPLE__
+    // fsync on macOS only reaches the drive's cache; F_FULLFSYNC reaches the platter/flash.
+    if (::fcntl(fd, F_FULLFSYNC) == 0) return Ok{};
+#endif
+    if (::fsync(fd) != 0) return Error{"cannot flush " + what + ": " + std::strerror(errno)};
+    return Ok{};
+}
 
 std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time) {
     JsonObject o;
@@ -123,7 +123,7 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
     if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
     if (auto w = write_all(fd_.get(), line, path_); !w) return w;
-    if (auto f = flush_to_disk(fd_.get(), path_); !f) return f;
+    if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
     mirror_to_syslog(line);
     return Ok{};
 }

@@ -43,6 +43,13 @@ struct Stamp {
     uid_t uid;
 };
 
+// "2026-11-29T08:40:00Z": UTC, no TZ lookup, no locale.
+[[nodiscard]] std::string utc_iso8601(std::int64_t unix_time);
+
+// Flushes `fd` to stable storage: F_FULLFSYNC on macOS (fsync only reaches the drive's cache),
+// fsync elsewhere. `what` names it in the error.
+[[nodiscard]] Expected<Ok> flush_to_disk(int fd, const std::string& what);
+
 [[nodiscard]] std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time);
 
 class Writer {

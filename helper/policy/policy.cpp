@@ -4,6 +4,7 @@
 #include <map>
 
 #include "wiredcap/units/casts.hpp"
+#include "wiredcap/units/duration.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 using units::MiB;
 
 constexpr std::size_t kMaxLine = 1024;
-constexpr std::array<std::string_view, 5> kKeys{"min", "max", "reserve", "max_step", "group"};
+constexpr std::array<std::string_view, 6> kKeys{"min", "max", "reserve", "max_step", "group", "healthy_after"};
 constexpr std::array<std::string_view, 4> kRequired{"min", "max", "reserve", "max_step"};
 
 struct Entry {
@@ -66,7 +67,7 @@ Expected<std::map<std::string, Entry>> read_entries(std::string_view text) {
         const std::string value(trim(line.substr(eq + 1)));
         if (!known_key(key))
             return at(line_no,
-                      "unknown key " + units::quote_input(key) + "; keys are min, max, reserve, max_step, group");
+                      "unknown key " + units::quote_input(key) + "; keys are min, max, reserve, max_step, group, healthy_after");
         if (value.empty()) return at(line_no, key + " has no value");
         if (auto [it, fresh] = entries.try_emplace(key, Entry{value, line_no}); !fresh)
             return at(line_no, "duplicate key '" + key + "' (first set on line " + std::to_string(it->second.line) + ")");
@@ -137,11 +138,17 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize) {
     auto step = size_entry(*entries, "max_step");
     if (!step) return step.error();
 
-    Policy p{*min, *max, *reserve, *step, std::nullopt, Source::file, {}};
+    Policy p{*min, *max, *reserve, *step, std::nullopt, kDefaultHealthyAfter, Source::file, {}};
     if (auto g = entries->find("group"); g != entries->end()) {
         if (!valid_group_name(g->second.value))
             return at(g->second.line, "group " + units::quote_input(g->second.value) + " is not a valid group name");
         p.group = g->second.value;
+    }
+    if (auto h = entries->find("healthy_after"); h != entries->end()) {
+        auto d = units::parse_duration(h->second.value);
+        if (!d) return at(h->second.line, "healthy_after: " + d.error().message);
+        if (*d < kMinHealthyAfter) return at(h->second.line, "healthy_after must be at least 60s");
+        p.healthy_after = *d;
     }
     for (const auto& [key, v] : {std::pair{"min", *min}, std::pair{"max", *max}})
         if (auto w = gb_times_1000_warning(key, v)) p.warnings.push_back(*w);
@@ -156,7 +163,7 @@ Expected<Policy> builtin(units::Bytes memsize) {
         return Error{"no policy file, and this machine (" + units::describe(ram) +
                      ") is too small for the built-in band (half of RAM up to RAM minus " +
                      units::describe(kBuiltinReserve) + "); write a policy file to raise the cap"};
-    Policy p{half, *max, kBuiltinReserve, kBuiltinMaxStep, std::nullopt, Source::builtin, {}};
+    Policy p{half, *max, kBuiltinReserve, kBuiltinMaxStep, std::nullopt, kDefaultHealthyAfter, Source::builtin, {}};
     return validate(std::move(p), memsize);
 }
 

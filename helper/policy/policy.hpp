@@ -3,9 +3,11 @@
 //
 // File format (/etc/wiredcap.conf): `key = value` lines, whole-line `#` comments, sizes always
 // with a unit. Keys: min, max, reserve, max_step (required), group (optional: without it only
-// root may change the cap).
+// root may change the cap), healthy_after (optional duration, default 10m: how long the machine
+// must stay up with a persisted value applied at boot before the boot guard calls it healthy).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +29,10 @@ inline constexpr units::MiB kBuiltinReserve = 8_GiB;
 inline constexpr units::MiB kBuiltinMaxStep = 8_GiB;
 // The policy file may not be larger than this (it is a handful of lines).
 inline constexpr std::size_t kMaxPolicyBytes = 64 * 1024;
+// The boot guard's wait before a boot's value counts as healthy, and the shortest one allowed: a
+// minute is about the least in which a machine that will hang under a cap shows it.
+inline constexpr std::chrono::seconds kDefaultHealthyAfter{10 * 60};
+inline constexpr std::chrono::seconds kMinHealthyAfter{60};
 
 enum class Source { file, builtin };
 
@@ -36,6 +42,7 @@ struct Policy {
     units::MiB reserve;
     units::MiB max_step;
     std::optional<std::string> group;
+    std::chrono::seconds healthy_after = kDefaultHealthyAfter;
     Source source;
     std::vector<std::string> warnings;  // e.g. the GB x 1000 slip
 };

@@ -12,7 +12,9 @@ constexpr std::uint64_t kMaxStep = 100000;
 
 using Args = std::vector<std::string_view>;
 
-Error usage(const std::string& why) { return Error{why + " (usage: wiredcap-helper read | apply SIZE | reset | confirm | end)"}; }
+Error usage(const std::string& why) {
+    return Error{why + " (usage: wiredcap-helper read | apply SIZE | reset | confirm | end | persist | boot)"};
+}
 
 bool valid_run_id(std::string_view s) {
     if (s.empty() || s.size() > 64) return false;
@@ -43,6 +45,8 @@ std::optional<Command> parse_command(std::string_view s) {
     if (s == "reset") return Command::reset;
     if (s == "confirm") return Command::confirm;
     if (s == "end") return Command::end;
+    if (s == "persist") return Command::persist;
+    if (s == "boot") return Command::boot;
     return std::nullopt;
 }
 
@@ -123,6 +127,10 @@ Expected<Ok> check_combination(const Invocation& inv) {
         case Command::end:
             if (!inv.run || !inv.outcome || inv.step || inv.revert) return usage("end needs exactly --run and --outcome");
             break;
+        case Command::persist:
+        case Command::boot:
+            if (ramp || inv.revert || inv.outcome) return usage(std::string(command_name(inv.command)) + " takes no ramp options");
+            break;
     }
     return Ok{};
 }
@@ -136,6 +144,8 @@ std::string_view command_name(Command c) {
         case Command::reset: return "reset";
         case Command::confirm: return "confirm";
         case Command::end: return "end";
+        case Command::persist: return "persist";
+        case Command::boot: return "boot";
     }
     return "unknown";
 }
@@ -150,13 +160,22 @@ Expected<Invocation> parse_args(const Args& args) {
     if (!cmd) return usage("unknown command " + units::quote_input(args[i]));
     inv.command = *cmd;
     ++i;
-    if (inv.command == Command::apply) {
-        if (i >= args.size()) return usage("apply needs a size, e.g. 237568MiB");
+    if (inv.command == Command::persist && i < args.size() && args[i] == "--off") {
+        inv.off = true;
+        ++i;
+    } else if (inv.command == Command::apply || inv.command == Command::persist) {
+        const std::string name(command_name(inv.command));
+        if (i >= args.size()) return usage(name + " needs a size, e.g. 237568MiB");
         auto v = units::parse_size_as<units::MiB>(args[i]);
         if (!v) return v.error();
-        if (v->count() == 0) return usage("apply 0 would mean the OS default: use reset");
+        if (v->count() == 0) return usage(name + " 0 would mean the OS default: use " +
+                         (inv.command == Command::apply ? "reset" : "persist --off"));
         inv.value = *v;
         ++i;
+        if (inv.command == Command::persist && i < args.size() && args[i] == "--unconfirmed") {
+            inv.unconfirmed = true;
+            ++i;
+        }
     }
     if (auto r = parse_ramp_options(args, i, inv); !r) return r.error();
     if (auto c = check_combination(inv); !c) return c.error();

@@ -5,6 +5,8 @@
 //   wiredcap-helper [DEV-OPTIONS] reset       [--run ID --step N] [--revert REASON]
 //   wiredcap-helper [DEV-OPTIONS] confirm --run ID --step N
 //   wiredcap-helper [DEV-OPTIONS] end --run ID --outcome OUTCOME
+//   wiredcap-helper [DEV-OPTIONS] persist SIZE [--unconfirmed] | persist --off
+//   wiredcap-helper [DEV-OPTIONS] boot
 //
 // DEV-OPTIONS (--policy PATH, --journal PATH, --sim-state PATH) exist for tests and
 // unprivileged development only; main() refuses them in a secure-exec (setuid) process.
@@ -22,7 +24,7 @@
 
 namespace wiredcap::helper {
 
-enum class Command { read, apply, reset, confirm, end };
+enum class Command { read, apply, reset, confirm, end, persist, boot };
 
 struct DevOptions {
     std::optional<std::string> policy;
@@ -33,7 +35,9 @@ struct DevOptions {
 
 struct Invocation {
     Command command = Command::read;
-    std::optional<units::MiB> value;      // apply
+    std::optional<units::MiB> value;      // apply, persist
+    bool off = false;                     // persist --off
+    bool unconfirmed = false;             // persist SIZE --unconfirmed
     std::optional<std::string> run;       // ramp run id: [A-Za-z0-9-]{1,64}
     std::optional<std::uint64_t> step;    // 1..100000
     std::optional<std::string> revert;    // why a ramp step is being undone

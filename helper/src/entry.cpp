@@ -11,6 +11,7 @@
 
 #include "identity/caller.hpp"
 #include "make_kernel.hpp"
+#include "policy/trusted_path.hpp"
 #include "process/hardening.hpp"
 #include "src/args.hpp"
 #include "src/commands.hpp"
@@ -81,6 +82,12 @@ std::optional<std::string> missing_privilege(const Invocation& inv, std::string_
            "through sudo; nothing was changed";
 }
 
+// The file named `name` in the directory of `path` (the boot state beside the journal, the boot
+// switch beside the policy): no further compiled-in paths, no further development options.
+std::string beside(const trusted::SplitPath& path, const std::string& name) {
+    return (path.dir == "/" ? std::string() : path.dir) + "/" + name;
+}
+
 int run_invocation(const Invocation& inv, const BuildPaths& paths) {
 #ifndef WIREDCAP_HELPER_DEV_OPTIONS
     // A production build has no development options at all: under sudo the helper is not a
@@ -100,9 +107,16 @@ int run_invocation(const Invocation& inv, const BuildPaths& paths) {
 #endif
     const auto kernel = kernel::make_default_kernel(sim);
     if (auto why = missing_privilege(inv, kernel->backend_name())) return early_failure(ExitCode::not_permitted, *why);
+    const std::string policy = inv.dev.policy.value_or(paths.policy);
+    const std::string journal = inv.dev.journal.value_or(paths.journal);
+    const auto policy_dir = trusted::split_path(policy);
+    const auto journal_dir = trusted::split_path(journal);
+    if (!policy_dir || !journal_dir) return early_failure(ExitCode::usage, "the policy and journal paths must be absolute");
     Context ctx{*kernel,
-                inv.dev.policy.value_or(paths.policy),
-                inv.dev.journal.value_or(paths.journal),
+                policy,
+                journal,
+                beside(*journal_dir, "boot.state"),
+                beside(*policy_dir, "wiredcap.boot-disabled"),
                 identity::current_caller(),
                 ::geteuid(),
                 paths.fallback_group ? std::optional<std::string>(paths.fallback_group) : std::nullopt};

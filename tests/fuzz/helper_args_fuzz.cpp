@@ -63,7 +63,9 @@ std::vector<std::string> argv_of(const Invocation& inv) {
     if (inv.dev.journal) out.insert(out.end(), {"--journal", *inv.dev.journal});
     if (inv.dev.sim_state) out.insert(out.end(), {"--sim-state", *inv.dev.sim_state});
     out.emplace_back(helper::command_name(inv.command));
+    if (inv.off) out.emplace_back("--off");
     if (inv.value) out.push_back(units::to_string(*inv.value));
+    if (inv.unconfirmed) out.emplace_back("--unconfirmed");
     if (inv.run) out.insert(out.end(), {"--run", *inv.run});
     if (inv.step) out.insert(out.end(), {"--step", std::to_string(*inv.step)});
     if (inv.revert) out.insert(out.end(), {"--revert", *inv.revert});
@@ -72,7 +74,8 @@ std::vector<std::string> argv_of(const Invocation& inv) {
 }
 
 bool same(const Invocation& a, const Invocation& b) {
-    return a.command == b.command && a.value == b.value && a.run == b.run && a.step == b.step &&
+    return a.command == b.command && a.value == b.value && a.off == b.off && a.unconfirmed == b.unconfirmed &&
+           a.run == b.run && a.step == b.step &&
            a.revert == b.revert && a.outcome == b.outcome && a.dev.policy == b.dev.policy &&
            a.dev.journal == b.dev.journal && a.dev.sim_state == b.dev.sim_state;
 }
@@ -98,7 +101,16 @@ void check_invocation(const Invocation& inv) {
         case Command::end:
             require(!inv.value && inv.run && inv.outcome && !inv.step && !inv.revert);
             break;
+        case Command::persist:
+            require(inv.off != inv.value.has_value() && (!inv.unconfirmed || inv.value.has_value()));
+            require(!inv.run && !inv.step && !inv.revert && !inv.outcome);
+            break;
+        case Command::boot:
+            require(!inv.value && !inv.off && !inv.unconfirmed && !inv.run && !inv.step && !inv.revert && !inv.outcome);
+            break;
     }
+    if (inv.command != Command::persist) require(!inv.off && !inv.unconfirmed);
+    if (inv.value) require(inv.value->count() > 0);
     // Each value is from its fixed set or shape.
     if (inv.run) require(run_id_ok(*inv.run));
     if (inv.step) require(*inv.step >= 1 && *inv.step <= 100000);

@@ -18,7 +18,7 @@ enum class ExitCode : int {
     ramp_reverted = 9,        // no confirmation: reverted to the last confirmed value
     unresolved_journal = 10,  // an earlier ramp was never concluded; run `wiredcap recover`
     policy_invalid = 11,      // the policy file is unsafe or malformed
-    journal_failed = 12,      // the journal could not be written, so nothing was changed
+    journal_failed = 12,      // the journal or the boot state could not be written: nothing was changed
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }

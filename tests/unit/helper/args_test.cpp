@@ -67,6 +67,44 @@ TEST(HelperArgs, RampOptionsInAnyOrder) {
     EXPECT_EQ(inv->run, "r");
 }
 
+TEST(HelperArgs, Persist) {
+    auto inv = parse({"persist", "96GiB"});
+    ASSERT_TRUE(inv) << error_of(inv);
+    EXPECT_EQ(inv->command, Command::persist);
+    EXPECT_EQ(inv->value, 96_GiB);
+    EXPECT_FALSE(inv->unconfirmed);
+    EXPECT_FALSE(inv->off);
+
+    auto unconfirmed = parse({"persist", "98304MiB", "--unconfirmed"});
+    ASSERT_TRUE(unconfirmed) << error_of(unconfirmed);
+    EXPECT_TRUE(unconfirmed->unconfirmed);
+
+    auto off = parse({"persist", "--off"});
+    ASSERT_TRUE(off) << error_of(off);
+    EXPECT_TRUE(off->off);
+    EXPECT_FALSE(off->value.has_value());
+}
+
+TEST(HelperArgs, Boot) {
+    auto inv = parse({"boot"});
+    ASSERT_TRUE(inv) << error_of(inv);
+    EXPECT_EQ(inv->command, Command::boot);
+}
+
+TEST(HelperArgsUsage, PersistBadShapes) {
+    EXPECT_CONTAINS(refusal({"persist"}), "persist needs a size");
+    EXPECT_CONTAINS(refusal({"persist", "98304"}), "unit");
+    EXPECT_CONTAINS(refusal({"persist", "0MiB"}), "use persist --off");
+    EXPECT_CONTAINS(refusal({"persist", "--off", "96GiB"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "--off", "--unconfirmed"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "--unconfirmed", "96GiB"}), "unit");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--unconfirmed", "--unconfirmed"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--run", "r1", "--step", "1"}), "persist takes no ramp options");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--unconfirmed"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"boot", "--run", "r1", "--step", "1"}), "boot takes no ramp options");
+    EXPECT_CONTAINS(refusal({"boot", "96GiB"}), "unexpected or repeated argument");
+}
+
 TEST(HelperArgs, Reset) {
     auto inv = parse({"reset"});
     ASSERT_TRUE(inv) << error_of(inv);

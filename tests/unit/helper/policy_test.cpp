@@ -58,6 +58,41 @@ TEST(PolicyParse, ValidFileWithoutGroup) {
     EXPECT_TRUE(p->warnings.empty());
 }
 
+TEST(PolicyParse, HealthyAfterDefaultsToTenMinutes) {
+    auto p = parse(kValid, kRam256);
+    ASSERT_TRUE(p) << error_of(p);
+    EXPECT_EQ(p->healthy_after, std::chrono::seconds(600));
+    auto b = builtin(kRam256);
+    ASSERT_TRUE(b) << error_of(b);
+    EXPECT_EQ(b->healthy_after, std::chrono::seconds(600));
+}
+
+TEST(PolicyParse, HealthyAfterTakesADurationWithItsUnit) {
+    for (const auto& [text, seconds] : {std::pair{"60s", 60}, std::pair{"30m", 1800}, std::pair{"1440m", 86400}}) {
+        auto p = parse(std::string(kValid) + "healthy_after = " + text + "\n", kRam256);
+        ASSERT_TRUE(p) << text << ": " << error_of(p);
+        EXPECT_EQ(p->healthy_after, std::chrono::seconds(seconds)) << text;
+    }
+}
+
+TEST(PolicyParse, HealthyAfterBadValuesAreRefusedWithTheLine) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"600", "the unit must be s or m"},  {"10h", "the unit must be s or m"},
+        {"59s", "at least 60s"},                     {"0m", "at least 1s"},
+        {"1441m", "at most 24 hours"},               {"-5m", "a duration is digits and a unit"},
+        {"10 m", "the unit must be s or m"},         {"010m", "write the number plainly"},
+    };
+    for (const auto& [value, fragment] : cases) {
+        auto p = parse(std::string(kValid) + "healthy_after = " + value + "\n", kRam256);
+        ASSERT_FALSE(p) << value;
+        EXPECT_CONTAINS(p.error().message, "line 6: healthy_after") << value;
+        EXPECT_CONTAINS(p.error().message, fragment) << value;
+    }
+    auto twice = parse(std::string(kValid) + "healthy_after = 10m\nhealthy_after = 20m\n", kRam256);
+    ASSERT_FALSE(twice);
+    EXPECT_CONTAINS(twice.error().message, "duplicate key 'healthy_after'");
+}
+
 TEST(PolicyParse, ValidFileWithGroup) {
     auto p = parse(std::string(kValid) + "group = admin\n", kRam256);
     ASSERT_TRUE(p) << error_of(p);

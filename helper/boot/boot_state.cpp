@@ -1,0 +1,173 @@
+#include "boot/boot_state.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "journal/journal.hpp"
+#include "policy/trusted_path.hpp"
+
+namespace wiredcap::boot {
+namespace {
+
+constexpr std::string_view kHeader = "# wiredcap boot state: written by wiredcap-helper; do not edit (see wiredcap-helper(8))";
+constexpr std::array<std::string_view, 8> kKeys{"value_mib",  "basis",      "persisted_time",   "guard",
+                                                "guard_boot", "guard_time", "applied_uptime_s", "reason"};
+constexpr std::array<Guard, 5> kGuards{Guard::armed, Guard::trying, Guard::healthy, Guard::tripped, Guard::failed};
+constexpr std::size_t kMaxStateBytes = 4096;
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+std::optional<std::int64_t> whole_number(std::string_view s) {
+    std::int64_t n = 0;
+    if (s.empty() || (s.size() > 1 && s[0] == '0') || s[0] == '-' || s[0] == '+') return std::nullopt;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+    return n;
+}
+
+bool printable(std::string_view s) {
+    for (const char c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
+    return true;
+}
+
+// The values of kKeys in order, or why the text is not exactly the format above.
+Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_view text) {
+    std::array<std::string_view, kKeys.size()> values{};
+    auto next_line = [&text]() -> std::optional<std::string_view> {
+        const auto nl = text.find('\n');
+        if (nl == std::string_view::npos) return std::nullopt;
+        const auto line = text.substr(0, nl);
+        text.remove_prefix(nl + 1);
+        return line;
+    };
+    if (next_line() != kHeader) return Error{"first line is not the boot state header"};
+    for (std::size_t i = 0; i < kKeys.size(); ++i) {
+        const auto line = next_line();
+        const std::string prefix = std::string(kKeys[i]) + "=";
+        if (!line || line->substr(0, prefix.size()) != prefix)
+            return Error{"line " + std::to_string(i + 2) + " is not '" + prefix + "...'"};
+        values[i] = line->substr(prefix.size());
+        if (values[i].empty() || !printable(values[i])) return Error{"bad value for " + std::string(kKeys[i])};
+    }
+    if (!text.empty()) return Error{"text after the last key"};
+    return values;
+}
+
+Expected<Ok> write_all(int fd, const std::string& data) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return Error{std::strerror(errno)};
+        done += static_cast<std::size_t>(n);
+    }
+    return Ok{};
+}
+
+}  // namespace
+
+std::string_view guard_name(Guard g) {
+    switch (g) {
+        case Guard::armed: return "armed";
+        case Guard::trying: return "trying";
+        case Guard::healthy: return "healthy";
+        case Guard::tripped: return "tripped";
+        case Guard::failed: return "failed";
+    }
+    return "unknown";
+}
+
+std::string serialize(const State& s) {
+    std::string t(kHeader);
+    t += "\nvalue_mib=" + std::to_string(s.value.count());
+    t += "\nbasis=" + std::string(s.confirmed ? "confirmed" : "unconfirmed");
+    t += "\npersisted_time=" + std::to_string(s.persisted_time);
+    t += "\nguard=" + std::string(guard_name(s.guard));
+    t += "\nguard_boot=" + or_dash(s.guard_boot);
+    t += "\nguard_time=" + std::to_string(s.guard_time);
+    t += "\napplied_uptime_s=" + (s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : std::string("-"));
+    t += "\nreason=" + or_dash(s.reason) + "\n";
+    return t;
+}
+
+Expected<State> parse(std::string_view text) {
+    auto v = split_lines(text);
+    if (!v) return Error{"boot state: " + v.error().message};
+    const auto& [value, basis, persisted, guard, guard_boot, guard_time, applied, reason] = *v;
+    State s;
+    const auto count = whole_number(value);
+    const auto mib = count && *count > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*count)) : std::nullopt;
+    const auto t0 = whole_number(persisted);
+    const auto t1 = whole_number(guard_time);
+    if (!mib) return Error{"boot state: bad value_mib"};
+    s.value = *mib;
+    if (basis != "confirmed" && basis != "unconfirmed") return Error{"boot state: bad basis"};
+    s.confirmed = basis == "confirmed";
+    if (!t0 || !t1) return Error{"boot state: bad time"};
+    s.persisted_time = *t0;
+    s.guard_time = *t1;
+    const auto g = std::find_if(kGuards.begin(), kGuards.end(), [&](Guard x) { return guard_name(x) == guard; });
+    if (g == kGuards.end()) return Error{"boot state: bad guard"};
+    s.guard = *g;
+    s.guard_boot = guard_boot == "-" ? "" : std::string(guard_boot);
+    if ((s.guard == Guard::armed) != s.guard_boot.empty()) return Error{"boot state: guard_boot does not fit the guard"};
+    if (applied != "-") {
+        s.applied_uptime_s = whole_number(applied);
+        if (!s.applied_uptime_s) return Error{"boot state: bad applied_uptime_s"};
+    }
+    s.reason = reason == "-" ? "" : std::string(reason);
+    return s;
+}
+
+Expected<std::optional<State>> read(const std::string& path, uid_t owner) {
+    auto text = trusted::read_file(path, owner, kMaxStateBytes);
+    if (!text) return text.error();
+    if (!text->has_value()) return std::optional<State>{};
+    auto s = parse(**text);
+    if (!s) return Error{path + ": " + s.error().message};
+    return std::optional<State>{std::move(*s)};
+}
+
+Expected<Store> Store::open(const std::string& path, uid_t owner) {
+    auto split = trusted::split_path(path);
+    if (!split) return split.error();
+    auto dir = trusted::open_dir(split->dir, owner);
+    if (!dir) return Error{"boot state: " + dir.error().message};
+    if (!dir->has_value()) return Error{"boot state directory " + split->dir + " does not exist"};
+    UniqueFd fd = std::move(**dir);
+    while (::flock(fd.get(), LOCK_EX) != 0)
+        if (errno != EINTR) return Error{"cannot lock " + split->dir + ": " + std::strerror(errno)};
+    return Store(std::move(fd), path, split->name, owner);
+}
+
+Expected<std::optional<State>> Store::load() const { return read(path_, owner_); }
+
+Expected<Ok> Store::save(const State& s) const {
+    const std::string tmp = name_ + ".new";
+    UniqueFd fd(::openat(dir_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (!fd.valid()) return Error{"cannot write " + path_ + ".new: " + std::strerror(errno)};
+    if (auto w = write_all(fd.get(), serialize(s)); !w) return Error{"cannot write " + path_ + ".new: " + w.error().message};
+    if (auto f = journal::flush_to_disk(fd.get(), path_ + ".new"); !f) return f;
+    if (::renameat(dir_.get(), tmp.c_str(), dir_.get(), name_.c_str()) != 0)
+        return Error{"cannot replace " + path_ + ": " + std::strerror(errno)};
+    return journal::flush_to_disk(dir_.get(), path_);  // the rename itself must survive a power cut
+}
+
+Expected<bool> Store::remove() const {
+    if (::unlinkat(dir_.get(), name_.c_str(), 0) != 0) {
+        if (errno == ENOENT) return false;
+        return Error{"cannot remove " + path_ + ": " + std::strerror(errno)};
+    }
+    if (auto f = journal::flush_to_disk(dir_.get(), path_); !f) return f.error();
+    return true;
+}
+
+}  // namespace wiredcap::boot

@@ -1,0 +1,78 @@
+// The boot state: the value `wiredcap persist` stored for boot, and the boot guard that makes the
+// LaunchDaemon's boot action try it once per boot and never twice after a boot that did not
+// survive it (DESIGN.md section 2: re-applying at boot turns one hang into a boot loop).
+//
+// One small root-owned file next to the journal, written only by the helper, replaced atomically
+// (temporary file, flush, rename, flush of the directory) under an exclusive lock on the
+// directory, so a reader sees the old state or the new one and two helpers never interleave:
+//
+//   # wiredcap boot state: written by wiredcap-helper; do not edit (see wiredcap-helper(8))
+//   value_mib=98304
+//   basis=confirmed                 confirmed | unconfirmed (persist --unconfirmed)
+//   persisted_time=1764410000       unix seconds
+//   guard=trying                    armed | trying | healthy | tripped | failed
+//   guard_boot=<boot id>            the boot the guard state belongs to; - while armed
+//   guard_time=1764410031           unix seconds of the last guard change
+//   applied_uptime_s=31             uptime when the boot action applied the value; - if it did not
+//   reason=-                        why the guard tripped or failed; - otherwise
+//
+// Parsing is exact: these lines in this order, nothing else. Anything else is an error, and the
+// boot action then applies nothing.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "wiredcap/unique_fd.hpp"
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::boot {
+
+enum class Guard { armed, trying, healthy, tripped, failed };
+
+[[nodiscard]] std::string_view guard_name(Guard g);
+
+struct State {
+    units::MiB value = units::MiB::zero();
+    bool confirmed = true;               // false: stored with --unconfirmed
+    std::int64_t persisted_time = 0;
+    Guard guard = Guard::armed;
+    std::string guard_boot;              // empty while armed
+    std::int64_t guard_time = 0;
+    std::optional<std::int64_t> applied_uptime_s;
+    std::string reason;                  // printable ASCII, no newline; empty when none
+
+    friend bool operator==(const State&, const State&) = default;
+};
+
+[[nodiscard]] std::string serialize(const State& s);
+[[nodiscard]] Expected<State> parse(std::string_view text);
+
+// Reads the state without locking (for `read`): nullopt when nothing is stored.
+[[nodiscard]] Expected<std::optional<State>> read(const std::string& path, uid_t owner);
+
+// The state file's directory, opened as a trusted directory and locked (flock LOCK_EX) for one
+// command's read-modify-write; the lock goes with the descriptor.
+class Store {
+public:
+    [[nodiscard]] static Expected<Store> open(const std::string& path, uid_t owner);
+    [[nodiscard]] Expected<std::optional<State>> load() const;
+    [[nodiscard]] Expected<Ok> save(const State& s) const;
+    // true when there was a state to remove.
+    [[nodiscard]] Expected<bool> remove() const;
+
+private:
+    Store(UniqueFd dir, std::string path, std::string name, uid_t owner)
+        : dir_(std::move(dir)), path_(std::move(path)), name_(std::move(name)), owner_(owner) {}
+    UniqueFd dir_;
+    std::string path_;
+    std::string name_;
+    uid_t owner_;
+};
+
+}  // namespace wiredcap::boot

@@ -1,0 +1,152 @@
+#include "src/action.hpp"
+
+#include <utility>
+
+#include "policy/trusted_path.hpp"
+#include "wiredcap/units/format.hpp"
+
+namespace wiredcap::helper {
+
+using kernel::KernelError;
+using units::MiB;
+
+namespace {
+constexpr std::string_view kReadBack = "kernel read-back";
+}  // namespace
+
+JsonObject read_back(MiB v) { return JsonObject().num("value", v.count()).str("source", kReadBack); }
+
+ExitCode exit_for(KernelError::Kind k) {
+    switch (k) {
+        case KernelError::Kind::key_missing: return ExitCode::unsupported_platform;
+        case KernelError::Kind::not_permitted: return ExitCode::not_permitted;
+        case KernelError::Kind::write_refused: return ExitCode::kernel_write_failed;
+        case KernelError::Kind::machine_hung: return ExitCode::kernel_write_failed;
+        case KernelError::Kind::read_failed: return ExitCode::internal_error;
+    }
+    return ExitCode::internal_error;
+}
+
+Action::Action(const Invocation& inv, Context& ctx) : inv_(inv), ctx_(ctx) {
+    out_.num("v", journal::kSchemaVersion).str("command", command_name(inv.command));
+    out_.str("backend", ctx.kernel.backend_name());
+    to_ = inv.command == Command::reset ? std::optional<MiB>(MiB::zero()) : inv.value;
+    auto boot = ctx.kernel.read_boot_id();
+    stamp_ = journal::Stamp{boot ? *boot : std::string("unknown"), ctx.caller.uid};
+}
+
+std::optional<Failure> Action::open_journal() {
+    auto w = journal::Writer::open(ctx_.journal_path, ctx_.trusted_owner);
+    if (!w) return Failure{ExitCode::journal_failed, w.error().message + "; nothing was changed"};
+    writer_.emplace(std::move(*w));
+    return std::nullopt;
+}
+
+std::optional<Failure> Action::record(std::string event, std::string reason) {
+    journal::Record r{std::string(command_name(inv_.command)), std::move(event), inv_.run, inv_.step,
+                      previous_, to_, readback_, std::move(reason)};
+    auto ok = writer_->append(r, stamp_);
+    if (!ok) return Failure{ExitCode::journal_failed, ok.error().message};
+    return std::nullopt;
+}
+
+Failure Action::refuse(ExitCode code, std::string why) {
+    if (writer_) (void)record("refused", why);
+    return Failure{code, std::move(why)};
+}
+
+Result Action::finish(const std::optional<Failure>& f) {
+    out_.boolean("ok", !f);
+    if (!f) return Result{ExitCode::ok, out_.text(), {}};
+    out_.num("exit", static_cast<std::uint64_t>(to_int(f->code))).str("error", f->message);
+    return Result{f->code, out_.text(), f->message};
+}
+
+Expected<policy::Policy> load_policy(const Context& ctx, units::Bytes memsize) {
+    auto text = trusted::read_file(ctx.policy_path, ctx.trusted_owner, policy::kMaxPolicyBytes);
+    if (!text) return Error{"policy file " + text.error().message};
+    if (!text->has_value()) return policy::builtin(memsize);
+    auto p = policy::parse(**text, memsize);
+    if (!p) return Error{"policy file " + ctx.policy_path + ": " + p.error().message};
+    return p;
+}
+
+JsonObject policy_json(const policy::Policy& p, const std::string& path) {
+    JsonObject o;
+    o.str("source", p.source == policy::Source::file ? "policy file" : "built-in default");
+    if (p.source == policy::Source::file) o.str("path", path);
+    o.num("min_mib", p.min.count()).num("max_mib", p.max.count()).num("reserve_mib", p.reserve.count());
+    o.num("max_step_mib", p.max_step.count());
+    o.num("healthy_after_s", static_cast<std::uint64_t>(p.healthy_after.count()));
+    if (p.group) o.str("group", *p.group); else o.null("group");
+    o.strings("warnings", p.warnings);
+    return o;
+}
+
+Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
+    if (auto f = a.open_journal()) return *f;
+    auto mem = ctx.kernel.read_memsize();
+    if (!mem) return a.refuse(exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message);
+    auto p = load_policy(ctx, *mem);
+    if (!p) return a.refuse(ExitCode::policy_invalid, p.error().message);
+    if (auto may = identity::may_change(ctx.caller, p->group); !may)
+        return a.refuse(ExitCode::not_permitted, may.error().message);
+    return Authorized{*mem, *p};
+}
+
+std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx) {
+    if (auto f = a.open_journal()) return f;
+    auto mem = ctx.kernel.read_memsize();
+    std::optional<std::string> group = ctx.fallback_group;
+    if (mem)
+        if (auto p = load_policy(ctx, *mem)) group = p->group;
+    if (auto may = identity::may_change(ctx.caller, group); !may)
+        return a.refuse(ExitCode::not_permitted, may.error().message);
+    return std::nullopt;
+}
+
+std::optional<Failure> read_previous(Action& a, Context& ctx) {
+    auto cur = ctx.kernel.read_wired_limit();
+    if (!cur) return a.refuse(exit_for(cur.error().kind), "cannot read iogpu.wired_limit_mb: " + cur.error().message);
+    a.previous_ = *cur;
+    a.out().object("previous_mib", read_back(*cur));
+    return std::nullopt;
+}
+
+std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, const std::optional<std::string>& revert) {
+    const std::string prefix = revert ? "revert_" : "";
+    const std::string why = revert ? *revert : "";
+    auto with_why = [&](const std::string& detail) { return why.empty() ? detail : why + "; " + detail; };
+    a.to_ = value;
+    if (auto f = a.record(prefix + "intent", why)) return Failure{f->code, f->message + "; nothing was changed"};
+    auto w = ctx.kernel.write_wired_limit(value);
+    if (!w) {
+        (void)a.record(prefix + "write_failed", with_why(w.error().message));
+        return Failure{exit_for(w.error().kind), "the kernel refused to set iogpu.wired_limit_mb to " +
+                                                     units::to_string(value) + ": " + w.error().message};
+    }
+    auto back = ctx.kernel.read_wired_limit();
+    if (!back) {
+        (void)a.record(prefix + "mismatch", with_why("read-back failed: " + back.error().message));
+        a.out().object("readback_mib", JsonObject().null("value").str("source", kReadBack).str("error", back.error().message));
+        return Failure{ExitCode::readback_differs, "wrote " + units::to_string(value) +
+                                                       " but could not read it back: " + back.error().message};
+    }
+    a.readback_ = *back;
+    a.out().object("readback_mib", read_back(*back));
+    if (*back != value) {
+        (void)a.record(prefix + "mismatch", with_why("read back " + units::to_string(*back)));
+        return Failure{ExitCode::readback_differs, "requested " + units::to_string(value) + " but the kernel reads back " +
+                                                       units::to_string(*back)};
+    }
+    if (auto f = a.record(prefix + "applied", why)) return Failure{f->code, f->message + " (the value was applied)"};
+    return std::nullopt;
+}
+
+std::optional<Failure> unchanged(Action& a, MiB value) {
+    a.readback_ = value;
+    a.out().boolean("changed", false).object("readback_mib", read_back(value));
+    return a.record("unchanged");
+}
+
+}  // namespace wiredcap::helper

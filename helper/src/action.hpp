@@ -1,0 +1,82 @@
+// The steps every journaled helper command is made of: who may act, what the policy permits,
+// the journal record before and after, and the write with its read-back. commands.cpp and
+// boot_commands.cpp compose them; nothing here decides on its own what a command does.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "journal/journal.hpp"
+#include "policy/policy.hpp"
+#include "src/commands.hpp"
+#include "wiredcap/json_writer.hpp"
+
+namespace wiredcap::helper {
+
+// A failure on its way out: the exit code and the sentence for stderr.
+struct Failure {
+    ExitCode code;
+    std::string message;
+};
+
+[[nodiscard]] ExitCode exit_for(kernel::KernelError::Kind k);
+
+// A value read from the kernel, with its source: {"value":N,"source":"kernel read-back"}.
+[[nodiscard]] JsonObject read_back(units::MiB v);
+
+// Builds the result line and journals as it goes.
+class Action {
+public:
+    Action(const Invocation& inv, Context& ctx);
+
+    JsonObject& out() { return out_; }
+
+    // Opens the journal; without it nothing may change.
+    [[nodiscard]] std::optional<Failure> open_journal();
+    // Records an event; a failure to record is itself a failure of the action.
+    [[nodiscard]] std::optional<Failure> record(std::string event, std::string reason = {});
+    // Records a refusal (best effort: the refusal stands even if it cannot be recorded).
+    Failure refuse(ExitCode code, std::string why);
+    [[nodiscard]] Result finish(const std::optional<Failure>& f);
+
+    std::optional<units::MiB> previous_;
+    std::optional<units::MiB> to_;        // the journal's to_mib: the value asked for
+    std::optional<units::MiB> readback_;
+
+private:
+    const Invocation& inv_;
+    Context& ctx_;
+    JsonObject out_;
+    journal::Stamp stamp_{};
+    std::optional<journal::Writer> writer_;
+};
+
+// The policy file, or the built-in band when there is none.
+[[nodiscard]] Expected<policy::Policy> load_policy(const Context& ctx, units::Bytes memsize);
+[[nodiscard]] JsonObject policy_json(const policy::Policy& p, const std::string& path);
+
+// What every journaled action checks first, in this order: the journal can be written, the
+// machine's memory is known, the policy loads, and the caller may act under it.
+struct Authorized {
+    units::Bytes memsize;
+    policy::Policy policy;
+};
+[[nodiscard]] Expected<Authorized, Failure> authorize(Action& a, Context& ctx);
+
+// The safe direction (back to the OS default, forgetting a stored boot value): the journal must
+// open, and the caller must be root or in the policy's group (the build's fallback group when
+// the policy cannot be loaded).
+[[nodiscard]] std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx);
+
+// Reads the cap before a change into a.previous_; a failure here stops everything.
+[[nodiscard]] std::optional<Failure> read_previous(Action& a, Context& ctx);
+
+// intent -> write -> read back -> applied | mismatch | write_failed. A revert's records carry
+// why it happened (e.g. "timeout"); failures add what failed.
+[[nodiscard]] std::optional<Failure> write_and_verify(Action& a, Context& ctx, units::MiB value,
+                                                      const std::optional<std::string>& revert);
+
+// The kernel already holds `value`: nothing is written, and the journal says so.
+[[nodiscard]] std::optional<Failure> unchanged(Action& a, units::MiB value);
+
+}  // namespace wiredcap::helper

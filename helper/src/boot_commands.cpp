@@ -1,0 +1,222 @@
+#include "src/boot_commands.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "boot/boot_state.hpp"
+#include "journal/confirmation.hpp"
+#include "wiredcap/units/format.hpp"
+
+namespace wiredcap::helper {
+namespace {
+
+using boot::Guard;
+using units::MiB;
+
+std::int64_t now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+// Anything at the switch path disables the boot action; a path that cannot be checked counts as
+// present (fail closed). nullopt: absent.
+std::optional<std::string> switch_on(const Context& ctx) {
+    struct stat st {};
+    if (::lstat(ctx.boot_switch_path.c_str(), &st) == 0) return ctx.boot_switch_path + " exists";
+    if (errno == ENOENT) return std::nullopt;
+    return "cannot check " + ctx.boot_switch_path + " (" + std::strerror(errno) + ")";
+}
+
+JsonObject persisted_read_back(const Context& ctx) {
+    JsonObject o;
+    auto s = boot::read(ctx.boot_state_path, ctx.trusted_owner);
+    if (s && *s) o.num("value", (*s)->value.count()); else o.null("value");
+    o.str("source", "boot state file read-back");
+    if (!s) o.str("error", s.error().message);
+    return o;
+}
+
+Expected<boot::Store, Failure> open_store(const Context& ctx) {
+    auto store = boot::Store::open(ctx.boot_state_path, ctx.trusted_owner);
+    if (!store) return Failure{ExitCode::journal_failed, store.error().message};
+    return std::move(*store);
+}
+
+// The boot action's answer: {"action":...,"why":...}; nothing in it is a failure.
+std::optional<Failure> act(Action& a, std::string_view action, const std::string& why) {
+    a.out().str("action", action);
+    if (!why.empty()) a.out().str("why", why);
+    return std::nullopt;
+}
+
+// Moves the guard on and saves it before anything else happens.
+std::optional<Failure> save_guard(const boot::Store& store, boot::State& s, Guard g, const std::string& boot_id,
+                                  const std::string& reason) {
+    s.guard = g;
+    s.guard_boot = boot_id;
+    s.guard_time = now();
+    s.reason = reason;
+    if (auto ok = store.save(s); !ok) return Failure{ExitCode::journal_failed, ok.error().message};
+    return std::nullopt;
+}
+
+// The previous boot applied the value and never became healthy: it most likely hung.
+std::optional<Failure> trip(Action& a, const boot::Store& store, boot::State s, const std::string& boot_id) {
+    const std::string why = "boot " + s.guard_boot + " applied " + units::to_string(s.value) + " at " +
+                            journal::utc_iso8601(s.guard_time) +
+                            " and it was never recorded healthy; not applied at this boot or any later one";
+    if (auto f = save_guard(store, s, Guard::tripped, boot_id, why)) return f;
+    if (auto f = a.record("tripped", why)) return f;
+    return act(a, "tripped", why);
+}
+
+// This boot applied the value: healthy once the machine has stayed up healthy_after with it.
+std::optional<Failure> check_health(Action& a, Context& ctx, const boot::Store& store, boot::State s) {
+    auto mem = ctx.kernel.read_memsize();
+    auto p = mem ? load_policy(ctx, *mem) : Expected<policy::Policy>(Error{"cannot read hw.memsize"});
+    auto up = ctx.kernel.read_uptime();
+    auto knob = ctx.kernel.read_wired_limit();
+    if (!p || !up || !knob || !s.applied_uptime_s)
+        return act(a, "waiting", "cannot tell yet: the policy, the uptime or the knob could not be read");
+    const auto stayed = up->count() - *s.applied_uptime_s;
+    if (*knob != s.value)
+        return act(a, "waiting", "iogpu.wired_limit_mb reads " + units::to_string(*knob) + ", not the stored " +
+                                     units::to_string(s.value) + ": this boot cannot prove it healthy");
+    if (stayed < p->healthy_after.count())
+        return act(a, "waiting", "healthy after " + std::to_string(p->healthy_after.count() - stayed) + " s more uptime");
+    a.readback_ = *knob;
+    if (auto f = save_guard(store, s, Guard::healthy, s.guard_boot, "")) return f;
+    if (auto f = a.record("healthy", "up " + std::to_string(stayed) + " s with the value in place")) return f;
+    return act(a, "healthy", "");
+}
+
+// The one apply of this boot: the guard says `trying` on disk before the journal's intent.
+std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& store, boot::State s,
+                                  const std::string& boot_id) {
+    auto fail = [&](Failure f) {
+        (void)save_guard(store, s, Guard::failed, boot_id, f.message);
+        return f;
+    };
+    auto mem = ctx.kernel.read_memsize();
+    if (!mem) return fail(a.refuse(exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message));
+    auto p = load_policy(ctx, *mem);
+    if (!p) return fail(a.refuse(ExitCode::policy_invalid, p.error().message));
+    // Band and reserve; not max_step: the value was reached step by step in the ramp that confirmed it.
+    if (auto why = policy::refusal(*p, *mem, s.value, s.value)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
+    auto up = ctx.kernel.read_uptime();
+    if (!up) return fail(a.refuse(exit_for(up.error().kind), "cannot read the uptime: " + up.error().message));
+    if (auto f = read_previous(a, ctx)) return fail(*f);
+    s.applied_uptime_s = up->count();
+    if (auto f = save_guard(store, s, Guard::trying, boot_id, "")) return f;
+    if (auto f = write_and_verify(a, ctx, s.value, std::nullopt)) {
+        if (f->code == ExitCode::readback_differs) (void)write_and_verify(a, ctx, MiB::zero(), "mismatch");
+        return fail(*f);
+    }
+    return act(a, "applied", "");
+}
+
+}  // namespace
+
+JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p) {
+    JsonObject o;
+    o.str("source", "boot state file " + ctx.boot_state_path).str("switch", ctx.boot_switch_path);
+    o.boolean("disabled", switch_on(ctx).has_value());
+    auto s = boot::read(ctx.boot_state_path, ctx.trusted_owner);
+    if (!s || !*s) {
+        o.null("persisted_mib");
+        if (!s) o.str("error", s.error().message);
+        return o;
+    }
+    const boot::State& st = **s;
+    o.num("persisted_mib", st.value.count()).str("basis", st.confirmed ? "confirmed" : "unconfirmed");
+    o.str("persisted_time", journal::utc_iso8601(st.persisted_time)).str("guard", boot::guard_name(st.guard));
+    if (!st.guard_boot.empty()) o.str("guard_boot", st.guard_boot);
+    o.str("guard_time", journal::utc_iso8601(st.guard_time));
+    if (st.applied_uptime_s) o.num("applied_uptime_s", static_cast<std::uint64_t>(*st.applied_uptime_s));
+    if (p) o.num("healthy_after_s", static_cast<std::uint64_t>(p->healthy_after.count()));
+    if (!st.reason.empty()) o.str("reason", st.reason);
+    return o;
+}
+
+Expected<bool, Failure> forget_persisted(Action& a, Context& ctx) {
+    auto store = open_store(ctx);
+    if (!store) return store.error();
+    auto removed = store->remove();
+    if (!removed) return Failure{ExitCode::journal_failed, removed.error().message};
+    if (*removed)
+        if (auto f = a.record("persist_removed")) return *f;
+    return *removed;
+}
+
+std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx) {
+    const MiB value = *inv.value;
+    a.out().num("requested_mib", value.count());
+    auto auth = authorize(a, ctx);
+    if (!auth) return auth.error();
+    if (auto why = policy::refusal(auth->policy, auth->memsize, value, value))
+        return a.refuse(ExitCode::refused_by_policy, *why);
+    std::string basis = "unconfirmed: stored with --unconfirmed";
+    if (!inv.unconfirmed) {
+        auto c = journal::find_confirmation_in(ctx.journal_path, ctx.trusted_owner, value);
+        if (!c) return a.refuse(ExitCode::journal_failed, c.error().message);
+        if (!*c)
+            return a.refuse(ExitCode::refused_by_policy,
+                            units::to_string(value) + " was never confirmed in a ramp on this machine, or a boot with it "
+                            "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
+        basis = "confirmed in run " + (*c)->run + " step " + std::to_string((*c)->step);
+    }
+    a.out().str("basis", inv.unconfirmed ? "unconfirmed" : "confirmed");
+    auto store = open_store(ctx);
+    if (!store) return store.error();
+    auto old = store->load();
+    const bool same = old && *old && (*old)->value == value && (*old)->confirmed == !inv.unconfirmed &&
+                      ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
+    if (!same) {
+        const boot::State s{value, !inv.unconfirmed, now(), Guard::armed, "", now(), std::nullopt, ""};
+        if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
+    }
+    a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));
+    return a.record(same ? "unchanged" : "persisted", basis);
+}
+
+std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
+    a.out().boolean("off", true);
+    if (auto f = authorize_safe_direction(a, ctx)) return f;
+    auto store = open_store(ctx);
+    if (!store) return store.error();
+    auto removed = store->remove();
+    if (!removed) return a.refuse(ExitCode::journal_failed, removed.error().message);
+    a.out().boolean("changed", *removed).object("persisted_mib", persisted_read_back(ctx));
+    return a.record(*removed ? "removed" : "unchanged");
+}
+
+std::optional<Failure> boot_steps(Action& a, Context& ctx) {
+    if (auto f = a.open_journal()) return f;
+    if (ctx.caller.uid != 0) return a.refuse(ExitCode::not_permitted, "boot is the LaunchDaemon's action: root only");
+    if (auto why = switch_on(ctx)) return act(a, "disabled", *why + ": the boot action is disabled; nothing applied");
+    auto store = open_store(ctx);
+    if (!store) return store.error();
+    auto loaded = store->load();
+    if (!loaded) return Failure{ExitCode::internal_error, loaded.error().message + "; nothing applied"};
+    if (!*loaded) return act(a, "none", "nothing is stored for boot");
+    boot::State s = **loaded;
+    a.to_ = s.value;
+    a.out().num("persisted_mib", s.value.count());
+    auto boot_id = ctx.kernel.read_boot_id();
+    if (!boot_id) return Failure{ExitCode::internal_error, "cannot read the boot id: " + boot_id.error().message + "; nothing applied"};
+    const bool this_boot = s.guard_boot == *boot_id;
+    switch (s.guard) {
+        case Guard::tripped:
+        case Guard::failed:
+            return act(a, "none", "the boot guard stopped at " + journal::utc_iso8601(s.guard_time) + ": " + s.reason);
+        case Guard::trying:
+            return this_boot ? check_health(a, ctx, *store, s) : trip(a, *store, s, *boot_id);
+        case Guard::healthy:
+            if (this_boot) return act(a, "none", "applied and healthy in this boot");
+            [[fallthrough]];
+        case Guard::armed: return apply_once(a, ctx, *store, s, *boot_id);
+    }
+    return Failure{ExitCode::internal_error, "unreachable guard state"};
+}
+
+}  // namespace wiredcap::helper

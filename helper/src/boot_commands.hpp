@@ -1,0 +1,28 @@
+// The value stored for boot and the LaunchDaemon's boot action (boot/boot_state.hpp has the
+// file; this is what the commands do with it):
+//
+//   persist SIZE [--unconfirmed]  store SIZE; it must be in the band and, unless --unconfirmed,
+//                                 confirmed in a ramp per the journal (journal/confirmation.hpp)
+//   persist --off                 forget it (the safe direction: allowed like reset)
+//   boot                          root only; at most one apply per boot, never again after a
+//                                 boot whose apply did not become healthy (the boot guard)
+#pragma once
+
+#include <optional>
+
+#include "policy/policy.hpp"
+#include "src/action.hpp"
+
+namespace wiredcap::helper {
+
+// The boot guard as `read` reports it (policy: for healthy_after, when it loads).
+[[nodiscard]] JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p);
+
+// Removes the stored value; true when there was one (journaled as reset/persist_removed).
+[[nodiscard]] Expected<bool, Failure> forget_persisted(Action& a, Context& ctx);
+
+[[nodiscard]] std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx);
+[[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, Context& ctx);
+[[nodiscard]] std::optional<Failure> boot_steps(Action& a, Context& ctx);
+
+}  // namespace wiredcap::helper

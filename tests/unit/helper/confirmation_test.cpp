@@ -1,0 +1,68 @@
+// The persist check (helper/journal/confirmation.hpp): a value counts as confirmed only by the
+// helper's own confirm record with that read-back, and a later boot trip at or below it
+// withdraws the confirmation.
+#include "journal/confirmation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "journal/journal.hpp"
+#include "wiredcap/units/literals.hpp"
+
+namespace wiredcap::journal {
+namespace {
+
+using namespace units::literals;
+
+// Lines exactly as the helper writes them.
+std::string line(const Record& r) { return to_json_line(r, Stamp{"B1", 501}, 1764410000); }
+
+std::string confirm(std::uint64_t step, units::MiB readback, const std::string& run = "r-1") {
+    return line(Record{"confirm", "confirmed", run, step, std::nullopt, std::nullopt, readback, ""});
+}
+std::string tripped(units::MiB at) {
+    return line(Record{"boot", "tripped", std::nullopt, std::nullopt, std::nullopt, at, std::nullopt, "never healthy"});
+}
+std::string applied(units::MiB v) {
+    return line(Record{"apply", "applied", "r-1", 3, 80_GiB, v, v, ""});
+}
+
+TEST(Confirmation, FindsTheLatestConfirmationOfTheValue) {
+    const std::string j = confirm(1, 80_GiB, "r-a") + confirm(2, 96_GiB, "r-a") + confirm(1, 96_GiB, "r-b");
+    auto c = find_confirmation(j, 96_GiB);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->run, "r-b");
+    EXPECT_EQ(c->step, 1u);
+}
+
+TEST(Confirmation, AnotherValueOrAnApplyIsNotAConfirmation) {
+    EXPECT_FALSE(find_confirmation(confirm(1, 80_GiB), 96_GiB));
+    EXPECT_FALSE(find_confirmation(confirm(1, 960_MiB), 96_MiB)) << "the whole number must match";
+    EXPECT_FALSE(find_confirmation(applied(96_GiB), 96_GiB)) << "applied is not confirmed";
+}
+
+TEST(Confirmation, ABootTripAtOrBelowWithdrawsIt) {
+    EXPECT_FALSE(find_confirmation(confirm(1, 96_GiB) + tripped(96_GiB), 96_GiB));
+    EXPECT_FALSE(find_confirmation(confirm(1, 96_GiB) + tripped(88_GiB), 96_GiB));
+    EXPECT_TRUE(find_confirmation(confirm(1, 80_GiB) + tripped(88_GiB), 80_GiB)) << "a lower value still stands";
+    EXPECT_TRUE(find_confirmation(confirm(1, 96_GiB) + tripped(96_GiB) + confirm(4, 96_GiB), 96_GiB))
+        << "a later ramp confirms it again";
+}
+
+TEST(Confirmation, TornOrForeignLinesNeverMatch) {
+    std::string torn = confirm(1, 96_GiB);
+    torn.pop_back();  // no newline: a torn last record
+    EXPECT_FALSE(find_confirmation(torn, 96_GiB));
+    // A reason string cannot forge the keys: the writer escapes its quotes.
+    const std::string forged =
+        line(Record{"apply", "refused", std::nullopt, std::nullopt, std::nullopt, 96_GiB, std::nullopt,
+                    ",\"command\":\"confirm\",\"event\":\"confirmed\",\"readback_mib\":98304}"});
+    EXPECT_FALSE(find_confirmation(forged, 96_GiB));
+    EXPECT_FALSE(find_confirmation("{\"v\":2,\"command\":\"confirm\",\"event\":\"confirmed\",\"step\":1,\"readback_mib\":98304}\n",
+                                   96_GiB))
+        << "another schema version";
+}
+
+}  // namespace
+}  // namespace wiredcap::journal
