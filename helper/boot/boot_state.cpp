@@ -118,7 +118,7 @@ Expected<State> parse(std::string_view text) {
     if (g == kGuards.end()) return Error{"boot state: bad guard"};
     s.guard = *g;
     s.guard_boot = guard_boot == "-" ? "" : std::string(guard_boot);
-    if ((s.guard == Guard::armed) != s.guard_boot.empty()) return Error{"boot state: guard_boot does not fit the guard"};
+    if (s.guard != Guard::armed && s.guard_boot.empty()) return Error{"boot state: guard " + std::string(guard) + " needs its boot"};
     if (applied != "-") {
         s.applied_uptime_s = whole_number(applied);
         if (!s.applied_uptime_s) return Error{"boot state: bad applied_uptime_s"};

@@ -11,7 +11,8 @@
 //   basis=confirmed                 confirmed | unconfirmed (persist --unconfirmed)
 //   persisted_time=1764410000       unix seconds
 //   guard=trying                    armed | trying | healthy | tripped | failed
-//   guard_boot=<boot id>            the boot the guard state belongs to; - while armed
+//   guard_boot=<boot id>            the boot the guard state belongs to (armed: the boot it was
+//                                   stored in, applied from the next one on; - if unknown)
 //   guard_time=1764410031           unix seconds of the last guard change
 //   applied_uptime_s=31             uptime when the boot action applied the value; - if it did not
 //   reason=-                        why the guard tripped or failed; - otherwise
@@ -42,7 +43,7 @@ struct State {
     bool confirmed = true;               // false: stored with --unconfirmed
     std::int64_t persisted_time = 0;
     Guard guard = Guard::armed;
-    std::string guard_boot;              // empty while armed
+    std::string guard_boot;              // empty: unknown (armed only)
     std::int64_t guard_time = 0;
     std::optional<std::int64_t> applied_uptime_s;
     std::string reason;                  // printable ASCII, no newline; empty when none

@@ -93,8 +93,11 @@ std::optional<Failure> check_health(Action& a, Context& ctx, const boot::Store& 
 // The one apply of this boot: the guard says `trying` on disk before the journal's intent.
 std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& store, boot::State s,
                                   const std::string& boot_id) {
+    bool tried = false;
+    // After the write, a kernel that no longer answers leaves the guard `trying`: the outcome is
+    // unknown, as after a hang, and the next boot trips the guard.
     auto fail = [&](Failure f) {
-        (void)save_guard(store, s, Guard::failed, boot_id, f.message);
+        if (!tried || ctx.kernel.read_wired_limit()) (void)save_guard(store, s, Guard::failed, boot_id, f.message);
         return f;
     };
     auto mem = ctx.kernel.read_memsize();
@@ -108,6 +111,7 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     if (auto f = read_previous(a, ctx)) return fail(*f);
     s.applied_uptime_s = up->count();
     if (auto f = save_guard(store, s, Guard::trying, boot_id, "")) return f;
+    tried = true;
     if (auto f = write_and_verify(a, ctx, s.value, std::nullopt)) {
         if (f->code == ExitCode::readback_differs) (void)write_and_verify(a, ctx, MiB::zero(), "mismatch");
         return fail(*f);
@@ -172,7 +176,9 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     const bool same = old && *old && (*old)->value == value && (*old)->confirmed == !inv.unconfirmed &&
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
     if (!same) {
-        const boot::State s{value, !inv.unconfirmed, now(), Guard::armed, "", now(), std::nullopt, ""};
+        auto boot_id = ctx.kernel.read_boot_id();
+        const boot::State s{value, !inv.unconfirmed, now(), Guard::armed, boot_id ? *boot_id : "", now(),
+                            std::nullopt, ""};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
     }
     a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));
@@ -213,8 +219,11 @@ std::optional<Failure> boot_steps(Action& a, Context& ctx) {
             return this_boot ? check_health(a, ctx, *store, s) : trip(a, *store, s, *boot_id);
         case Guard::healthy:
             if (this_boot) return act(a, "none", "applied and healthy in this boot");
-            [[fallthrough]];
-        case Guard::armed: return apply_once(a, ctx, *store, s, *boot_id);
+            return apply_once(a, ctx, *store, s, *boot_id);
+        case Guard::armed:
+            // Stored for boot means from the next boot on: never a surprise change in this one.
+            if (this_boot) return act(a, "none", "stored in this boot; applied from the next boot on");
+            return apply_once(a, ctx, *store, s, *boot_id);
     }
     return Failure{ExitCode::internal_error, "unreachable guard state"};
 }
