@@ -7,6 +7,7 @@
 
 #include "cli_context.hpp"
 #include "convert.hpp"
+#include "persist_cmd.hpp"
 #include "policy_check.hpp"
 #include "ramp.hpp"
 #include "recover_cmd.hpp"
@@ -35,6 +36,7 @@ struct Options {
     wiredcap::cli::SetRequest set;
     std::optional<std::string> policy_file;
     wiredcap::cli::RampRequest ramp;
+    wiredcap::cli::PersistRequest persist;
 };
 
 void add_global_options(CLI::App& app, Options& o) {
@@ -60,6 +62,16 @@ void add_ramp(CLI::App& app, Options& o) {
     ramp->add_flag("--ignore-hang-ceiling", o.ramp.ignore_hang_ceiling, "Allow steps at or above a value that hung before");
 }
 
+// Which combinations make sense is checked by run_persist (check_persist_args), not by CLI11, so
+// that the messages are wiredcap's own and the unit tests can reach them.
+void add_persist(CLI::App& app, Options& o) {
+    auto* persist = app.add_subcommand("persist", "Store a confirmed value for the boot action (or --off to forget it)");
+    persist->add_option("SIZE", o.persist.size, "A size with its unit (default: the journal's last confirmed value)");
+    persist->add_flag("--off", o.persist.off, "Forget the stored value: boots keep the OS default");
+    persist->add_flag("--unconfirmed", o.persist.unconfirmed, "Store SIZE although no ramp confirmed it (journaled)");
+    persist->add_flag("--ignore-hang-ceiling", o.persist.ignore_hang_ceiling, "Allow a value at or above one that hung before");
+}
+
 int dispatch(CLI::App& app, Options& o) {
     wiredcap::cli::CliContext ctx{wiredcap::cli::HelperClient(wiredcap::cli::locate_helper(o.helper), o.dev), o.json,
                                   std::cout, std::cerr};
@@ -74,6 +86,7 @@ int dispatch(CLI::App& app, Options& o) {
     if (is("policy")) return wiredcap::to_int(wiredcap::cli::run_policy_check(ctx, o.policy_file));
     if (is("ramp")) return wiredcap::to_int(wiredcap::cli::run_ramp(ctx, o.ramp));
     if (is("recover")) return wiredcap::to_int(wiredcap::cli::run_recover(ctx));
+    if (is("persist")) return wiredcap::to_int(wiredcap::cli::run_persist(ctx, o.persist));
     return wiredcap::to_int(ExitCode::usage);
 }
 
@@ -96,13 +109,14 @@ int main(int argc, char** argv) {
     auto* set = app.add_subcommand("set", "Set the cap to SIZE (or 'default'); prints the kernel's read-back");
     set->add_option("SIZE", o.set.size, "A size with its unit (e.g. 96GiB), or 'default'")->required();
     set->add_flag("--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
-    app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0); always permitted");
+    app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0), and forget any value stored for boot; always permitted");
     auto* policy = app.add_subcommand("policy", "The permitted band");
     policy->require_subcommand(1);
     auto* check = policy->add_subcommand("check", "Validate a policy file as the helper would (default: the installed one)");
     check->add_option("FILE", o.policy_file, "The policy file to check");
     add_ramp(app, o);
     app.add_subcommand("recover", "After a hang and reboot: which step hung, and the last good value");
+    add_persist(app, o);
 
     try {
         app.parse(argc, argv);

@@ -48,13 +48,12 @@ Expected<Plan, PlanError> make_plan(const PlanInput& in) {
     if (in.hang_ceiling && !in.ignore_hang_ceiling) {
         const auto& c = *in.hang_ceiling;
         std::erase_if(plan.steps, [&](MiB v) { return v >= c.value; });
-        plan.stopped_below_ceiling = units::to_string(c.value) + " hung in run " + c.run + " step " +
-                                     std::to_string(c.step) + " (" + c.time +
-                                     "); the plan stops below it (--ignore-hang-ceiling to go further)";
+        const std::string origin = recovery::hang_origin(c);
+        plan.stopped_below_ceiling =
+            units::to_string(c.value) + " " + origin + "; the plan stops below it (--ignore-hang-ceiling to go further)";
         if (plan.steps.empty())
-            return refused("every step would be at or above " + units::to_string(c.value) + ", which hung in run " +
-                           c.run + " step " + std::to_string(c.step) + " (" + c.time +
-                           "); choose --to below it, or pass --ignore-hang-ceiling");
+            return refused("every step would be at or above " + units::to_string(c.value) + ", which " + origin +
+                           "; choose --to below it, or pass --ignore-hang-ceiling");
     }
     return plan;
 }

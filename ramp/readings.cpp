@@ -43,6 +43,7 @@ std::optional<PolicyView> policy_of(const json::Value& p) {
     view.reserve = *reserve;
     view.max_step = *step;
     if (const json::Value* g = p.get("group"); g && g->as_string()) view.group = *g->as_string();
+    if (const json::Value* h = p.get("healthy_after_s")) view.healthy_after_s = h->as_u64();
     view.source = string_or(p.get("source"));
     if (const json::Value* path = p.get("path"); path && path->as_string()) view.source += " " + *path->as_string();
     if (const json::Value* w = p.get("warnings"); w && w->as_array())
@@ -51,14 +52,80 @@ std::optional<PolicyView> policy_of(const json::Value& p) {
     return view;
 }
 
+std::optional<bool> bool_field(const json::Value& o, std::string_view key) {
+    const json::Value* v = o.get(key);
+    return v ? v->as_bool() : std::nullopt;
+}
+
+std::optional<std::uint64_t> u64_field(const json::Value& o, std::string_view key) {
+    const json::Value* v = o.get(key);
+    return v ? v->as_u64() : std::nullopt;
+}
+
+// "persisted_mib": a number is the stored value; null is "nothing stored" unless the helper
+// says why it could not tell (error); anything else, or no member at all, is unknown.
+void persisted_of(const json::Value& o, BootGuard& g) {
+    g.error = string_or(o.get("error"));
+    const json::Value* v = o.get("persisted_mib");
+    if (v != nullptr && !v->is_null()) {
+        g.persisted = mib_of(*v);
+        if (!g.persisted && g.error.empty()) g.error = "the helper reported an unreadable persisted_mib";
+    } else if (v == nullptr && g.error.empty()) {
+        g.error = "the helper did not report persisted_mib";
+    }
+}
+
 }  // namespace
+
+std::optional<GuardState> guard_state_of(std::string_view name) {
+    for (const GuardState g : {GuardState::armed, GuardState::trying, GuardState::healthy, GuardState::tripped,
+                               GuardState::failed})
+        if (guard_state_name(g) == name) return g;
+    return std::nullopt;
+}
+
+std::string_view guard_state_name(GuardState g) {
+    switch (g) {
+        case GuardState::armed: return "armed";
+        case GuardState::trying: return "trying";
+        case GuardState::healthy: return "healthy";
+        case GuardState::tripped: return "tripped";
+        case GuardState::failed: return "failed";
+    }
+    return "unknown";
+}
+
+std::optional<BootGuard> boot_guard_of(const json::Value* o) {
+    if (o == nullptr || o->as_object() == nullptr) return std::nullopt;
+    BootGuard g;
+    g.source = string_or(o->get("source"), "boot state file");
+    g.switch_path = string_or(o->get("switch"));
+    g.disabled = bool_field(*o, "disabled");
+    persisted_of(*o, g);
+    if (const json::Value* b = o->get("basis"); b && b->as_string()) {
+        if (*b->as_string() == "confirmed") g.confirmed = true;
+        else if (*b->as_string() == "unconfirmed") g.confirmed = false;
+    }
+    g.persisted_time = string_or(o->get("persisted_time"));
+    g.guard_name = string_or(o->get("guard"));
+    g.guard = guard_state_of(g.guard_name);
+    g.guard_boot = string_or(o->get("guard_boot"));
+    g.guard_time = string_or(o->get("guard_time"));
+    g.applied_uptime_s = u64_field(*o, "applied_uptime_s");
+    g.healthy_after_s = u64_field(*o, "healthy_after_s");
+    g.reason = string_or(o->get("reason"));
+    return g;
+}
 
 Expected<MachineReadings> read_machine(const HelperClient& helper) {
     const HelperReply reply = helper.run({"read"});
     if (!reply.json) return Error{"cannot read the machine through " + helper.path() + ": " + reply.error};
-    const json::Value& j = *reply.json;
+    return readings_of(*reply.json, reply.exit_code);
+}
+
+MachineReadings readings_of(const json::Value& j, int helper_exit) {
     MachineReadings m;
-    m.helper_exit = reply.exit_code;
+    m.helper_exit = helper_exit;
     m.backend = string_or(j.get("backend"), "unknown");
     m.knob = reading_of<units::MiB>(j.get("wired_limit_mib"), mib_of);
     m.memsize = reading_of<units::Bytes>(j.get("memsize_bytes"), [](const json::Value& v) {
@@ -68,6 +135,11 @@ Expected<MachineReadings> read_machine(const HelperClient& helper) {
     m.boot_id = reading_of<std::string>(j.get("boot_id"), [](const json::Value& v) {
         return v.as_string() ? std::optional<std::string>(*v.as_string()) : std::nullopt;
     });
+    m.uptime = reading_of<std::chrono::seconds>(j.get("uptime_s"), [](const json::Value& v) {
+        const auto n = v.as_i64();
+        return n && *n >= 0 ? std::optional<std::chrono::seconds>(*n) : std::nullopt;
+    });
+    m.boot_guard = boot_guard_of(j.get("boot_guard"));
     if (const json::Value* rel = j.get("related"); rel && rel->as_object())
         for (const auto& [name, v] : *rel->as_object())
             m.related.emplace_back(name, reading_of<std::string>(&v, [](const json::Value& x) {

@@ -80,8 +80,13 @@ ExitCode run_recover(CliContext& ctx) {
     if (ctx.json) {
         JsonObject o;
         o.str("schema", "wiredcap.recover/1").boolean("simulated", machine->simulated());
+        // A ramp step keeps the shape it always had; a boot that never became healthy has no
+        // run or step (null), and `kind` says what it is.
         auto step = [](const recovery::StepRef& r) {
-            return JsonObject().num("mib", r.value.count()).str("run", r.run).num("step", r.step).str("time", r.time);
+            JsonObject s;
+            s.num("mib", r.value.count());
+            if (r.kind == recovery::RefKind::ramp_step) return s.str("run", r.run).num("step", r.step).str("time", r.time);
+            return s.null("run").null("step").str("time", r.time).str("kind", recovery::kind_name(r.kind));
         };
         if (rep.hang_ceiling) o.object("hang_ceiling", step(*rep.hang_ceiling)); else o.null("hang_ceiling");
         if (rep.last_confirmed) o.object("last_confirmed", step(*rep.last_confirmed)); else o.null("last_confirmed");
@@ -92,8 +97,12 @@ ExitCode run_recover(CliContext& ctx) {
         o.str("source", "journal " + journal_path(ctx.helper.dev()));
         ctx.out << o.text() << "\n";
     } else {
-        if (rep.hang_ceiling)
+        if (rep.hang_ceiling && rep.hang_ceiling->kind == recovery::RefKind::ramp_step)
             say << "Hang ceiling: " << where(*rep.hang_ceiling) << " hung. Later ramps stop below it"
+                << " (override: --ignore-hang-ceiling)." << sim << "\n";
+        else if (rep.hang_ceiling)
+            say << "Hang ceiling: " << units::describe(rep.hang_ceiling->value) << " "
+                << recovery::hang_origin(*rep.hang_ceiling) << ". Later ramps stop below it"
                 << " (override: --ignore-hang-ceiling)." << sim << "\n";
         else
             say << "No step has ever hung." << sim << "\n";

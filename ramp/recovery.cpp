@@ -90,7 +90,7 @@ void apply_step_event(StepTrack& s, const Entry& e, std::size_t index) {
 }
 
 StepRef ref_of(const std::string& run, const StepTrack& s) {
-    return StepRef{run, s.step, s.value.value_or(MiB::zero()), s.time, s.boot};
+    return StepRef{run, s.step, s.value.value_or(MiB::zero()), s.time, s.boot, RefKind::ramp_step};
 }
 
 // The confirmed value: what the kernel read back when the person said yes, else what the step
@@ -100,7 +100,7 @@ std::optional<StepRef> confirmed_ref(const Entry& e, const StepTrack* s) {
     if (!value && s != nullptr) value = s->value;
     if (!value) value = e.to;
     if (!value) return std::nullopt;
-    return StepRef{e.run.value_or(""), e.step.value_or(0), *value, e.time, e.boot};
+    return StepRef{e.run.value_or(""), e.step.value_or(0), *value, e.time, e.boot, RefKind::ramp_step};
 }
 
 // The highest step that ever had a forward record: the one a ramp was on when it stopped.
@@ -123,7 +123,7 @@ bool can_hang(const StepTrack& s) { return s.value && s.value->count() != 0; }
 // A run with nothing recorded that ever put the machine at risk (only refusals, say).
 UnresolvedRun nothing_at_risk(const RunTrack& r) {
     const Entry& e = *r.last;
-    StepRef at{r.id, e.step.value_or(0), e.to.value_or(MiB::zero()), e.time, e.boot};
+    StepRef at{r.id, e.step.value_or(0), e.to.value_or(MiB::zero()), e.time, e.boot, RefKind::ramp_step};
     return UnresolvedRun{std::move(at), RunState::ended_without_record};
 }
 
@@ -174,9 +174,34 @@ void settle_same_boot_steps(Runs& runs, const std::string& boot) {
             if (s.at_risk && s.boot == boot) s.at_risk = false;
 }
 
-// Replays every record into `runs`, and notes the last confirmation on the way.
-std::optional<StepRef> replay(const std::vector<Entry>& entries, Runs& runs) {
+// The boot action's records, which belong to no run.
+bool is_boot_apply(const Entry& e) {
+    return e.command == "boot" && !e.run && (e.event == "intent" || e.event == "applied" || e.event == "mismatch" ||
+                                             e.event == "write_failed");
+}
+bool is_boot_trip(const Entry& e) { return e.command == "boot" && !e.run && e.event == "tripped"; }
+
+// A trip names the value, and the boot that found it; the boot that hung is the one whose apply
+// of that value came last before it. Without that record (a journal that lost it) the trip
+// itself is the only witness, and says so by its kind.
+StepRef trip_ref(const Entry& trip, const Entry* last_apply) {
+    const MiB value = *trip.to;
+    if (last_apply != nullptr && last_apply->to == trip.to && last_apply->boot != trip.boot)
+        return StepRef{"", 0, value, last_apply->time, last_apply->boot, RefKind::boot_apply};
+    return StepRef{"", 0, value, trip.time, trip.boot, RefKind::boot_trip};
+}
+
+struct Replayed {
     std::optional<StepRef> last_confirmed;
+    std::vector<Hang> boot_hangs;  // from the boot guard's trips, in journal order
+};
+
+// Replays every record into `runs`, and notes the last confirmation and the boot guard's trips
+// on the way.
+Replayed replay(const std::vector<Entry>& entries, Runs& runs) {
+    Replayed out;
+    auto& last_confirmed = out.last_confirmed;
+    const Entry* last_boot_apply = nullptr;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const Entry& e = entries[i];
         StepTrack* step = nullptr;
@@ -194,11 +219,14 @@ std::optional<StepRef> replay(const std::vector<Entry>& entries, Runs& runs) {
             }
         }
         if (is_completed_plain_reset(e)) settle_same_boot_steps(runs, e.boot);
+        if (is_boot_apply(e)) last_boot_apply = &e;
+        // A trip at the OS default (0) would be no hang at all; the helper never stores 0.
+        if (is_boot_trip(e) && e.to && e.to->count() != 0) out.boot_hangs.push_back(Hang{i + 1, trip_ref(e, last_boot_apply)});
         // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
         if (e.event == "confirmed")
             if (auto c = confirmed_ref(e, step)) last_confirmed = std::move(c);
     }
-    return last_confirmed;
+    return out;
 }
 
 void collect(const RunTrack& r, std::string_view current_boot, Report& report, std::vector<Hang>& hangs) {
@@ -219,8 +247,9 @@ void collect(const RunTrack& r, std::string_view current_boot, Report& report, s
 Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot) {
     Runs runs;
     Report report;
-    report.last_confirmed = replay(entries, runs);
-    std::vector<Hang> hangs;
+    Replayed replayed = replay(entries, runs);
+    report.last_confirmed = std::move(replayed.last_confirmed);
+    std::vector<Hang> hangs = std::move(replayed.boot_hangs);
     for (const RunTrack& r : runs.all()) collect(r, current_boot, report, hangs);
     std::stable_sort(hangs.begin(), hangs.end(), [](const Hang& a, const Hang& b) { return a.order < b.order; });
     for (auto& h : hangs) report.hangs.push_back(std::move(h.ref));
@@ -228,6 +257,28 @@ Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view
     for (const StepRef& h : report.hangs)
         if (!report.hang_ceiling || h.value < report.hang_ceiling->value) report.hang_ceiling = h;
     return report;
+}
+
+std::string hang_origin(const StepRef& r) {
+    switch (r.kind) {
+        case RefKind::ramp_step: return "hung in run " + r.run + " step " + std::to_string(r.step) + " (" + r.time + ")";
+        case RefKind::boot_apply:
+            return "was applied by the boot action at " + r.time + " in boot " + r.boot +
+                   ", and that boot never became healthy";
+        case RefKind::boot_trip:
+            return "was applied by the boot action in a boot that never became healthy (the boot guard found it at " +
+                   r.time + " in boot " + r.boot + ")";
+    }
+    return {};
+}
+
+std::string_view kind_name(RefKind k) {
+    switch (k) {
+        case RefKind::ramp_step: return "ramp_step";
+        case RefKind::boot_apply: return "boot_apply";
+        case RefKind::boot_trip: return "boot_trip";
+    }
+    return "unknown";
 }
 
 std::optional<std::string_view> outcome_to_record(RunState s) {

@@ -5,6 +5,11 @@
 // nor reverted, in an EARLIER boot than the current one, is where the machine hung: the
 // forced reboot was the rollback. In the CURRENT boot the same state means a ramp is running
 // now or its process died (its guard reverts it): unresolved, never a hang.
+//
+// The boot action (wiredcap persist, the LaunchDaemon) adds one more kind of hang: a
+// "command":"boot","event":"tripped" record with to_mib V says the boot guard found a boot
+// that applied V and never became healthy. It counts as a hang at V. The boot action's other
+// records (intent, applied, healthy, ...) carry no run: they are neither ramp steps nor runs.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +23,22 @@
 
 namespace wiredcap::recovery {
 
+// Where a recorded value came from.
+enum class RefKind {
+    ramp_step,   // a step of a ramp run: run and step say which
+    boot_apply,  // the boot action's apply of a stored value, in a boot that never became
+                 // healthy (time and boot are the apply's)
+    boot_trip,   // the same, when the apply is no longer in the journal: time and boot are
+                 // those of the boot that found it (the guard's trip)
+};
+
 struct StepRef {
-    std::string run;
-    std::uint64_t step = 0;
+    std::string run;         // empty unless ramp_step
+    std::uint64_t step = 0;  // 0 unless ramp_step
     units::MiB value = units::MiB::zero();
     std::string time;
     std::string boot;
+    RefKind kind = RefKind::ramp_step;
 };
 
 enum class RunState {
@@ -46,6 +61,14 @@ struct Report {
 };
 
 [[nodiscard]] Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot);
+
+// How a hang at `r` came about, to follow its value in a sentence: "hung in run R step N (T)",
+// or for the boot action "was applied by the boot action at T in boot B, and that boot never
+// became healthy".
+[[nodiscard]] std::string hang_origin(const StepRef& r);
+
+// "ramp_step", "boot_apply" or "boot_trip" (the JSON `kind` of a step reference).
+[[nodiscard]] std::string_view kind_name(RefKind k);
 
 // The "end" outcome recover records for each unresolved run (nullopt: leave it alone).
 [[nodiscard]] std::optional<std::string_view> outcome_to_record(RunState s);

@@ -37,12 +37,16 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     const auto readback = reading_mib(j, "readback_mib");
     const auto previous = reading_mib(j, "previous_mib");
     const bool changed = j.get("changed") && j.get("changed")->as_bool().value_or(false);
+    // A plain reset also forgets the value stored for boot; only the helper knows if there was one.
+    const json::Value* forgot = j.get("persist_removed");
+    const std::optional<bool> persist_removed = forgot ? forgot->as_bool() : std::nullopt;
     const bool simulated = j.get("backend") && j.get("backend")->as_string() && *j.get("backend")->as_string() == "simulated";
     if (ctx.json) {
         JsonObject o;
         o.str("schema", "wiredcap.change/1").str("command", verb).boolean("ok", reply.ok()).boolean("simulated", simulated);
         o.object("previous", mib_reading(previous)).object("wired_limit", mib_reading(readback)).boolean("changed", changed);
         if (const json::Value* req = j.get("requested_mib"); req && req->as_u64()) o.num("requested_mib", *req->as_u64());
+        if (persist_removed) o.boolean("persist_removed", *persist_removed);
         if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
         ctx.out << o.text() << "\n";
     }
@@ -61,6 +65,7 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     ctx.out << (simulated ? "SIMULATED " : "") << "iogpu.wired_limit_mb = " << value << "   [kernel read-back]\n";
     if (!changed) ctx.out << "unchanged: the kernel already held this value\n";
     else ctx.out << "Running MLX, Ollama or llama.cpp processes keep the old cap until restarted.\n";
+    if (persist_removed.value_or(false)) ctx.out << "also forgot the value stored for boot\n";
     return ExitCode::ok;
 }
 

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "boot_view.hpp"
 #include "journal_reader.hpp"
 #include "metal.hpp"
 #include "readings.hpp"
@@ -83,12 +84,35 @@ std::string step_text(const recovery::StepRef& r) {
     return fmt::format("{} (run {} step {}, {})", units::describe(r.value), r.run, r.step, r.time);
 }
 
+// A ramp step that hung keeps its established wording; a boot that never became healthy says
+// what the journal knows of it (recovery::hang_origin).
+std::string hang_text(const recovery::StepRef& r) {
+    if (r.kind == recovery::RefKind::ramp_step) return step_text(r) + " hung";
+    return units::describe(r.value) + " " + recovery::hang_origin(r);
+}
+
+// The value stored for boot, its guard, and the switch that disables the boot action.
+template <class Line>
+void render_boot(const MachineReadings& m, Line& line) {
+    if (!m.boot_guard) {
+        line("stored for boot", "unknown (not reported by the helper)", "helper");
+        return;
+    }
+    const BootGuard& g = *m.boot_guard;
+    line("stored for boot", stored_text(g), g.source);
+    if (g.persisted) line("boot guard", guard_text(g, m), guard_source(g, m));
+    line("boot action", switch_text(g), "helper");
+}
+
 void render_human(const Status& s, std::ostream& out) {
     const std::string sim = s.machine.simulated() ? "SIMULATED " : "";
     auto line = [&](std::string_view label, const std::string& value, const std::string& source) {
         out << fmt::format("{}{:<31}{}{}\n", sim, label, value, source.empty() ? "" : "   [" + source + "]");
     };
     const auto& m = s.machine;
+    // The one thing that must not scroll by: the boot guard refused the stored value.
+    if (m.boot_guard)
+        if (auto alert = boot_alert(*m.boot_guard)) out << *alert << "\n";
     if (m.simulated()) out << "SIMULATED Mac: these are readings of the simulator, not of a real machine\n";
     line("physical memory", m.memsize.value ? size_text(*m.memsize.value) : "unknown (" + m.memsize.error + ")",
          "kernel hw.memsize");
@@ -113,12 +137,13 @@ void render_human(const Status& s, std::ostream& out) {
     if (s.journal) {
         const auto& j = *s.journal;
         line("last confirmed ramp step", j.last_confirmed ? step_text(*j.last_confirmed) : "none", s.journal_source);
-        line("hang ceiling", j.hang_ceiling ? step_text(*j.hang_ceiling) + " hung" : "none recorded", s.journal_source);
+        line("hang ceiling", j.hang_ceiling ? hang_text(*j.hang_ceiling) : "none recorded", s.journal_source);
         if (!j.unresolved.empty())
             line("unresolved ramps", std::to_string(j.unresolved.size()) + ": run 'wiredcap recover'", s.journal_source);
     } else {
         line("journal", "unreadable (" + s.journal_error + ")", s.journal_source);
     }
+    render_boot(m, line);
     line("you", m.may_change ? "may change the cap" : "may not change the cap: " + m.may_change_why, "helper");
 }
 
@@ -136,8 +161,13 @@ JsonObject mib_json(const std::optional<MiB>& v, const std::string& source) {
     return o.str("source", source);
 }
 
+// A ramp step as {mib, run, step, time, boot}, as it always was; a boot that never became
+// healthy has no run or step (null) and says what it is in `kind`.
 JsonObject step_json(const recovery::StepRef& r) {
-    return JsonObject().num("mib", r.value.count()).str("run", r.run).num("step", r.step).str("time", r.time).str("boot", r.boot);
+    JsonObject o;
+    o.num("mib", r.value.count());
+    if (r.kind == recovery::RefKind::ramp_step) return o.str("run", r.run).num("step", r.step).str("time", r.time).str("boot", r.boot);
+    return o.null("run").null("step").str("time", r.time).str("boot", r.boot).str("kind", recovery::kind_name(r.kind));
 }
 
 void render_json(const Status& s, std::ostream& out) {
@@ -178,6 +208,12 @@ void render_json(const Status& s, std::ostream& out) {
     }
     o.object("journal", journal);
     o.object("caller", JsonObject().boolean("may_change", m.may_change).str("why", m.may_change_why).str("source", "helper"));
+    JsonObject uptime;
+    if (m.uptime.value) uptime.num("s", static_cast<std::uint64_t>(m.uptime.value->count())); else uptime.null("s");
+    uptime.str("source", m.uptime.source.empty() ? "kernel" : m.uptime.source);
+    if (!m.uptime.value) uptime.str("why_unknown", m.uptime.error);
+    o.object("uptime", uptime);
+    o.object("boot_guard", boot_guard_status_json(m));
     out << o.text() << "\n";
 }
 

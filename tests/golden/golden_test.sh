@@ -2,10 +2,12 @@
 # Golden tests of what a person and a script see: wiredcap's output (stdout, stderr, exit code)
 # for one scenario on a simulated Mac, normalised (paths, boot ids, times, run ids) and
 # compared with tests/golden/expected/SCENARIO.txt.
-#   golden_test.sh WIREDCAP SIM WORKDIR SCENARIO
+#   golden_test.sh WIREDCAP SIM WORKDIR SCENARIO [HELPER]
 # WIREDCAP_UPDATE_GOLDEN=1 rewrites the expected file instead (review the diff before committing).
+# Exit 77 (skipped): a boot scenario when not run as root (the boot action is root's only).
 set -uo pipefail
 WIREDCAP=$1 SIM=$2 WORK=$3 scenario=$4
+HELPER=${5:-$(dirname "$WIREDCAP")/wiredcap-helper}
 here=$(cd "$(dirname "$0")" && pwd)
 expected=$here/expected/$scenario.txt
 
@@ -23,6 +25,18 @@ wc() {
   sed 's/^/out| /' "$WORK/out"
   sed 's/^/err| /' "$WORK/err"
 }
+# The LaunchDaemon's boot action, run the way launchd would (as root), with this tree's files.
+boot() {
+  echo "\$ wiredcap-helper boot"
+  "$HELPER" --policy "$POLICY" --journal "$WORK/journal/journal.jsonl" --sim-state "$WORK/sim-state" boot \
+    >"$WORK/out" 2>"$WORK/err" </dev/null
+  echo "[exit $?]"
+  sed 's/^/out| /' "$WORK/out"
+  sed 's/^/err| /' "$WORK/err"
+}
+# A change to the simulated machine that the story depends on (reboot, time passing), shown.
+machine() { echo "\$ wiredcap-sim $*"; sim "$@"; }
+needs_root() { [ "$(id -u)" = 0 ] || { echo "SKIP: $scenario runs the boot action, which is root's only"; exit 77; }; }
 
 case $scenario in
   status_m4_16_builtin_too_small) sim init --profile m4-16; wc status; wc status --json ;;
@@ -68,6 +82,35 @@ case $scenario in
                        wc status
                        wc ramp --to 112GiB --step 16GiB --unattended --check false --json
                        wc recover ;;
+  persist_refusals)    sim init --profile m2ultra-192; band_192
+                       wc persist; wc persist --json; wc persist 80GiB; wc persist 80GiB --json
+                       wc persist 96; wc persist 0MiB; wc persist default; wc persist -5GiB; wc persist 96G
+                       wc persist 1.5MiB; wc persist --off 96GiB; wc persist --off --unconfirmed
+                       wc persist --off --ignore-hang-ceiling; wc persist --unconfirmed
+                       wc persist 200GiB --unconfirmed ;;
+  persist_boot_healthy) needs_root; sim init --profile m2ultra-192; band_192
+                       wc persist 80GiB --unconfirmed; wc persist 80GiB --unconfirmed --json
+                       wc status; wc status --json
+                       boot; machine reboot; boot
+                       wc status; wc status --json; boot
+                       machine advance 11m; boot
+                       wc status; wc status --json
+                       touch "$WORK/etc/wiredcap.boot-disabled"; wc status; machine reboot; boot
+                       rm "$WORK/etc/wiredcap.boot-disabled"
+                       wc persist --off; wc persist --off --json; wc status ;;
+  persist_boot_trip)   needs_root; sim init --profile m2ultra-192; band_192
+                       wc ramp --to 96GiB --step 16GiB --unattended --check true
+                       wc persist; wc persist --json
+                       machine reboot; boot; machine reboot; boot
+                       wc status; wc status --json; wc recover; wc recover --json
+                       wc persist; wc ramp --to 112GiB --dry-run
+                       wc reset; wc reset --json; wc status; wc persist --off
+                       wc persist 80GiB --json ;;
+  persist_boot_failed) needs_root; sim init --profile m2ultra-192; band_192
+                       wc persist 96GiB --unconfirmed; machine reboot
+                       policy 'min = 64GiB' 'max = 90GiB' 'reserve = 16GiB' 'max_step = 16GiB'
+                       boot; wc status; wc status --json; boot
+                       wc persist 80GiB --unconfirmed; wc status ;;
   *) echo "no scenario '$scenario'" >&2; exit 2 ;;
 esac > "$WORK/transcript.raw" 2>&1
 
@@ -77,6 +120,11 @@ sed -e "s|$WORK|<WORK>|g" \
     -e 's/[0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}T[0-9:]\{8\}Z/<TIME>/g' \
     -e 's/r-[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}/<RUN>/g' \
     -e 's/ in [0-9]*\.[0-9]* s/ in <T> s/g' \
+    -e 's/"uptime":{"s":[0-9],/"uptime":{"s":<T>,/g' \
+    -e 's/"uptime":{"s":66[0-9],/"uptime":{"s":<660+T>,/g' \
+    -e 's/"applied_uptime_s":[0-9],/"applied_uptime_s":<T>,/g' \
+    -e 's/"healthy_in":{"s":\(59[0-9]\|600\),/"healthy_in":{"s":<600-T>,/g' \
+    -e 's/healthy after \(59[0-9]\|600\) s more uptime/healthy after <600-T> s more uptime/g' \
     "$WORK/transcript.raw" > "$WORK/transcript"
 
 if [ "${WIREDCAP_UPDATE_GOLDEN:-}" = 1 ]; then

@@ -90,6 +90,20 @@ public:
         add(Record{"reset", "intent", std::nullopt, std::nullopt, from, MiB::zero(), std::nullopt, ""});
         return add(Record{"reset", "applied", std::nullopt, std::nullopt, from, MiB::zero(), MiB::zero(), ""});
     }
+    // The LaunchDaemon's boot action (`wiredcap-helper boot`): no run, no step.
+    Journal& boot_apply(MiB from, MiB to) {
+        add(Record{"boot", "intent", std::nullopt, std::nullopt, from, to, std::nullopt, ""});
+        return add(Record{"boot", "applied", std::nullopt, std::nullopt, from, to, to, ""});
+    }
+    Journal& boot_event(std::string event, MiB to, std::string reason = "") {
+        return add(Record{"boot", std::move(event), std::nullopt, std::nullopt, std::nullopt, to, std::nullopt,
+                          std::move(reason)});
+    }
+    // `wiredcap persist SIZE`.
+    Journal& persisted(MiB to) {
+        return add(Record{"persist", "persisted", std::nullopt, std::nullopt, std::nullopt, to, std::nullopt,
+                          "confirmed in run r1 step 1"});
+    }
     // The first `keep` bytes of a record: what a crash during its write(2) leaves.
     Journal& torn(const Record& r, std::size_t keep) {
         text_ += journal::to_json_line(r, journal::Stamp{boot_, 501}, time_++).substr(0, keep);
@@ -547,6 +561,114 @@ TEST(Recovery, UnknownBootNeverProvesAReboot) {
     Journal then_unknown;
     then_unknown.in_boot("unknown").step("r1", 1, 64_GiB, 96_GiB);
     EXPECT_EQ(then_unknown.analyse_in(kBootB).unresolved[0].state, RunState::awaiting_in_this_boot);
+}
+
+// ---- the boot action (issue 7) ----------------------------------------------------------------
+
+TEST(Recovery, BootActionRecordsAreNeitherRampStepsNorRuns) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 96_GiB).confirm("r1", 1, 96_GiB).end("r1", "completed");
+    j.persisted(96_GiB);
+    j.in_boot(kBootB).boot_apply(0_MiB, 96_GiB).boot_event("healthy", 96_GiB, "up 612 s with the value in place");
+    j.in_boot(kBootC).boot_apply(0_MiB, 96_GiB);  // applied, not yet healthy: this boot
+    // Looked at from this boot and from a later one: no run, no hang, the ramp's confirmation kept.
+    for (const char* now : {kBootC, "BOOT-D"}) {
+        const Report r = j.analyse_in(now);
+        EXPECT_TRUE(r.unresolved.empty()) << now;
+        EXPECT_TRUE(r.hangs.empty()) << now;
+        EXPECT_FALSE(r.hang_ceiling) << now;
+        ASSERT_TRUE(r.last_confirmed) << now;
+        EXPECT_EQ(r.last_confirmed->run, "r1");
+        EXPECT_EQ(r.last_confirmed->value, 96_GiB);
+    }
+}
+
+TEST(Recovery, BootActionRecordsDoNotSettleOrDisturbARamp) {
+    // A ramp step awaiting confirmation in this boot stays awaiting when the boot action runs
+    // (its records are not a plain reset, nor a step of the run).
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB);
+    j.boot_apply(80_GiB, 80_GiB).boot_event("healthy", 80_GiB);
+    const Report r = j.analyse_in(kBootA);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::awaiting_in_this_boot);
+    EXPECT_EQ(r.unresolved[0].at.run, "r1");
+    EXPECT_EQ(r.unresolved[0].at.step, 1u);
+}
+
+TEST(Recovery, ABootTripIsAHangAtItsValueAttributedToTheApply) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 96_GiB).confirm("r1", 1, 96_GiB).end("r1", "completed");
+    j.persisted(96_GiB);
+    j.in_boot(kBootB).boot_apply(0_MiB, 96_GiB);  // then the machine hung
+    j.in_boot(kBootC).boot_event("tripped", 96_GiB, "boot BOOT-B applied 98304 MiB and it was never recorded healthy");
+    const auto entries = j.contents().entries;
+    const Report r = j.analyse_in(kBootC);
+    ASSERT_EQ(r.hangs.size(), 1u);
+    ASSERT_TRUE(r.hang_ceiling);
+    const StepRef& h = *r.hang_ceiling;
+    EXPECT_EQ(h.kind, RefKind::boot_apply);
+    EXPECT_EQ(h.value, 96_GiB);
+    EXPECT_EQ(h.boot, kBootB);                       // the boot that never became healthy
+    EXPECT_EQ(h.time, entries[entries.size() - 2].time);  // when the boot action applied it
+    EXPECT_TRUE(h.run.empty());
+    EXPECT_EQ(h.step, 0u);
+    EXPECT_TRUE(r.unresolved.empty());
+    EXPECT_EQ(r.last_confirmed->value, 96_GiB);  // the confirmation stands; the ceiling decides
+    EXPECT_EQ(hang_origin(h), "was applied by the boot action at " + h.time + " in boot BOOT-B, and that boot never "
+                              "became healthy");
+}
+
+TEST(Recovery, ABootTripWithoutItsApplyRecordNamesTheTrip) {
+    Journal j;
+    j.in_boot(kBootC).boot_event("tripped", 96_GiB, "boot BOOT-B applied 98304 MiB and it was never recorded healthy");
+    const Report r = j.analyse_in(kBootC);
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->kind, RefKind::boot_trip);
+    EXPECT_EQ(r.hang_ceiling->boot, kBootC);
+    EXPECT_TRUE(hang_origin(*r.hang_ceiling).find("the boot guard found it at") != std::string::npos);
+    // An apply of another value does not stand in for the missing one.
+    Journal other;
+    other.in_boot(kBootB).boot_apply(0_MiB, 80_GiB);
+    other.in_boot(kBootC).boot_event("tripped", 96_GiB);
+    EXPECT_EQ(other.analyse_in(kBootC).hang_ceiling->kind, RefKind::boot_trip);
+}
+
+TEST(Recovery, BootTripsAndRampHangsShareOneCeiling) {
+    Journal j;
+    j.in_boot(kBootA).boot_apply(0_MiB, 112_GiB);
+    j.in_boot(kBootB).boot_event("tripped", 112_GiB);
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).step("r1", 2, 80_GiB, 96_GiB);  // hangs
+    Report r = j.analyse_in(kBootC);
+    ASSERT_EQ(r.hangs.size(), 2u);
+    EXPECT_EQ(r.hangs[0].kind, RefKind::boot_apply);  // oldest first
+    EXPECT_EQ(r.hangs[1].kind, RefKind::ramp_step);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);  // the lower of the two
+    EXPECT_EQ(r.hang_ceiling->kind, RefKind::ramp_step);
+
+    Journal lower;
+    lower.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).step("r1", 2, 80_GiB, 96_GiB).end("r1", "hung");
+    lower.in_boot(kBootB).boot_apply(0_MiB, 88_GiB);
+    lower.in_boot(kBootC).boot_event("tripped", 88_GiB);
+    r = lower.analyse_in(kBootC);
+    EXPECT_EQ(r.hang_ceiling->value, 88_GiB);
+    EXPECT_EQ(r.hang_ceiling->kind, RefKind::boot_apply);
+}
+
+TEST(Recovery, ATripIsNeverUndone) {
+    // Forgetting the stored value (reset, persist --off) does not make the value safe.
+    Journal j;
+    j.in_boot(kBootA).boot_apply(0_MiB, 96_GiB);
+    j.in_boot(kBootB).boot_event("tripped", 96_GiB).plain_reset(0_MiB);
+    j.add(Record{"persist", "removed", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""});
+    EXPECT_EQ(j.analyse_in(kBootB).hang_ceiling->value, 96_GiB);
+}
+
+TEST(Recovery, KindNames) {
+    EXPECT_EQ(kind_name(RefKind::ramp_step), "ramp_step");
+    EXPECT_EQ(kind_name(RefKind::boot_apply), "boot_apply");
+    EXPECT_EQ(kind_name(RefKind::boot_trip), "boot_trip");
+    EXPECT_EQ(hang_origin(StepRef{"r-1", 2, 96_GiB, "T", "B", RefKind::ramp_step}), "hung in run r-1 step 2 (T)");
 }
 
 TEST(Recovery, EmptyJournal) {
