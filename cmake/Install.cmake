@@ -9,13 +9,18 @@
 #   share/fish/vendor_completions.d/wiredcap.fish     0644
 #   share/wiredcap/wiredcap.conf.example              0644  template for /etc/wiredcap.conf
 #   share/wiredcap/sudoers.d/wiredcap                 0644  template for /etc/sudoers.d/wiredcap
+#   share/wiredcap/org.wiredcap.boot.plist            0644  the boot LaunchDaemon (macOS pkg
+#                                                           postinstall copies it to
+#                                                           /Library/LaunchDaemons)
 #
 # Paths are literal, not GNUInstallDirs: wiredcap has the helper's installed path compiled in
 # as ${CMAKE_INSTALL_PREFIX}/libexec/wiredcap/wiredcap-helper (ramp/CMakeLists.txt), so install
 # with the prefix the build was configured with.
 #
-# Nothing goes to /etc or /var: the policy file and the journal directory belong to the macOS
-# package's postinstall or to the documented one-time step (README, "Install on a Mac").
+# Nothing goes to /etc, /var or /Library: the policy file, the journal directory and the
+# LaunchDaemon belong to the macOS package's postinstall or to the documented one-time step
+# (README, "Install on a Mac"). The plist is installed on every platform (it is data), so the
+# layout is the same everywhere; only macOS loads it.
 # Ownership is not set here: a non-root `cmake --install` cannot chown. The pkg applies
 # root:wheel (pkgbuild --ownership recommended, then postinstall); as root the files are
 # root's anyway.
@@ -55,6 +60,9 @@ install(FILES ${_wiredcap_pkg}/completions/wiredcap.fish DESTINATION share/fish/
 install(FILES ${_wiredcap_pkg}/wiredcap.conf.example DESTINATION share/wiredcap PERMISSIONS ${_wiredcap_data_mode})
 # A template: the documented step copies it with `install -m 0440` after `visudo -cf`.
 install(FILES ${_wiredcap_pkg}/sudoers.d/wiredcap DESTINATION share/wiredcap/sudoers.d
+        PERMISSIONS ${_wiredcap_data_mode})
+# A template too: postinstall copies it to /Library/LaunchDaemons and bootstraps it.
+install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.boot.plist DESTINATION share/wiredcap
         PERMISSIONS ${_wiredcap_data_mode})
 
 unset(_wiredcap_exec_mode)

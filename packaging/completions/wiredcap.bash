@@ -24,12 +24,15 @@ _wiredcap() {
     fi
 
     local global_opts="--help --json --helper --policy --journal --sim-state"
-    local commands="status set reset ramp recover policy convert"
+    local commands="status set reset ramp recover persist policy convert"
     local units="B kB MB GB TB KiB MiB GiB TiB"
     local ramp_opts="--to --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling"
+    local persist_store_opts="--unconfirmed --ignore-hang-ceiling"
 
     # The command (and policy's subcommand) typed so far; options and their values are skipped.
-    local i word cmd='' sub=''
+    # For persist: whether --off, or something that stores a value (SIZE or an option of
+    # storing), was typed already; the two exclude each other.
+    local i word cmd='' sub='' persist_off='' persist_store=''
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
@@ -37,12 +40,16 @@ _wiredcap() {
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
+            --off) persist_off=1 ;;
+            --unconfirmed | --ignore-hang-ceiling) persist_store=1 ;;
             -*) ;;
             *)
                 if [[ -z $cmd ]]; then
                     cmd=$word
                 elif [[ $cmd == policy && -z $sub ]]; then
                     sub=$word
+                elif [[ $cmd == persist ]]; then
+                    persist_store=1
                 fi
                 ;;
         esac
@@ -75,6 +82,19 @@ _wiredcap() {
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
         set) if [[ $cur == -* ]]; then words="--yes $global_opts"; else words=default; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
+        persist)
+            # persist [SIZE] [--unconfirmed] [--ignore-hang-ceiling], or persist --off. SIZE has
+            # no fixed list (default: the journal's last confirmed value).
+            if [[ $cur == -* ]]; then
+                if [[ -n $persist_off ]]; then
+                    words=$global_opts
+                elif [[ -n $persist_store ]]; then
+                    words="$persist_store_opts $global_opts"
+                else
+                    words="--off $persist_store_opts $global_opts"
+                fi
+            fi
+            ;;
         policy)
             if [[ $cur == -* ]]; then
                 words=$global_opts

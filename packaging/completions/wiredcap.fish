@@ -1,7 +1,7 @@
 # fish completion for wiredcap(1). Installed as share/fish/vendor_completions.d/wiredcap.fish.
 # tests/packaging/completions_test.sh checks it against `wiredcap --help`.
 
-set -l commands status set reset ramp recover policy convert
+set -l commands status set reset ramp recover persist policy convert
 set -l no_command "not __fish_seen_subcommand_from $commands"
 
 # No file names unless an option or argument asks for one.
@@ -21,6 +21,7 @@ complete -c wiredcap -n $no_command -a set -d 'Set the cap to SIZE (or default)'
 complete -c wiredcap -n $no_command -a reset -d 'Back to the OS default; always permitted'
 complete -c wiredcap -n $no_command -a ramp -d 'Raise the cap step by step, each step confirmed'
 complete -c wiredcap -n $no_command -a recover -d 'After a hang: which step hung, the last good value'
+complete -c wiredcap -n $no_command -a persist -d 'Store a confirmed value for boot (or --off to forget it)'
 complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy check)'
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
 
@@ -45,3 +46,35 @@ complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l dry-run -d 'Print 
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l unattended -d 'No person: --check decides each step'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l check -x -a '(__fish_complete_command)' -d 'With --unattended: exit 0 keeps the step'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l ignore-hang-ceiling -d 'Allow steps at or above a value that hung before'
+
+# persist [SIZE] [--unconfirmed] [--ignore-hang-ceiling], or persist --off alone.
+# Succeeds when the line after `persist` already stores a value: a SIZE or an option of storing
+# (the values of the global options that take one are skipped).
+function __wiredcap_persist_storing
+    set -l after_persist 0
+    set -l skip 0
+    for t in (commandline -opc)[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case --helper --policy --journal --sim-state
+                set skip 1
+            case --unconfirmed --ignore-hang-ceiling
+                test $after_persist = 1; and return 0
+            case '-*'
+            case persist
+                if test $after_persist = 1
+                    return 0
+                end
+                set after_persist 1
+            case '*'
+                test $after_persist = 1; and return 0
+        end
+    end
+    return 1
+end
+complete -c wiredcap -n '__fish_seen_subcommand_from persist; and not __wiredcap_persist_storing; and not __fish_seen_argument -l off' -l off -d 'Forget the stored value: boots keep the OS default'
+complete -c wiredcap -n '__fish_seen_subcommand_from persist; and not __fish_seen_argument -l off' -l unconfirmed -d 'Store SIZE although no ramp confirmed it (journaled)'
+complete -c wiredcap -n '__fish_seen_subcommand_from persist; and not __fish_seen_argument -l off' -l ignore-hang-ceiling -d 'Allow a value at or above one that hung before'

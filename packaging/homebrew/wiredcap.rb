@@ -5,6 +5,11 @@
 # runs as root), so the helper is installed mode 0755 (-DWIREDCAP_INSTALL_SETUID=OFF) and the
 # caveats print the one-time privileged step. Without that step `wiredcap status`, `recover`,
 # `policy check` and `convert` work; `set`, `reset` and `ramp` are refused by the helper.
+#
+# The boot LaunchDaemon (share/wiredcap/org.wiredcap.boot.plist, installed in the keg like every
+# platform's install) is not offered here: launchd would run, as root, whatever program sits at
+# a path inside the keg, a directory the Homebrew user can write. That is the same reason the
+# sudoers alternative is not offered. `wiredcap persist` needs the macOS package.
 class Wiredcap < Formula
   desc "Set the Apple Silicon GPU wired-memory cap (iogpu.wired_limit_mb) safely"
   homepage "https://github.com/RELEASE-OWNER/wiredcap" # RELEASE: the project's home
@@ -51,6 +56,15 @@ class Wiredcap < Formula
       written for a 192 GB Mac, so edit it (sudo) until the check passes. /var/db/wiredcap
       holds the journal. Nothing runs at boot: the cap returns to the OS default on every
       reboot.
+
+      `wiredcap persist` (re-apply a confirmed value at every boot, with a boot-loop guard)
+      needs the boot LaunchDaemon, which runs the helper as root. This formula does not
+      install it: launchd would run as root whatever program is at the keg's path, and the
+      Homebrew prefix belongs to you. Use the macOS package for persistence. The plist is in
+      #{pkgshare}/org.wiredcap.boot.plist for reference only. Here `wiredcap persist` only
+      stores a value (in /var/db/wiredcap/boot.state) that nothing applies; the package's
+      LaunchDaemon would apply it, so run `wiredcap persist --off` before you switch to the
+      package.
 
       `brew cleanup wiredcap` removes older kegs, and with them their setuid helpers.
       To remove wiredcap: `brew uninstall wiredcap`; /etc/wiredcap.conf and /var/db/wiredcap

@@ -23,8 +23,9 @@
 # The payload is `cmake --install` into a staging tree (packaging/LAYOUT.md lists it) plus
 # /usr/local/share/wiredcap/uninstall.sh. pkgbuild --ownership recommended makes every payload
 # file root:wheel. The helper is staged 0755; scripts/postinstall sets its setuid bit after
-# making it root's, creates /var/db/wiredcap and installs /etc/wiredcap.conf if absent. The
-# payload holds nothing under /etc, /var or /Library: nothing that runs at boot.
+# making it root's, creates /var/db/wiredcap, installs /etc/wiredcap.conf if absent, and
+# copies the boot LaunchDaemon (share/wiredcap/org.wiredcap.boot.plist) to /Library/LaunchDaemons
+# and loads it. The payload itself holds nothing under /etc, /var or /Library.
 #
 # The programs must run on a Mac without Homebrew: before pkgbuild, otool -L must show only
 # system libraries (fmt, spdlog and CLI11 linked statically or header-only).
@@ -95,7 +96,8 @@ DESTDIR=$root cmake --install "$build_dir" --prefix "$prefix"
 install -m 0755 "$here/uninstall.sh" "$root$prefix/share/wiredcap/uninstall.sh"
 # Not setuid in the payload: postinstall sets the bit once the file is root's.
 chmod 0755 "$root$prefix/libexec/wiredcap/wiredcap-helper"
-# Only /usr/local: never /etc, /var or /Library (a LaunchDaemon would re-apply a value at boot).
+# Only /usr/local: never /etc, /var or /Library (postinstall places the LaunchDaemon, with its
+# owner and mode, and never overwrites the administrator's policy).
 stray=$(cd "$root" && find . -mindepth 1 ! -path ./usr ! -path ./usr/local ! -path './usr/local/*')
 [ -z "$stray" ] || die "payload has files outside $prefix: $stray"
 

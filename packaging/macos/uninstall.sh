@@ -3,17 +3,23 @@
 #
 #   sudo /usr/local/share/wiredcap/uninstall.sh [--purge] [--root DIR] [--identifier ID]
 #
-#   --purge          also remove the policy /etc/wiredcap.conf and the journal /var/db/wiredcap
+#   --purge          also remove the policy /etc/wiredcap.conf, the journal directory
+#                    /var/db/wiredcap and the boot disable switch /etc/wiredcap.boot-disabled
 #                    (kept by default: the policy is the administrator's, the journal is the
 #                    audit trail and the record of any value that hung the machine)
 #   --root DIR       the volume to work on (default /); the tests use a staging tree
 #   --identifier ID  the package identifier given to build-pkg.sh (default org.wiredcap.wiredcap)
 #
-# It removes exactly the files listed in packaging/LAYOUT.md, the directories only wiredcap
-# uses (when empty), and /etc/sudoers.d/wiredcap if present (a sudo rule for a program that is
-# gone must not stay behind), then forgets the package receipt (pkgutil --forget). Shared
-# directories such as /usr/local/bin stay. It does not change the cap: a value set with
-# wiredcap stays until the next reboot; run `wiredcap reset` first to go back to the OS default now.
+# It first unloads the boot LaunchDaemon (launchctl bootout system/org.wiredcap.boot, on the
+# running system), then removes exactly the files listed in packaging/LAYOUT.md (with
+# /Library/LaunchDaemons/org.wiredcap.boot.plist), the directories only wiredcap uses (when
+# empty), and /etc/sudoers.d/wiredcap if present (a sudo rule for a program that is gone must
+# not stay behind), then forgets the package receipt (pkgutil --forget). Shared
+# directories such as /usr/local/bin stay. It always removes the value stored for boot,
+# /var/db/wiredcap/boot.state (with or without --purge): a later install loads the LaunchDaemon
+# again, and it must not find an old value to apply. It does not change the cap: a value set
+# with wiredcap stays until the next reboot; run `wiredcap reset` first to go back to the OS
+# default now.
 set -euo pipefail
 
 root=/
@@ -36,8 +42,22 @@ done
 if [ "$root" = / ] && [ "$(id -u)" -ne 0 ]; then die "run it as root (sudo $0)"; fi
 base=${root%/}
 prefix=$base/usr/local
+daemon_label=org.wiredcap.boot
+daemon_plist=$base/Library/LaunchDaemons/$daemon_label.plist
+
+# The LaunchDaemon first, so launchd does not run a helper that is being removed.
+if [ "$base" = "" ] && command -v launchctl >/dev/null; then
+  if launchctl bootout system/"$daemon_label" 2>/dev/null; then
+    printf 'unloaded %s\n' "$daemon_label"
+  else
+    printf '%s was not loaded\n' "$daemon_label"
+  fi
+elif [ "$base" = "" ]; then
+  printf 'launchctl not found (not macOS): no LaunchDaemon to unload\n'
+fi
 
 files=(
+  "$daemon_plist"
   "$prefix/bin/wiredcap"
   "$prefix/libexec/wiredcap/wiredcap-helper"
   "$prefix/share/man/man1/wiredcap.1"
@@ -47,6 +67,7 @@ files=(
   "$prefix/share/fish/vendor_completions.d/wiredcap.fish"
   "$prefix/share/wiredcap/wiredcap.conf.example"
   "$prefix/share/wiredcap/sudoers.d/wiredcap"
+  "$prefix/share/wiredcap/org.wiredcap.boot.plist"
   "$prefix/share/wiredcap/uninstall.sh"
   "$base/etc/sudoers.d/wiredcap"
 )
@@ -74,12 +95,28 @@ done
 
 policy=$base/etc/wiredcap.conf
 journal_dir=$base/var/db/wiredcap
+boot_switch=$base/etc/wiredcap.boot-disabled
+boot_state=$journal_dir/boot.state
+
+# The value stored for boot goes even without --purge (the journal stays: it is the record);
+# the LaunchDaemon is already unloaded, so no boot action is writing it now. Its temporary
+# file (boot.state.new, left by a write that was cut short) goes with it. Whatever is at the
+# path goes: the helper would refuse to read anything but a regular file anyway.
+for f in "$boot_state" "$boot_state.new"; do
+  if [ -e "$f" ] || [ -L "$f" ]; then
+    rm -rf "$f"
+    printf 'removed %s (the value stored for boot; a later install applies nothing)\n' "$f"
+  fi
+done
 if [ "$purge" = 1 ]; then
   if [ -e "$policy" ] || [ -L "$policy" ]; then rm -f "$policy"; printf 'removed %s\n' "$policy"; fi
   if [ -e "$journal_dir" ] || [ -L "$journal_dir" ]; then rm -rf "$journal_dir"; printf 'removed %s/\n' "$journal_dir"; fi
+  # The switch may be a file, a directory or a link (anything there disables the boot action).
+  if [ -e "$boot_switch" ] || [ -L "$boot_switch" ]; then rm -rf "$boot_switch"; printf 'removed %s\n' "$boot_switch"; fi
 else
   if [ -e "$policy" ]; then printf 'kept %s (--purge removes it)\n' "$policy"; fi
   if [ -e "$journal_dir" ]; then printf 'kept %s/ (--purge removes it)\n' "$journal_dir"; fi
+  if [ -e "$boot_switch" ] || [ -L "$boot_switch" ]; then printf 'kept %s (--purge removes it)\n' "$boot_switch"; fi
 fi
 
 if command -v pkgutil >/dev/null; then

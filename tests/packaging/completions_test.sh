@@ -41,8 +41,11 @@ walk
 top_commands=$("$wiredcap" --help | cli_section Subcommands | sort | tr '\n' ' ')
 global_options=$("$wiredcap" --help | cli_options | sort -u | tr '\n' ' ')
 ramp_options=$("$wiredcap" ramp --help | cli_options | sort -u | tr '\n' ' ')
+persist_options=$("$wiredcap" persist --help | cli_options | sort -u | tr '\n' ' ')
 check "--help lists subcommands" test -n "$top_commands"
 check "ramp --help lists options" test -n "$ramp_options"
+check "persist --help lists --off, --unconfirmed and --ignore-hang-ceiling" \
+  test -n "$(grep -- --off <<<"$persist_options" | grep -- --unconfirmed | grep -- --ignore-hang-ceiling)"
 
 # --- every option and subcommand is in the file ---------------------------------------------
 for opt in $(printf '%s\n' "${all_options[@]}" | sort -u); do
@@ -135,6 +138,23 @@ expect 'wiredcap convert 232GiB --to Mi' 'MiB'
 expect 'wiredcap ramp --ig' '--ignore-hang-ceiling'
 expect 'wiredcap ramp --to 176GiB --probe' '--probe --probe-timeout'
 expect 'wiredcap ramp --dr' '--dry-run'
+# persist [SIZE] [--unconfirmed] [--ignore-hang-ceiling], or persist --off alone.
+expect 'wiredcap pe' persist
+expect 'wiredcap --json pe' persist
+expect 'wiredcap persist --o' '--off'
+expect 'wiredcap persist --un' '--unconfirmed'
+expect 'wiredcap persist --ig' '--ignore-hang-ceiling'
+expect 'wiredcap persist 96GiB --un' '--unconfirmed'
+expect "wiredcap --journal $work/files/x persist --o" '--off'
+# --off excludes the options of storing a value, and they (and SIZE) exclude --off; completion
+# still works there (so an empty answer below is an exclusion, not a broken completion).
+expect 'wiredcap persist --off --js' '--json'
+expect 'wiredcap persist 96GiB --js' '--json'
+expect 'wiredcap persist --off --un' ''
+expect 'wiredcap persist --off --ig' ''
+expect 'wiredcap persist --unconfirmed --o' ''
+expect 'wiredcap persist --ignore-hang-ceiling --o' ''
+expect 'wiredcap persist 96GiB --o' ''
 if [ "$shell" = zsh ]; then
   # zsh's _files adds the names with the directory as a prefix of the line, not of the match.
   expect "wiredcap policy check $work/files/policy-" "policy-a.conf policy-b.conf"
@@ -145,9 +165,11 @@ if [ "$shell" != zsh ]; then
   # zsh shows -h/--help as one group, which the zpty capture does not see; the option list
   # itself is checked against the file above.
   expect_includes 'wiredcap ramp --' "$ramp_options $global_options"
+  expect_includes 'wiredcap persist --' "$persist_options $global_options"
   expect_includes 'wiredcap --' "$global_options"
 else
   expect_includes 'wiredcap ramp --' "${ramp_options/--help /}"
+  expect_includes 'wiredcap persist --' "${persist_options/--help /}"
 fi
 
 finish

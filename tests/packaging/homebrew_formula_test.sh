@@ -10,7 +10,9 @@
 #   compiled in (PREFIX/libexec/wiredcap/wiredcap-helper): chown root:wheel before chmod 4755,
 #   /var/db/wiredcap (the helper's macOS journal directory), /etc/wiredcap.conf only if absent;
 #   the command lines parse (bash -n);
-# - no service, LaunchDaemon or plist: nothing runs at boot.
+# - no service block and no launchctl step: the formula never loads the boot LaunchDaemon (launchd
+#   would run as root a program in the keg, which the Homebrew user can replace); the caveats say
+#   that `wiredcap persist` needs the macOS package, and where the reference plist is.
 #   homebrew_formula_test.sh SOURCE_DIR WORK_DIR
 # shellcheck disable=SC2016,SC2317  # literal ${...} in patterns; functions called through check
 here=$(cd "$(dirname "$0")" && pwd)
@@ -83,7 +85,13 @@ grep -E '^  (sudo|\[|wiredcap) ' "$work/caveats.txt" | sed 's/^  //' >"$work/cav
 check "caveats: the command lines parse (bash -n)" bash -n "$work/caveat-commands.sh"
 check "caveats: five command lines" test "$(wc -l <"$work/caveat-commands.sh")" -eq 5
 code=$(sed 's/#.*//' "$formula")
-check "no service block, LaunchDaemon or plist: nothing runs at boot" \
-  test -z "$(grep -nE 'service do|LaunchDaemon|plist|launchctl|sysctl' <<<"$code")"
+check "no service block, no launchctl, nothing copied to /Library/LaunchDaemons, no sysctl" \
+  test -z "$(grep -nE 'service do|launchctl|/Library/Launch|sysctl' <<<"$code")"
+check "caveats: no command line installs or loads the LaunchDaemon" \
+  test -z "$(grep -E 'launchctl|LaunchDaemons|org\.wiredcap\.boot' "$work/caveat-commands.sh")"
+check "caveats: wiredcap persist needs the macOS package" \
+  grep -qzE 'wiredcap persist.*Use the macOS package for persistence' "$work/caveats.txt"
+check "caveats: the reference plist is the keg's $prefix/share/wiredcap/org.wiredcap.boot.plist" \
+  grep -qF "$prefix/share/wiredcap/org.wiredcap.boot.plist" "$work/caveats.txt"
 
 finish

@@ -2,15 +2,21 @@
 # The macOS package scripts, as far as Linux allows (pkgbuild, productbuild, pkgutil and
 # Installer exist only on macOS; none of this ran on a Mac):
 # - build-pkg.sh, scripts/postinstall and uninstall.sh pass `bash -n` and shellcheck, use no
-#   bash 4 feature (macOS's /bin/bash is 3.2), and the install scripts install nothing that runs
-#   at boot and set no value;
+#   bash 4 feature (macOS's /bin/bash is 3.2); build-pkg.sh installs nothing that runs at boot;
+#   neither sets a value, and postinstall's only launchctl commands are the bootout and
+#   bootstrap of org.wiredcap.boot (launchd_plist_test.sh checks the plist and its paths);
 # - build-pkg.sh --stage-only stages exactly the documented payload (LAYOUT.md's files plus
 #   uninstall.sh, the helper not yet setuid, nothing outside /usr/local) and a well-formed
 #   distribution.xml; without --stage-only it stops cleanly where pkgbuild is missing;
 # - as root: postinstall, run on a staged target volume as Installer runs it, makes the helper
 #   root:wheel 4755 (0755 when /etc/sudoers.d/wiredcap exists), creates /var/db/wiredcap 0755,
-#   installs /etc/wiredcap.conf 0644 only when absent, creates nothing else; uninstall.sh removes
-#   exactly what the pkg installed, keeps the policy and journal unless --purge.
+#   installs /etc/wiredcap.conf 0644 only when absent, copies the LaunchDaemon to
+#   /Library/LaunchDaemons/org.wiredcap.boot.plist root:wheel 0644 (replaced on upgrade, a link
+#   there replaced rather than followed), does not load it on a volume that is not the running
+#   system, creates nothing else, and keeps a value stored for boot (boot.state) on upgrade;
+#   uninstall.sh removes exactly what the pkg installed and the value stored for boot
+#   (/var/db/wiredcap/boot.state, always: a later install must not apply it), keeps the policy,
+#   the journal and the boot disable switch unless --purge.
 #   macos_pkg_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/packaging/lib.sh
@@ -33,11 +39,15 @@ for s in "${scripts[@]}"; do
   check "$name: no bash 4 feature (mapfile, readarray, declare -A, \${x,,}, \${x^^}, &>>, |&, coproc)" \
     test -z "$(grep -nE 'mapfile|readarray|declare -A|local -A|\$\{[a-zA-Z_]+(,,|\^\^)|&>>|\|&|coproc' <<<"$code")"
 done
-for s in "$mac/scripts/postinstall" "$mac/build-pkg.sh"; do
-  code=$(sed 's/#.*//' "$s")
-  check "${s#"$src"/}: nothing that runs at boot, no value set (launchctl, LaunchDaemons, sysctl, set/apply)" \
-    test -z "$(grep -nE 'launchctl|LaunchDaemon|LaunchAgent|sysctl|wiredcap(-helper)? +(set|apply|ramp)|periodic' <<<"$code")"
-done
+code=$(sed 's/#.*//' "$mac/build-pkg.sh")
+check "packaging/macos/build-pkg.sh: nothing that runs at boot, no value set (launchctl, LaunchDaemons, sysctl, set/apply)" \
+  test -z "$(grep -nE 'launchctl|LaunchDaemon|LaunchAgent|sysctl|wiredcap(-helper)? +(set|apply|ramp)|periodic' <<<"$code")"
+code=$(sed 's/#.*//' "$mac/scripts/postinstall")
+check "packaging/macos/scripts/postinstall: no value set, no other boot hook (sysctl, set/apply/ramp/persist/boot, LaunchAgent, periodic, cron)" \
+  test -z "$(grep -nE 'sysctl|(wiredcap|helper)\"? +(set|apply|ramp|persist|boot)\b|LaunchAgent|periodic|cron' <<<"$code")"
+# shellcheck disable=SC2016  # the patterns hold the script's literal "$daemon_label" and "$daemon_plist"
+check "packaging/macos/scripts/postinstall: launchctl only boots out and bootstraps org.wiredcap.boot" \
+  test -z "$(grep -E '^\s*(if +)?launchctl ' <<<"$code" | grep -vE '^\s*launchctl bootout system/"\$daemon_label" 2>/dev/null \|\| true$|^\s*if launchctl bootstrap system "\$daemon_plist"; then$')"
 check "the scripts directory holds only postinstall (no preinstall surprises)" \
   test "$(cd "$mac/scripts" && ls -A)" = postinstall
 
@@ -107,20 +117,45 @@ check "postinstall: helper root:wheel (0:0), setuid 4755" test "$(stat -c '%u:%g
 check "postinstall: /var/db/wiredcap root:wheel 0755" test "$(stat -c '%u:%g %a' "$vol/var/db/wiredcap")" = "0:0 755"
 check "postinstall: /etc/wiredcap.conf root:wheel 0644" test "$(stat -c '%u:%g %a' "$vol/etc/wiredcap.conf")" = "0:0 644"
 check "postinstall: /etc/wiredcap.conf is the template" cmp -s "$vol/etc/wiredcap.conf" "$src/packaging/wiredcap.conf.example"
+daemon=$vol/Library/LaunchDaemons/org.wiredcap.boot.plist
+check "postinstall: the LaunchDaemon is a regular file, root:wheel 0644" \
+  test -f "$daemon" -a ! -L "$daemon" -a "$(stat -c '%u:%g %a' "$daemon")" = "0:0 644"
+check "postinstall: the LaunchDaemon is the package's plist" cmp -s "$daemon" "$src/packaging/macos/org.wiredcap.boot.plist"
+check "postinstall: it says it did not load it (not the running system)" \
+  grep -q 'not loading org.wiredcap.boot now (not the running system)' <("$postinstall" "$out/wiredcap.pkg" / "$vol" / 2>&1)
 created=$(comm -13 "$work/before" <(tree "$vol") | tr '\n' ' ')
-check "postinstall created exactly etc/wiredcap.conf and var/db/wiredcap (got: $created)" \
-  test "$created" = "etc etc/wiredcap.conf var var/db var/db/wiredcap "
+expected_created=$(printf '%s\n' etc etc/wiredcap.conf var var/db var/db/wiredcap \
+  Library Library/LaunchDaemons Library/LaunchDaemons/org.wiredcap.boot.plist | sort | tr '\n' ' ')
+check "postinstall created exactly etc/wiredcap.conf, var/db/wiredcap and the LaunchDaemon (got: $created)" \
+  test "$created" = "$expected_created"
 
 printf 'min = 24GiB\nmax = 52GiB\nreserve = 12GiB\nmax_step = 8GiB\n' >"$vol/etc/wiredcap.conf"
 chmod 0600 "$vol/etc/wiredcap.conf"
 cp "$vol/etc/wiredcap.conf" "$work/custom.conf"
 echo '{"v":1,"event":"applied"}' >"$vol/var/db/wiredcap/journal.jsonl"
+# A value stored for boot (what `wiredcap persist` leaves; the content does not matter here).
+boot_state=$vol/var/db/wiredcap/boot.state
+printf 'stored for boot\n' >"$boot_state"
+chmod 0644 "$boot_state"
 chmod 0755 "$h"
 check "postinstall again (an upgrade) succeeds" quiet "$postinstall" "$out/wiredcap.pkg" / "$vol" /
 check "an upgrade keeps the administrator's policy, content and mode" \
   test "$(cmp -s "$vol/etc/wiredcap.conf" "$work/custom.conf" && stat -c %a "$vol/etc/wiredcap.conf")" = 600
 check "an upgrade keeps the journal" grep -q applied "$vol/var/db/wiredcap/journal.jsonl"
+check "an upgrade keeps the value stored for boot (boot.state)" grep -q 'stored for boot' "$boot_state"
 check "an upgrade makes the helper setuid again" test "$(stat -c %a "$h")" = 4755
+
+echo '<plist version="1.0"><dict/></plist>' >"$daemon"
+chmod 0666 "$daemon"
+check "postinstall again (an upgrade over a changed LaunchDaemon) succeeds" quiet "$postinstall" "$out/wiredcap.pkg" / "$vol" /
+check "an upgrade restores the package's LaunchDaemon, root:wheel 0644" \
+  test "$(cmp -s "$daemon" "$src/packaging/macos/org.wiredcap.boot.plist" && stat -c '%u:%g %a' "$daemon")" = "0:0 644"
+echo decoy >"$work/decoy"
+rm "$daemon"
+ln -s "$work/decoy" "$daemon"
+check "postinstall with a link at the LaunchDaemon's path succeeds" quiet "$postinstall" "$out/wiredcap.pkg" / "$vol" /
+check "the link is replaced by the package's plist, not followed" \
+  test ! -L "$daemon" -a "$(cat "$work/decoy")" = decoy -a -n "$(cmp "$daemon" "$src/packaging/macos/org.wiredcap.boot.plist" && echo same)"
 
 mkdir -p "$vol/etc/sudoers.d"
 install -m 0440 "$src/packaging/sudoers.d/wiredcap" "$vol/etc/sudoers.d/wiredcap"
@@ -138,18 +173,42 @@ new_volume "$vol3"
 rm "$vol3/usr/local/libexec/wiredcap/wiredcap-helper"
 "$postinstall" "$out/wiredcap.pkg" / "$vol3" / >/dev/null 2>&1
 check "postinstall fails when the payload's helper is missing" test $? = 1
+vol4=$work/volume-noplist
+new_volume "$vol4"
+rm "$vol4/usr/local/share/wiredcap/org.wiredcap.boot.plist"
+tree "$vol4" >"$work/before4"
+"$postinstall" "$out/wiredcap.pkg" / "$vol4" / >/dev/null 2>&1
+check "postinstall fails when the payload's LaunchDaemon plist is missing" test $? = 1
+check "  ... before changing anything" test -z "$(comm -3 "$work/before4" <(tree "$vol4"))" -a \
+  "$(stat -c %a "$vol4/usr/local/libexec/wiredcap/wiredcap-helper")" = 755
 
 # uninstall.sh on the upgraded volume (it has a policy, a journal and the sudoers rule).
 mkdir -p "$vol/usr/local/bin"
 echo other >"$vol/usr/local/bin/other-tool"
+echo other >"$vol/Library/LaunchDaemons/org.example.other.plist"
+touch "$vol/etc/wiredcap.boot-disabled"
+# A write of the boot state cut short leaves its temporary file beside it.
+printf 'stored for boot\n' >"$boot_state.new"
+check "the volume holds a value stored for boot before uninstall.sh" test -f "$boot_state" -a -f "$boot_state.new"
 uninstall=$vol/usr/local/share/wiredcap/uninstall.sh
 check "uninstall.sh --root succeeds" quiet "$uninstall" --root "$vol"
+check "uninstall.sh (without --purge) removed the value stored for boot, boot.state and boot.state.new" \
+  test ! -e "$boot_state" -a ! -L "$boot_state" -a ! -e "$boot_state.new"
+check "  ... and kept the journal beside it" grep -q applied "$vol/var/db/wiredcap/journal.jsonl"
 left=$(tree "$vol" | tr '\n' ' ')
-expected_left="etc etc/sudoers.d etc/wiredcap.conf usr usr/local usr/local/bin usr/local/bin/other-tool usr/local/libexec usr/local/share usr/local/share/bash-completion usr/local/share/bash-completion/completions usr/local/share/fish usr/local/share/fish/vendor_completions.d usr/local/share/man usr/local/share/man/man1 usr/local/share/man/man8 usr/local/share/zsh usr/local/share/zsh/site-functions var var/db var/db/wiredcap var/db/wiredcap/journal.jsonl "
-check "uninstall.sh removed every installed file and the sudoers rule; kept the policy, the journal, shared directories and other files" \
+expected_left=$(printf '%s\n' etc etc/sudoers.d etc/wiredcap.boot-disabled etc/wiredcap.conf \
+  Library Library/LaunchDaemons Library/LaunchDaemons/org.example.other.plist \
+  usr usr/local usr/local/bin usr/local/bin/other-tool usr/local/libexec usr/local/share \
+  usr/local/share/bash-completion usr/local/share/bash-completion/completions usr/local/share/fish \
+  usr/local/share/fish/vendor_completions.d usr/local/share/man usr/local/share/man/man1 \
+  usr/local/share/man/man8 usr/local/share/zsh usr/local/share/zsh/site-functions \
+  var var/db var/db/wiredcap var/db/wiredcap/journal.jsonl | sort | tr '\n' ' ')
+check "uninstall.sh removed every installed file, the LaunchDaemon, the sudoers rule and the stored boot value; kept the policy, the journal, the disable switch, shared directories and other files" \
   test "$left" = "$expected_left"
 [ "$left" = "$expected_left" ] || diff <(tr ' ' '\n' <<<"$expected_left") <(tr ' ' '\n' <<<"$left") >&2
 check "uninstall.sh --purge succeeds" quiet "$src/packaging/macos/uninstall.sh" --root "$vol" --purge
-check "--purge removed the policy and the journal" test ! -e "$vol/etc/wiredcap.conf" -a ! -e "$vol/var/db/wiredcap"
+check "--purge removed the policy, the journal and the disable switch" \
+  test ! -e "$vol/etc/wiredcap.conf" -a ! -e "$vol/var/db/wiredcap" -a ! -e "$vol/etc/wiredcap.boot-disabled"
+check "--purge kept other LaunchDaemons" test -f "$vol/Library/LaunchDaemons/org.example.other.plist"
 
 finish
