@@ -24,7 +24,7 @@ constexpr const char* kExitCodeHelp = R"(Exit codes:
   3 refused by policy     4 not permitted           5 kernel write failed
   6 read-back differs     7 unsupported platform    8 ramp stopped by user
   9 ramp reverted        10 unresolved journal     11 policy file invalid
- 12 journal write failed
+ 12 journal or boot state write failed
 )";
 
 struct Options {

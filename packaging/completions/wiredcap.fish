@@ -18,7 +18,7 @@ complete -c wiredcap -l sim-state -r -F -d 'Simulated Mac state file (developmen
 # Commands.
 complete -c wiredcap -n $no_command -a status -d 'Every ceiling that can bind, each with its source'
 complete -c wiredcap -n $no_command -a set -d 'Set the cap to SIZE (or default)'
-complete -c wiredcap -n $no_command -a reset -d 'Back to the OS default; always permitted'
+complete -c wiredcap -n $no_command -a reset -d 'Back to the OS default, now and at boot; always permitted'
 complete -c wiredcap -n $no_command -a ramp -d 'Raise the cap step by step, each step confirmed'
 complete -c wiredcap -n $no_command -a recover -d 'After a hang: which step hung, the last good value'
 complete -c wiredcap -n $no_command -a persist -d 'Store a confirmed value for boot (or --off to forget it)'
