@@ -114,7 +114,8 @@ Expected<State> parse(std::string_view text) {
     if (!t0 || !t1) return Error{"boot state: bad time"};
     s.persisted_time = *t0;
     s.guard_time = *t1;
-    const auto g = std::find_if(kGuards.begin(), kGuards.end(), [&](Guard x) { return guard_name(x) == guard; });
+    const std::string_view guard_text = guard;  // clang before 16 cannot capture a structured binding
+    const auto g = std::find_if(kGuards.begin(), kGuards.end(), [guard_text](Guard x) { return guard_name(x) == guard_text; });
     if (g == kGuards.end()) return Error{"boot state: bad guard"};
     s.guard = *g;
     s.guard_boot = guard_boot == "-" ? "" : std::string(guard_boot);
