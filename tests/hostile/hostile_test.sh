@@ -949,6 +949,56 @@ kernel_width_4_and_8() {
   done
 }
 
+# ---------------------------------------------------------------------------------------------
+# 8. Persistence (issue 7): the boot state beside the journal
+
+# A member of the group storing, changing and removing the boot value while being hit by
+# signals at random moments (SIGKILL too), with `boot` attempts mixed in: after every run the
+# boot state is absent or exactly one of the values stored, armed, root-owned 0644 (never torn,
+# never half-written); the journal has only complete records; `boot` never gets through for
+# nobody, so the knob is never written.
+persist_under_signals() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state runs=${HOSTILE_PERSIST_RUNS:-400} seed=${HOSTILE_SEED:-$RANDOM}
+  local i pid args lines sigs=(INT TERM HUP QUIT USR1 PIPE ALRM KILL)
+  note "seed $seed (HOSTILE_SEED=$seed replays it)"
+  RANDOM=$seed
+  : > "$JOURNAL"
+  for ((i = 0; i < runs; i++)); do
+    case $((i % 4)) in
+      0) args=(persist 80GiB --unconfirmed) ;;
+      1) args=(persist 72GiB --unconfirmed) ;;
+      2) args=(persist --off) ;;
+      3) args=(boot) ;;
+    esac
+    setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$HELPER" "${args[@]}" >/dev/null 2>&1 &
+    pid=$!
+    sleep "0.00$((RANDOM % 6))"
+    kill -s "${sigs[RANDOM % ${#sigs[@]}]}" "$pid" 2>/dev/null
+    wait "$pid"
+    [ -e "$state" ] || [ -L "$state" ] || continue
+    if [ -L "$state" ] || [ ! -f "$state" ] || [ "$(stat -c '%u %a %h' "$state")" != "0 644 1" ]; then
+      fail "run $i (${args[*]}): the boot state is not a root-owned 0644 file: $(ls -l "$state")"
+    fi
+    mapfile -t lines < "$state"
+    if [ "${#lines[@]}" -ne 9 ] || [[ ! ${lines[1]} =~ ^value_mib=(81920|73728)$ ]] || [ "${lines[4]}" != guard=armed ]; then
+      fail "run $i (${args[*]}): the boot state is not one that was stored: $(cat "$state")"
+    fi
+  done
+  expect_knob 0; expect_history ""
+  journal_ok --allow-interrupted
+  grep -q '"uid":65534,"command":"persist","event":"persisted"' "$JOURNAL" || fail "no persist ever got through"
+  grep -q '"uid":65534,"command":"boot","event":"refused"' "$JOURNAL" || fail "no boot attempt was ever refused"
+  if grep '"command":"boot"' "$JOURNAL" | grep -qv '"event":"refused"'; then
+    fail "a boot record other than a refusal: $(grep '"command":"boot"' "$JOURNAL" | grep -v refused | head -n 1)"
+  fi
+  # Whatever the signals left behind, root's boot action reads the state cleanly.
+  sim reboot >/dev/null || fail "cannot reboot"
+  OUT=$("$HELPER" boot 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 0; expect_one_line
+  [[ $OUT == *'"action":"applied"'* || $OUT == *'"action":"none"'* ]] || fail "root's boot action: $OUT"
+}
+
 declare -F "$scenario" >/dev/null || fail "no scenario '$scenario'"
 "$scenario"
 echo "PASS: $scenario"

@@ -93,6 +93,68 @@ argc_zero_is_refused_cleanly() {
   expect_rc 0; expect_knob 81920
 }
 
+# Persistence (issue 7). The boot action is launchd's, as root: nobody is refused (exit 4) with
+# or without the policy's group, and the refusal is journaled with the real uid; nothing is
+# applied or stored. Root running the same setuid binary (as launchd does, at the next boot) is
+# not refused.
+boot_is_refused_for_nobody() {
+  install_fixture
+  local state=$FIXTURE/journal/boot.state
+  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed
+  expect_rc 0
+  cp "$state" "$FIXTURE/state.before"
+  as_nobody --groups="$GID" -- boot
+  expect_rc 4; expect_one_line; expect_err 'root only'
+  expect_journal '"uid":65534,"command":"boot","event":"refused"'
+  as_nobody --clear-groups -- boot
+  expect_rc 4; expect_err 'root only'
+  [ "$(grep -c '"uid":65534,"command":"boot","event":"refused"' "$JOURNAL")" -eq 2 ] || fail "expected two refusals: $(cat "$JOURNAL")"
+  expect_knob 0
+  [ -z "$("$SIM" --state "$STATE" show | sed -n 's/^history=//p')" ] || fail "something was written to the knob"
+  cmp -s "$state" "$FIXTURE/state.before" || fail "a refused boot action changed the boot state: $(cat "$state")"
+  "$SIM" --state "$STATE" reboot || fail "cannot reboot"  # a stored value applies from the next boot
+  OUT=$("$HELPER" boot 2>"$FIXTURE/stderr"); RC=$?; ERR=$(cat "$FIXTURE/stderr")
+  expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
+  expect_journal '"uid":0,"command":"boot","event":"applied"'
+}
+
+# A member of the policy's group may store a value (--unconfirmed: no ramp confirmed it); the
+# setuid helper writes the boot state root-owned beside the journal, and journals the real uid.
+# Without --unconfirmed, a value no ramp confirmed is refused.
+member_may_persist() {
+  install_fixture
+  local state=$FIXTURE/journal/boot.state
+  as_nobody --groups="$GID" -- persist 96GiB
+  expect_rc 3; expect_err 'never confirmed'
+  [ ! -e "$state" ] || fail "a refused persist stored something"
+  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed
+  expect_rc 0; expect_one_line
+  expect_out '"basis":"unconfirmed","changed":true'
+  expect_out '"persisted_mib":{"value":81920,"source":"boot state file read-back"}'
+  expect_journal '"uid":65534,"command":"persist","event":"persisted","to_mib":81920,"reason":"unconfirmed: stored with --unconfirmed"'
+  [ "$(stat -c '%u %a' "$state")" = "0 644" ] || fail "the boot state is not root-owned 0644: $(stat -c '%U %a' "$state")"
+  grep -qx 'value_mib=81920' "$state" || fail "boot state: $(cat "$state")"
+  expect_knob 0  # persisting changes nothing now
+}
+
+# Someone outside the policy's group may neither store a value nor remove one: refused (exit 4)
+# and journaled; the stored value stays.
+outsider_may_not_persist() {
+  install_fixture
+  local state=$FIXTURE/journal/boot.state
+  as_nobody --clear-groups -- persist 80GiB --unconfirmed
+  expect_rc 4; expect_err "not a member of group '$GROUP'"
+  expect_journal '"uid":65534,"command":"persist","event":"refused"'
+  [ ! -e "$state" ] || fail "an outsider stored a value"
+  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed
+  expect_rc 0
+  cp "$state" "$FIXTURE/state.before"
+  as_nobody --clear-groups -- persist --off
+  expect_rc 4; expect_err "not a member of group '$GROUP'"
+  expect_last_event refused
+  cmp -s "$state" "$FIXTURE/state.before" || fail "an outsider's persist --off changed the boot state"
+}
+
 declare -F "$scenario" >/dev/null || fail "no scenario '$scenario'"
 "$scenario"
 echo "PASS: $scenario"
