@@ -108,8 +108,13 @@ ExitCode run_recover(CliContext& ctx) {
             say << "No step has ever hung." << sim << "\n";
         if (rep.last_confirmed) {
             say << "Last confirmed value: " << where(*rep.last_confirmed) << ".\n";
-            // Suggest re-applying it only when the kernel does not hold it now (or cannot say).
-            if (machine->knob.value != std::optional<units::MiB>(rep.last_confirmed->value))
+            // Suggest re-applying it only when the kernel does not hold it now (or cannot say), and
+            // never when it is at or above the hang ceiling (a boot trip can be at the very value a
+            // ramp confirmed earlier).
+            const bool hung_since = rep.hang_ceiling && rep.hang_ceiling->value <= rep.last_confirmed->value;
+            if (hung_since)
+                say << "Nothing was re-applied. That value is at or above the hang ceiling: it is not suggested again.\n";
+            else if (machine->knob.value != std::optional<units::MiB>(rep.last_confirmed->value))
                 say << "Nothing was re-applied. To use it again: wiredcap set " << rep.last_confirmed->value.count()
                     << "MiB\n";
         }
