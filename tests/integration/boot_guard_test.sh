@@ -149,19 +149,7 @@ expect_boot_guard() {  # expect_boot_guard KEY JSON
 # ---------------------------------------------------------------------------------------------
 # The boot whose apply hangs the machine, and the power button
 
-wait_until() {  # wait_until WHAT CMD...: CMD every 20 ms for at most 5 s; the job must still run
-  local what=$1 i
-  shift
-  for ((i = 0; i < 250; i++)); do
-    "$@" && return 0
-    kill -0 "$BG_PID" 2>/dev/null ||
-      fail "the boot action ended before $what (stdout: $(cat "$WORK/bg.out"); stderr: $(cat "$WORK/bg.err"))"
-    sleep 0.02
-  done
-  fail "no $what after 5 s"
-}
 machine_hung() { [ "$(sim_value hung)" = 1 ]; }
-knob_is() { [ "$(knob)" = "$1" ]; }
 boot_intent_journaled() { [ -f "$JOURNAL" ] && grep -q '"command":"boot","event":"intent"' "$JOURNAL"; }
 
 # `launchd_sim boot` in the background, held by the simulator's stall fault FAULT (stall-write:

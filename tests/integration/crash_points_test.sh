@@ -56,21 +56,8 @@ start_step2() {
   BG_PID=$!
 }
 
-# wait_until WHAT CMD...: CMD every 20 ms, for at most 5 s; the helper must still be running.
-wait_until() {
-  local what=$1 i
-  shift
-  for ((i = 0; i < 250; i++)); do
-    "$@" && return 0
-    kill -0 "$BG_PID" 2>/dev/null ||
-      fail "the helper ended before $what (stdout: $(cat "$WORK/bg.out"); stderr: $(cat "$WORK/bg.err"))"
-    sleep 0.02
-  done
-  fail "no $what after 5 s"
-}
 
 step2_intent_journaled() { grep -q "\"event\":\"intent\",\"run\":\"$RUN\",\"step\":2," "$JOURNAL"; }
-knob_is() { [ "$(knob)" = "$1" ]; }
 
 # SIGKILL, and proof that it was the kill that ended the helper, before it printed a result.
 kill_helper() {

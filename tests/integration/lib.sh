@@ -36,6 +36,7 @@ helper() {
 
 sim() { "$SIM" --state "$STATE" "$@"; }
 knob() { sim show | sed -n 's/^knob_mib=//p'; }
+knob_is() { [ "$(knob)" = "$1" ]; }
 
 expect_rc() { [ "$RC" -eq "$1" ] || fail "expected exit $1, got $RC; stdout: $OUT; stderr: $ERR"; }
 expect_out() { [[ $OUT == *"$1"* ]] || fail "stdout lacks '$1': $OUT"; }
@@ -44,6 +45,19 @@ expect_knob() { local k; k=$(knob); [ "$k" = "$1" ] || fail "knob is $k MiB, exp
 expect_one_line() { [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "stdout is not one line: $OUT"; }
 last_event() { tail -n 1 "$JOURNAL" | sed -n 's/.*"event":"\([a-z_]*\)".*/\1/p'; }
 expect_last_event() { local e; e=$(last_event); [ "$e" = "$1" ] || fail "last journal event is '$e', expected '$1'"; }
+# wait_until WHAT CMD...: CMD every 20 ms, for at most 5 s, while the background job BG_PID (its
+# output in $WORK/bg.out and bg.err) still runs: the tests that kill a process at an exact point.
+wait_until() {
+  local what=$1 i
+  shift
+  for ((i = 0; i < 250; i++)); do
+    "$@" && return 0
+    kill -0 "$BG_PID" 2>/dev/null ||
+      fail "the background job ended before $what (stdout: $(cat "$WORK/bg.out"); stderr: $(cat "$WORK/bg.err"))"
+    sleep 0.02
+  done
+  fail "no $what after 5 s"
+}
 expect_journal() { grep -q -- "$1" "$JOURNAL" || fail "journal lacks '$1': $(cat "$JOURNAL")"; }
 
 # ---- The setuid fixture (used by tests/hostile; setuid_test.sh keeps its own install_fixture) ----
