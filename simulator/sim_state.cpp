@@ -487,7 +487,7 @@ Expected<SimState> parse_state(std::string_view text) {
         if (auto p = kFields[*i].read(s, line.substr(eq + 1))) return line_error(line_no, std::string(key) + ": " + *p);
     }
     for (std::size_t i = 0; i < kFieldCount; ++i)
-        if (seen_on[i] == 0) return Error{"missing key '" + std::string(kFields[i].key) + "' (a truncated file?)"};
+        if (seen_on[i] == 0) return Error{"missing key '" + std::string(kFields[i].key) + "' (a truncated file, or one an older wiredcap-sim wrote?)"};
     if (auto p = consistency_problem(s)) return Error{*p};
     return s;
 }
