@@ -167,13 +167,7 @@ start_stalled_boot() {
 # is the test's device, not the machine's), and proof that the kill ended the helper before it
 # printed anything.
 power_button() {
-  local status=0
-  kill -9 "$BG_PID" 2>/dev/null ||
-    fail "the boot action had already ended (stdout: $(cat "$WORK/bg.out"); stderr: $(cat "$WORK/bg.err"))"
-  wait "$BG_PID" || status=$?
-  BG_PID=
-  [ "$status" -eq 137 ] || fail "the boot action ended with status $status, not by SIGKILL (137)"
-  [ ! -s "$WORK/bg.out" ] || fail "the killed boot action printed a result: $(cat "$WORK/bg.out")"
+  kill_background_job
   sim fault stall-write off || fail "cannot clear the stall-write fault"
   sim fault stall-after-write off || fail "cannot clear the stall-after-write fault"
 }

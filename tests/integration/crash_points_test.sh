@@ -59,16 +59,7 @@ start_step2() {
 
 step2_intent_journaled() { grep -q "\"event\":\"intent\",\"run\":\"$RUN\",\"step\":2," "$JOURNAL"; }
 
-# SIGKILL, and proof that it was the kill that ended the helper, before it printed a result.
-kill_helper() {
-  local status=0
-  kill -9 "$BG_PID" 2>/dev/null ||
-    fail "the helper had already ended, not held by the stall (stdout: $(cat "$WORK/bg.out"); stderr: $(cat "$WORK/bg.err"))"
-  wait "$BG_PID" || status=$?
-  BG_PID=
-  [ "$status" -eq 137 ] || fail "the helper ended with status $status, not by SIGKILL (137)"
-  [ ! -s "$WORK/bg.out" ] || fail "the killed helper printed a result: $(cat "$WORK/bg.out")"
-}
+kill_helper() { kill_background_job; }
 
 # The helper killed while stalled inside the write, before the knob changed.
 kill_after_intent() {

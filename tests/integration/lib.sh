@@ -58,6 +58,17 @@ wait_until() {
   done
   fail "no $what after 5 s"
 }
+# SIGKILL to the background job, and proof that it was the kill that ended it (it was held by a
+# stall, not finished), before it printed a result.
+kill_background_job() {
+  local status=0
+  kill -9 "$BG_PID" 2>/dev/null ||
+    fail "the background job had already ended, not held by the stall (stdout: $(cat "$WORK/bg.out"); stderr: $(cat "$WORK/bg.err"))"
+  wait "$BG_PID" || status=$?
+  BG_PID=
+  [ "$status" -eq 137 ] || fail "the background job ended with status $status, not by SIGKILL (137)"
+  [ ! -s "$WORK/bg.out" ] || fail "the killed background job printed a result: $(cat "$WORK/bg.out")"
+}
 expect_journal() { grep -q -- "$1" "$JOURNAL" || fail "journal lacks '$1': $(cat "$JOURNAL")"; }
 
 # ---- The setuid fixture (used by tests/hostile; setuid_test.sh keeps its own install_fixture) ----
