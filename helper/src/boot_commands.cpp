@@ -209,7 +209,7 @@ std::optional<Failure> boot_steps(Action& a, Context& ctx) {
     if (!*loaded) return act(a, "none", "nothing is stored for boot");
     boot::State s = **loaded;
     a.to_ = s.value;
-    a.out().num("persisted_mib", s.value.count());
+    a.out().object("persisted_mib", JsonObject().num("value", s.value.count()).str("source", "boot state file"));
     auto boot_id = ctx.kernel.read_boot_id();
     if (!boot_id) return Failure{ExitCode::internal_error, "cannot read the boot id: " + boot_id.error().message + "; nothing applied"};
     const bool this_boot = s.guard_boot == *boot_id;

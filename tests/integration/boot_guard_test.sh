@@ -181,7 +181,7 @@ expect_tripped_boot() {  # expect_tripped_boot MIB
   launchd boot
   expect_rc 0; expect_one_line
   expect_actions tripped
-  expect_out "\"persisted_mib\":$1"
+  expect_out "\"persisted_mib\":{\"value\":$1,\"source\":\"boot state file\"}"
   expect_out 'never recorded healthy'
   expect_sim boot_count $((boots + 1))
   expect_knob 0; expect_sim hung 0
