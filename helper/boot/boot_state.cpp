@@ -61,17 +61,6 @@ Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_vie
     return values;
 }
 
-Expected<Ok> write_all(int fd, const std::string& data) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return Error{std::strerror(errno)};
-        done += static_cast<std::size_t>(n);
-    }
-    return Ok{};
-}
-
 }  // namespace
 
 std::string_view guard_name(Guard g) {
@@ -155,7 +144,7 @@ Expected<Ok> Store::save(const State& s) const {
     const std::string tmp = name_ + ".new";
     UniqueFd fd(::openat(dir_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (!fd.valid()) return Error{"cannot write " + path_ + ".new: " + std::strerror(errno)};
-    if (auto w = write_all(fd.get(), serialize(s)); !w) return Error{"cannot write " + path_ + ".new: " + w.error().message};
+    if (auto w = journal::write_all(fd.get(), serialize(s), path_ + ".new"); !w) return w;
     if (auto f = journal::flush_to_disk(fd.get(), path_ + ".new"); !f) return f;
     if (::renameat(dir_.get(), tmp.c_str(), dir_.get(), name_.c_str()) != 0)
         return Error{"cannot replace " + path_ + ": " + std::strerror(errno)};

@@ -16,17 +16,6 @@
 namespace wiredcap::journal {
 namespace {
 
-Expected<Ok> write_all(int fd, const std::string& data, const std::string& path) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return Error{"cannot write the journal " + path + ": " + std::strerror(errno)};
-        done += static_cast<std::size_t>(n);
-    }
-    return Ok{};
-}
-
 // The caller's file-size limit survives the setuid exec. A record that would cross it is refused
 // whole, before a byte is written: cut short, it would leave a torn line in root's journal, and
 // one cut just before its newline would read as a complete record (an intent that never was).
@@ -68,6 +57,17 @@ std::string utc_iso8601(std::int64_t unix_time) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+Expected<Ok> write_all(int fd, const std::string& data, const std::string& what) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return Error{"cannot write " + what + ": " + std::strerror(errno)};
+        done += static_cast<std::size_t>(n);
+    }
+    return Ok{};
 }
 
 Expected<Ok> flush_to_disk(int fd, const std::string& what) {
@@ -115,14 +115,14 @@ Expected<Ok> Writer::close_torn_line() {
     char last = '\n';
     if (::pread(fd_.get(), &last, 1, st.st_size - 1) != 1)
         return Error{"cannot read the end of the journal " + path_ + ": " + std::strerror(errno)};
-    return last == '\n' ? Expected<Ok>(Ok{}) : write_all(fd_.get(), "\n", path_);
+    return last == '\n' ? Expected<Ok>(Ok{}) : write_all(fd_.get(), "\n", "the journal " + path_);
 }
 
 Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     if (auto torn = close_torn_line(); !torn) return torn;
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
     if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
-    if (auto w = write_all(fd_.get(), line, path_); !w) return w;
+    if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) return w;
     if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
     mirror_to_syslog(line);
     return Ok{};
