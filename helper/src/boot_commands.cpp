@@ -144,13 +144,11 @@ JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p)
     return o;
 }
 
-Expected<bool, Failure> forget_persisted(Action& a, Context& ctx) {
+Expected<bool, Failure> remove_persisted(const Context& ctx) {
     auto store = open_store(ctx);
     if (!store) return store.error();
     auto removed = store->remove();
     if (!removed) return Failure{ExitCode::journal_failed, removed.error().message};
-    if (*removed)
-        if (auto f = a.record("persist_removed")) return *f;
     return *removed;
 }
 
@@ -190,10 +188,8 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
 std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
     a.out().boolean("off", true);
     if (auto f = authorize_safe_direction(a, ctx)) return f;
-    auto store = open_store(ctx);
-    if (!store) return store.error();
-    auto removed = store->remove();
-    if (!removed) return a.refuse(ExitCode::journal_failed, removed.error().message);
+    auto removed = remove_persisted(ctx);
+    if (!removed) return a.refuse(removed.error().code, removed.error().message);
     a.out().boolean("changed", *removed).object("persisted_mib", persisted_read_back(ctx));
     return a.record(*removed ? "removed" : "unchanged");
 }

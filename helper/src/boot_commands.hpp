@@ -18,8 +18,8 @@ namespace wiredcap::helper {
 // The boot guard as `read` reports it (policy: for healthy_after, when it loads).
 [[nodiscard]] JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p);
 
-// Removes the stored value; true when there was one (journaled as reset/persist_removed).
-[[nodiscard]] Expected<bool, Failure> forget_persisted(Action& a, Context& ctx);
+// Removes the stored value, under the store's lock; true when there was one.
+[[nodiscard]] Expected<bool, Failure> remove_persisted(const Context& ctx);
 
 [[nodiscard]] std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx);
 [[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, Context& ctx);

@@ -85,9 +85,11 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
         f = write_and_verify(a, ctx, MiB::zero(), inv.revert);
     }
     if (inv.run) return f;
-    auto removed = forget_persisted(a, ctx);
+    auto removed = remove_persisted(ctx);
     if (!removed) return f ? f : removed.error();
     a.out().boolean("persist_removed", *removed);
+    if (*removed)
+        if (auto r = a.record("persist_removed")) return f ? f : r;
     return f;
 }
 
