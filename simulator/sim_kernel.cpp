@@ -292,6 +292,10 @@ Expected<Ok> SimKernel::set_value_width(const fs::path& state_path, unsigned wid
     });
 }
 
+Expected<Ok> SimKernel::set_clock_pinned(const fs::path& state_path, bool pinned) {
+    return set_field(state_path, [pinned](SimState& s) { s.clock_pinned = pinned; });
+}
+
 Expected<Ok> SimKernel::set_hang_above(const fs::path& state_path, MiB above) {
     return set_field(state_path, [above](SimState& s) { s.hang_above = above; });
 }

@@ -89,6 +89,10 @@ public:
     // 4 or 8; refused while the current knob would not fit the new width.
     [[nodiscard]] static Expected<Ok> set_value_width(const std::filesystem::path& state_path, unsigned width);
     // A write above `above` hangs the machine; zero: it never hangs.
+    // Pinned: no real time passes on the simulated machine (the uptime moves only by `advance`),
+    // so tests that compare whole outputs between runs see the same uptime. Unpinned: the
+    // simulated clock is the host's.
+    [[nodiscard]] static Expected<Ok> set_clock_pinned(const std::filesystem::path& state_path, bool pinned);
     [[nodiscard]] static Expected<Ok> set_hang_above(const std::filesystem::path& state_path, units::MiB above);
 
 private:

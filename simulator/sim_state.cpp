@@ -217,6 +217,7 @@ constexpr std::array kFields{
     WIREDCAP_FIELD("debug_wired_limit_bytes", related.debug_wired_limit_bytes, read_value),
     WIREDCAP_FIELD("writes", writes, read_value),
     WIREDCAP_FIELD("history", history, read_value),
+    WIREDCAP_FIELD("clock_pinned", clock_pinned, read_value),
 };
 #undef WIREDCAP_FIELD
 
@@ -429,9 +430,10 @@ Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now
     constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<Rep>::max());
     // now - boot_time in unsigned arithmetic: when now is later, the true difference lies in
     // 1 .. 2^64 - 1, which the modular subtraction gives exactly whatever the two signs are.
-    const std::uint64_t elapsed = now_unix_s > state.boot_time ? static_cast<std::uint64_t>(now_unix_s) -
-                                                                     static_cast<std::uint64_t>(state.boot_time)
-                                                               : 0;
+    // A pinned clock lets no real time pass: the uptime is what `advance` added, exactly.
+    const bool time_passed = !state.clock_pinned && now_unix_s > state.boot_time;
+    const std::uint64_t elapsed =
+        time_passed ? static_cast<std::uint64_t>(now_unix_s) - static_cast<std::uint64_t>(state.boot_time) : 0;
     if (elapsed > kMax || state.uptime_advanced_s > kMax - elapsed)
         return Error{"the uptime (" + std::to_string(elapsed) + " s since boot_time " +
                      std::to_string(state.boot_time) + ", plus uptime_advanced_s " +

@@ -32,6 +32,9 @@
 //   writes                     number of successful writes of the knob
 //   history                    the values written, oldest first, comma-separated MiB counts,
 //                              the last 256 only; empty when nothing was written
+//   clock_pinned               0/1: 1 = no real time passes on the simulated machine: the
+//                              uptime is uptime_advanced_s alone, so two runs of a test see the
+//                              same uptime whatever the host's clock did between them
 //
 // Every change is a locked read-modify-write that replaces the file atomically (see
 // update_state), so a reader never sees a torn file and concurrent writers lose no update.
@@ -82,6 +85,7 @@ struct SimState {
     RelatedValues related;
     std::uint64_t writes = 0;
     std::vector<units::MiB> history;
+    bool clock_pinned = false;
 
     friend bool operator==(const SimState&, const SimState&) = default;
 };
@@ -98,7 +102,8 @@ struct SimState {
 // The host's real time in unix seconds: the simulated machine's clock is the host's clock.
 [[nodiscard]] std::int64_t unix_now() noexcept;
 
-// The simulated machine's uptime at `now_unix_s`: max(0, now - boot_time) + uptime_advanced_s.
+// The simulated machine's uptime at `now_unix_s`: max(0, now - boot_time) + uptime_advanced_s,
+// or uptime_advanced_s alone while the clock is pinned.
 // A boot_time in the future (the host clock was set back) counts as no time passed, not as a
 // negative uptime. Pure, and exact: an uptime too large for std::chrono::seconds is an error,
 // never a wrapped or clamped number.

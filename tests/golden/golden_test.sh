@@ -10,10 +10,15 @@ WIREDCAP=$1 SIM=$2 WORK=$3 scenario=$4
 HELPER=${5:-$(dirname "$WIREDCAP")/wiredcap-helper}
 here=$(cd "$(dirname "$0")" && pwd)
 expected=$here/expected/$scenario.txt
+# shellcheck source=../integration/lib.sh
+. "$here/../integration/lib.sh"  # normalize_output
 
 rm -rf "$WORK" && mkdir -p "$WORK/etc" && chmod 755 "$WORK" "$WORK/etc"
 POLICY=$WORK/etc/wiredcap.conf
 sim() { "$SIM" --state "$WORK/sim-state" "$@" >/dev/null || { echo "sim $* failed" >&2; exit 1; }; }
+# Every scenario's machine has a pinned clock: its uptime moves only when the story says so
+# (`machine advance`), so the transcript's uptimes are exact and compared like everything else.
+sim_init() { sim init "$@"; sim clock pinned; }
 policy() { printf '%s\n' "$@" > "$POLICY"; chmod 644 "$POLICY"; }
 band_192() { policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'; }
 # Runs wiredcap on this tree and appends what it printed, and its exit code, to the transcript.
@@ -39,24 +44,24 @@ machine() { echo "\$ wiredcap-sim $*"; sim "$@"; }
 needs_root() { [ "$(id -u)" = 0 ] || { echo "SKIP: $scenario runs the boot action, which is root's only"; exit 77; }; }
 
 case $scenario in
-  status_m4_16_builtin_too_small) sim init --profile m4-16; wc status; wc status --json ;;
-  status_m1max_64)     sim init --profile m1max-64
+  status_m4_16_builtin_too_small) sim_init --profile m4-16; wc status; wc status --json ;;
+  status_m1max_64)     sim_init --profile m1max-64
                        policy 'min = 24GiB' 'max = 52GiB' 'reserve = 12GiB' 'max_step = 8GiB' 'group = daemon'
                        wc status; wc status --json ;;
-  status_m2ultra_192)  sim init --profile m2ultra-192; band_192; wc set 96GiB --yes; wc status; wc status --json ;;
-  status_m3ultra_512)  sim init --profile m3ultra-512
+  status_m2ultra_192)  sim_init --profile m2ultra-192; band_192; wc set 96GiB --yes; wc status; wc status --json ;;
+  status_m3ultra_512)  sim_init --profile m3ultra-512
                        policy 'min = 256GiB' 'max = 480GiB' 'reserve = 32GiB' 'max_step = 32GiB'
                        wc status; wc status --json ;;
-  status_key_missing)  sim init --profile ventura-64; wc status; wc status --json; wc set 40GiB --yes ;;
-  set_and_reset)       sim init --profile m2ultra-192; band_192
+  status_key_missing)  sim_init --profile ventura-64; wc status; wc status --json; wc set 40GiB --yes ;;
+  set_and_reset)       sim_init --profile m2ultra-192; band_192
                        wc set 80GiB --yes; wc set 81920MiB --yes; wc set 80GiB --yes --json
                        wc set 232000MB --yes; wc set 200GiB --yes; wc set 0MiB --yes; wc set 96GiB
                        wc reset; wc reset --json; wc set default ;;
-  set_readback_differs) sim init --profile m2ultra-192; band_192; sim fault readback-offset 1MiB
+  set_readback_differs) sim_init --profile m2ultra-192; band_192; sim fault readback-offset 1MiB
                        wc set 80GiB --yes; wc set 80GiB --yes --json ;;
-  set_write_refused)   sim init --profile m2ultra-192; band_192; sim fault write-refused on
+  set_write_refused)   sim_init --profile m2ultra-192; band_192; sim fault write-refused on
                        wc set 80GiB --yes; wc reset ;;
-  policy_check)        sim init --profile m2ultra-192; band_192
+  policy_check)        sim_init --profile m2ultra-192; band_192
                        wc policy check; wc policy check --json
                        policy 'min = 64GiB' 'max = 170000MiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        wc policy check
@@ -68,7 +73,7 @@ case $scenario in
                        cp "$POLICY" "$WORK/candidate.conf"; chmod 666 "$WORK/candidate.conf"
                        policy 'min = 64GiB' 'max = 190GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        wc policy check "$WORK/candidate.conf"; wc policy check ;;
-  ramp_refusals)       sim init --profile m2ultra-192; band_192
+  ramp_refusals)       sim_init --profile m2ultra-192; band_192
                        wc ramp --to 232000MB --dry-run; wc ramp --to 200GiB --dry-run; wc ramp --to 32GiB --dry-run
                        wc ramp --to 96GiB --step 32GiB --dry-run; wc ramp --to 96GiB --step 0MiB --dry-run
                        wc ramp --to 96GiB --timeout 60 --dry-run; wc ramp --to 96GiB --timeout 0s --dry-run
@@ -76,19 +81,19 @@ case $scenario in
                        wc ramp --to 96GiB --unattended; wc ramp --to 96GiB --check true
                        wc ramp --to 96GiB
                        wc set 80GiB --yes; wc ramp --to 64GiB --dry-run ;;
-  ramp_unattended)     sim init --profile m2ultra-192; band_192
+  ramp_unattended)     sim_init --profile m2ultra-192; band_192
                        wc ramp --to 96GiB --step 16GiB --dry-run --json
                        wc ramp --to 96GiB --step 16GiB --unattended --check true
                        wc status
                        wc ramp --to 112GiB --step 16GiB --unattended --check false --json
                        wc recover ;;
-  persist_refusals)    sim init --profile m2ultra-192; band_192
+  persist_refusals)    sim_init --profile m2ultra-192; band_192
                        wc persist; wc persist --json; wc persist 80GiB; wc persist 80GiB --json
                        wc persist 96; wc persist 0MiB; wc persist default; wc persist -5GiB; wc persist 96G
                        wc persist 1.5MiB; wc persist --off 96GiB; wc persist --off --unconfirmed
                        wc persist --off --ignore-hang-ceiling; wc persist --unconfirmed
                        wc persist 200GiB --unconfirmed ;;
-  persist_boot_healthy) needs_root; sim init --profile m2ultra-192; band_192
+  persist_boot_healthy) needs_root; sim_init --profile m2ultra-192; band_192
                        wc persist 80GiB --unconfirmed; wc persist 80GiB --unconfirmed --json
                        wc status; wc status --json
                        boot; machine reboot; boot
@@ -98,7 +103,7 @@ case $scenario in
                        touch "$WORK/etc/wiredcap.boot-disabled"; wc status; machine reboot; boot
                        rm "$WORK/etc/wiredcap.boot-disabled"
                        wc persist --off; wc persist --off --json; wc status ;;
-  persist_boot_trip)   needs_root; sim init --profile m2ultra-192; band_192
+  persist_boot_trip)   needs_root; sim_init --profile m2ultra-192; band_192
                        wc ramp --to 96GiB --step 16GiB --unattended --check true
                        wc persist; wc persist --json
                        machine reboot; boot; machine reboot; boot
@@ -106,7 +111,7 @@ case $scenario in
                        wc persist; wc ramp --to 112GiB --dry-run
                        wc reset; wc reset --json; wc status; wc persist --off
                        wc persist 80GiB --json ;;
-  persist_boot_failed) needs_root; sim init --profile m2ultra-192; band_192
+  persist_boot_failed) needs_root; sim_init --profile m2ultra-192; band_192
                        wc persist 96GiB --unconfirmed; machine reboot
                        policy 'min = 64GiB' 'max = 90GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        boot; wc status; wc status --json; boot
@@ -114,18 +119,9 @@ case $scenario in
   *) echo "no scenario '$scenario'" >&2; exit 2 ;;
 esac > "$WORK/transcript.raw" 2>&1
 
-# Normalise what differs between runs: the work directory, boot ids, times, run ids.
-sed -e "s|$WORK|<WORK>|g" \
-    -e 's/[0-9A-F]\{8\}-[0-9A-F]\{4\}-[0-9A-F]\{4\}-[0-9A-F]\{4\}-[0-9A-F]\{12\}/<BOOT>/g' \
-    -e 's/[0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}T[0-9:]\{8\}Z/<TIME>/g' \
-    -e 's/r-[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}/<RUN>/g' \
-    -e 's/ in [0-9]*\.[0-9]* s/ in <T> s/g' \
-    -e 's/"uptime":{"s":[0-9],/"uptime":{"s":<T>,/g' \
-    -e 's/"uptime":{"s":66[0-9],/"uptime":{"s":<660+T>,/g' \
-    -e 's/"applied_uptime_s":[0-9],/"applied_uptime_s":<T>,/g' \
-    -e 's/"healthy_in":{"s":\(59[0-9]\|600\),/"healthy_in":{"s":<600-T>,/g' \
-    -e 's/healthy after \(59[0-9]\|600\) s more uptime/healthy after <600-T> s more uptime/g' \
-    "$WORK/transcript.raw" > "$WORK/transcript"
+# Normalise what differs between runs (the work directory, boot ids, times, run ids): one shared
+# definition, lib.sh's normalize_output.
+normalize_output "$WORK" < "$WORK/transcript.raw" > "$WORK/transcript"
 
 if [ "${WIREDCAP_UPDATE_GOLDEN:-}" = 1 ]; then
   mkdir -p "$here/expected" && cp "$WORK/transcript" "$expected"

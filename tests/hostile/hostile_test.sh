@@ -109,7 +109,7 @@ argv0_is_never_used() {
   for argv0 in '' $'\e[31mevil\n' "$long" '--policy' '/tmp/evil' 'apply' '-' $'\xff\xfe'; do
     run --argv0 "$argv0" -- read
     expect_rc 0
-    [ "$OUT" = "$baseline" ] || fail "argv[0] $(printf %q "${argv0:0:40}") changed the output: $OUT"
+    expect_same_output "argv[0] $(printf %q "${argv0:0:40}")" "$baseline" "$OUT"
     [ -z "$ERR" ] || fail "argv[0] $(printf %q "${argv0:0:40}") produced stderr: $ERR"
   done
   run --argv0 $'\e]0;owned\a' -- apply 80GiB

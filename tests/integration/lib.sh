@@ -16,6 +16,7 @@ new_tree() {
   JOURNAL=$WORK/journal/journal.jsonl
   STATE=$WORK/sim-state
   "$SIM" --state "$STATE" init --profile "$profile" >/dev/null || fail "cannot init the simulator"
+  "$SIM" --state "$STATE" clock pinned >/dev/null || fail "cannot pin the simulator's clock"
 }
 
 write_policy() {  # write_policy 'min = 64GiB' 'max = 176GiB' ...
@@ -69,6 +70,30 @@ kill_background_job() {
   [ "$status" -eq 137 ] || fail "the background job ended with status $status, not by SIGKILL (137)"
   [ ! -s "$WORK/bg.out" ] || fail "the killed background job printed a result: $(cat "$WORK/bg.out")"
 }
+# normalize_output [DIR...]: stdin to stdout with what legitimately differs between two runs
+# masked, and nothing else: each DIR (a test's private tree) as <WORK>, boot ids as <BOOT>, UTC
+# times as <TIME>, run ids as <RUN>, measured durations (" in 1.24 s") as " in <T> s". The
+# uptime is not masked: every test that compares whole outputs pins the simulated clock
+# (`wiredcap-sim clock pinned`), so the uptime it prints is exact and is compared too.
+# The one place every comparison of outputs between runs goes through (goldens, hostile suite,
+# setuid tests).
+normalize_output() {
+  local masks=() dir
+  for dir in "$@"; do masks+=(-e "s|$dir|<WORK>|g"); done
+  sed "${masks[@]}" \
+    -e 's/[0-9A-F]\{8\}-[0-9A-F]\{4\}-[0-9A-F]\{4\}-[0-9A-F]\{4\}-[0-9A-F]\{12\}/<BOOT>/g' \
+    -e 's/[0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}T[0-9:]\{8\}Z/<TIME>/g' \
+    -e 's/r-[0-9]\{8\}-[0-9]\{6\}-[0-9a-f]\{4\}/<RUN>/g' \
+    -e 's/ in [0-9]*\.[0-9]* s/ in <T> s/g'
+}
+# expect_same_output WHAT EXPECTED ACTUAL: the two outputs equal once normalised.
+expect_same_output() {
+  local a b
+  a=$(printf '%s\n' "$2" | normalize_output) b=$(printf '%s\n' "$3" | normalize_output)
+  [ "$a" = "$b" ] || fail "$1 changed the output:
+$(diff <(printf '%s\n' "$a") <(printf '%s\n' "$b"))"
+}
+
 expect_journal() { grep -q -- "$1" "$JOURNAL" || fail "journal lacks '$1': $(cat "$JOURNAL")"; }
 
 # ---- The setuid fixture (used by tests/hostile; setuid_test.sh keeps its own install_fixture) ----
@@ -87,6 +112,7 @@ suid_fixture_install() {
   POLICY=$FIXTURE/etc/wiredcap.conf JOURNAL=$FIXTURE/journal/journal.jsonl STATE=$FIXTURE/sim-state
   write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $group"
   "$SIM" --state "$STATE" init --profile "$profile" >/dev/null || fail "cannot init the simulator"
+  "$SIM" --state "$STATE" clock pinned >/dev/null || fail "cannot pin the simulator's clock"
   HELPER=$FIXTURE/bin/wiredcap-helper
   install -o root -g root -m 4755 "$src" "$HELPER" || fail "cannot install $src setuid"
   [ -u "$HELPER" ] || fail "the setuid bit did not stick on $HELPER (nosuid mount?)"

@@ -23,6 +23,7 @@ install_fixture() {
   POLICY=$FIXTURE/etc/wiredcap.conf JOURNAL=$FIXTURE/journal/journal.jsonl STATE=$FIXTURE/sim-state
   write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $GROUP"
   "$SIM" --state "$STATE" init --profile m2ultra-192 >/dev/null || fail "cannot init the simulator"
+  "$SIM" --state "$STATE" clock pinned >/dev/null || fail "cannot pin the simulator's clock"
   HELPER=$FIXTURE/bin/wiredcap-helper
   install -o root -g root -m 4755 "$SUID_SRC" "$HELPER"
   [ -u "$HELPER" ] || fail "the setuid bit did not stick"
@@ -65,7 +66,7 @@ hostile_environment_changes_nothing() {
           setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$HELPER" read 2>"$FIXTURE/stderr")
   RC=$?
   [ "$RC" -eq "$clean_rc" ] || fail "hostile env exit $RC, clean env exit $clean_rc"
-  [ "$OUT" = "$clean_out" ] || fail "hostile env output differs:\n$OUT\nvs\n$clean_out"
+  expect_same_output "the hostile environment" "$clean_out" "$OUT"
   expect_out '"uid":65534'
   # The spoofed USER=root / SUDO_UID=0 did not make nobody root: an outsider is still refused.
   OUT=$(env -i USER=root LOGNAME=root SUDO_UID=0 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \

@@ -67,6 +67,9 @@ Commands:
                                         grows by it (e.g. to test a boot guard's healthy_after)
   uptime                                seconds awake since the simulated boot, as the kernel
                                         backend reads it (real time passing plus any advance)
+  clock pinned|host                     pinned: no real time passes, the uptime moves only by
+                                        advance (for tests that compare whole outputs between
+                                        runs); host: real time passes (a new machine's default)
 
 SIZE always has a unit: B kB MB GB TB KiB MiB GiB TiB (e.g. 180GiB); a bare number is an error.
 MS is a whole number of milliseconds, 1 to 600000, without a unit (e.g. 5000); 'off' ends a stall.
@@ -161,6 +164,7 @@ std::string state_json(const sim::SimState& s) {
         {"debug_wired_limit_bytes", json_value(s.related.debug_wired_limit_bytes)},
         {"writes", json_value(s.writes)},
         {"history", json_history(s.history)},
+        {"clock_pinned", json_value(s.clock_pinned)},
     };
     std::string out = "{";
     for (std::size_t i = 0; i < members.size(); ++i)
@@ -306,6 +310,12 @@ int cmd_uptime(const fs::path& state, Args args) {
     return kExitOk;
 }
 
+int cmd_clock(const fs::path& state, Args args) {
+    if (args.size() != 1 || (args[0] != "pinned" && args[0] != "host"))
+        return usage_error("clock takes pinned or host");
+    return finish(SimKernel::set_clock_pinned(state, args[0] == "pinned"));
+}
+
 struct Command {
     std::string_view name;
     int (*run)(const fs::path&, Args);
@@ -314,7 +324,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"init", cmd_init},   {"reboot", cmd_reboot},         {"show", cmd_show},       {"fault", cmd_fault},
     {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"history", cmd_history}, {"metal", cmd_metal},
-    {"advance", cmd_advance}, {"uptime", cmd_uptime},
+    {"advance", cmd_advance}, {"uptime", cmd_uptime}, {"clock", cmd_clock},
 };
 
 int run(Args words) {

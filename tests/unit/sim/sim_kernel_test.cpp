@@ -431,6 +431,37 @@ TEST_F(SimTest, RebootStartsTheUptimeAgain) {
     EXPECT_EQ(state().boot_count, 2U);
 }
 
+// A pinned clock lets no real time pass: the uptime is exactly what was advanced, on any host
+// time, so two runs of a test compare equal; unpinning lets the host's time count again.
+TEST(Uptime, APinnedClockCountsOnlyWhatWasAdvanced) {
+    sim::SimState s;
+    s.boot_time = 1'000;
+    s.clock_pinned = true;
+    EXPECT_EQ(*sim::uptime_at(s, 1'612), seconds{0});
+    s.uptime_advanced_s = 660;
+    EXPECT_EQ(*sim::uptime_at(s, 999'999), seconds{660});
+    s.clock_pinned = false;
+    EXPECT_EQ(*sim::uptime_at(s, 1'612), seconds{1'272});
+}
+
+TEST_F(SimTest, PinningTheClockIsKeptInTheStateAndSurvivesAReboot) {
+    init("m4-16");
+    EXPECT_FALSE(state().clock_pinned);  // a new machine follows the host's clock
+    ASSERT_TRUE(succeeded(SimKernel::set_clock_pinned(path_, true)));
+    EXPECT_NE(file_text().find("\nclock_pinned=1\n"), std::string::npos) << file_text();
+    auto s = state();
+    s.boot_time -= 7'200;  // booted two hours ago by the host's clock: none of it counts
+    ASSERT_TRUE(succeeded(sim::replace_state(path_, s)));
+    ASSERT_TRUE(succeeded(SimKernel::advance_uptime(path_, seconds{600})));
+    auto kernel = k();
+    EXPECT_EQ(*kernel.read_uptime(), seconds{600});
+    ASSERT_TRUE(succeeded(SimKernel::reboot(path_)));
+    EXPECT_TRUE(state().clock_pinned);
+    EXPECT_EQ(*kernel.read_uptime(), seconds{0});
+    ASSERT_TRUE(succeeded(SimKernel::set_clock_pinned(path_, false)));
+    EXPECT_FALSE(state().clock_pinned);
+}
+
 // A hung machine answers nothing, its uptime included; time still passes for the simulator.
 TEST_F(SimTest, AHungMachineHasNoUptimeUntilReboot) {
     ASSERT_TRUE(succeeded(SimKernel::set_hang_above(path_, 100_GiB)));
@@ -825,13 +856,13 @@ TEST_F(ParseTest, CommentsAndBlankLinesAreAllowed) {
 }
 
 TEST_F(ParseTest, UnknownKeyNamesTheLine) {
-    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 24: unknown key 'colour'");
+    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 25: unknown key 'colour'");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib =5"), "unknown key 'knob_mib '");
     EXPECT_ERROR_HAS(with_line("knob_mib", "just words"), "line 5: expected key=value");
 }
 
 TEST_F(ParseTest, DuplicateKeyNamesBothLines) {
-    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 24: duplicate key 'knob_mib' (first on line 5)");
+    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 25: duplicate key 'knob_mib' (first on line 5)");
 }
 
 TEST_F(ParseTest, MissingKeyIsAnError) {
@@ -885,7 +916,7 @@ TEST_F(ParseTest, StallsAreCanonicalMillisecondsUpToTenMinutes) {
     }
     EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "# gone"), "missing key 'fault_stall_write_ms'");
     EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "# gone"), "missing key 'fault_stall_after_write_ms'");
-    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 24: duplicate key 'fault_stall_write_ms' (first on line 16)");
+    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 25: duplicate key 'fault_stall_write_ms' (first on line 16)");
 }
 
 // boot_time and uptime_advanced_s follow boot_count, in the documented order.
@@ -905,7 +936,7 @@ TEST_F(ParseTest, UptimeKeysAreStrict) {
                          "line 10: uptime_advanced_s:");
     EXPECT_ERROR_HAS(with_line("boot_time", "# gone"), "missing key 'boot_time'");
     EXPECT_ERROR_HAS(with_line("uptime_advanced_s", "# gone"), "missing key 'uptime_advanced_s'");
-    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 24: duplicate key 'boot_time' (first on line 9)");
+    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 25: duplicate key 'boot_time' (first on line 9)");
 }
 
 TEST_F(ParseTest, HistoryLongerThan256IsRefused) {
@@ -921,7 +952,7 @@ TEST_F(ParseTest, KnobMustFitTheWidth) {
 
 TEST_F(ParseTest, EmptyAndTornFilesAreErrors) {
     EXPECT_ERROR_HAS("", "empty");
-    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 23: no newline at the end: the file is torn");
+    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 24: no newline at the end: the file is torn");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 3), "line 12: no newline at the end");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 1), "missing key 'hung'");
 }
