@@ -2,9 +2,12 @@
 # RELEASE placeholders (homepage, url and sha256 of the release tarball).
 #
 # Homebrew cannot install a setuid-root program (its prefix belongs to a user, and it never
-# runs as root), so the helper is installed mode 0755 (-DWIREDCAP_INSTALL_SETUID=OFF) and the
-# caveats print the one-time privileged step. Without that step `wiredcap status`, `recover`,
-# `policy check` and `convert` work; `set`, `reset` and `ramp` are refused by the helper.
+# runs as root), so the helper is installed mode 0755 (-DWIREDCAP_INSTALL_SETUID=OFF). The
+# caveats follow `brew audit --strict`: they never recommend setuid (Homebrew's Caveats cop);
+# they say to run the commands that change the cap through sudo, or to use the macOS package,
+# which installs the helper root-owned in a directory only root can write. Without sudo,
+# `wiredcap status`, `recover`, `policy check` and `convert` work; `set`, `reset` and `ramp` are
+# refused by the helper.
 #
 # The boot LaunchDaemon (share/wiredcap/org.wiredcap.boot.plist, installed in the keg like every
 # platform's install) is not offered here: launchd would run, as root, whatever program sits at
@@ -18,8 +21,10 @@ class Wiredcap < Formula
   sha256 "0000000000000000000000000000000000000000000000000000000000000000"
   license "MIT"
 
-  depends_on "cmake" => :build
+  # Build dependencies first, then the others, each group in alphabetical order (Homebrew's
+  # DependencyOrder cop).
   depends_on "cli11" => :build # header-only
+  depends_on "cmake" => :build
   depends_on "spdlog" => :build # header-only in the helper
   depends_on arch: :arm64
   depends_on "fmt"
@@ -42,37 +47,45 @@ class Wiredcap < Formula
 
   def caveats
     <<~EOS
-      wiredcap-helper must be root's and setuid before wiredcap can change the cap.
-      Homebrew cannot do that; run these once (and again after every `brew upgrade wiredcap`,
-      which installs a new, unprivileged helper):
+      wiredcap changes the cap through wiredcap-helper, which must run as root.
+      Homebrew installs it unprivileged, so run the commands that change the cap
+      (set, ramp, reset, persist) with sudo. Once, set up the journal's directory
+      and the permitted band:
 
-        sudo chown root:wheel #{helper_path}
-        sudo chmod 4755 #{helper_path}
         sudo install -d -o root -g wheel -m 0755 /var/db/wiredcap
         [ -e /etc/wiredcap.conf ] || sudo install -o root -g wheel -m 0644 #{pkgshare}/wiredcap.conf.example /etc/wiredcap.conf
         wiredcap policy check
 
-      The last line checks the band in /etc/wiredcap.conf against this Mac; the template is
-      written for a 192 GB Mac, so edit it (sudo) until the check passes. /var/db/wiredcap
-      holds the journal. Nothing runs at boot: the cap returns to the OS default on every
-      reboot.
+      The template is written for a 192 GB Mac: edit /etc/wiredcap.conf with sudo
+      until `wiredcap policy check` passes (without it the built-in band applies).
+      Then `wiredcap status` shows the highest value you may set, and
+      `sudo wiredcap ramp --to SIZE` raises the cap step by step to it; to go back
+      to the OS default at any time:
 
-      `wiredcap persist` (re-apply a confirmed value at every boot, with a boot-loop guard)
-      needs the boot LaunchDaemon, which runs the helper as root. This formula does not
-      install it: launchd would run as root whatever program is at the keg's path, and the
-      Homebrew prefix belongs to you. Use the macOS package for persistence. The plist is in
-      #{pkgshare}/org.wiredcap.boot.plist for reference only. Here `wiredcap persist` only
-      stores a value (in /var/db/wiredcap/boot.state) that nothing applies; the package's
-      LaunchDaemon would apply it, so run `wiredcap persist --off` before you switch to the
+        sudo wiredcap reset
+
+      `wiredcap status`, `recover` and `convert` need no sudo. Nothing runs at boot:
+      the cap returns to the OS default on every reboot.
+
+      To let members of a group change the cap without sudo, use the macOS package
+      instead: it installs the helper owned by root in a directory only root can write.
+
+      If you made an earlier keg's wiredcap-helper root's (older versions of these
+      notes said to), every older keg keeps that root-owned helper until
+      `brew cleanup wiredcap` removes the old kegs; run it after each upgrade.
+
+      `wiredcap persist` (re-apply a confirmed value at every boot, with a boot-loop
+      guard) needs the boot LaunchDaemon, which runs the helper as root. This formula
+      does not install it: launchd would run as root whatever program is at the keg's
+      path, and the Homebrew prefix belongs to you.
+      Use the macOS package for persistence. The plist is in
+      #{pkgshare}/org.wiredcap.boot.plist for reference only. Here `wiredcap persist` only stores a value (in
+      /var/db/wiredcap/boot.state) that nothing applies; the package's LaunchDaemon
+      would apply it, so run `sudo wiredcap persist --off` before you switch to the
       package.
 
-      `brew cleanup wiredcap` removes older kegs, and with them their setuid helpers.
-      To remove wiredcap: `brew uninstall wiredcap`; /etc/wiredcap.conf and /var/db/wiredcap
-      stay until you remove them with sudo.
-
-      Sites that forbid setuid programs: do not use the sudoers.d alternative with this
-      formula. A sudo rule must name a program in a directory only root can write, and the
-      Homebrew prefix belongs to you. Use the macOS package instead.
+      To remove wiredcap: `brew uninstall wiredcap`; /etc/wiredcap.conf and
+      /var/db/wiredcap stay until you remove them with sudo.
     EOS
   end
 

@@ -6,10 +6,14 @@
 #   cmake/Install.cmake has: a tree configured with it installs the helper 0755), and it
 #   depends on cmake (build), cli11, fmt and spdlog;
 # - the release placeholders (url, sha256) are marked;
-# - the caveats give the exact one-time privileged step for the helper at the path wiredcap has
-#   compiled in (PREFIX/libexec/wiredcap/wiredcap-helper): chown root:wheel before chmod 4755,
-#   /var/db/wiredcap (the helper's macOS journal directory), /etc/wiredcap.conf only if absent;
-#   the command lines parse (bash -n);
+# - what `brew audit --strict` checks that can be checked here: the caveats never mention
+#   setuid (Homebrew's Caveats cop: suggest sudo instead) and hold no escape character, and the
+#   dependencies are in Homebrew's order (DependencyOrder: build dependencies first, then the
+#   others, each group alphabetical);
+# - the caveats give the exact one-time setup (/var/db/wiredcap, the helper's macOS journal
+#   directory; /etc/wiredcap.conf only if absent), say to change the cap through sudo or to use
+#   the macOS package, and that older kegs keep a root-owned helper until `brew cleanup`; the
+#   command lines parse (bash -n);
 # - no service block and no launchctl step: the formula never loads the boot LaunchDaemon (launchd
 #   would run as root a program in the keg, which the Homebrew user can replace); the caveats say
 #   that `wiredcap persist` needs the macOS package, and where the reference plist is.
@@ -40,9 +44,14 @@ check "LICENSE is the MIT license" grep -q "MIT" "$src/LICENSE"
 check "url and homepage carry the RELEASE placeholder" j '"RELEASE" in f["fields"]["url"] and "RELEASE" in f["fields"]["homepage"]'
 check "sha256 is the all-zero placeholder (fails the download check until replaced)" j 'f["fields"]["sha256"] == "0"*64'
 check "the file marks url and sha256 for the release" test "$(grep -c 'RELEASE:' "$formula")" -ge 2
-for d in "cmake=>build" cli11 fmt spdlog "arch=>arm64" macos; do
+for d in "cmake=>build" "cli11=>build" fmt "spdlog=>build" "arch=>arm64" macos; do
   check "depends on $d" j "any(x == '$d' or x.startswith('$d=>') for x in f['deps'])"
 done
+# Homebrew's DependencyOrder: named dependencies, build-time ones first, then the others, each
+# group sorted by name (arch: and :macos are requirements, not named dependencies).
+check "dependencies in Homebrew's order: build first, then the others, each alphabetical" j '
+(lambda named: named == sorted(named, key=lambda d: (0 if d.endswith("=>build") else 1, d.split("=>")[0])))(
+  [d for d in f["deps"] if not d.startswith("arch=>") and d != "macos"])'
 check "has a test block" j 'f["has_test"]'
 check "install configures, builds and installs with cmake" j '[c[:2] for c in f["install"]] == [["cmake","-S"],["cmake","--build"],["cmake","--install"]]'
 check "install passes Homebrew's std_cmake_args (its prefix)" j '"-DCMAKE_INSTALL_PREFIX='"$prefix"'" in f["install"][0]'
@@ -71,19 +80,24 @@ check "and the install puts the helper there (cmake/Install.cmake)" \
 python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["caveats"], end="")' "$work/formula.json" >"$work/caveats.txt"
 sed 's/^/    | /' "$work/caveats.txt"
 has_line() { grep -qxF "  $1" "$work/caveats.txt"; }
-check "caveats: sudo chown root:wheel on the helper" has_line "sudo chown root:wheel $helper"
-check "caveats: sudo chmod 4755 on the helper" has_line "sudo chmod 4755 $helper"
-check "caveats: chown comes before chmod (chown clears the setuid bit)" \
-  test "$(grep -n 'sudo chown' "$work/caveats.txt" | cut -d: -f1)" -lt "$(grep -n 'sudo chmod 4755' "$work/caveats.txt" | cut -d: -f1)"
+check "caveats: never mention setuid (brew audit: suggest sudo instead)" test -z "$(grep -iwE 'setuid' "$work/caveats.txt")"
+check "caveats: no escape character (brew audit)" test -z "$(LC_ALL=C grep -P '\x1b' "$work/caveats.txt")"
+check "caveats: nothing makes the keg's helper root's or sets its mode" \
+  test -z "$(grep -E 'chown|chmod' "$work/caveats.txt")"
 check "caveats: creates /var/db/wiredcap root:wheel 0755" has_line "sudo install -d -o root -g wheel -m 0755 /var/db/wiredcap"
 check "which is the helper's journal directory on macOS (helper/CMakeLists.txt)" \
   grep -qF '"/var/db/wiredcap/journal.jsonl"' "$src/helper/CMakeLists.txt"
 check "caveats: installs /etc/wiredcap.conf from the template only if absent, root:wheel 0644" \
   has_line "[ -e /etc/wiredcap.conf ] || sudo install -o root -g wheel -m 0644 $prefix/share/wiredcap/wiredcap.conf.example /etc/wiredcap.conf"
 check "caveats: then checks the policy" has_line "wiredcap policy check"
+check "caveats: the way back, through sudo" has_line "sudo wiredcap reset"
+check "caveats: changes go through sudo, or the macOS package" \
+  grep -qzE 'with sudo.*use the macOS package' "$work/caveats.txt"
+check "caveats: older kegs keep a root-owned helper until brew cleanup" \
+  grep -qzE 'older keg keeps that root-owned helper until[[:space:]]+`brew cleanup wiredcap`' "$work/caveats.txt"
 grep -E '^  (sudo|\[|wiredcap) ' "$work/caveats.txt" | sed 's/^  //' >"$work/caveat-commands.sh"
 check "caveats: the command lines parse (bash -n)" bash -n "$work/caveat-commands.sh"
-check "caveats: five command lines" test "$(wc -l <"$work/caveat-commands.sh")" -eq 5
+check "caveats: four command lines" test "$(wc -l <"$work/caveat-commands.sh")" -eq 4
 code=$(sed 's/#.*//' "$formula")
 check "no service block, no launchctl, nothing copied to /Library/LaunchDaemons, no sysctl" \
   test -z "$(grep -nE 'service do|launchctl|/Library/Launch|sysctl' <<<"$code")"
