@@ -3,7 +3,8 @@
 #
 #   packaging/macos/build-pkg.sh [--build-dir DIR] [--out DIR] [--version V] [--identifier ID]
 #                                [--codesign "Developer ID Application: ..."]
-#                                [--sign "Developer ID Installer: ..."] [--stage-only]
+#                                [--sign "Developer ID Installer: ..."] [--unsigned]
+#                                [--stage-only]
 #
 #   --build-dir DIR  use this build tree (configured with CMAKE_INSTALL_PREFIX=/usr/local and
 #                    built); default: configure and build a Release tree in OUT/build, with
@@ -16,6 +17,10 @@
 #   --codesign IDENTITY  sign wiredcap and wiredcap-helper (hardened runtime, timestamp) with
 #                    this Developer ID Application identity, as notarization requires
 #   --sign IDENTITY  sign the product archive with this Developer ID Installer identity
+#   --unsigned       build a package with neither signature, for testing on your own Mac; it
+#                    is named wiredcap-VERSION-unsigned.pkg. A package is built only signed
+#                    (--codesign and --sign, as notarization needs) or with --unsigned given
+#                    explicitly, so a release cannot go out unsigned by a forgotten option
 #   --stage-only     stop after staging the payload and writing distribution.xml; runs on
 #                    any system (the tests run it on Linux); pkgbuild and productbuild are
 #                    macOS-only
@@ -46,6 +51,7 @@ identifier=org.wiredcap.wiredcap
 sign=
 codesign_id=
 stage_only=0
+unsigned=0
 
 die() { printf 'build-pkg.sh: %s\n' "$*" >&2; exit 1; }
 need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value"; fi; }
@@ -59,11 +65,22 @@ while [ $# -gt 0 ]; do
     --sign)       need_value "$@"; sign=$2; shift 2 ;;
     --codesign)   need_value "$@"; codesign_id=$2; shift 2 ;;
     --stage-only) stage_only=1; shift ;;
+    --unsigned)   unsigned=1; shift ;;
     -h|--help)    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *)            die "unknown argument '$1' (see --help)" ;;
   esac
 done
 
+# Decided before anything is built: a package is signed twice (the programs, then the archive)
+# or explicitly unsigned. Staging alone produces no package, so it needs neither.
+if [ "$stage_only" = 0 ]; then
+  if [ "$unsigned" = 1 ] && { [ -n "$sign" ] || [ -n "$codesign_id" ]; }; then
+    die "--unsigned contradicts --sign/--codesign: choose one"
+  fi
+  if [ "$unsigned" = 0 ] && { [ -z "$sign" ] || [ -z "$codesign_id" ]; }; then
+    die "a package is signed: give --codesign \"Developer ID Application: ...\" and --sign \"Developer ID Installer: ...\", or --unsigned for a test package"
+  fi
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -150,6 +167,8 @@ pkgbuild --root "$root" --install-location / --identifier "$identifier" --versio
 sign_args=()
 if [ -n "$sign" ]; then sign_args=(--sign "$sign"); fi
 # ${a[@]+...}: an empty array under set -u is an error in macOS's bash 3.2.
+product=$out/wiredcap-$version.pkg
+if [ "$unsigned" = 1 ]; then product=$out/wiredcap-$version-unsigned.pkg; fi
 productbuild --distribution "$out/distribution.xml" --package-path "$out" ${sign_args[@]+"${sign_args[@]}"} \
-             "$out/wiredcap-$version.pkg"
-printf 'build-pkg.sh: built %s\n' "$out/wiredcap-$version.pkg"
+             "$product"
+printf 'build-pkg.sh: built %s\n' "$product"

@@ -85,12 +85,25 @@ refs = [r for r in root.findall("pkg-ref") if r.text]
 assert len(refs) == 1 and refs[0].text == "wiredcap-component.pkg", refs
 assert refs[0].get("version") == version and refs[0].get("id") == "org.wiredcap.wiredcap", refs[0].attrib
 EOF
+# A package is signed twice or explicitly unsigned; the refusals come before anything is built.
+refused_unsigned() {  # refused_unsigned MESSAGE ARGS...: exit 1, MESSAGE said, nothing made
+  local msg=$1; shift
+  rm -rf "$work/out-refused"
+  "$mac/build-pkg.sh" --build-dir "$build" --out "$work/out-refused" "$@" >"$work/refused.log" 2>&1
+  [ $? = 1 ] && grep -q -- "$msg" "$work/refused.log" && [ ! -e "$work/out-refused" ]
+}
+check "no signing identity and no --unsigned: refused before anything is built" \
+  refused_unsigned 'a package is signed: give --codesign'
+check "--sign alone (the programs unsigned): refused" refused_unsigned 'a package is signed' --sign 'Developer ID Installer: X'
+check "--codesign alone (the archive unsigned): refused" refused_unsigned 'a package is signed' --codesign 'Developer ID Application: X'
+check "--unsigned with --sign: refused as a contradiction" \
+  refused_unsigned '--unsigned contradicts' --unsigned --sign 'Developer ID Installer: X'
 if command -v pkgbuild >/dev/null; then
   echo "note: pkgbuild exists here; the full build is not run by the test suite"
 else
-  "$mac/build-pkg.sh" --build-dir "$build" --out "$work/out-full" >"$work/full.log" 2>&1
+  "$mac/build-pkg.sh" --build-dir "$build" --out "$work/out-full" --unsigned >"$work/full.log" 2>&1
   rc=$?
-  check "without --stage-only and without pkgbuild: exit 1 with a clear message" \
+  check "--unsigned, without --stage-only and without pkgbuild: exit 1 with a clear message" \
     test "$rc" = 1 -a -n "$(grep 'pkgbuild and productbuild are macOS tools' "$work/full.log")"
   check "and no .pkg is left behind" test -z "$(find "$work/out-full" -name '*.pkg')"
 fi
