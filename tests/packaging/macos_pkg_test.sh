@@ -51,6 +51,45 @@ check "packaging/macos/scripts/postinstall: launchctl only boots out and bootstr
 check "the scripts directory holds only postinstall (no preinstall surprises)" \
   test "$(cd "$mac/scripts" && ls -A)" = postinstall
 
+# launchd's bootout/bootstrap race: right after bootout, bootstrap fails with an I/O error for
+# seconds while the old job is torn down. postinstall's load_boot_daemon, run with a launchctl
+# stand-in (and a sleep that only counts), retries within its bound and never fails the install.
+standin=$work/launchctl-standin
+mkdir -p "$standin"
+cat >"$standin/launchctl" <<'EOF'
+#!/bin/bash
+# Fails `bootstrap` while the count in $STANDIN/fail is above 0, as launchd does during teardown.
+echo "$*" >>"$STANDIN/calls"
+if [ "$1" = bootstrap ]; then
+  left=$(cat "$STANDIN/fail")
+  if [ "$left" -gt 0 ]; then echo $((left - 1)) >"$STANDIN/fail"; echo "Bootstrap failed: 5: Input/output error" >&2; exit 5; fi
+fi
+exit 0
+EOF
+printf '#!/bin/bash\necho "$1" >>"$STANDIN/sleeps"\n' >"$standin/sleep"
+chmod 755 "$standin/launchctl" "$standin/sleep"
+load_with_failures() {  # load_with_failures N: bootstrap fails N times first; sets LOAD_OUT, LOAD_RC
+  rm -f "$standin/calls" "$standin/sleeps"; echo "$1" >"$standin/fail"
+  # shellcheck disable=SC2016  # the inner script expands its own variables
+  LOAD_OUT=$(STANDIN=$standin PATH="$standin:$PATH" bash -c '
+    set -euo pipefail
+    daemon_label=org.wiredcap.boot daemon_plist=/Library/LaunchDaemons/org.wiredcap.boot.plist
+    log() { printf "wiredcap postinstall: %s\n" "$*"; }
+    eval "$(sed -n "/^bootstrap_attempts=/,/^}/p" "$1")"
+    load_boot_daemon' _ "$mac/scripts/postinstall" 2>&1)
+  LOAD_RC=$?
+}
+calls() { grep -c "^$1" "$standin/calls"; }
+load_with_failures 3
+check "bootstrap failing 3 times after bootout: loaded at the 4th attempt" \
+  test "$LOAD_RC" = 0 -a "$(calls bootout)" = 1 -a "$(calls bootstrap)" = 4 -a -n "$(grep 'loaded org.wiredcap.boot .*attempt 4' <<<"$LOAD_OUT")"
+check "  ... a second between attempts (3 sleeps of 1)" test "$(tr '\n' ' ' <"$standin/sleeps")" = "1 1 1 "
+load_with_failures 0
+check "bootstrap succeeding at once: one attempt, no sleep" test "$LOAD_RC" = 0 -a "$(calls bootstrap)" = 1 -a ! -e "$standin/sleeps"
+load_with_failures 1000
+check "bootstrap failing every time: 10 attempts, then a warning with the command, and the install goes on" \
+  test "$LOAD_RC" = 0 -a "$(calls bootstrap)" = 10 -a -n "$(grep 'warning: launchctl bootstrap failed 10 times.*sudo launchctl bootstrap system /Library/LaunchDaemons/org.wiredcap.boot.plist' <<<"$LOAD_OUT")"
+
 # --- staging ------------------------------------------------------------------------------------
 out=$work/out
 if ! "$mac/build-pkg.sh" --build-dir "$build" --out "$out" --stage-only >"$work/stage.log" 2>&1; then
