@@ -66,6 +66,7 @@ if [ "$1" = bootstrap ]; then
 fi
 exit 0
 EOF
+# shellcheck disable=SC2016  # the stand-in expands $1 when it runs
 printf '#!/bin/bash\necho "$1" >>"$STANDIN/sleeps"\n' >"$standin/sleep"
 chmod 755 "$standin/launchctl" "$standin/sleep"
 load_with_failures() {  # load_with_failures N: bootstrap fails N times first; sets LOAD_OUT, LOAD_RC
