@@ -1,6 +1,7 @@
 #include "metal.hpp"
 
 #include "make_kernel.hpp"
+#include "sim_kernel.hpp"
 #include "metal_probe.hpp"
 
 namespace wiredcap::cli {

@@ -3,6 +3,9 @@
 #ifdef __APPLE__
 #include "darwin_kernel.hpp"
 #endif
+#ifdef WIREDCAP_KERNEL_WITH_SIMULATOR
+#include "sim_kernel.hpp"
+#endif
 
 #ifndef WIREDCAP_DEFAULT_SIM_STATE
 #define WIREDCAP_DEFAULT_SIM_STATE "/var/lib/wiredcap/sim-state"
@@ -13,7 +16,13 @@ namespace wiredcap::kernel {
 std::string_view default_sim_state_path() noexcept { return WIREDCAP_DEFAULT_SIM_STATE; }
 
 std::unique_ptr<Kernel> make_default_kernel(const std::optional<std::string>& sim_state_path) {
+#ifdef WIREDCAP_KERNEL_WITH_SIMULATOR
     if (sim_state_path) return std::make_unique<SimKernel>(*sim_state_path);
+#else
+    // A production macOS build: only the test builds' --sim-state names a state file, and
+    // those options are compiled out of this build (entry.cpp refuses them before this).
+    (void)sim_state_path;
+#endif
 #ifdef __APPLE__
     return std::make_unique<DarwinKernel>();
 #else

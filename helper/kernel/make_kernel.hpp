@@ -1,7 +1,8 @@
 // Which kernel backend a program gets.
 //
-// On macOS the real one (sysctlbyname) unless a simulator state file is named; everywhere else
-// the simulated Mac, at the named state file or at the compiled-in default. Whoever calls this
+// On macOS the real one (sysctlbyname) unless a simulator state file is named (test builds
+// only: a production macOS build has no simulator, WIREDCAP_KERNEL_WITH_SIMULATOR); everywhere
+// else the simulated Mac, at the named state file or at the compiled-in default. Whoever calls this
 // decides whether a state path may be honoured at all: a setuid helper must pass nullopt
 // (DESIGN.md section 3, "Trust rule").
 #pragma once
@@ -11,7 +12,6 @@
 #include <string>
 #include <string_view>
 
-#include "sim_kernel.hpp"  // IWYU pragma: export -- callers dynamic_cast to SimKernel for the Metal reading
 #include "wiredcap/kernel/kernel.hpp"
 
 namespace wiredcap::kernel {

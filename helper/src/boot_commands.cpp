@@ -92,6 +92,23 @@ std::optional<Failure> check_health(Action& a, Context& ctx, const boot::Store& 
     return act(a, "healthy", "");
 }
 
+// At early boot launchd may run the action before the GPU driver has registered
+// iogpu.wired_limit_mb, or while a read of it still fails. That is not a failure: the action
+// says "waiting" and launchd runs it again at the next StartInterval. Only once the machine has
+// been up kBootReadyWithin does a missing or unreadable key become final (`failed`).
+constexpr std::int64_t kBootReadyWithin = 300;  // seconds of uptime
+
+std::optional<std::string> not_ready_yet(Context& ctx, std::int64_t uptime_s) {
+    auto knob = ctx.kernel.read_wired_limit();
+    if (knob || uptime_s >= kBootReadyWithin) return std::nullopt;
+    const auto kind = knob.error().kind;
+    if (kind != kernel::KernelError::Kind::key_missing && kind != kernel::KernelError::Kind::read_failed)
+        return std::nullopt;
+    return "iogpu.wired_limit_mb cannot be read yet at " + std::to_string(uptime_s) + " s of uptime (" +
+           knob.error().message + "); tried again at the next run, until " + std::to_string(kBootReadyWithin) +
+           " s of uptime";
+}
+
 // The one apply of this boot: the guard says `trying` on disk before the journal's intent.
 std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& store, boot::State s,
                                   const std::string& boot_id) {
@@ -102,14 +119,15 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
         if (!tried || ctx.kernel.read_wired_limit()) (void)save_guard(store, s, Guard::failed, boot_id, f.message);
         return f;
     };
+    auto up = ctx.kernel.read_uptime();
+    if (!up) return fail(a.refuse(exit_for(up.error().kind), "cannot read the uptime: " + up.error().message));
+    if (auto why = not_ready_yet(ctx, up->count())) return act(a, "waiting", *why);
     auto mem = ctx.kernel.read_memsize();
     if (!mem) return fail(a.refuse(exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message));
     auto p = load_policy(ctx, *mem);
     if (!p) return fail(a.refuse(ExitCode::policy_invalid, p.error().message));
     // Band and reserve; not max_step: the value was reached step by step in the ramp that confirmed it.
     if (auto why = policy::refusal(*p, *mem, s.value, s.value)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
-    auto up = ctx.kernel.read_uptime();
-    if (!up) return fail(a.refuse(exit_for(up.error().kind), "cannot read the uptime: " + up.error().message));
     if (auto f = read_previous(a, ctx)) return fail(*f);
     s.applied_uptime_s = up->count();
     if (auto f = save_guard(store, s, Guard::trying, boot_id, "")) return f;

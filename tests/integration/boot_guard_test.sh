@@ -376,6 +376,36 @@ healthy_scenario() {
   printf '%s\n' "$OUT" | grep 'boot guard' | grep -q healthy || fail "status lacks 'boot guard ... healthy': $OUT"
 }
 
+# At early boot launchd may run the action before the GPU driver registers iogpu.wired_limit_mb.
+# Until 300 s of uptime that is "waiting", never the final `failed`: once the key is there, the
+# stored value is applied. Only a key still missing at 300 s of uptime fails, for good.
+early_boot_waits_for_the_key() {
+  fresh_machine
+  helper persist 80GiB --unconfirmed
+  expect_rc 0
+  sim fault key-missing on
+  launchd boot
+  expect_rc 0; expect_actions waiting; expect_out 'cannot be read yet at 0 s of uptime'
+  expect_guard armed; expect_history ""
+  launchd wait 2m
+  expect_rc 0; expect_actions "waiting waiting"; expect_guard armed
+  sim fault key-missing off  # the driver has registered the key
+  launchd tick
+  expect_rc 0; expect_actions applied; expect_knob 81920
+  expect_guard trying "$(sim_value boot_id)"; expect_history 81920
+
+  fresh_machine
+  helper persist 80GiB --unconfirmed
+  sim fault key-missing on
+  launchd boot
+  expect_actions waiting
+  launchd wait 6m  # runs at 60 ... 360 s: waiting until 240 s, failed at 300 s, then nothing
+  expect_actions "waiting waiting waiting waiting none"
+  expect_guard failed
+  [[ $(state_field reason) == *"cannot read iogpu.wired_limit_mb"* ]] || fail "the failed guard's reason: $(cat "$BOOT_STATE")"
+  expect_history ""
+}
+
 # The simplest boot loop needs no hang: the value applied, and the machine restarted (crash,
 # power cut, impatient person) before it had been up healthy_after. The next boot trips.
 restart_before_healthy_trips() {

@@ -21,6 +21,7 @@
 
 #include "make_kernel.hpp"
 #include "sim_kernel.hpp"
+#include "sim_kernel.hpp"
 #include "sim_profiles.hpp"
 #include "sim_state.hpp"
 #include "wiredcap/units/duration.hpp"
