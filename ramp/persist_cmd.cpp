@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "journal_reader.hpp"
+#include "launchd_state.hpp"
 #include "readings.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
@@ -171,6 +172,10 @@ ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistCh
                 << units::to_string(c.value) << " asked for\n";
         return ExitCode::internal_error;
     }
+    // Stored is not applied: a daemon that is not loaded, or that the person switched off in
+    // Login Items, never runs. Said on stderr, so scripts reading the JSON see it too.
+    if (auto warning = persist_warning(read_daemon_state(m.simulated())))
+        ctx.err << "wiredcap persist: warning: " << *warning << "\n";
     return ExitCode::ok;
 }
 

@@ -6,6 +6,7 @@
 
 #include "boot_view.hpp"
 #include "journal_reader.hpp"
+#include "launchd_state.hpp"
 #include "metal.hpp"
 #include "readings.hpp"
 #include "recovery.hpp"
@@ -25,6 +26,7 @@ struct Status {
     std::optional<recovery::Report> journal;
     std::string journal_source;
     std::string journal_error;
+    DaemonState daemon;
 };
 
 std::string size_text(Bytes b) {
@@ -104,6 +106,16 @@ void render_boot(const MachineReadings& m, Line& line) {
     line("boot action", switch_text(g), "helper");
 }
 
+JsonObject daemon_json(const DaemonState& d) {
+    JsonObject o;
+    o.str("label", kDaemonLabel).boolean("applicable", d.applicable);
+    if (d.loaded) o.boolean("loaded", *d.loaded); else o.null("loaded");
+    if (d.enabled) o.boolean("enabled", *d.enabled); else o.null("enabled");
+    o.str("source", d.source.empty() ? "none" : d.source);
+    if (!d.loaded || !d.enabled) o.str("why_unknown", d.why_unknown);
+    return o;
+}
+
 void render_human(const Status& s, std::ostream& out) {
     const std::string sim = s.machine.simulated() ? "SIMULATED " : "";
     auto line = [&](std::string_view label, const std::string& value, const std::string& source) {
@@ -144,6 +156,7 @@ void render_human(const Status& s, std::ostream& out) {
         line("journal", "unreadable (" + s.journal_error + ")", s.journal_source);
     }
     render_boot(m, line);
+    line("LaunchDaemon", daemon_text(s.daemon), s.daemon.source);
     line("you", m.may_change ? "may change the cap" : "may not change the cap: " + m.may_change_why, "helper");
 }
 
@@ -214,6 +227,7 @@ void render_json(const Status& s, std::ostream& out) {
     if (!m.uptime.value) uptime.str("why_unknown", m.uptime.error);
     o.object("uptime", uptime);
     o.object("boot_guard", boot_guard_status_json(m));
+    o.object("launch_daemon", daemon_json(s.daemon));
     out << o.text() << "\n";
 }
 
@@ -225,7 +239,8 @@ ExitCode run_status(CliContext& ctx) {
         ctx.err << "wiredcap status: " << machine.error().message << "\n";
         return ExitCode::internal_error;
     }
-    Status s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt, "journal " + journal_path(ctx.helper.dev()), {}};
+    Status s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt, "journal " + journal_path(ctx.helper.dev()), {},
+             read_daemon_state(machine->simulated())};
     if (auto contents = journal_view::read_journal(journal_path(ctx.helper.dev())))
         s.journal = recovery::analyse(contents->entries, s.machine.boot_id.value.value_or(""));
     else

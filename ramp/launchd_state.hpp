@@ -1,0 +1,44 @@
+// Whether the LaunchDaemon that applies a value stored for boot (org.wiredcap.boot) will run:
+// loaded in launchd's system domain, and not switched off. Since macOS 13 a person can turn
+// background items off in System Settings > General > Login Items; launchd then keeps the
+// daemon disabled and `launchctl print-disabled system` lists it. A value stored with
+// `wiredcap persist` has no effect while the daemon is not loaded or is disabled.
+//
+// Read with /bin/launchctl on a Mac; off macOS (and on the simulated Mac) there is no launchd
+// and the state is not applicable. Unknown is a valid answer: each part is optional.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wiredcap::cli {
+
+inline constexpr std::string_view kDaemonLabel = "org.wiredcap.boot";
+
+struct DaemonState {
+    bool applicable = false;      // false: not a Mac (or a simulated one): no launchd to ask
+    std::optional<bool> loaded;   // launchctl print system/LABEL succeeded
+    std::optional<bool> enabled;  // not listed as disabled by launchctl print-disabled system
+    std::string source;           // the commands the answer comes from
+    std::string why_unknown;      // why a part is unknown, or why not applicable
+};
+
+// Whether `label` is disabled in the output of `launchctl print-disabled system`. Both formats:
+// `"label" => disabled` / `=> enabled` (macOS 13 and later) and `=> true` / `=> false`
+// (earlier, where true means disabled). A label that is not listed is enabled (launchd's
+// default). nullopt: listed with a value this parser does not know.
+[[nodiscard]] std::optional<bool> disabled_in(std::string_view print_disabled_output, std::string_view label);
+
+// The daemon's state as launchd reports it now; `simulated`: the readings come from the
+// simulated Mac, so launchd (even if there is one) is not the one that would apply its value.
+[[nodiscard]] DaemonState read_daemon_state(bool simulated);
+
+// One line for `status`: "loaded, enabled", "NOT LOADED", "DISABLED in Login Items", ...
+[[nodiscard]] std::string daemon_text(const DaemonState& d);
+
+// What `persist` says when the stored value will have no effect at boot; nullopt when the
+// daemon is loaded and enabled, or when that is not known (nothing to warn about for certain).
+[[nodiscard]] std::optional<std::string> persist_warning(const DaemonState& d);
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,90 @@
+// The LaunchDaemon's state as status and persist report it: launchctl print-disabled in both of
+// its formats, and what each combination of loaded/enabled makes wiredcap say.
+#include "launchd_state.hpp"
+
+#include <gtest/gtest.h>
+
+namespace wiredcap::cli {
+namespace {
+
+// macOS 13 and later.
+constexpr std::string_view kVentura = R"(disabled services = {
+	"com.apple.ftpd" => disabled
+	"org.wiredcap.boot2" => enabled
+	"org.wiredcap.boot" => disabled
+	"com.apple.mdmclient.daemon.runatboot" => enabled
+}
+
+login item associations = {
+	"org.wiredcap.boot" => "wiredcap"
+}
+)";
+
+// macOS 12 and earlier: true means disabled.
+constexpr std::string_view kMonterey = R"(disabled services = {
+	"com.openssh.sshd" => true
+	"org.wiredcap.boot" => false
+}
+)";
+
+TEST(LaunchdState, DisabledInTheCurrentFormat) {
+    EXPECT_EQ(disabled_in(kVentura, "org.wiredcap.boot"), std::optional<bool>(true));
+    // A label that only starts the same is another service.
+    EXPECT_EQ(disabled_in(kVentura, "org.wiredcap.boot2"), std::optional<bool>(false));
+    EXPECT_EQ(disabled_in(kVentura, "org.wiredcap"), std::optional<bool>(false));
+}
+
+TEST(LaunchdState, DisabledInTheOlderFormat) {
+    EXPECT_EQ(disabled_in(kMonterey, "org.wiredcap.boot"), std::optional<bool>(false));
+    EXPECT_EQ(disabled_in(kMonterey, "com.openssh.sshd"), std::optional<bool>(true));
+}
+
+TEST(LaunchdState, NotListedIsEnabledAndAnUnknownValueIsUnknown) {
+    EXPECT_EQ(disabled_in("disabled services = {\n}\n", "org.wiredcap.boot"), std::optional<bool>(false));
+    EXPECT_EQ(disabled_in("", "org.wiredcap.boot"), std::optional<bool>(false));
+    EXPECT_EQ(disabled_in("\t\"org.wiredcap.boot\" => maybe\n", "org.wiredcap.boot"), std::nullopt);
+}
+
+TEST(LaunchdState, OffMacOSItIsNotApplicableAndPersistDoesNotWarn) {
+    const DaemonState d = read_daemon_state(true);
+    EXPECT_FALSE(d.applicable);
+    EXPECT_EQ(daemon_text(d), "not applicable (the SIMULATED Mac has no launchd)");
+    EXPECT_EQ(persist_warning(d), std::nullopt);
+#if !defined(__APPLE__)
+    EXPECT_EQ(daemon_text(read_daemon_state(false)), "not applicable (not macOS: no launchd)");
+#endif
+}
+
+DaemonState mac(std::optional<bool> loaded, std::optional<bool> enabled) {
+    DaemonState d;
+    d.applicable = true;
+    d.loaded = loaded;
+    d.enabled = enabled;
+    d.why_unknown = "cannot run /bin/launchctl print-disabled";
+    return d;
+}
+
+TEST(LaunchdState, WhatStatusSaysForEachCombination) {
+    EXPECT_EQ(daemon_text(mac(true, true)), "loaded, enabled");
+    EXPECT_EQ(daemon_text(mac(false, true)), "NOT LOADED, enabled");
+    EXPECT_EQ(daemon_text(mac(true, false)), "loaded, DISABLED (Login Items)");
+    EXPECT_EQ(daemon_text(mac(true, std::nullopt)),
+              "loaded, enabled: unknown (cannot run /bin/launchctl print-disabled)");
+}
+
+TEST(LaunchdState, PersistWarnsOnlyWhenTheValueWillHaveNoEffect) {
+    EXPECT_EQ(persist_warning(mac(true, true)), std::nullopt);
+    EXPECT_EQ(persist_warning(mac(true, std::nullopt)), std::nullopt);  // unknown: nothing certain to say
+    const auto off = persist_warning(mac(true, false));
+    ASSERT_TRUE(off);
+    EXPECT_NE(off->find("switched off"), std::string::npos) << *off;
+    EXPECT_NE(off->find("will not be applied at boot"), std::string::npos) << *off;
+    const auto unloaded = persist_warning(mac(false, true));
+    ASSERT_TRUE(unloaded);
+    EXPECT_NE(unloaded->find("sudo launchctl bootstrap system /Library/LaunchDaemons/org.wiredcap.boot.plist"),
+              std::string::npos)
+        << *unloaded;
+}
+
+}  // namespace
+}  // namespace wiredcap::cli
