@@ -45,6 +45,7 @@ using ObjcBool = signed char;
 #endif
 
 using CreateDeviceFn = Id (*)();                          // MTLCreateSystemDefaultDevice
+using CopyAllDevicesFn = Id (*)();                        // MTLCopyAllDevices: +1 NSArray
 using SelRegisterNameFn = Sel (*)(const char*);           // sel_registerName
 using ObjectGetClassFn = Class (*)(Id);                   // object_getClass
 using ClassRespondsToSelectorFn = ObjcBool (*)(Class, Sel);  // class_respondsToSelector
@@ -54,6 +55,7 @@ using PoolPopFn = void (*)(void*);                        // objc_autoreleasePoo
 // of the method it reaches (on arm64 any other type passes the arguments and result wrongly).
 using MsgSendU64Fn = std::uint64_t (*)(Id, Sel);  // -(uint64_t)recommendedMaxWorkingSetSize
 using MsgSendVoidFn = void (*)(Id, Sel);          // -(oneway void)release
+using MsgSendIndexFn = Id (*)(Id, Sel, std::uint64_t);  // -(id)objectAtIndex:(NSUInteger)
 
 std::string last_dl_error(const char* fallback) {
     const char* e = ::dlerror();
@@ -119,19 +121,41 @@ MetalProbe probe() {
     AutoreleasePool pool(find_symbol<PoolPushFn>(objc, "objc_autoreleasePoolPush"),
                          find_symbol<PoolPopFn>(objc, "objc_autoreleasePoolPop"));
 
-    const Id device = create_device();  // +1: the Create rule; released below
-    if (device == nullptr) return fail(MetalStep::no_device);
+    Id device = create_device();  // +1: the Create rule; released below
+    // No default device (a process outside the window server's session can get none on some
+    // Macs): the first of all devices, from MTLCopyAllDevices (+1 array; the device in it is
+    // the array's, valid until the array is released below). The reading says which it was.
+    Id all_devices = nullptr;
+    std::string via;
+    if (device == nullptr) {
+        const auto copy_all = find_symbol<CopyAllDevicesFn>(metal, "MTLCopyAllDevices");
+        const auto send_index = find_symbol<MsgSendIndexFn>(objc, "objc_msgSend");
+        const Sel count_sel = sel_register_name("count");
+        const Sel index_sel = sel_register_name("objectAtIndex:");
+        if (copy_all == nullptr || send_index == nullptr || count_sel == nullptr || index_sel == nullptr)
+            return fail(MetalStep::no_device);
+        all_devices = copy_all();
+        if (all_devices == nullptr) return fail(MetalStep::no_device);
+        if (send_u64(all_devices, count_sel) == 0) {
+            send_void(all_devices, release_sel);
+            return fail(MetalStep::no_device, "MTLCopyAllDevices listed none either");
+        }
+        device = send_index(all_devices, index_sel, 0);
+        via = "MTLCreateSystemDefaultDevice returned nil; the first of MTLCopyAllDevices";
+    }
+    // Releases what this function owns: the device it created, or the array the device is in.
+    const auto release_owned = [&] { send_void(all_devices != nullptr ? all_devices : device, release_sel); };
     // Sending a selector the object does not implement raises an Objective-C exception, which
     // would end the process: ask first (every Metal device since macOS 10.12 implements it).
-    const Class device_class = object_get_class(device);
+    const Class device_class = device != nullptr ? object_get_class(device) : nullptr;
     if (device_class == nullptr || !responds(device_class, working_set_sel)) {
-        send_void(device, release_sel);
-        return fail(MetalStep::not_supported);
+        release_owned();
+        return fail(MetalStep::not_supported, via);
     }
     const std::uint64_t bytes = send_u64(device, working_set_sel);
-    send_void(device, release_sel);
-    if (bytes == 0) return fail(MetalStep::zero);
-    return MetalProbe{MetalStep::ok, bytes, {}};
+    release_owned();
+    if (bytes == 0) return fail(MetalStep::zero, via);
+    return MetalProbe{MetalStep::ok, bytes, via};
 }
 
 }  // namespace

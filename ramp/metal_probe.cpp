@@ -29,7 +29,8 @@ std::string metal_failure_reason(const MetalProbe& probe) {
         return d.empty() ? "the Objective-C runtime registered no selector"
                          : "the Objective-C runtime registered no selector " + d;
     case MetalStep::no_device:
-        return "Metal reports no GPU (MTLCreateSystemDefaultDevice returned nil)";
+        return with_detail("Metal reports no GPU (MTLCreateSystemDefaultDevice returned nil, and MTLCopyAllDevices "
+                           "gave no device)", d);
     case MetalStep::not_supported:
         return with_detail("the Metal device does not answer recommendedMaxWorkingSetSize", d);
     case MetalStep::zero:
@@ -45,6 +46,7 @@ MetalReading interpret_metal_probe(const MetalProbe& probe) {
     r.source = std::string(kMetalSource);
     if (probe.step == MetalStep::ok && probe.working_set_bytes != 0) {
         r.working_set = *units::Bytes::from_count(probe.working_set_bytes);  // every 64-bit count is a Bytes
+        if (!probe.detail.empty()) r.source += " (" + probe.detail + ")";   // not the default device
         return r;
     }
     r.why_unknown = metal_failure_reason(probe);

@@ -26,7 +26,7 @@ enum class MetalStep {
     objc_runtime,          // dlopen of libobjc failed; detail: dlerror()
     objc_symbol,           // a runtime function is missing; detail: its name
     selector,              // sel_registerName gave no selector; detail: the selector's name
-    no_device,             // MTLCreateSystemDefaultDevice returned nil
+    no_device,             // MTLCreateSystemDefaultDevice returned nil, and MTLCopyAllDevices no device
     not_supported,         // the device does not respond to recommendedMaxWorkingSetSize
     zero,                  // the device answered 0 bytes
     internal_error,        // out of memory or similar inside wiredcap; detail: what
@@ -35,7 +35,8 @@ enum class MetalStep {
 struct MetalProbe {
     MetalStep step = MetalStep::internal_error;
     std::uint64_t working_set_bytes = 0;  // meaningful only when step == ok
-    std::string detail;                   // what the system said, when it said something
+    std::string detail;                   // what the system said, when it said something; for ok,
+                                          // how the device was found when not as the default
 };
 
 // Why the probe yields no value, for "unknown (...)"; empty for MetalStep::ok.

@@ -93,6 +93,24 @@ TEST(MetalProbe, TheNamedFailuresSayWhatHappened) {
     EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::objc_runtime, 0, "x"}).find("libobjc"), std::string::npos);
 }
 
+// No default device, but MTLCopyAllDevices had one: the value, labelled with how it was found.
+TEST(MetalProbe, AReadingFromTheFallbackDeviceSaysSo) {
+    const auto r = interpret_metal_probe(MetalProbe{
+        MetalStep::ok, 51539607552, "MTLCreateSystemDefaultDevice returned nil; the first of MTLCopyAllDevices"});
+    ASSERT_TRUE(r.working_set.has_value());
+    EXPECT_EQ(r.working_set->count(), 51539607552U);
+    EXPECT_EQ(r.source, "Metal recommendedMaxWorkingSetSize (MTLCreateSystemDefaultDevice returned nil; the first of "
+                        "MTLCopyAllDevices)");
+    // From the default device the label is the plain one.
+    EXPECT_EQ(interpret_metal_probe(MetalProbe{MetalStep::ok, 1, {}}).source, std::string(kMetalSource));
+}
+
+TEST(MetalProbe, NoDeviceNamesBothWaysOfAsking) {
+    const std::string why = metal_failure_reason(MetalProbe{MetalStep::no_device, 0, "MTLCopyAllDevices listed none either"});
+    EXPECT_NE(why.find("MTLCreateSystemDefaultDevice returned nil"), std::string::npos) << why;
+    EXPECT_NE(why.find("MTLCopyAllDevices"), std::string::npos) << why;
+}
+
 TEST(MetalProbe, ADefaultProbeIsNotASuccess) {
     // What probe_metal_device() returns when even its error text could not be built.
     const auto r = interpret_metal_probe(MetalProbe{});
