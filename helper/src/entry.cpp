@@ -1,6 +1,5 @@
 #include "src/entry.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <exception>
@@ -13,6 +12,7 @@
 #include "make_kernel.hpp"
 #include "policy/trusted_path.hpp"
 #include "process/hardening.hpp"
+#include "process/setuid_state.hpp"
 #include "src/args.hpp"
 #include "src/commands.hpp"
 #include "src/usage.hpp"
@@ -58,26 +58,15 @@ int early_failure(ExitCode code, const std::string& message) {
     ::_exit(to_int(ExitCode::internal_error));
 }
 
-// True when this program file is setuid root but the process did not get root from it: the
-// kernel ignored the bit (no_new_privs, a nosuid mount, a tracer without privilege).
-bool setuid_bit_ignored() noexcept {
-#if defined(__linux__)
-    struct stat st {};
-    return ::stat("/proc/self/exe", &st) == 0 && (st.st_mode & S_ISUID) != 0 && st.st_uid == 0 && ::geteuid() != 0;
-#else
-    return false;
-#endif
-}
-
 // A change through the compiled-in paths (root's policy, journal and kernel) needs root; say
 // plainly why it is missing instead of failing later on a file root owns. An unprivileged
 // development run (simulator options given) may go on: it only touches the caller's files.
 std::optional<std::string> missing_privilege(const Invocation& inv, std::string_view backend) {
     if (inv.command == Command::read || ::geteuid() == 0) return std::nullopt;
     if (backend != "darwin" && inv.dev.any()) return std::nullopt;
-    if (setuid_bit_ignored())
-        return "wiredcap-helper is installed setuid root, but the setuid bit is not in effect here "
-               "(no_new_privs, a nosuid mount, or a debugger); nothing was changed";
+    if (auto why = process::setuid_ignored_reason())
+        return "wiredcap-helper is installed setuid root, but the setuid bit is not in effect here (" + *why +
+               "); nothing was changed";
     return "wiredcap-helper is not running as root: install it setuid root (see README) or run it "
            "through sudo; nothing was changed";
 }

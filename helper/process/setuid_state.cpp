@@ -1,0 +1,45 @@
+#include "process/setuid_state.hpp"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdint>
+
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#endif
+
+namespace wiredcap::process {
+namespace {
+
+// The path this program was executed from: only for a message, never for a decision (on macOS
+// it is the path given to exec, which whoever ran the helper chose).
+std::optional<std::string> own_path() {
+#if defined(__linux__)
+    return std::string("/proc/self/exe");
+#elif defined(__APPLE__)
+    char buf[PATH_MAX + 1] = {};
+    std::uint32_t size = PATH_MAX;
+    if (_NSGetExecutablePath(buf, &size) != 0) return std::nullopt;
+    return std::string(buf);
+#else
+    return std::nullopt;
+#endif
+}
+
+}  // namespace
+
+std::optional<std::string> setuid_ignored_reason() {
+    const auto path = own_path();
+    struct stat st {};
+    if (!path || ::stat(path->c_str(), &st) != 0) return std::nullopt;
+    if ((st.st_mode & S_ISUID) == 0 || st.st_uid != 0 || ::geteuid() == 0) return std::nullopt;
+    struct statvfs vfs {};
+    if (::statvfs(path->c_str(), &vfs) == 0 && (vfs.f_flag & ST_NOSUID) != 0)
+        return "its volume is mounted nosuid (an external disk or a disk image?): install it on the system volume";
+    return "no_new_privs, a nosuid mount, or a debugger";
+}
+
+}  // namespace wiredcap::process
