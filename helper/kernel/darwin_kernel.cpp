@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <sys/sysctl.h>
 #include <time.h>  // clock_gettime, CLOCK_UPTIME_RAW (macOS 10.12+)
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
@@ -45,8 +46,15 @@ KernelError from_errno(const char* name, int err, Kind otherwise) {
     const std::string text = std::string(name) + ": " + std::generic_category().message(err);
     if (err == ENOENT) return KernelError{Kind::key_missing, text + " (no such sysctl on this Mac)"};
     // EPERM is what a non-root write gets; EACCES is treated alike so a sandbox refusal is not
-    // mistaken for a kernel fault.
-    if (err == EPERM || err == EACCES) return KernelError{Kind::not_permitted, text + " (writing it needs root)"};
+    // mistaken for a kernel fault. As root it is something else, and "needs root" would send
+    // the person the wrong way.
+    if (err == EPERM || err == EACCES) {
+        if (::geteuid() != 0) return KernelError{Kind::not_permitted, text + " (writing it needs root)"};
+        return KernelError{Kind::not_permitted,
+                           text + " although wiredcap-helper runs as root: macOS itself refused (a sandbox, a "
+                                  "configuration profile, or a macOS version that does not allow it); "
+                                  "tools/mac-smoke collects what to report"};
+    }
     return KernelError{otherwise, text};
 }
 
