@@ -7,6 +7,7 @@
 
 #include "cli_context.hpp"
 #include "convert.hpp"
+#include "fit/fit_cmd.hpp"
 #include "persist_cmd.hpp"
 #include "policy_check.hpp"
 #include "ramp.hpp"
@@ -37,6 +38,7 @@ struct Options {
     std::optional<std::string> policy_file;
     wiredcap::cli::RampRequest ramp;
     wiredcap::cli::PersistRequest persist;
+    wiredcap::fit::FitRequest fit;
 };
 
 void add_global_options(CLI::App& app, Options& o) {
@@ -51,7 +53,9 @@ void add_global_options(CLI::App& app, Options& o) {
 
 void add_ramp(CLI::App& app, Options& o) {
     auto* ramp = app.add_subcommand("ramp", "Raise the cap step by step; each step reverts unless you confirm it");
-    ramp->add_option("--to", o.ramp.to, "Target size, with unit (e.g. 176GiB)")->required();
+    auto* to = ramp->add_option("--to", o.ramp.to, "Target size, with unit (e.g. 176GiB)");
+    ramp->add_option("--for", o.ramp.for_model, "Plan to the value `wiredcap fit MODEL` recommends")->excludes(to);
+    ramp->add_option("--context", o.ramp.context, "With --for: tokens of context per sequence (default 4096)");
     ramp->add_option("--step", o.ramp.step, "Size of each raise (default: the policy's max_step)");
     ramp->add_option("--timeout", o.ramp.timeout, "Time to confirm each step, e.g. 60s or 2m (default 60s)");
     ramp->add_option("--probe", o.ramp.probe, "Command run (as you, never root) after each step; its result is shown");
@@ -60,6 +64,15 @@ void add_ramp(CLI::App& app, Options& o) {
     ramp->add_flag("--unattended", o.ramp.unattended, "No person: --check decides each step");
     ramp->add_option("--check", o.ramp.check, "With --unattended: a command whose exit 0 keeps the step");
     ramp->add_flag("--ignore-hang-ceiling", o.ramp.ignore_hang_ceiling, "Allow steps at or above a value that hung before");
+}
+
+void add_fit(CLI::App& app, Options& o) {
+    auto* fit = app.add_subcommand("fit", "How much memory a model needs, and whether it fits under the cap");
+    fit->add_option("PATH", o.fit.path, "A .gguf file (or a split's part), or a safetensors or Hugging Face cache directory")
+        ->required();
+    fit->add_option("--context", o.fit.context, "Tokens of context per sequence (default 4096)");
+    fit->add_option("--kv-type", o.fit.kv_type, "KV cache type: f16 (default), q8_0 or q4_0");
+    fit->add_option("--parallel", o.fit.parallel, "Sequences with their own context (default 1)");
 }
 
 // Which combinations make sense is checked by run_persist (check_persist_args), not by CLI11, so
@@ -87,6 +100,7 @@ int dispatch(CLI::App& app, Options& o) {
     if (is("ramp")) return wiredcap::to_int(wiredcap::cli::run_ramp(ctx, o.ramp));
     if (is("recover")) return wiredcap::to_int(wiredcap::cli::run_recover(ctx));
     if (is("persist")) return wiredcap::to_int(wiredcap::cli::run_persist(ctx, o.persist));
+    if (is("fit")) return wiredcap::to_int(wiredcap::fit::run_fit(ctx, o.fit));
     return wiredcap::to_int(ExitCode::usage);
 }
 
@@ -117,6 +131,7 @@ int main(int argc, char** argv) {
     add_ramp(app, o);
     app.add_subcommand("recover", "After a hang and reboot: which step hung, and the last good value");
     add_persist(app, o);
+    add_fit(app, o);
 
     try {
         app.parse(argc, argv);

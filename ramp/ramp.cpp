@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "wiredcap/units/duration.hpp"
+#include "fit/ramp_for.hpp"
 #include "guard.hpp"
 #include "metal.hpp"
 #include "plan.hpp"
@@ -348,9 +349,25 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
 
 }  // namespace
 
-ExitCode run_ramp(CliContext& ctx, const RampRequest& req) {
+ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     // With --json the one JSON object is the data on stdout; the narration moves to stderr.
     std::ostream& say = ctx.json ? ctx.err : ctx.out;
+    RampRequest req = given;
+    if (req.for_model) {
+        auto target = fit::ramp_target_for(ctx, *req.for_model, req.context, say);
+        if (!target) {
+            ctx.err << "wiredcap ramp: " << target.error().message << "\n";
+            return target.error().code;
+        }
+        if (target->empty()) return ExitCode::ok;
+        req.to = *target;
+    } else if (req.context) {
+        ctx.err << "wiredcap ramp: --context goes with --for MODEL\n";
+        return ExitCode::usage;
+    } else if (req.to.empty()) {
+        ctx.err << "wiredcap ramp: give the target: --to SIZE, or --for MODEL\n";
+        return ExitCode::usage;
+    }
     auto settings = parse_settings(req);
     if (!settings) {
         ctx.err << "wiredcap ramp: " << settings.error().message << "\n";

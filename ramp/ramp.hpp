@@ -15,6 +15,8 @@ namespace wiredcap::cli {
 
 struct RampRequest {
     std::string to;
+    std::optional<std::string> for_model;  // --for PATH: the target is what `wiredcap fit` recommends
+    std::optional<std::string> context;    // with --for: tokens of context per sequence
     std::optional<std::string> step;
     std::string timeout = "60s";
     std::optional<std::string> probe;
@@ -25,6 +27,6 @@ struct RampRequest {
     bool ignore_hang_ceiling = false;
 };
 
-[[nodiscard]] ExitCode run_ramp(CliContext& ctx, const RampRequest& req);
+[[nodiscard]] ExitCode run_ramp(CliContext& ctx, const RampRequest& given);
 
 }  // namespace wiredcap::cli

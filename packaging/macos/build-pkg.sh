@@ -8,7 +8,7 @@
 #
 #   --build-dir DIR  use this build tree (configured with CMAKE_INSTALL_PREFIX=/usr/local and
 #                    built); default: configure and build a Release tree in OUT/build, with
-#                    fmt, spdlog and CLI11 header-only (WIREDCAP_HEADER_ONLY_DEPS, their headers
+#                    fmt, spdlog, CLI11 and nlohmann/json header-only (WIREDCAP_HEADER_ONLY_DEPS, their headers
 #                    from Homebrew's include directory)
 #   --out DIR        where the staging tree and the packages go (default: build/macos-pkg)
 #   --version V      package version (default: the project's version from the build tree)

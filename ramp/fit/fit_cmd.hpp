@@ -1,0 +1,43 @@
+// `wiredcap fit PATH`: how much memory a model needs (weights from its tensor table, KV cache
+// from its attention layout, a stated overhead estimate) against the machine's effective cap,
+// the policy's highest value and memory minus the reserve; with the one command to run.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli_context.hpp"
+#include "fit/fit_verdict.hpp"
+#include "fit/kv_cache.hpp"
+#include "fit/model_files.hpp"
+#include "wiredcap/exit_codes.hpp"
+
+namespace wiredcap::fit {
+
+struct FitRequest {
+    std::string path;
+    std::string context = "4096";  // tokens per sequence (llama.cpp's default context)
+    std::string kv_type = "f16";
+    std::string parallel = "1";
+};
+
+struct FitAnswer {
+    ModelInfo model;
+    KvRequest kv_request;
+    KvEstimate kv;
+    units::Bytes total = units::Bytes::zero();
+    bool simulated = false;
+    VerdictResult verdict;
+};
+
+struct FitError {
+    ExitCode code;
+    std::string message;
+};
+
+// Reads the model's headers and the machine, and decides. Used by `fit` and `ramp --for`.
+[[nodiscard]] Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitRequest& req);
+
+[[nodiscard]] ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req);
+
+}  // namespace wiredcap::fit

@@ -1,0 +1,41 @@
+// The verdict of `wiredcap fit`: does a model's total fit under the cap the GPU has now, after
+// a raise the policy allows, or not on this machine; and the value to raise to.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "readings.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::fit {
+
+enum class Verdict { fits_now, fits_after_raise, does_not_fit, unknown };
+[[nodiscard]] std::string_view verdict_name(Verdict v);
+
+struct VerdictInput {
+    units::Bytes total;                   // what the model needs
+    std::optional<units::MiB> knob;       // iogpu.wired_limit_mb, read back (0: OS default)
+    std::optional<units::Bytes> cap;      // the effective cap (Metal), when known
+    std::optional<units::Bytes> memsize;  // hw.memsize
+    std::optional<cli::PolicyView> policy;
+};
+
+struct VerdictResult {
+    Verdict verdict = Verdict::unknown;
+    std::optional<units::Bytes> cap;         // the cap compared against
+    std::string cap_source;
+    std::optional<units::MiB> highest;       // min(policy max, memory - reserve)
+    std::optional<units::MiB> recommended;   // the value to raise to
+    std::optional<std::string> command;      // the one command to run
+    std::string why;                         // for unknown / does_not_fit
+};
+
+[[nodiscard]] VerdictResult decide(const VerdictInput& in, std::string_view metal_source);
+
+// A size as wiredcap's parser reads it back: "72GiB" when whole GiB, else "73729MiB".
+[[nodiscard]] std::string size_argument(units::MiB v);
+
+}  // namespace wiredcap::fit

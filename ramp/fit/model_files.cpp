@@ -1,0 +1,179 @@
+#include "fit/model_files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <regex>
+
+#include "fit/gguf_architecture.hpp"
+#include "fit/gguf_header.hpp"
+#include "fit/hf_config.hpp"
+#include "fit/safetensors_header.hpp"
+#include "wiredcap/unique_fd.hpp"
+
+namespace wiredcap::fit {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Opens a regular file (following symlinks, as a cache's snapshot needs) without ever blocking
+// on a FIFO or a device, and runs `parse` over its bytes.
+template <class Parse>
+auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse) -> decltype(parse(std::declval<ByteReader&>())) {
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd.valid()) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return Error{path + " is not a regular file"};
+    ByteReader in = ByteReader::of_file(fd.get(), static_cast<std::uint64_t>(st.st_size));
+    auto result = parse(in);
+    bytes_read += in.bytes_read();
+    if (!result) return Error{path + ": " + result.error().message};
+    return result;
+}
+
+Expected<std::string> read_small_file(const std::string& path, std::uint64_t limit) {
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd.valid()) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return Error{path + " is not a regular file"};
+    if (static_cast<std::uint64_t>(st.st_size) > limit) return Error{path + " is larger than a config file can be"};
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    ByteReader in = ByteReader::of_file(fd.get(), text.size());
+    if (!in.read(text.data(), text.size())) return Error{"cannot read " + path};
+    return text;
+}
+
+// The parts of a split GGUF (name-00001-of-00003.gguf): all of them, in order. A file that is
+// not named as a part is a model on its own.
+Expected<std::vector<std::string>> gguf_parts(const std::string& path) {
+    static const std::regex split(R"(^(.*)-([0-9]{5})-of-([0-9]{5})\.gguf$)");
+    std::smatch m;
+    if (!std::regex_match(path, m, split)) return std::vector<std::string>{path};
+    const unsigned long count = std::stoul(m[3].str());
+    if (count == 0 || count > kMaxModelFiles) return Error{path + ": a split into " + m[3].str() + " parts is not real"};
+    std::vector<std::string> parts;
+    for (unsigned long i = 1; i <= count; ++i) parts.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", m[1].str(), i, count));
+    return parts;
+}
+
+Expected<ModelInfo> read_gguf(const std::string& path) {
+    auto parts = gguf_parts(path);
+    if (!parts) return parts.error();
+    ModelInfo info;
+    info.format = ModelFormat::gguf;
+    for (std::size_t i = 0; i < parts->size(); ++i) {
+        const std::string& part = (*parts)[i];
+        auto h = with_file(part, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
+        if (!h) return h.error();
+        if (parts->size() > 1) {
+            // Each part says which it is; a part from another split is refused, not summed.
+            const auto no = meta_uint(*h, "split.no");
+            const auto count = meta_uint(*h, "split.count");
+            if (no != i || count != parts->size())
+                return Error{part + ": its split.no/split.count do not say it is part " + std::to_string(i + 1) + " of " +
+                             std::to_string(parts->size())};
+        }
+        if (i == 0) {
+            auto arch = gguf_architecture(*h);
+            if (!arch) return Error{part + ": " + arch.error().message};
+            info.arch = std::move(*arch);
+            info.format_text = "GGUF v" + std::to_string(h->version);
+        }
+        const auto sum = checked_add(info.weights, h->tensor_bytes);
+        if (!sum) return Error{"the tensor sizes overflow"};
+        info.weights = *sum;
+        info.files.push_back(part);
+    }
+    info.weights_source = "GGUF tensor table" + (parts->size() > 1 ? " (" + std::to_string(parts->size()) + " files)" : "");
+    return info;
+}
+
+Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::string> shards) {
+    if (shards.size() > kMaxModelFiles) return Error{dir.string() + " holds more .safetensors files than a model has"};
+    std::sort(shards.begin(), shards.end());
+    ModelInfo info;
+    info.format = ModelFormat::safetensors;
+    info.format_text = "safetensors";
+    auto config = read_small_file((dir / "config.json").string(), kMaxConfigJson);
+    if (!config) return Error{"a safetensors model needs its config.json: " + config.error().message};
+    auto arch = hf_architecture(*config);
+    if (!arch) return Error{(dir / "config.json").string() + ": " + arch.error().message};
+    info.arch = std::move(*arch);
+    for (const auto& f : shards) {
+        auto h = with_file(f, info.header_bytes_read, [](ByteReader& in) { return parse_safetensors(in); });
+        if (!h) return h.error();
+        const auto sum = checked_add(info.weights, h->tensor_bytes);
+        if (!sum) return Error{"the tensor sizes overflow"};
+        info.weights = *sum;
+        info.files.push_back(f);
+    }
+    info.weights_source = "safetensors data_offsets (" + std::to_string(shards.size()) + " file" +
+                          (shards.size() == 1 ? "" : "s") + ")";
+    return info;
+}
+
+// A Hugging Face cache entry (models--org--name): the snapshot refs/main names, else its only one.
+Expected<fs::path> cache_snapshot(const fs::path& repo) {
+    std::error_code ec;
+    if (auto ref = read_small_file((repo / "refs" / "main").string(), 4096)) {
+        std::string hash = *ref;
+        while (!hash.empty() && (hash.back() == '\n' || hash.back() == '\r')) hash.pop_back();
+        if (hash.find('/') == std::string::npos && !hash.empty()) return repo / "snapshots" / hash;
+    }
+    std::vector<fs::path> snaps;
+    for (const auto& e : fs::directory_iterator(repo / "snapshots", ec)) snaps.push_back(e.path());
+    if (snaps.size() != 1)
+        return Error{repo.string() + " has " + std::to_string(snaps.size()) + " snapshots and no refs/main; name one"};
+    return snaps.front();
+}
+
+Expected<ModelInfo> read_dir(fs::path dir) {
+    std::error_code ec;
+    if (fs::is_directory(dir / "snapshots", ec)) {
+        auto snap = cache_snapshot(dir);
+        if (!snap) return snap.error();
+        dir = *snap;
+    }
+    std::vector<std::string> shards;
+    std::vector<std::string> ggufs;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string p = e.path().string();
+        if (ends_with(p, ".safetensors")) shards.push_back(p);
+        else if (ends_with(p, ".gguf")) ggufs.push_back(p);
+        if (shards.size() + ggufs.size() > kMaxModelFiles) return Error{dir.string() + " holds too many model files"};
+    }
+    if (ec) return Error{"cannot list " + dir.string() + ": " + ec.message()};
+    if (!shards.empty()) return read_safetensors_dir(dir, std::move(shards));
+    std::sort(ggufs.begin(), ggufs.end());
+    // One GGUF model in the directory (one file, or the parts of one split): that one.
+    if (!ggufs.empty()) {
+        auto parts = gguf_parts(ggufs.front());
+        if (parts && *parts == ggufs) return read_gguf(ggufs.front());
+        return Error{dir.string() + " holds several GGUF models; name the file"};
+    }
+    return Error{dir.string() + " holds no .gguf or .safetensors files"};
+}
+
+}  // namespace
+
+Expected<ModelInfo> read_model(const std::string& path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) return Error{"no such file or directory: " + path};
+    if (fs::is_directory(status)) return read_dir(fs::path(path));
+    if (ends_with(path, ".gguf")) return read_gguf(path);
+    if (ends_with(path, ".safetensors")) return read_dir(fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path());
+    return Error{path + " is neither a .gguf file nor a model directory"};
+}
+
+}  // namespace wiredcap::fit
