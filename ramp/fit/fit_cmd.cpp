@@ -116,11 +116,11 @@ void line(std::ostream& out, std::string_view label, const std::string& value, s
 std::string verdict_text(const VerdictResult& v) {
     switch (v.verdict) {
         case Verdict::fits_now: return "fits under the cap the GPU has now";
-        case Verdict::fits_after_raise: return "fits after raising the cap to " + units::to_string(*v.recommended);
-        case Verdict::does_not_fit: return "does not fit on this machine: " + v.why;
+        case Verdict::fits_after_raise: return "fits after raising the cap to " + units::describe(*v.recommended);
+        case Verdict::does_not_fit: return "does not fit on this machine";
         case Verdict::unknown: break;
     }
-    return "unknown: " + v.why;
+    return "unknown";
 }
 
 void render_human(const FitAnswer& a, const std::string& path, std::ostream& out) {
@@ -141,9 +141,10 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     line(out, "total", size_text(a.total));
     const auto& v = a.verdict;
     line(out, "effective cap", v.cap ? size_text(*v.cap) : "unknown (" + v.cap_source + ")", v.cap ? v.cap_source : "");
-    line(out, "highest allowed", v.highest ? units::to_string(*v.highest) : "unknown", kHighestSource);
+    line(out, "highest allowed", v.highest ? units::describe(*v.highest) : "unknown", kHighestSource);
     for (const auto& n : m.arch.notes) line(out, "note", n);
     line(out, "verdict", verdict_text(v));
+    if (!v.why.empty()) line(out, "", v.why);
     if (v.command) line(out, "run", *v.command);
     else if (v.verdict == Verdict::fits_now) line(out, "run", "nothing: the cap already allows it");
 }

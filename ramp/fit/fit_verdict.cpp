@@ -72,8 +72,7 @@ VerdictResult decide(const VerdictInput& in, std::string_view metal_source) {
     const auto need = units::ceil_cast<MiB>(in.total);
     if (!need || *need > *r.highest) {
         r.verdict = Verdict::does_not_fit;
-        r.why = "needs more than the " + units::describe(*r.highest) +
-                " this machine allows (policy max, memory minus the reserve)";
+        r.why = "the total is above the highest allowed " + units::to_string(*r.highest);
         return r;
     }
     r.recommended = recommend(*need, in.policy->min, *r.highest);

@@ -13,6 +13,6 @@ namespace wiredcap::fit {
 
 inline constexpr units::Bytes kOverhead = units::GiB::from_count_or_throw(1);
 inline constexpr std::string_view kOverheadSource =
-    "estimate: a fixed 1 GiB for compute buffers and the runtime (not measured)";
+    "estimate: fixed 1 GiB for compute buffers and runtime, not measured";
 
 }  // namespace wiredcap::fit

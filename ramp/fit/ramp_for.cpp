@@ -14,7 +14,7 @@ Expected<std::string, FitError> ramp_target_for(const cli::CliContext& ctx, cons
     if (!a) return a.error();
     const auto need = units::ceil_cast<units::MiB>(a->total);
     say << "model needs " << (need ? units::to_string(*need) : "?") << " at " << a->kv_request.context
-        << " tokens (weights, KV cache, overhead estimate; see wiredcap fit)\n";
+        << " tokens (see: wiredcap fit)\n";
     const VerdictResult& v = a->verdict;
     switch (v.verdict) {
         case Verdict::fits_now:

@@ -41,6 +41,10 @@ boot() {
 }
 # A change to the simulated machine that the story depends on (reboot, time passing), shown.
 machine() { echo "\$ wiredcap-sim $*"; sim "$@"; }
+# A test model with known contents (tests/golden/make_model.py): sparse, so its weights cost nothing.
+model() { python3 "$here/make_model.py" "$@" || { echo "make_model.py $* failed" >&2; exit 1; }; }
+# The `command` of the last `wc fit ... --json`, without the leading "wiredcap".
+fit_command() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command"] or "")' "$WORK/out" | sed 's/^wiredcap //'; }
 needs_root() { [ "$(id -u)" = 0 ] || { echo "SKIP: $scenario runs the boot action, which is root's only"; exit 77; }; }
 
 case $scenario in
@@ -116,6 +120,33 @@ case $scenario in
                        policy 'min = 64GiB' 'max = 90GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        boot; wc status; wc status --json; boot
                        wc persist 80GiB --unconfirmed; wc status ;;
+  fit_m2ultra_192)     sim init --profile m2ultra-192; band_192
+                       model gguf "$WORK/small.gguf" 32 4096 32 8 4500
+                       wc fit "$WORK/small.gguf"; wc fit "$WORK/small.gguf" --json
+                       model gguf "$WORK/big.gguf" 80 8192 64 8 153600 2
+                       wc fit "$WORK/big.gguf" --context 32768; wc fit "$WORK/big.gguf" --context 32768 --json
+                       # The verdict's command, run as printed (unattended, so no terminal is needed).
+                       cmd=$(fit_command); [ -n "$cmd" ] || { echo "no command in the verdict"; exit 1; }
+                       # shellcheck disable=SC2086 # the command is words to split
+                       wc $cmd --unattended --check true
+                       wc fit "$WORK/big.gguf" --context 32768
+                       wc fit "$WORK/big.gguf" --context 131072; wc fit "$WORK/big.gguf" --context 131072 --json
+                       wc fit "$WORK/big.gguf" --context 32768 --kv-type q4_0 --parallel 2
+                       model safetensors "$WORK/mlx-model" 32 4096 32 8 4000; wc fit "$WORK/mlx-model"
+                       head -c 200 "$WORK/small.gguf" > "$WORK/cut.gguf"; wc fit "$WORK/cut.gguf"
+                       wc fit "$WORK/missing.gguf"; wc fit "$WORK/small.gguf" --context 0
+                       wc fit "$WORK/small.gguf" --kv-type q5_0 ;;
+  ramp_for)            sim init --profile m2ultra-192; band_192
+                       model gguf "$WORK/big.gguf" 80 8192 64 8 153600
+                       model gguf "$WORK/small.gguf" 32 4096 32 8 4500
+                       wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run
+                       wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run --json
+                       wc ramp --for "$WORK/big.gguf" --context 131072 --dry-run
+                       wc ramp --for "$WORK/small.gguf" --dry-run
+                       wc ramp --for "$WORK/big.gguf" --to 96GiB --dry-run
+                       wc ramp --context 8192 --to 96GiB --dry-run; wc ramp --dry-run
+                       wc ramp --for "$WORK/big.gguf" --context 32768 --step 16GiB --unattended --check true
+                       wc status ;;
   *) echo "no scenario '$scenario'" >&2; exit 2 ;;
 esac > "$WORK/transcript.raw" 2>&1
 
