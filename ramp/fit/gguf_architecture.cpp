@@ -1,5 +1,8 @@
 #include "fit/gguf_architecture.hpp"
 
+#include <algorithm>
+
+#include "fit/printable.hpp"
 #include "fit/swa_patterns.hpp"
 
 namespace wiredcap::fit {
@@ -34,7 +37,7 @@ std::vector<bool> sliding_layers(const GgufHeader& h, const std::string& arch, s
     if (const auto p = meta_uint(h, key)) return swa_layers_of_period(layers, *p);
     if (const auto p = builtin_swa_period(arch)) {
         notes.push_back("sliding-window layers: every " + std::to_string(*p) + "th layer is full, as llama.cpp " +
-                        "builds in for " + arch);
+                        "builds in for " + printable(arch));
         return swa_layers_of_period(layers, *p);
     }
     notes.push_back("the file gives a sliding window but not which layers use it: every layer is counted "
@@ -47,9 +50,14 @@ std::vector<bool> sliding_layers(const GgufHeader& h, const std::string& arch, s
 Expected<Architecture> gguf_architecture(const GgufHeader& h) {
     const auto arch = meta_string(h, "general.architecture");
     if (!arch || arch->empty()) return Error{"the model's metadata has no general.architecture"};
+    // The name prefixes every key below and appears in messages: only a plain name is taken.
+    const bool plain = arch->size() <= 64 && std::all_of(arch->begin(), arch->end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    });
+    if (!plain) return Error{"general.architecture '" + printable(*arch) + "' is not a name"};
     Architecture a;
-    a.name = *arch;
-    a.source = "GGUF metadata " + *arch + ".*";
+    a.name = printable(*arch);
+    a.source = "GGUF metadata " + a.name + ".*";
     const std::string p = *arch + ".";
     const auto layers = meta_uint(h, p + "block_count");
     if (!layers || *layers == 0) return Error{"the model's metadata has no " + p + "block_count"};

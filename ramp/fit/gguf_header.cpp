@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fit/ggml_types.hpp"
+#include "fit/printable.hpp"
 
 namespace wiredcap::fit {
 namespace {
@@ -88,7 +89,7 @@ private:
         if (key.empty()) return bad("a metadata key is empty or too long", in_.offset());
         std::uint32_t type = 0;
         if (!get(in_, type)) return bad("truncated in a value type", in_.offset());
-        if (h_.metadata.contains(key)) return bad("metadata key '" + key + "' appears twice", in_.offset());
+        if (h_.metadata.contains(key)) return bad("metadata key '" + printable(key) + "' appears twice", in_.offset());
         if (type == array) return array_value(key);
         return scalar_value(key, type);
     }
@@ -109,7 +110,7 @@ private:
             case boolean: {
                 std::uint8_t v = 0;
                 ok = get(in_, v);
-                if (ok && v > 1) return bad("boolean '" + key + "' is neither 0 nor 1", in_.offset());
+                if (ok && v > 1) return bad("boolean '" + printable(key) + "' is neither 0 nor 1", in_.offset());
                 h_.metadata[key] = v == 1;
                 break;
             }
@@ -119,9 +120,9 @@ private:
                 h_.metadata[key] = std::move(s);
                 break;
             }
-            default: return bad("metadata '" + key + "' has unknown type " + std::to_string(type), in_.offset());
+            default: return bad("metadata '" + printable(key) + "' has unknown type " + std::to_string(type), in_.offset());
         }
-        if (!ok) return bad("truncated in metadata '" + key + "'", in_.offset());
+        if (!ok) return bad("truncated in metadata '" + printable(key) + "'", in_.offset());
         return std::nullopt;
     }
 
@@ -130,21 +131,21 @@ private:
     std::optional<Error> array_value(const std::string& key) {
         std::uint32_t type = 0;
         std::uint64_t n = 0;
-        if (!get(in_, type) || !get(in_, n)) return bad("truncated in array '" + key + "'", in_.offset());
-        if (type == array) return bad("array '" + key + "' holds arrays", in_.offset());
+        if (!get(in_, type) || !get(in_, n)) return bad("truncated in array '" + printable(key) + "'", in_.offset());
+        if (type == array) return bad("array '" + printable(key) + "' holds arrays", in_.offset());
         if (type == string) {
             // Each element is at least its 8-byte length: a count beyond that cannot be real.
-            if (n > in_.remaining() / 8) return bad("array '" + key + "' runs past the end of the file", in_.offset());
+            if (n > in_.remaining() / 8) return bad("array '" + printable(key) + "' runs past the end of the file", in_.offset());
             for (std::uint64_t i = 0; i < n; ++i)
                 if (auto e = read_string(0, nullptr)) return e;
             return std::nullopt;
         }
         const std::uint64_t size = fixed_size(type);
-        if (size == 0) return bad("array '" + key + "' has unknown type " + std::to_string(type), in_.offset());
-        if (n > in_.remaining() / size) return bad("array '" + key + "' runs past the end of the file", in_.offset());
+        if (size == 0) return bad("array '" + printable(key) + "' has unknown type " + std::to_string(type), in_.offset());
+        if (n > in_.remaining() / size) return bad("array '" + printable(key) + "' runs past the end of the file", in_.offset());
         const bool integral = type != f32 && type != f64;
         if (!integral || n > lim_.max_kept_array) {
-            if (!in_.skip(n * size)) return bad("truncated in array '" + key + "'", in_.offset());
+            if (!in_.skip(n * size)) return bad("truncated in array '" + printable(key) + "'", in_.offset());
             return std::nullopt;
         }
         std::vector<std::int64_t> values;
@@ -152,7 +153,7 @@ private:
         for (std::uint64_t i = 0; i < n; ++i) {
             std::uint64_t raw = 0;
             std::array<unsigned char, 8> b{};
-            if (!in_.read(b.data(), size)) return bad("truncated in array '" + key + "'", in_.offset());
+            if (!in_.read(b.data(), size)) return bad("truncated in array '" + printable(key) + "'", in_.offset());
             for (std::uint64_t j = 0; j < size; ++j) raw |= static_cast<std::uint64_t>(b[j]) << (8 * j);
             values.push_back(signed_value(type, raw));
         }

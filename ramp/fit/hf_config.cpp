@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fit/gguf_architecture.hpp"
+#include "fit/printable.hpp"
 #include "fit/swa_patterns.hpp"
 
 namespace wiredcap::fit {
@@ -27,7 +28,7 @@ std::vector<bool> sliding_layers(const json& c, const std::string& model_type, s
     if (const auto p = uint_at(c, "sliding_window_pattern")) return swa_layers_of_period(layers, *p);
     if (const auto p = builtin_swa_period(model_type)) {
         notes.push_back("sliding-window layers: every " + std::to_string(*p) + "th layer is full, as llama.cpp " +
-                        "builds in for " + model_type);
+                        "builds in for " + printable(model_type));
         return swa_layers_of_period(layers, *p);
     }
     notes.push_back("config.json gives a sliding window but not which layers use it: every layer is counted "
@@ -46,7 +47,7 @@ Expected<Architecture> hf_architecture(const std::string& text) {
         if (const auto it = doc.find("text_config"); it != doc.end() && it->is_object()) c = &*it;
     Architecture a;
     const auto type = c->find("model_type");
-    a.name = type != c->end() && type->is_string() ? type->get<std::string>() : "unknown";
+    a.name = type != c->end() && type->is_string() ? printable(type->get<std::string>()) : "unknown";
     a.source = "config.json";
     const auto layers = uint_at(*c, "num_hidden_layers");
     const auto heads = uint_at(*c, "num_attention_heads");

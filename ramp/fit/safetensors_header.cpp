@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+
+#include "fit/printable.hpp"
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -37,28 +39,28 @@ struct Extent {
 
 // One tensor's entry: its byte range, after checking that the shape says the same size.
 Expected<Extent> tensor_extent(const std::string& name, const json& t) {
-    if (!t.is_object()) return bad("tensor '" + name + "' is not an object");
+    if (!t.is_object()) return bad("tensor '" + printable(name) + "' is not an object");
     const auto dtype = t.find("dtype");
     const auto shape = t.find("shape");
     const auto offsets = t.find("data_offsets");
     if (dtype == t.end() || !dtype->is_string() || shape == t.end() || !shape->is_array() || offsets == t.end() ||
         !offsets->is_array() || offsets->size() != 2)
-        return bad("tensor '" + name + "' lacks dtype, shape or data_offsets");
+        return bad("tensor '" + printable(name) + "' lacks dtype, shape or data_offsets");
     const auto bytes = dtype_bytes(dtype->get_ref<const std::string&>());
-    if (!bytes) return bad("tensor '" + name + "' has unknown dtype " + dtype->dump());
+    if (!bytes) return bad("tensor '" + printable(name) + "' has unknown dtype " + printable(dtype->get_ref<const std::string&>()));
     std::uint64_t size = *bytes;
     for (const auto& d : *shape) {
-        if (!d.is_number_unsigned()) return bad("tensor '" + name + "' has a shape that is not whole numbers");
+        if (!d.is_number_unsigned()) return bad("tensor '" + printable(name) + "' has a shape that is not whole numbers");
         const auto n = d.get<std::uint64_t>();
-        if (n != 0 && size > UINT64_MAX / n) return bad("tensor '" + name + "' is too large");
+        if (n != 0 && size > UINT64_MAX / n) return bad("tensor '" + printable(name) + "' is too large");
         size *= n;
     }
     const auto& b = (*offsets)[0];
     const auto& e = (*offsets)[1];
-    if (!b.is_number_unsigned() || !e.is_number_unsigned()) return bad("tensor '" + name + "' has invalid data_offsets");
+    if (!b.is_number_unsigned() || !e.is_number_unsigned()) return bad("tensor '" + printable(name) + "' has invalid data_offsets");
     const Extent x{b.get<std::uint64_t>(), e.get<std::uint64_t>()};
-    if (x.end < x.begin) return bad("tensor '" + name + "' ends before it begins");
-    if (x.end - x.begin != size) return bad("tensor '" + name + "' data_offsets disagree with its dtype and shape");
+    if (x.end < x.begin) return bad("tensor '" + printable(name) + "' ends before it begins");
+    if (x.end - x.begin != size) return bad("tensor '" + printable(name) + "' data_offsets disagree with its dtype and shape");
     return x;
 }
 
@@ -119,7 +121,7 @@ Expected<SafetensorsHeader> parse_safetensors(ByteReader& in) {
         }
         auto x = tensor_extent(name, value);
         if (!x) return x.error();
-        if (x->end > data_size) return bad("tensor '" + name + "' lies past the end of the file (truncated download?)");
+        if (x->end > data_size) return bad("tensor '" + printable(name) + "' lies past the end of the file (truncated download?)");
         extents.push_back(*x);
     }
     std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });

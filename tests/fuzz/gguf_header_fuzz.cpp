@@ -1,0 +1,55 @@
+// libFuzzer target for the GGUF header parser and the attention layout read from it: whatever
+// the bytes, no crash, no throw, and these properties hold. Replayed over the corpus as an
+// ordinary test in every build (replay_main.cpp).
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <string_view>
+
+#include "fit/gguf_architecture.hpp"
+#include "fit/gguf_header.hpp"
+#include "fit/kv_cache.hpp"
+
+namespace {
+
+using namespace wiredcap::fit;
+
+void require(bool ok) {
+    if (!ok) std::abort();
+}
+
+// Messages reach terminals: never a raw control or non-ASCII byte from the file.
+bool printable_message(std::string_view m) {
+    for (const char ch : m) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c >= 0x7f) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(data, size)));
+    const auto h = parse_gguf(in);
+    if (!h) {
+        require(printable_message(h.error().message));
+        return 0;
+    }
+    // Every tensor lies inside the input, apart from the others: their sum cannot exceed it.
+    require(h->tensor_bytes.count() <= size);
+    require(h->data_offset <= size || h->tensor_count == 0);
+    const auto arch = gguf_architecture(*h);
+    if (!arch) {
+        require(printable_message(arch.error().message));
+        return 0;
+    }
+    require(printable_message(arch->name) && printable_message(arch->source));
+    for (const auto type : {KvType::f16, KvType::q8_0, KvType::q4_0}) {
+        const auto kv = estimate_kv(*arch, KvRequest{131072, 4, type});
+        if (!kv) require(printable_message(kv.error().message));
+        else require(kv->per_token <= kv->total || kv->full_layers == 0);
+    }
+    return 0;
+}

@@ -1,0 +1,41 @@
+// libFuzzer target for the safetensors header parser: whatever the bytes, no crash, no throw,
+// and these properties hold. Replayed over the corpus as an ordinary test in every build.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "fit/hf_config.hpp"
+#include "fit/safetensors_header.hpp"
+
+namespace {
+
+using namespace wiredcap::fit;
+
+void require(bool ok) {
+    if (!ok) std::abort();
+}
+
+bool printable_message(std::string_view m) {
+    for (const char ch : m) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c >= 0x7f) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(data, size)));
+    const auto h = parse_safetensors(in);
+    if (h) require(h->tensor_bytes.count() <= size);  // every range lies inside the input
+    else require(printable_message(h.error().message));
+    // The same bytes as a config.json: an answer or an error, never a crash.
+    const auto arch = hf_architecture(std::string(reinterpret_cast<const char*>(data), size));
+    if (arch) require(printable_message(arch->name) && !arch->layers.empty());
+    else require(printable_message(arch.error().message));
+    return 0;
+}
