@@ -24,9 +24,10 @@ _wiredcap() {
     fi
 
     local global_opts="--help --json --helper --policy --journal --sim-state"
-    local commands="status set reset ramp recover persist policy convert"
+    local commands="status set reset ramp recover persist policy convert fit"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling"
+    local ramp_opts="--to --for --context --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling"
+    local fit_opts="--context --kv-type --parallel"
     local persist_store_opts="--unconfirmed --ignore-hang-ceiling"
 
     # The command (and policy's subcommand) typed so far; options and their values are skipped.
@@ -36,7 +37,7 @@ _wiredcap() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --helper | --policy | --journal | --sim-state | --to | --step | --timeout | --probe | --probe-timeout | --check)
+            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --parallel | --step | --timeout | --probe | --probe-timeout | --check)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -57,7 +58,7 @@ _wiredcap() {
 
     COMPREPLY=()
     case $prev in
-        --helper | --policy | --journal | --sim-state)
+        --helper | --policy | --journal | --sim-state | --for)
             compopt -o filenames 2>/dev/null
             _wiredcap_reply -f -- "$cur"
             return 0
@@ -71,7 +72,11 @@ _wiredcap() {
             _wiredcap_reply -c -- "$cur"
             return 0
             ;;
-        --step | --timeout | --probe-timeout)
+        --kv-type)
+            _wiredcap_reply -W "f16 q8_0 q4_0" -- "$cur"
+            return 0
+            ;;
+        --step | --timeout | --probe-timeout | --context | --parallel)
             return 0
             ;;
     esac
@@ -82,6 +87,15 @@ _wiredcap() {
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
         set) if [[ $cur == -* ]]; then words="--yes $global_opts"; else words=default; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
+        fit)
+            if [[ $cur == -* ]]; then
+                words="$fit_opts $global_opts"
+            else
+                compopt -o filenames 2>/dev/null
+                _wiredcap_reply -f -- "$cur"
+                return 0
+            fi
+            ;;
         persist)
             # persist [SIZE] [--unconfirmed] [--ignore-hang-ceiling], or persist --off. SIZE has
             # no fixed list (default: the journal's last confirmed value).

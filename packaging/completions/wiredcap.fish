@@ -1,7 +1,7 @@
 # fish completion for wiredcap(1). Installed as share/fish/vendor_completions.d/wiredcap.fish.
 # tests/packaging/completions_test.sh checks it against `wiredcap --help`.
 
-set -l commands status set reset ramp recover persist policy convert
+set -l commands status set reset ramp recover persist policy convert fit
 set -l no_command "not __fish_seen_subcommand_from $commands"
 
 # No file names unless an option or argument asks for one.
@@ -24,6 +24,13 @@ complete -c wiredcap -n $no_command -a recover -d 'After a hang: which step hung
 complete -c wiredcap -n $no_command -a persist -d 'Store a confirmed value for boot (or --off to forget it)'
 complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy check)'
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
+complete -c wiredcap -n $no_command -a fit -d 'How much memory a model needs, and whether it fits'
+
+# fit MODEL [--context N] [--kv-type TYPE] [--parallel N]
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -F
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l context -x -d 'Tokens of context per sequence (default 4096)'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type -x -a 'f16 q8_0 q4_0' -d 'KV cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l parallel -x -d 'Sequences, each with its own context'
 
 # convert SIZE [--to UNIT]
 complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB MB GB TB KiB MiB GiB TiB' -d 'Print only this unit'
@@ -38,6 +45,8 @@ complete -c wiredcap -n '__fish_seen_subcommand_from policy; and __fish_seen_sub
 
 # ramp --to SIZE ...
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l to -x -d 'Target size, with its unit (e.g. 176GiB)'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l for -r -F -d 'The value wiredcap fit recommends for a model'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l context -x -d 'With --for: tokens of context per sequence'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l step -x -d 'Size of each raise (default: max_step)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l timeout -x -d 'Time to confirm each step (e.g. 60s)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l probe -x -a '(__fish_complete_command)' -d 'Command run as you after each step'
