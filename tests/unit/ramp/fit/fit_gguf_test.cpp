@@ -136,12 +136,14 @@ TEST(FitGgufMalformed, HugeCountsAreRefusedBeforeAllocating) {
     std::string body = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(1, 8) +
                        GgufWriter::le(1ULL << 63, 8) + "key";
     EXPECT_FALSE(parse(body));
-    // An array claiming 2^60 u32 elements, and 2^60 strings.
-    for (std::uint32_t type : {4u, 8u}) {
+    // Arrays claiming 2^60 strings or u32s, and counts whose byte size wraps to 0 in 64 bits
+    // (2^62 u32s, 2^61 u64s): refused, never skipped as empty.
+    for (const auto& [type, count] : std::vector<std::pair<std::uint32_t, std::uint64_t>>{
+             {8u, 1ULL << 60}, {4u, 1ULL << 60}, {4u, 1ULL << 62}, {10u, 1ULL << 61}}) {
         std::string arr = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(1, 8) +
                           GgufWriter::string("k") + GgufWriter::le(9, 4) + GgufWriter::le(type, 4) +
-                          GgufWriter::le(1ULL << 60, 8);
-        EXPECT_FALSE(parse(arr)) << "array of type " << type;
+                          GgufWriter::le(count, 8) + std::string(64, '\0');
+        EXPECT_FALSE(parse(arr)) << "array of type " << type << ", " << count << " elements";
     }
 }
 
@@ -186,6 +188,21 @@ TEST(FitGgufMalformed, DuplicateKeyAndBadBoolean) {
     ASSERT_NE(at, std::string::npos);
     f[at + 4] = 2;
     EXPECT_FALSE(parse(f));
+}
+
+// Names from the file reach terminals: a control byte in one is printed escaped.
+TEST(FitGgufMalformed, FileStringsInMessagesAreEscaped) {
+    GgufWriter dup;
+    dup.u32("evil\x1b]0;title\x07", 1).u32("evil\x1b]0;title\x07", 2);
+    const auto h = parse(dup.file());
+    ASSERT_FALSE(h);
+    EXPECT_EQ(h.error().message.find('\x1b'), std::string::npos) << h.error().message;
+    EXPECT_NE(h.error().message.find("\\x1b"), std::string::npos) << h.error().message;
+    GgufWriter arch;
+    arch.str("general.architecture", "\x1b[2J").u32("x.block_count", 1);
+    const auto a = gguf_architecture(*parse(arch.file()));
+    ASSERT_FALSE(a);
+    EXPECT_EQ(a.error().message.find('\x1b'), std::string::npos) << a.error().message;
 }
 
 }  // namespace
