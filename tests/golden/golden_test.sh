@@ -120,7 +120,7 @@ case $scenario in
                        policy 'min = 64GiB' 'max = 90GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        boot; wc status; wc status --json; boot
                        wc persist 80GiB --unconfirmed; wc status ;;
-  fit_m2ultra_192)     sim init --profile m2ultra-192; band_192
+  fit_m2ultra_192)     sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500
                        wc fit "$WORK/small.gguf"; wc fit "$WORK/small.gguf" --json
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600 2
@@ -136,7 +136,7 @@ case $scenario in
                        head -c 200 "$WORK/small.gguf" > "$WORK/cut.gguf"; wc fit "$WORK/cut.gguf"
                        wc fit "$WORK/missing.gguf"; wc fit "$WORK/small.gguf" --context 0
                        wc fit "$WORK/small.gguf" --kv-type q5_0 ;;
-  ramp_for)            sim init --profile m2ultra-192; band_192
+  ramp_for)            sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run
