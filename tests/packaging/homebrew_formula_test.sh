@@ -44,7 +44,7 @@ check "LICENSE is the MIT license" grep -q "MIT" "$src/LICENSE"
 check "url and homepage carry the RELEASE placeholder" j '"RELEASE" in f["fields"]["url"] and "RELEASE" in f["fields"]["homepage"]'
 check "sha256 is the all-zero placeholder (fails the download check until replaced)" j 'f["fields"]["sha256"] == "0"*64'
 check "the file marks url and sha256 for the release" test "$(grep -c 'RELEASE:' "$formula")" -ge 2
-for d in "cmake=>build" "cli11=>build" fmt "spdlog=>build" "arch=>arm64" macos; do
+for d in "cmake=>build" "cli11=>build" fmt "nlohmann-json=>build" "spdlog=>build" "arch=>arm64" macos; do
   check "depends on $d" j "any(x == '$d' or x.startswith('$d=>') for x in f['deps'])"
 done
 # Homebrew's DependencyOrder: named dependencies, build-time ones first, then the others, each
