@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -69,6 +70,22 @@ std::optional<std::string> executable_dir() {
     return p.substr(0, slash);
 }
 
+// A helper call may be the revert that keeps the ramp's promise, so nothing that ends a session
+// may end it halfway (issue 12). Its own process group: the SIGHUP a hangup sends to the
+// terminal's foreground group, the shell's SIGHUP to its job and Ctrl-C's SIGINT do not reach
+// it. The job-control and termination signals start blocked: the helper's hardening
+// (helper/process/hardening.cpp) blocks every signal and never unblocks, so one that arrives
+// anyway stays pending until it exits, from the first instruction on, not only once main() runs.
+void set_out_of_reach(posix_spawnattr_t& attr) {
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    for (const int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE})
+        sigaddset(&blocked, sig);
+    posix_spawnattr_setsigmask(&attr, &blocked);
+    posix_spawnattr_setpgroup(&attr, 0);  // a new group, led by the helper
+    posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK));
+}
+
 bool is_executable_file(const std::string& p) {
     struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
@@ -108,11 +125,17 @@ HelperReply HelperClient::run(const std::vector<std::string>& args) const {
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
+    // Never the terminal: a terminal that hangs up must not reach the helper through its stdin.
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, out_w.get(), 1);
     posix_spawn_file_actions_adddup2(&actions, err_w.get(), 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    set_out_of_reach(attr);
     pid_t pid = -1;
     // posix_spawn (not posix_spawnp): the helper is run by its absolute path, never via PATH.
-    const int rc = ::posix_spawn(&pid, path_.c_str(), &actions, nullptr, argv.data(), envp);
+    const int rc = ::posix_spawn(&pid, path_.c_str(), &actions, &attr, argv.data(), envp);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     out_w.reset();
     err_w.reset();

@@ -36,7 +36,9 @@ public:
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
     [[nodiscard]] const DevPaths& dev() const noexcept { return dev_; }
 
-    // Runs `wiredcap-helper [dev options] ARGS...` and waits for it.
+    // Runs `wiredcap-helper [dev options] ARGS...` and waits for it: in its own process group,
+    // stdin /dev/null, SIGHUP/SIGINT/SIGTERM and job control blocked, so that the end of the
+    // terminal session cannot stop a call halfway (a revert above all).
     [[nodiscard]] HelperReply run(const std::vector<std::string>& args) const;
 
 private:

@@ -6,7 +6,14 @@
 
 namespace wiredcap::cli {
 
+namespace {
+bool g_metal_was_read = false;  // wiredcap is single-threaded
+}  // namespace
+
+bool metal_was_read() noexcept { return g_metal_was_read; }
+
 MetalReading read_metal(const MachineReadings& machine, const DevPaths& dev) {
+    g_metal_was_read = true;  // before anything is loaded: a failed load may leave threads too
     MetalReading r;
     if (machine.simulated()) {
         const std::string path = dev.sim_state.value_or(std::string(kernel::default_sim_state_path()));

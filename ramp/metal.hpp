@@ -24,4 +24,9 @@ struct MetalReading {
 // with the step that failed, when it cannot be read). Elsewhere: unknown.
 [[nodiscard]] MetalReading read_metal(const MachineReadings& machine, const DevPaths& dev);
 
+// Whether read_metal() has run in this process (on every platform, simulated or not): after it
+// a Mac has Metal, CoreGraphics and the Objective-C runtime loaded, and their threads make a
+// fork without exec unsafe. Guard::start refuses from then on (issue 12 item 5).
+[[nodiscard]] bool metal_was_read() noexcept;
+
 }  // namespace wiredcap::cli

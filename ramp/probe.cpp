@@ -140,16 +140,17 @@ int reap(pid_t pid) {
 // Waits for the child up to `deadline`. waitpid with WNOHANG and short naps: portable (no
 // pidfd on macOS) and needs no SIGCHLD handler shared with the rest of wiredcap.
 struct Wait {
-    enum class State { exited, running, lost } state;
+    enum class State { exited, running, stopped, lost } state;
     int status;
 };
 
-Wait wait_until(pid_t pid, steady_clock::time_point deadline) {
+Wait wait_until(pid_t pid, steady_clock::time_point deadline, const std::function<bool()>& stop) {
     for (milliseconds step{1};; step = std::min(step * 2, milliseconds{20})) {
         int status = 0;
         const pid_t r = ::waitpid(pid, &status, WNOHANG);
         if (r == pid) return {Wait::State::exited, status};
         if (r < 0 && errno != EINTR) return {Wait::State::lost, 0};  // reaped elsewhere (SIGCHLD ignored)
+        if (stop && stop()) return {Wait::State::stopped, 0};
         if (steady_clock::now() >= deadline) return {Wait::State::running, 0};
         nap(step);
     }
@@ -169,7 +170,7 @@ std::string seconds_2dp(milliseconds ms) {
 
 }  // namespace
 
-ProbeResult run_probe(const std::string& command, std::chrono::seconds timeout) {
+ProbeResult run_probe(const std::string& command, std::chrono::seconds timeout, const std::function<bool()>& stop) {
     ProbeResult result;
     const auto drop = identity_to_drop_to();
     std::string sh = "sh", dash_c = "-c", cmd = command;
@@ -204,12 +205,13 @@ ProbeResult run_probe(const std::string& command, std::chrono::seconds timeout) 
         return result;
     }
 
-    Wait w = wait_until(pid, start + timeout);
-    if (w.state == Wait::State::running) {
+    Wait w = wait_until(pid, start + timeout, stop);
+    if (w.state == Wait::State::running || w.state == Wait::State::stopped) {
         ::kill(-pid, SIGKILL);  // the whole group: a shell's children must not outlive it
         ::kill(pid, SIGKILL);
+        result.timed_out = w.state == Wait::State::running;
+        result.interrupted = w.state == Wait::State::stopped;
         w = {Wait::State::exited, reap(pid)};
-        result.timed_out = true;
     }
     result.elapsed = std::chrono::duration_cast<milliseconds>(steady_clock::now() - start);
     if (w.state == Wait::State::lost) result.error = "its exit status was lost (is SIGCHLD ignored?)";
@@ -219,6 +221,7 @@ ProbeResult run_probe(const std::string& command, std::chrono::seconds timeout) 
 
 std::string ProbeResult::describe() const {
     if (!error.empty()) return "could not start: " + error;
+    if (interrupted) return "interrupted after " + seconds_2dp(elapsed) + " s (killed)";
     if (timed_out) {
         const long long whole = (elapsed.count() + 500) / 1000;
         return "timed out after " + std::to_string(whole) + " s (killed)";

@@ -27,9 +27,6 @@ namespace {
 using units::MiB;
 using Clock = std::chrono::system_clock;
 
-// Room the guard leaves for one helper call in flight (the helper itself takes milliseconds).
-constexpr std::chrono::seconds kHelperCallBudget{30};
-
 struct Settings {
     MiB target = MiB::zero();
     std::optional<MiB> step;
@@ -119,7 +116,10 @@ std::string plan_json(const std::string& run, const Plan& plan, MiB now) {
     return o.text();
 }
 
-// One ramp in progress: the run's state and the ways to change it.
+// One ramp in progress: the run's state and the ways to change it. Every step the guard watches
+// is resolved the same way: claim it from the guard (which may have reverted it already, while
+// wiredcap was stopped), act through the helper, then settle it with the evidence (the confirm
+// reply, or the knob back at the revert target, which the guard checks itself).
 class Session {
 public:
     Session(const CliContext& ctx, std::ostream& say, std::string run, MiB before)
@@ -140,9 +140,12 @@ public:
             return ExitCode::ok;
         }
         say_ << "step " << step << ": " << r.error << "\n";
-        // Refused or failed before the write: nothing to revert. A read-back that differs (or
-        // failed) keeps the guard armed: the caller reverts.
-        if (r.code() != ExitCode::readback_differs && guard_) guard_->disarm();
+        // Refused or failed before the write: nothing to revert, which the guard checks before it
+        // stands down. A read-back that differs (or failed) keeps it armed: the caller reverts.
+        if (r.code() != ExitCode::readback_differs && claim(step)) {
+            const Guard::Answer a = guard_ ? guard_->settled_restored(step) : Guard::Answer::gone;
+            if (a == Guard::Answer::mine) guard_acted(step);
+        }
         return r.code() == ExitCode::ok ? ExitCode::internal_error : r.code();
     }
 
@@ -151,44 +154,56 @@ public:
         if (guard_) guard_->arm(step, revert_target(), deadline);
     }
 
-    // The person said yes (or stop): the guard stands down before the journal call, so a slow
-    // helper can never let the guard revert a value the person kept in time.
+    // The person said yes (or stop). The claim gives the confirm call its own short deadline; the
+    // guard stands down only after the helper's reply, with its read-back. False: not confirmed
+    // (the caller reverts, unless the guard already did).
     bool confirm(std::size_t step) {
-        if (guard_) guard_->disarm();
+        if (!claim(step)) return false;
         const HelperReply r = ctx_.helper.run({"confirm", "--run", run_, "--step", std::to_string(step)});
-        if (!r.ok()) {
-            say_ << "could not record the confirmation: " << r.error << "\n";
+        const auto rb = readback(r);
+        if (!r.ok() || !rb) {
+            say_ << "could not record the confirmation: " << (r.ok() ? "no read-back" : r.error) << "\n";
             return false;
         }
-        if (auto rb = readback(r)) last_confirmed_ = *rb;
+        last_confirmed_ = *rb;
+        if (guard_) guard_->settled_confirmed(step);
         return true;
     }
 
-    // Back to the last confirmed value (the OS default when that was 0). The guard stays armed,
-    // with room for this call, in case wiredcap dies in the middle of it.
+    // Back to the last confirmed value (the OS default when that was 0). The claim leaves room
+    // for this call; the guard stands down only if it reads the target itself, and otherwise
+    // reverts on its own (and records the run's end).
     void revert(std::size_t step, std::string_view reason) {
-        if (guard_) guard_->arm(step, revert_target(), Clock::now() + kHelperCallBudget);
+        if (!claim(step)) return;
         std::vector<std::string> args;
         if (last_confirmed_.count() == 0) args = {"reset"};
         else args = {"apply", units::to_string(last_confirmed_)};
         args.insert(args.end(), {"--run", run_, "--step", std::to_string(step), "--revert", std::string(reason)});
         const HelperReply r = ctx_.helper.run(args);
-        if (const auto rb = readback(r); r.ok() && rb)
+        const auto rb = readback(r);
+        reverted_ = r.ok() && rb == std::optional<MiB>(last_confirmed_);
+        if (reverted_)
             say_ << "reverted (" << reason << "): iogpu.wired_limit_mb = " << cap_text(*rb) << "   [kernel read-back]\n";
         else
-            say_ << "REVERT FAILED (" << reason << "): " << r.error << "\nrun: wiredcap reset\n";
-        if (guard_) guard_->disarm();
+            say_ << "REVERT FAILED (" << reason << "): " << (r.error.empty() ? "the read-back differs" : r.error)
+                 << "\nrun: wiredcap reset\n";
+        const Guard::Answer a = guard_ ? guard_->settled_restored(step) : Guard::Answer::gone;
+        if (a == Guard::Answer::mine) return guard_acted(step);
+        if (a == Guard::Answer::released) reverted_ = true;  // the guard read the target itself
     }
 
     void answered(std::string_view what) {
         if (!record_.empty()) record_.back().answer = std::string(what);
     }
 
-    // Nothing is at risk any more: the guard is released before the (possibly slow) journal call.
+    // Records how the run ended, as the read-backs say: "reverted" stands only for a revert that
+    // read back its target (else revert_failed). Nothing at all once the guard has acted: it
+    // recorded the end itself. The guard is released before the (possibly slow) journal call.
     void end(std::string_view outcome) {
-        outcome_ = std::string(outcome);
         if (guard_) guard_->done();
-        const HelperReply r = ctx_.helper.run({"end", "--run", run_, "--outcome", std::string(outcome)});
+        if (guard_acted_) return;
+        outcome_ = outcome == "reverted" && !reverted_ ? "revert_failed" : std::string(outcome);
+        const HelperReply r = ctx_.helper.run({"end", "--run", run_, "--outcome", outcome_});
         if (!r.ok()) say_ << "could not record the end of the run: " << r.error << "\n";
     }
 
@@ -198,6 +213,8 @@ public:
     [[nodiscard]] std::optional<MiB> last_readback() const {
         return record_.empty() ? std::nullopt : record_.back().readback;
     }
+    // True once the guard has reverted a step itself: the ramp is over.
+    [[nodiscard]] bool guard_has_acted() const { return guard_acted_; }
 
     // The run as one JSON object (schema wiredcap.ramp/1): every value a read-back.
     [[nodiscard]] std::string summary(ExitCode code) const {
@@ -215,16 +232,41 @@ public:
             steps += (steps.size() > 1 ? "," : "") + st.text();
         }
         o.raw_array("steps", steps + "]");
-        const HelperReply now = ctx_.helper.run({"read"});
-        const json::Value* wl = now.json ? now.json->get("wired_limit_mib") : nullptr;
-        const json::Value* v = wl ? wl->get("value") : nullptr;
+        const auto now = read_knob();
         JsonObject fin;
-        if (v && v->as_u64()) fin.num("mib", *v->as_u64()); else fin.null("mib");
+        if (now) fin.num("mib", now->count()); else fin.null("mib");
         o.object("final", fin.str("source", "kernel"));
         return o.text();
     }
 
 private:
+    // False when the guard has already reverted the step (wiredcap was stopped past the
+    // deadline): then wiredcap writes nothing more and says what the kernel reads.
+    bool claim(std::size_t step) {
+        if (guard_acted_) return false;
+        if (guard_ && guard_->claim(step) == Guard::Answer::mine) guard_acted(step);
+        return !guard_acted_;
+    }
+
+    void guard_acted(std::size_t step) {
+        guard_acted_ = true;
+        const auto now = read_knob();
+        reverted_ = now == std::optional<MiB>(last_confirmed_);
+        outcome_ = reverted_ ? "reverted" : "revert_failed";
+        say_ << "the guard " << (reverted_ ? "reverted" : "could not revert") << " step " << step
+             << " itself: iogpu.wired_limit_mb = " << (now ? cap_text(*now) : std::string("unknown"))
+             << "   [kernel read-back]\n";
+        if (!reverted_) say_ << "run: wiredcap reset\n";
+    }
+
+    [[nodiscard]] std::optional<MiB> read_knob() const {
+        const HelperReply now = ctx_.helper.run({"read"});
+        const json::Value* wl = now.json ? now.json->get("wired_limit_mib") : nullptr;
+        const json::Value* v = wl ? wl->get("value") : nullptr;
+        const auto n = v ? v->as_u64() : std::nullopt;
+        return n ? MiB::from_count(*n) : std::nullopt;
+    }
+
     std::optional<MiB> revert_target() const {
         return last_confirmed_.count() == 0 ? std::nullopt : std::optional<MiB>(last_confirmed_);
     }
@@ -251,6 +293,8 @@ private:
     Guard* guard_ = nullptr;
     std::vector<StepRecord> record_;
     std::string outcome_;
+    bool reverted_ = false;      // the latest revert read back its target
+    bool guard_acted_ = false;   // the guard reverted a step (and recorded the end) itself
 };
 
 struct Prepared {
@@ -270,32 +314,53 @@ Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, 
     auto rec = recover(ctx, m, say);
     if (!rec) return PlanError{ExitCode::internal_error, rec.error().message};
     if (rec->ramp_in_progress)
-        return PlanError{ExitCode::unresolved_journal, "another ramp step awaits confirmation in this boot (see above)"};
+        return PlanError{ExitCode::unresolved_journal,
+                         "another ramp step awaits confirmation in this boot, or was not shown reverted (see above)"};
     auto plan = make_plan(PlanInput{*m.knob.value, *m.memsize.value, *m.policy, s.target, s.step,
                                     rec->report.hang_ceiling, req.ignore_hang_ceiling});
     if (!plan) return plan.error();
     return Prepared{m, *plan};
 }
 
-// Runs the probe or check for a step and says how it went.
-ProbeResult run_step_command(const std::string& cmd, std::chrono::seconds timeout, std::ostream& say) {
+// Runs the probe or check for a step and says how it went. A signal (Ctrl-C, SIGTERM, SIGHUP)
+// ends it at once: its process group is killed and the caller reverts the step.
+ProbeResult run_step_command(const std::string& cmd, std::chrono::seconds timeout, const SignalWatch& signals,
+                             std::ostream& say) {
     say << "running: " << cmd << "\n" << std::flush;
-    ProbeResult r = run_probe(cmd, timeout);
+    ProbeResult r = run_probe(cmd, timeout, [&signals] { return signals.pending().has_value(); });
     say << "  " << r.describe() << "\n";
     return r;
 }
 
-ExitCode ramp_unattended(Session& session, const Plan& plan, const Settings& s, const RampRequest& req, std::ostream& say) {
+// A signal arrived while the step's value was in force: revert it at once, with the signal's
+// name as the reason.
+ExitCode revert_on_signal(Session& session, std::size_t step, Answer sig) {
+    session.revert(step, answer_name(sig));
+    session.end("reverted");
+    return ExitCode::ramp_reverted;
+}
+
+// Before a step: a signal means no more steps (nothing is at risk, nothing to revert).
+ExitCode stop_before(Session& session, std::size_t step, Answer sig, std::ostream& say) {
+    session.end("aborted");
+    say << "stopped before step " << step << " (" << answer_name(sig) << "); nothing more was changed\n";
+    return ExitCode::ramp_reverted;
+}
+
+ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Plan& plan, const Settings& s,
+                         const RampRequest& req, std::ostream& say) {
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const std::size_t step = i + 1;
+        if (auto sig = signals.pending()) return stop_before(session, step, *sig, say);
         // The guard's backstop covers the check's own time limit too.
         if (auto rc = session.apply(step, plan.steps[i], s.probe_timeout); rc != ExitCode::ok) {
             if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
             session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
             return rc;
         }
-        const ProbeResult r = run_step_command(*req.check, s.probe_timeout, say);
+        const ProbeResult r = run_step_command(*req.check, s.probe_timeout, signals, say);
         session.answered(r.passed() ? "check passed: " + r.describe() : "check failed: " + r.describe());
+        if (auto sig = signals.pending()) return revert_on_signal(session, step, *sig);
         if (!r.passed() || !session.confirm(step)) {
             session.revert(step, "probe");
             session.end("reverted");
@@ -311,18 +376,18 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
                           const Settings& s, const RampRequest& req, std::ostream& say) {
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const std::size_t step = i + 1;
-        if (auto sig = signals.pending()) {
-            session.end("aborted");
-            say << "stopped before step " << step << " (" << answer_name(*sig) << "); nothing more was changed\n";
-            return ExitCode::ramp_reverted;
-        }
+        if (auto sig = signals.pending()) return stop_before(session, step, *sig, say);
         const auto backstop = (req.probe ? s.probe_timeout : std::chrono::seconds(0)) + s.timeout;
         if (auto rc = session.apply(step, plan.steps[i], backstop); rc != ExitCode::ok) {
             if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
             session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
             return rc;
         }
-        if (req.probe) (void)run_step_command(*req.probe, s.probe_timeout, say);
+        if (req.probe) {
+            const ProbeResult r = run_step_command(*req.probe, s.probe_timeout, signals, say);
+            if (r.interrupted) session.answered(answer_name(*signals.pending()));
+            if (auto sig = signals.pending()) return revert_on_signal(session, step, *sig);
+        }
         say << std::flush;
         // The deadline starts when the question is shown; the guard gets the same one.
         const auto deadline = std::chrono::steady_clock::now() + s.timeout;
@@ -393,6 +458,18 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         return prepared.error().code;
     }
     const std::string run = new_run_id();
+    // The guard is forked before Metal is read: on a Mac, Metal, CoreGraphics and the
+    // Objective-C runtime start threads, after which a fork without exec is unsafe (Guard::start
+    // refuses then). A dry run needs no guard.
+    std::optional<Guard> guard;
+    if (!req.dry_run) {
+        auto g = Guard::start(ctx.helper, run, term ? term->in_fd() : -1, term ? &term->saved() : nullptr);
+        if (!g) {
+            ctx.err << "wiredcap ramp: cannot start the guard process, so nothing was changed: " << g.error().message << "\n";
+            return ExitCode::internal_error;
+        }
+        guard.emplace(std::move(*g));
+    }
     print_plan(say, run, prepared->machine, read_metal(prepared->machine, ctx.helper.dev()), prepared->plan, *settings,
                req.unattended);
     if (req.dry_run) {
@@ -400,14 +477,9 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value) << "\n";
         return ExitCode::ok;
     }
-    auto guard = Guard::start(ctx.helper, run, term ? term->in_fd() : -1, term ? &term->saved() : nullptr);
-    if (!guard) {
-        ctx.err << "wiredcap ramp: cannot start the guard process, so nothing was changed: " << guard.error().message << "\n";
-        return ExitCode::internal_error;
-    }
     Session session(ctx, say, run, *prepared->machine.knob.value);
     session.attach(&*guard);
-    const ExitCode code = req.unattended ? ramp_unattended(session, prepared->plan, *settings, req, say)
+    const ExitCode code = req.unattended ? ramp_unattended(session, signals, prepared->plan, *settings, req, say)
                                          : ramp_interactive(session, *term, signals, prepared->plan, *settings, req, say);
     if (ctx.json) ctx.out << session.summary(code) << "\n";
     return code;

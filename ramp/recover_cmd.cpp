@@ -40,6 +40,10 @@ void explain(const recovery::UnresolvedRun& u, std::ostream& say) {
             say << where(u.at) << " awaits confirmation in this boot: a ramp is running now, or it was\n"
                 << "killed and its guard is reverting it. If no 'wiredcap ramp' is running: wiredcap reset\n";
             break;
+        case recovery::RunState::revert_unproven_in_this_boot:
+            say << where(u.at) << " was not shown reverted: the run's end record says the revert\n"
+                << "failed or reads back another value than its revert target. Run: wiredcap reset\n";
+            break;
         case recovery::RunState::ended_without_record:
             say << "Run " << u.at.run << " stopped after " << where(u.at)
                 << " without recording its end; nothing was at risk.\n";
@@ -57,7 +61,9 @@ Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& ma
     for (const auto& w : contents->warnings) say << "journal: " << w << "\n";
     for (const auto& u : result.report.unresolved) {
         explain(u, say);
-        if (u.state == recovery::RunState::awaiting_in_this_boot) result.ramp_in_progress = true;
+        if (u.state == recovery::RunState::awaiting_in_this_boot ||
+            u.state == recovery::RunState::revert_unproven_in_this_boot)
+            result.ramp_in_progress = true;
         else if (!record_outcome(ctx, u, machine.boot_id.value.value_or(""), say)) result.could_not_record = true;
     }
     return result;

@@ -36,7 +36,10 @@ struct RunTrack {
     std::map<std::uint64_t, StepTrack> steps;  // ordered, so the highest step is the last
     bool ended = false;
     bool ended_hung = false;
-    const Entry* last = nullptr;  // the run's most recent record of any kind
+    const Entry* last = nullptr;      // the run's most recent record of any kind
+    const Entry* last_end = nullptr;  // its most recent `end`
+    std::optional<MiB> target;        // where a revert goes: the value before step 1, then the
+                                      // last confirmed one
 };
 
 // Runs in the order they first appear in the journal.
@@ -44,7 +47,7 @@ class Runs {
 public:
     RunTrack& of(const std::string& id) {
         auto [it, inserted] = index_.try_emplace(id, runs_.size());
-        if (inserted) runs_.push_back(RunTrack{id, {}, false, false, nullptr});
+        if (inserted) runs_.push_back(RunTrack{id, {}, false, false, nullptr, nullptr, std::nullopt});
         return runs_[it->second];
     }
     [[nodiscard]] const std::vector<RunTrack>& all() const { return runs_; }
@@ -208,8 +211,10 @@ Replayed replay(const std::vector<Entry>& entries, Runs& runs) {
         if (e.run) {
             RunTrack& run = runs.of(*e.run);
             run.last = &e;
+            if (!run.target && e.from && is_forward(e.event)) run.target = e.from;
             if (e.event == "end") {
                 run.ended = true;
+                run.last_end = &e;
                 run.ended_hung = run.ended_hung || e.reason == "hung";  // a recorded hang is never lost
             } else if (e.step) {
                 auto [it, inserted] = run.steps.try_emplace(*e.step);
@@ -224,19 +229,30 @@ Replayed replay(const std::vector<Entry>& entries, Runs& runs) {
         if (is_boot_trip(e) && e.to && e.to->count() != 0) out.boot_hangs.push_back(Hang{i + 1, trip_ref(e, last_boot_apply)});
         // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
         if (e.event == "confirmed")
-            if (auto c = confirmed_ref(e, step)) last_confirmed = std::move(c);
+            if (auto c = confirmed_ref(e, step)) {
+                if (e.run) runs.of(*e.run).target = c->value;
+                last_confirmed = std::move(c);
+            }
     }
     return out;
 }
 
+// Whether the run's `end` is evidence that nothing is left in force: see recovery.hpp.
+bool end_settles(const RunTrack& r) {
+    if (highest_at_risk(r) == nullptr) return true;
+    const Entry& e = *r.last_end;
+    return e.reason != "revert_failed" && e.readback && r.target && *e.readback == *r.target;
+}
+
 void collect(const RunTrack& r, std::string_view current_boot, Report& report, std::vector<Hang>& hangs) {
-    if (r.ended) {
-        if (!r.ended_hung) return;
+    if (r.ended && r.ended_hung) {
         if (const StepTrack* s = highest_at_risk(r); s != nullptr && can_hang(*s))
             hangs.push_back(Hang{s->first_index, ref_of(r.id, *s)});
         return;
     }
+    if (r.ended && end_settles(r)) return;
     UnresolvedRun u = classify(r, current_boot);
+    if (r.ended && u.state == RunState::awaiting_in_this_boot) u.state = RunState::revert_unproven_in_this_boot;
     if (is_hang_state(u.state))
         if (const StepTrack* s = highest_forward(r)) hangs.push_back(Hang{s->first_index, u.at});
     report.unresolved.push_back(std::move(u));
@@ -286,7 +302,8 @@ std::optional<std::string_view> outcome_to_record(RunState s) {
         case RunState::hung_in_earlier_boot:
         case RunState::interrupted_in_earlier_boot: return "hung";
         case RunState::ended_without_record: return "aborted";
-        case RunState::awaiting_in_this_boot: return std::nullopt;
+        case RunState::awaiting_in_this_boot:
+        case RunState::revert_unproven_in_this_boot: return std::nullopt;
     }
     return std::nullopt;
 }

@@ -6,6 +6,13 @@
 // forced reboot was the rollback. In the CURRENT boot the same state means a ramp is running
 // now or its process died (its guard reverts it): unresolved, never a hang.
 //
+// An `end` record settles a run only on evidence: no step is still at risk, or the end's own
+// read-back is the run's revert target (the value before step 1, or the last confirmed one) and
+// its outcome is not revert_failed. Otherwise the run is treated as if it had not ended: in this
+// boot it is revert_unproven_in_this_boot (a `wiredcap reset` settles it, as for awaiting), after
+// a reboot it is classified like any step left at risk (the value was in force when the machine
+// went down, so it counts as a hang: never round toward danger).
+//
 // The boot action (wiredcap persist, the LaunchDaemon) adds one more kind of hang: a
 // "command":"boot","event":"tripped" record with to_mib V says the boot guard found a boot
 // that applied V and never became healthy. It counts as a hang at V. The boot action's other
@@ -45,6 +52,9 @@ enum class RunState {
     hung_in_earlier_boot,        // applied, never confirmed, then the machine rebooted
     interrupted_in_earlier_boot, // intent recorded, no outcome, then the machine rebooted
     awaiting_in_this_boot,       // applied or intended in this boot, not yet confirmed/reverted
+    revert_unproven_in_this_boot,// ended in this boot, but its `end` says revert_failed or reads
+                                 // back another value than the run's revert target, and no
+                                 // record since shows the step settled (issue 12)
     ended_without_record,        // nothing at risk (last step confirmed or reverted), no "end"
 };
 

@@ -98,7 +98,7 @@ Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv
             if (!one_of(v, kRevertReasons)) return usage("--revert needs one of: no eof interrupt terminate hangup timeout guard mismatch probe");
             inv.revert = std::string(v);
         } else if (opt == "--outcome" && !inv.outcome) {
-            if (!one_of(v, kOutcomes)) return usage("--outcome needs one of: completed stopped reverted aborted hung");
+            if (!one_of(v, kOutcomes)) return usage("--outcome needs one of: completed stopped reverted revert_failed aborted hung");
             inv.outcome = std::string(v);
         } else {
             return usage("unexpected or repeated argument " + units::quote_input(opt));

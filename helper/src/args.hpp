@@ -49,7 +49,8 @@ struct Invocation {
 // a caller types reaches root's journal except through these lists.
 inline constexpr std::string_view kRevertReasons[] = {"no", "eof", "interrupt", "terminate", "hangup",
                                                       "timeout", "guard", "mismatch", "probe"};
-inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "aborted", "hung"};
+inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "revert_failed",
+                                                 "aborted",   "hung"};
 
 [[nodiscard]] Expected<Invocation> parse_args(const std::vector<std::string_view>& args);
 

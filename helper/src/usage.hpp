@@ -27,7 +27,7 @@ Commands:
                                         uptime; never again after a boot that did not get there
 
   REASON:  no eof interrupt terminate hangup timeout guard mismatch probe
-  OUTCOME: completed stopped reverted aborted hung
+  OUTCOME: completed stopped reverted revert_failed aborted hung
 
 Files: the boot state beside the journal (boot.state); anything at /etc/wiredcap.boot-disabled
 (beside the policy file) disables the boot action entirely.

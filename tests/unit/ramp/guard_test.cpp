@@ -3,6 +3,9 @@
 // (a shell script that logs its arguments) stands in for wiredcap-helper.
 #include "guard.hpp"
 
+#include "metal.hpp"
+#include "readings.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -34,7 +37,8 @@ using std::chrono::steady_clock;
 using std::chrono::system_clock;
 
 constexpr int kExitClean = 0;
-constexpr int kExitReverted = 3;  // the guard's exit status after it reverted a step
+constexpr int kExitReverted = 3;      // the guard's exit status after it reverted a step
+constexpr int kExitRevertFailed = 4;  // ... after a revert that never read back its target
 
 units::MiB mib(std::uint64_t n) { return *units::MiB::from_count(n); }
 
@@ -46,7 +50,10 @@ std::string scratch_base() {
 #endif
 }
 
-// A directory holding the fake helper and the log of its invocations.
+// A directory holding the fake helper, the knob it pretends to set and the log of its
+// invocations. It answers as wiredcap-helper does where the guard looks: apply/reset read back
+// the value written, `read` reports the knob. While the file `refuse` holds a number N > 0, the
+// next N writes are refused (exit 5, no read-back).
 class FakeHelper {
 public:
     FakeHelper() {
@@ -55,8 +62,21 @@ public:
         if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
         dir_ = tmpl;
         log_ = dir_ + "/calls.log";
+        set_knob(0);
         const std::string script = dir_ + "/fake-helper";
-        std::ofstream(script) << "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" << log_ << "'\nprintf '{\"ok\":true}\\n'\n";
+        std::ofstream(script) << "#!/bin/sh\n"
+                              << "d='" << dir_ << "'\n"
+                              << "printf '%s\\n' \"$*\" >> \"$d/calls.log\"\n"
+                              << "refuse=$(cat \"$d/refuse\" 2>/dev/null || echo 0)\n"
+                              << "case $1 in\n"
+                              << "apply|reset)\n"
+                              << "  if [ \"$refuse\" -gt 0 ]; then echo $((refuse - 1)) > \"$d/refuse\";\n"
+                              << "    printf '{\"ok\":false}\\n'; exit 5; fi\n"
+                              << "  v=0; [ \"$1\" = apply ] && v=${2%MiB}; echo \"$v\" > \"$d/knob\"\n"
+                              << "  printf '{\"ok\":true,\"readback_mib\":{\"value\":%s}}\\n' \"$v\" ;;\n"
+                              << "read) printf '{\"ok\":true,\"wired_limit_mib\":{\"value\":%s}}\\n' \"$(cat \"$d/knob\")\" ;;\n"
+                              << "*) printf '{\"ok\":true}\\n' ;;\n"
+                              << "esac\n";
         ::chmod(script.c_str(), 0755);
         client_.emplace(script, DevPaths{});
     }
@@ -68,6 +88,14 @@ public:
     FakeHelper& operator=(const FakeHelper&) = delete;
 
     [[nodiscard]] const HelperClient& client() const { return *client_; }
+
+    void set_knob(std::uint64_t mib) const { std::ofstream(dir_ + "/knob") << mib << "\n"; }
+    void refuse_writes(int n) const { std::ofstream(dir_ + "/refuse") << n << "\n"; }
+    [[nodiscard]] std::uint64_t knob() const {
+        std::uint64_t v = 0;
+        std::ifstream(dir_ + "/knob") >> v;
+        return v;
+    }
 
     [[nodiscard]] std::vector<std::string> calls() const {
         std::ifstream in(log_);
@@ -81,6 +109,18 @@ public:
         const auto until = steady_clock::now() + timeout;
         while (calls().size() < n && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(20));
         return calls();
+    }
+
+    // Waits until a call starting with `prefix` is logged; returns all calls.
+    std::vector<std::string> wait_for_call(const std::string& prefix, milliseconds timeout) const {
+        const auto until = steady_clock::now() + timeout;
+        for (;;) {
+            auto c = calls();
+            for (const auto& line : c)
+                if (line.rfind(prefix, 0) == 0) return c;
+            if (steady_clock::now() >= until) return c;
+            std::this_thread::sleep_for(milliseconds(20));
+        }
     }
 
 private:
@@ -154,7 +194,7 @@ protected:
 };
 
 // (a) The ramp ended cleanly: the guard goes away and never runs the helper.
-TEST_F(GuardTest, DoneEndsTheGuardWithoutTouchingAnything) {
+TEST_F(GuardTest, DoneAfterAConfirmationEndsTheGuardWithoutTouchingAnything) {
     auto g = Guard::start(helper.client(), "R", -1, nullptr);
     ASSERT_TRUE(g) << g.error().message;
     // setsid() runs in the child just after fork: give it a moment.
@@ -162,6 +202,7 @@ TEST_F(GuardTest, DoneEndsTheGuardWithoutTouchingAnything) {
     while (::getsid(g->pid()) != g->pid() && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
     EXPECT_EQ(::getsid(g->pid()), g->pid()) << "the guard must lead its own session";
     g->arm(2, mib(81920), system_clock::now() + std::chrono::seconds(60));
+    g->settled_confirmed(2);
     g->done();
     EXPECT_EQ(wait_exit_peek(g->pid(), milliseconds(2000)), kExitClean);
     EXPECT_TRUE(helper.calls().empty());
@@ -174,6 +215,7 @@ TEST_F(GuardTest, DestructorSendsDoneAndReaps) {
         ASSERT_TRUE(g);
         pid = g->pid();
         g->arm(2, mib(81920), system_clock::now() + std::chrono::seconds(60));
+        g->settled_confirmed(2);
     }
     EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), -1) << "already reaped";
     EXPECT_TRUE(helper.calls().empty());
@@ -213,7 +255,7 @@ TEST_F(GuardTest, PromptKilledWhileNotArmedTouchesNothing) {
         auto g = Guard::start(helper.client(), "R", -1, nullptr);
         if (!g) ::_exit(1);
         g->arm(1, mib(65536), system_clock::now() + std::chrono::seconds(60));
-        g->disarm();
+        g->settled_confirmed(1);
         const pid_t guard_pid = g->pid();
         [[maybe_unused]] const ssize_t n = ::write(report[1], &guard_pid, sizeof guard_pid);
         for (;;) ::pause();
@@ -257,12 +299,12 @@ TEST_F(GuardTest, DeadlineWithoutConfirmationRevertsOnceAfterTheGrace) {
 }
 
 // (d) Confirmed in time: nothing happens when the deadline passes.
-TEST_F(GuardTest, DisarmPreventsTheRevert) {
+TEST_F(GuardTest, ConfirmedSettlementPreventsTheRevert) {
     auto g = Guard::start(helper.client(), "R", -1, nullptr);
     ASSERT_TRUE(g);
     // A deadline that passed almost a grace ago: the guard would act in 300 ms.
     g->arm(2, mib(81920), system_clock::now() - kGuardGrace + milliseconds(300));
-    g->disarm();
+    g->settled_confirmed(2);
     std::this_thread::sleep_for(milliseconds(1000));
     EXPECT_TRUE(helper.calls().empty());
     EXPECT_FALSE(exit_status_peek(g->pid()));
@@ -272,7 +314,7 @@ TEST_F(GuardTest, ReArmingForTheNextStepUsesTheNewStep) {
     auto g = Guard::start(helper.client(), "R", -1, nullptr);
     ASSERT_TRUE(g);
     g->arm(1, std::nullopt, system_clock::now() + std::chrono::seconds(60));
-    g->disarm();
+    g->settled_confirmed(1);
     g->arm(2, mib(73728), system_clock::now() - kGuardGrace + milliseconds(100));
     const auto calls = helper.wait_for_calls(2, milliseconds(2000));
     ASSERT_EQ(calls.size(), 2U);
@@ -323,6 +365,149 @@ TEST_F(GuardTest, RestoresTheTerminalSettingsItWasGiven) {
     EXPECT_EQ(now.c_iflag, saved.c_iflag);
     ::close(slave);
     ::close(master);
+}
+
+// --- standing down only on evidence (issue 12) -------------------------------------------------
+
+// `done` while a step is still armed is no reason to leave it in force.
+TEST_F(GuardTest, DoneWhileArmedRevertsBeforeItExits) {
+    auto g = Guard::start(helper.client(), "R", -1, nullptr);
+    ASSERT_TRUE(g);
+    g->arm(2, mib(81920), system_clock::now() + std::chrono::seconds(60));
+    g->done();
+    EXPECT_EQ(wait_exit_peek(g->pid(), milliseconds(3000)), kExitReverted);
+    const auto calls = helper.calls();
+    ASSERT_EQ(calls.size(), 2U);
+    EXPECT_EQ(calls[0], "apply 81920MiB --run R --step 2 --revert guard");
+    EXPECT_EQ(calls[1], "end --run R --outcome reverted");
+}
+
+// wiredcap claims the step before its own helper call: the guard gives it room (its deadline
+// moves to now + kHelperCallBudget) instead of racing it.
+TEST_F(GuardTest, AClaimedStepGetsRoomForTheHelperCall) {
+    auto g = Guard::start(helper.client(), "R", -1, nullptr);
+    ASSERT_TRUE(g);
+    g->arm(2, mib(81920), system_clock::now() - kGuardGrace + milliseconds(300));
+    EXPECT_EQ(g->claim(2), Guard::Answer::yours);
+    std::this_thread::sleep_for(milliseconds(1000));
+    EXPECT_TRUE(helper.calls().empty()) << "the guard reverted a step wiredcap had claimed";
+    g->settled_confirmed(2);
+    g->done();
+    EXPECT_EQ(wait_exit_peek(g->pid(), milliseconds(2000)), kExitClean);
+}
+
+// wiredcap was stopped past the deadline: the guard reverted and ended the run, and says so,
+// so a continued wiredcap writes nothing more (no second revert, no second end).
+TEST_F(GuardTest, AClaimAfterTheGuardRevertedIsAnsweredMine) {
+    auto g = Guard::start(helper.client(), "R", -1, nullptr);
+    ASSERT_TRUE(g);
+    g->arm(2, mib(81920), system_clock::now() - kGuardGrace + milliseconds(100));
+    ASSERT_EQ(helper.wait_for_calls(2, milliseconds(3000)).size(), 2U);
+    EXPECT_EQ(g->claim(2), Guard::Answer::mine);
+    EXPECT_EQ(g->settled_restored(2), Guard::Answer::mine);
+    g->done();
+    EXPECT_EQ(wait_exit_peek(g->pid(), milliseconds(2000)), kExitReverted);
+    EXPECT_EQ(helper.calls().size(), 2U) << "the guard acted twice";
+}
+
+// wiredcap says its revert restored the target; the guard believes its own read, not that.
+TEST_F(GuardTest, RestoredIsCheckedWithTheGuardsOwnRead) {
+    helper.set_knob(81920);
+    auto g = Guard::start(helper.client(), "R", -1, nullptr);
+    ASSERT_TRUE(g);
+    g->arm(2, mib(81920), system_clock::now() + std::chrono::seconds(60));
+    EXPECT_EQ(g->claim(2), Guard::Answer::yours);
+    EXPECT_EQ(g->settled_restored(2), Guard::Answer::released);
+    EXPECT_EQ(helper.calls(), std::vector<std::string>{"read"});
+    g->done();
+    EXPECT_EQ(wait_exit_peek(g->pid(), milliseconds(2000)), kExitClean);
+    EXPECT_EQ(helper.calls().size(), 1U);
+}
+
+// The failure of issue 12: wiredcap's revert never took effect (its helper call was killed by
+// the hangup) and it said so anyway. The guard reads the step's value and reverts itself.
+TEST_F(GuardTest, RestoredButTheKnobSaysOtherwiseTheGuardReverts) {
+    helper.set_knob(98304);
+    auto g = Guard::start(helper.client(), "R", -1, nullptr);
+    ASSERT_TRUE(g);
+    g->arm(2, mib(81920), system_clock::now() + std::chrono::seconds(60));
+    EXPECT_EQ(g->claim(2), Guard::Answer::yours);
+    EXPECT_EQ(g->settled_restored(2), Guard::Answer::mine);
+    const std::vector<std::string> want{"read", "apply 81920MiB --run R --step 2 --revert guard",
+                                        "end --run R --outcome reverted"};
+    EXPECT_EQ(helper.calls(), want);
+    EXPECT_EQ(helper.knob(), 81920U);
+    g->done();
+    EXPECT_EQ(wait_exit_peek(g->pid(), milliseconds(2000)), kExitReverted);
+}
+
+// A revert the kernel refuses is retried within the grace; one that succeeds ends it.
+TEST_F(GuardTest, ARefusedRevertIsRetried) {
+    helper.set_knob(98304);
+    helper.refuse_writes(2);
+    const pid_t guard = arm_and_kill_prompter(2, mib(81920));
+    ASSERT_GT(guard, 0);
+    const auto calls = helper.wait_for_call("end", kGuardGrace + milliseconds(2000));
+    const std::string apply = "apply 81920MiB --run R --step 2 --revert guard";
+    const std::vector<std::string> want{apply, "read", apply, "read", apply, "end --run R --outcome reverted"};
+    EXPECT_EQ(calls, want);
+    EXPECT_EQ(helper.knob(), 81920U);
+#if defined(__linux__)
+    EXPECT_EQ(reap_orphan(guard, milliseconds(2000)), kExitReverted);
+#endif
+}
+
+// A revert that never reads back its target: retried for the grace, then the run's end says
+// revert_failed (not reverted), and the guard's exit status says so too.
+TEST_F(GuardTest, ARevertThatNeverTakesIsJournaledAsFailed) {
+    helper.set_knob(98304);
+    helper.refuse_writes(1000);
+    const auto t0 = steady_clock::now();
+    const pid_t guard = arm_and_kill_prompter(2, mib(81920));
+    ASSERT_GT(guard, 0);
+    const auto calls = helper.wait_for_call("end", kGuardGrace + milliseconds(3000));
+    const auto took = steady_clock::now() - t0;
+    ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls.back(), "end --run R --outcome revert_failed");
+    EXPECT_GE(calls.size(), 6U) << "fewer than three attempts within the grace";
+    EXPECT_GE(took, kGuardGrace - milliseconds(100)) << "gave up before the grace";
+    EXPECT_LE(took, kGuardGrace + milliseconds(2500)) << "kept trying long after the grace";
+    EXPECT_EQ(helper.knob(), 98304U);
+#if defined(__linux__)
+    EXPECT_EQ(reap_orphan(guard, milliseconds(2000)), kExitRevertFailed);
+#endif
+}
+
+// A guard that is gone answers nothing: wiredcap hears `gone` at once and acts alone.
+TEST_F(GuardTest, AGuardThatIsGoneAnswersGone) {
+    auto g = Guard::start(helper.client(), "R", -1, nullptr);
+    ASSERT_TRUE(g);
+    ::kill(g->pid(), SIGKILL);
+    ASSERT_TRUE(wait_exit_peek(g->pid(), milliseconds(2000)));
+    const auto t0 = steady_clock::now();
+    EXPECT_EQ(g->claim(1), Guard::Answer::gone);
+    EXPECT_LT(steady_clock::now() - t0, milliseconds(1000));
+}
+
+// Issue 12 item 5: once Metal has been read (on a Mac: Metal, CoreGraphics and the Objective-C
+// runtime loaded, with their threads) the guard is never forked. Checked in a child process, as
+// the mark stays for the life of the process.
+TEST_F(GuardTest, RefusesToForkAfterMetalWasRead) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        auto before = Guard::start(helper.client(), "R", -1, nullptr);
+        if (!before) ::_exit(10);
+        before->done();
+        MachineReadings machine;
+        machine.backend = "darwin";
+        (void)read_metal(machine, DevPaths{});
+        auto after = Guard::start(helper.client(), "R", -1, nullptr);
+        ::_exit(after ? 11 : 0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: the guard did not start before Metal; 11: it started after";
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ void PrintTo(RunState s, std::ostream* os) {
         case RunState::hung_in_earlier_boot: *os << "hung_in_earlier_boot"; return;
         case RunState::interrupted_in_earlier_boot: *os << "interrupted_in_earlier_boot"; return;
         case RunState::awaiting_in_this_boot: *os << "awaiting_in_this_boot"; return;
+        case RunState::revert_unproven_in_this_boot: *os << "revert_unproven_in_this_boot"; return;
         case RunState::ended_without_record: *os << "ended_without_record"; return;
     }
 }
@@ -78,6 +79,11 @@ public:
     }
     Journal& end(const std::string& run, std::string_view outcome_text) {
         return add(Record{"end", "end", run, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                          std::string(outcome_text)});
+    }
+    // `end` as the helper records it: with what the kernel read back at that moment.
+    Journal& end_read(const std::string& run, std::string_view outcome_text, MiB readback) {
+        return add(Record{"end", "end", run, std::nullopt, std::nullopt, std::nullopt, readback,
                           std::string(outcome_text)});
     }
     // `wiredcap set SIZE`: no run, no step.
@@ -293,6 +299,72 @@ TEST(Recovery, RevertedRunWithoutEndRecordEndedWithoutRecord) {
         EXPECT_TRUE(r.hangs.empty()) << boot;
         EXPECT_EQ(outcome_to_record(r.unresolved[0].state), "aborted");
     }
+}
+
+// ---- an end record settles a run only on evidence (issue 12) --------------------------------
+
+// The issue's story: the revert's helper call died with the terminal, and the run's end was
+// recorded as "reverted" anyway, reading back the step's own value.
+TEST(Recovery, AnEndThatReadsBackTheStepValueDoesNotSettleTheRun) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.end_read("r1", "reverted", 96_GiB);
+    const Report same = j.analyse_in(kBootA);
+    ASSERT_EQ(same.unresolved.size(), 1u);
+    EXPECT_EQ(same.unresolved[0].state, RunState::revert_unproven_in_this_boot);
+    EXPECT_EQ(same.unresolved[0].at.step, 2u);
+    EXPECT_EQ(outcome_to_record(same.unresolved[0].state), std::nullopt);
+    EXPECT_TRUE(same.hangs.empty());
+    // After a reboot the value was in force when the machine went down: a hang, conservatively.
+    const Report later = j.analyse_in(kBootB);
+    ASSERT_EQ(later.unresolved.size(), 1u);
+    EXPECT_EQ(later.unresolved[0].state, RunState::hung_in_earlier_boot);
+    EXPECT_EQ(later.hang_ceiling->value, 96_GiB);
+}
+
+TEST(Recovery, ARevertFailedEndDoesNotSettleTheRun) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.add(Record{"apply", "revert_intent", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "guard"});
+    j.add(Record{"apply", "revert_write_failed", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "guard; EIO"});
+    j.end_read("r1", "revert_failed", 80_GiB);
+    const Report r = j.analyse_in(kBootA);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::revert_unproven_in_this_boot);
+}
+
+// The revert records were lost (the helper was killed after its write), but the end's own
+// read-back shows the knob at the run's revert target: that is the evidence.
+TEST(Recovery, AnEndReadingTheRevertTargetSettlesTheRun) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.end_read("r1", "reverted", 80_GiB);
+    EXPECT_TRUE(j.analyse_in(kBootA).unresolved.empty());
+    EXPECT_TRUE(j.analyse_in(kBootB).hangs.empty());
+}
+
+// Before any confirmation the revert target is the value the run started from.
+TEST(Recovery, TheRevertTargetOfAnUnconfirmedFirstStepIsTheValueBeforeIt) {
+    Journal good;
+    good.step("r1", 1, 64_GiB, 80_GiB).end_read("r1", "reverted", 64_GiB);
+    EXPECT_TRUE(good.analyse_in(kBootA).unresolved.empty());
+    Journal bad;
+    bad.step("r1", 1, 64_GiB, 80_GiB).end_read("r1", "reverted", 80_GiB);
+    ASSERT_EQ(bad.analyse_in(kBootA).unresolved.size(), 1u);
+    EXPECT_EQ(bad.analyse_in(kBootA).unresolved[0].state, RunState::revert_unproven_in_this_boot);
+}
+
+// recover's advice ("wiredcap reset") settles it, as it does a step awaiting in this boot.
+TEST(Recovery, APlainResetSettlesAnUnprovenRevert) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.end_read("r1", "reverted", 96_GiB).plain_reset(96_GiB);
+    EXPECT_TRUE(j.analyse_in(kBootA).unresolved.empty());
+}
+
+// A run that completed or stopped has nothing at risk: its end settles it whatever it reads.
+TEST(Recovery, AnEndWithNothingAtRiskSettlesWhateverItReads) {
+    Journal j;
+    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).end_read("r1", "stopped", 80_GiB);
+    j.plain_set(80_GiB, 72_GiB);
+    j.end_read("r1", "aborted", 72_GiB);
+    EXPECT_TRUE(j.analyse_in(kBootA).unresolved.empty());
 }
 
 TEST(Recovery, ConfirmedLastStepWithoutEndRecordEndedWithoutRecord) {
