@@ -21,22 +21,47 @@ std::optional<std::uint64_t> reading_mib(const json::Value& j, std::string_view 
     return v ? v->as_u64() : std::nullopt;
 }
 
-JsonObject mib_reading(std::optional<std::uint64_t> mib) {
+JsonObject mib_reading(std::optional<std::uint64_t> mib, std::string_view source) {
     JsonObject o;
     if (mib) o.num("mib", *mib); else o.null("mib");
-    return o.str("source", "kernel read-back");
+    return o.str("source", source);
 }
 
-// Reports the helper's answer: the value read back, never the value requested.
+// The knob as the helper's `read` reports it now, or why it cannot say.
+struct KnobNow {
+    std::optional<std::uint64_t> mib;
+    std::string why_unknown;
+};
+
+KnobNow reread_knob(const CliContext& ctx) {
+    const HelperReply r = ctx.helper.run({"read"});
+    if (!r.json) return KnobNow{std::nullopt, r.error.empty() ? "the helper gave no answer" : r.error};
+    if (auto v = reading_mib(*r.json, "wired_limit_mib")) return KnobNow{v, {}};
+    const json::Value* wl = r.json->get("wired_limit_mib");
+    const json::Value* err = wl ? wl->get("error") : nullptr;
+    return KnobNow{std::nullopt, err && err->as_string() ? *err->as_string() : "the helper reported no value"};
+}
+
+// Reports the helper's answer: the value read back, never the value requested. When the change
+// failed without a read-back (a refused write, exit 5), the kernel is asked again: the report
+// names what it holds now (or why that is unknown), and a change only if the readings show one.
 ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb) {
     if (!reply.json) {
         ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
         return reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code();
     }
     const json::Value& j = *reply.json;
-    const auto readback = reading_mib(j, "readback_mib");
+    auto readback = reading_mib(j, "readback_mib");
+    std::string source = "kernel read-back";
+    std::string why_unknown;
+    if (!reply.ok() && !readback) {
+        const KnobNow now = reread_knob(ctx);
+        readback = now.mib;
+        source = "kernel";
+        why_unknown = now.why_unknown;
+    }
     const auto previous = reading_mib(j, "previous_mib");
-    const bool changed = j.get("changed") && j.get("changed")->as_bool().value_or(false);
+    const bool changed = readback && previous && *readback != *previous;
     // A plain reset also forgets the value stored for boot; only the helper knows if there was one.
     const json::Value* forgot = j.get("persist_removed");
     const std::optional<bool> persist_removed = forgot ? forgot->as_bool() : std::nullopt;
@@ -44,7 +69,9 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     if (ctx.json) {
         JsonObject o;
         o.str("schema", "wiredcap.change/1").str("command", verb).boolean("ok", reply.ok()).boolean("simulated", simulated);
-        o.object("previous", mib_reading(previous)).object("wired_limit", mib_reading(readback)).boolean("changed", changed);
+        JsonObject now = mib_reading(readback, source);
+        if (!readback && !why_unknown.empty()) now.str("error", why_unknown);
+        o.object("previous", mib_reading(previous, "kernel read-back")).object("wired_limit", now).boolean("changed", changed);
         if (const json::Value* req = j.get("requested_mib"); req && req->as_u64()) o.num("requested_mib", *req->as_u64());
         if (persist_removed) o.boolean("persist_removed", *persist_removed);
         if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
@@ -52,7 +79,8 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     }
     if (!reply.ok()) {
         ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
-        if (readback) ctx.err << "iogpu.wired_limit_mb now reads " << *readback << " MiB [kernel read-back]\n";
+        if (readback) ctx.err << "iogpu.wired_limit_mb now reads " << *readback << " MiB [" << source << "]\n";
+        else if (!why_unknown.empty()) ctx.err << "iogpu.wired_limit_mb now: unknown (" << why_unknown << ")\n";
         return reply.code();
     }
     if (!readback) {

@@ -64,7 +64,7 @@ case $scenario in
   set_readback_differs) sim_init --profile m2ultra-192; band_192; sim fault readback-offset 1MiB
                        wc set 80GiB --yes; wc set 80GiB --yes --json ;;
   set_write_refused)   sim_init --profile m2ultra-192; band_192; sim fault write-refused on
-                       wc set 80GiB --yes; wc reset ;;
+                       wc set 80GiB --yes; wc set 80GiB --yes --json; wc reset ;;
   policy_check)        sim_init --profile m2ultra-192; band_192
                        wc policy check; wc policy check --json
                        policy 'min = 64GiB' 'max = 170000MiB' 'reserve = 16GiB' 'max_step = 16GiB'
