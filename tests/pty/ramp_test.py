@@ -472,7 +472,9 @@ def case_sigstop_guard_reverts_at_its_deadline():
     check(T.history() == [STEP1, STEP2, STEP1],
           f"values written: {T.history()}, expected {[STEP1, STEP2, STEP1]} (one revert, not two)")
     ends = [r.get("reason") for e, _, r in events(run) if e == "end"]
-    check(ends and all(r == "reverted" for r in ends), f"end records {ends}, expected only 'reverted'")
+    check(ends == ["reverted"], f"end records {ends}, expected exactly one, 'reverted' (the guard's): a "
+          "wiredcap continued after the guard acted must not record a second end")
+    check("the guard reverted step 2 itself" in s.output, "wiredcap does not say the guard reverted the step")
 
 
 def case_guard_does_not_race_a_slow_confirmation():
@@ -510,6 +512,42 @@ def case_guard_does_not_race_a_slow_confirmation():
     history = T.history()
     time.sleep(GUARD_GRACE_S + 1)
     check(T.history() == history, f"written after the ramp ended: {T.history()[len(history):]}")
+
+
+def case_ctrl_c_during_probe_reverts_at_once():
+    """Ctrl-C while step 2's --probe command still runs (it would run 30 s): the probe's whole
+    process group is killed and the step reverted at once, not when the probe is done."""
+    os.makedirs(os.path.join(T.work, "probe"), exist_ok=True)
+    os.chmod(os.path.join(T.work, "probe"), 0o777)  # the probe runs as nobody under root
+    d = os.path.join(T.work, "probe")
+    probe = (f"n=$(cat {d}/count 2>/dev/null || echo 0); echo $((n + 1)) > {d}/count; "
+             f"if [ $n -ge 1 ]; then echo $$ > {d}/pgid; /bin/sleep 30; fi; true")
+    s = start_two_step("yes, then Ctrl-C during step 2's probe", "--probe", probe, "--probe-timeout", "30s")
+    s.send("yes\r")
+    pgid_file = os.path.join(d, "pgid")
+    check(wait_until(lambda: os.path.exists(pgid_file) and open(pgid_file).read().strip(), 10) is not None,
+          "step 2's probe never started")
+    pgid = int(open(pgid_file).read())
+    check(T.knob() == STEP2, f"step 2's probe runs but the knob is {T.knob()}")
+    sent = time.monotonic()
+    s.send("\x03")
+    took = wait_until(lambda: T.knob() == STEP1, 5)
+    check(took is not None and time.monotonic() - sent <= 2.0,
+          f"the knob is {T.knob()} after Ctrl-C during the probe; expected {STEP1} within 2 s")
+    check(s.wait(10) == 9, f"wiredcap exited {s.exit_code}, expected 9 (ramp reverted)")
+
+    def group_alive():
+        try:
+            os.killpg(pgid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+    check(wait_until(lambda: not group_alive(), 2) is not None, f"the probe's process group {pgid} is still running")
+    run = run_id(s)
+    reverts = revert_records(run, 2)
+    check([r["event"] for r in reverts] == ["revert_intent", "revert_applied"] and
+          all(r.get("reason") == "interrupt" for r in reverts), f"journal: step 2's revert records {reverts}")
+    check(end_reason(run) == "reverted", f"end reason {end_reason(run)!r}, expected 'reverted'")
 
 
 # ---- 7. no person, no ramp ------------------------------------------------------------------
