@@ -244,9 +244,10 @@ def to_step_two_tmux(r):
     cmd = " ".join(r.argv())
     tmux("send-keys", "-t", r.tmux_name, cmd, "Enter")
     screen = lambda: tmux("capture-pane", "-p", "-t", r.tmux_name, check_rc=False)  # noqa: E731
-    check(wait_for(lambda: STEP1_Q.search(screen()), 20, 0.05), f"no step 1 question in tmux:\n{screen()}")
+    # Each look is a tmux client process: a few a second is enough for a 3 s question.
+    check(wait_for(lambda: STEP1_Q.search(screen()), 20, 0.2), f"no step 1 question in tmux:\n{screen()}")
     tmux("send-keys", "-t", r.tmux_name, "yes", "Enter")
-    check(wait_for(lambda: STEP2_Q.search(screen()), 20, 0.05), f"no step 2 question in tmux:\n{screen()}")
+    check(wait_for(lambda: STEP2_Q.search(screen()), 20, 0.2), f"no step 2 question in tmux:\n{screen()}")
 
 
 # ---- the ways a session ends ----------------------------------------------------------------
@@ -278,7 +279,10 @@ def assert_promise(r, ended_at):
     took = wait_for(lambda: r.knob_now() == STEP1, PROMISE_S + 1)
     check(took is not None and time.monotonic() - ended_at <= PROMISE_S + 0.5,
           f"the knob is {r.knob()} MiB {PROMISE_S} s after the session ended, expected {STEP1}")
-    check(wait_for(lambda: not r.own_pids(), PROMISE_S + 10, 0.1) is not None,
+    # The end record first (a cheap file read), then the process table (a walk of /proc).
+    check(wait_for(lambda: any(x["event"] == "end" for x in r.records()), PROMISE_S + 10, 0.05) is not None,
+          "the run never recorded its end")
+    check(wait_for(lambda: not r.own_pids(), PROMISE_S + 10, 0.25) is not None,
           f"processes of the run are left: {r.own_pids()}")
     check(r.knob() == STEP1, f"the knob moved again to {r.knob()} MiB after the revert")
     hist = r.history()
