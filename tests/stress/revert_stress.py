@@ -21,7 +21,9 @@ the session ends one way:
 Every core is kept busy meanwhile (`yes > /dev/null` per core, stopped at the end). Asserted
 from the simulator's state and write history and from the journal, never from what was printed:
 the knob returns to the last confirmed value (80 GiB) within the timeout plus the guard's grace
-of the moment the session ended; nothing but that value is written after step 2; the run has
+of the moment the session ended; nothing but that value is written after step 2; the revert
+that took is wiredcap's own when wiredcap outlived the session's end, the guard's when it was
+killed; the run has
 exactly one `end`, it is its last record, says `reverted`, and its read-back is what the kernel
 holds; no process of the run is left (wiredcap, its guard, the helper, the probe's group).
 
@@ -50,6 +52,9 @@ PROMISE_S = TIMEOUT_S + GUARD_GRACE_S
 STEP1, STEP2 = 81920, 98304   # 80 GiB (confirmed), 96 GiB (the step that must be undone)
 POLICY = "min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\n"
 WAYS = ["tmux_kill", "sighup_group", "close_master", "sigkill", "sigkill_mid_call", "sigterm", "probe_running"]
+# The reason of the revert that must take: wiredcap's own (its answer's name) or the guard's.
+WHO_REVERTS = {"tmux_kill": "hangup", "sighup_group": "hangup", "close_master": "hangup", "sigkill": "guard",
+               "sigkill_mid_call": "guard", "sigterm": "terminate", "probe_running": "hangup"}
 STALL_MS = 20000              # the stall that holds the helper mid-call (it is killed long before)
 TMUX_SOCKET = f"wiredcap-stress-{os.getpid()}"
 
@@ -96,6 +101,14 @@ class Run:
         os.chmod(os.path.join(self.work, "probe"), 0o777)
         with open(self.policy, "w") as f:
             f.write(POLICY)
+        # The helper through a wrapper that takes 0.4 s to start it for a revert: a setuid exec on
+        # a loaded machine can be that slow, and it is the moment a hangup's SIGHUP (the kernel's,
+        # then the shell's) must not reach it.
+        real = os.path.join(os.path.dirname(self.a.wiredcap), "wiredcap-helper")
+        with open(self.slow_helper(), "w") as f:
+            f.write('#!/bin/sh\nfor a in "$@"; do if [ "$a" = --revert ]; then /bin/sleep 0.4; fi; done\n'
+                    f'exec "{real}" "$@"\n')
+        os.chmod(self.slow_helper(), 0o755)
         os.chmod(self.policy, 0o644)
         self.sim("init", "--profile", "m2ultra-192")
 
@@ -130,8 +143,12 @@ class Run:
                     pass  # a torn last line: readers ignore it too
         return out
 
+    def slow_helper(self):
+        return os.path.join(self.work, "slow-helper")
+
     def argv(self, extra=()):
         return [self.a.wiredcap, "ramp", "--to", "96GiB", "--step", "16GiB", "--timeout", f"{TIMEOUT_S}s", *extra,
+                "--helper", self.slow_helper(),
                 "--policy", self.policy, "--journal", self.journal, "--sim-state", self.state]
 
     def probe_args(self):
@@ -257,7 +274,15 @@ def end_session(r):
     if r.way == "tmux_kill":
         tmux("kill-session", "-t", r.tmux_name)
     elif r.way in ("sighup_group", "probe_running"):
-        os.killpg(os.tcgetpgrp(s.master), signal.SIGHUP)
+        # The kernel's hangup, then a moment later the shell's to its job, while wiredcap's
+        # revert is starting.
+        group = os.tcgetpgrp(s.master)
+        os.killpg(group, signal.SIGHUP)
+        time.sleep(0.2)
+        try:
+            os.killpg(group, signal.SIGHUP)
+        except ProcessLookupError:
+            pass
     elif r.way == "close_master":
         s.hangup()
     elif r.way == "sigkill":
@@ -298,6 +323,11 @@ def assert_promise(r, ended_at):
     check(last.get("reason") == "reverted", f"the end says {last.get('reason')!r}, expected 'reverted'")
     check(last.get("readback_mib") == r.knob(),
           f"the end reads back {last.get('readback_mib')}, the kernel holds {r.knob()}")
+    # Who reverted: wiredcap itself whenever it outlived the end of the session (its helper call
+    # out of the hangup's reach), the guard when wiredcap was killed.
+    reasons = [x.get("reason") for x in recs if x["event"] == "revert_applied" and x.get("step") == 2]
+    check(reasons == [WHO_REVERTS[r.way]],
+          f"step 2's completed reverts have reasons {reasons}, expected [{WHO_REVERTS[r.way]!r}]")
     check(any(x["event"] == "confirmed" and x.get("step") == 1 for x in recs), "step 1 was never confirmed")
     check(not any(x["event"] == "confirmed" and x.get("step") == 2 for x in recs), "step 2 was confirmed")
     return took
