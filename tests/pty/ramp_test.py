@@ -475,6 +475,7 @@ def case_sigstop_guard_reverts_at_its_deadline():
     check(ends == ["reverted"], f"end records {ends}, expected exactly one, 'reverted' (the guard's): a "
           "wiredcap continued after the guard acted must not record a second end")
     check("the guard reverted step 2 itself" in s.output, "wiredcap does not say the guard reverted the step")
+    check(events(run)[-1][0] == "end", f"wiredcap wrote after the guard's end: {event_names(run)}")
 
 
 def case_guard_does_not_race_a_slow_confirmation():
