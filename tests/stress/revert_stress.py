@@ -103,10 +103,15 @@ class Run:
             f.write(POLICY)
         # The helper through a wrapper that takes 0.4 s to start it for a revert: a setuid exec on
         # a loaded machine can be that slow, and it is the moment a hangup's SIGHUP (the kernel's,
-        # then the shell's) must not reach it.
+        # then the shell's) must not reach it. The wait is Python's, not a shell's: a shell
+        # waiting for a child unblocks every signal (sigsuspend), which would let in a SIGHUP the
+        # spawn blocked; the helper itself never unblocks one.
         real = os.path.join(os.path.dirname(self.a.wiredcap), "wiredcap-helper")
+        wait = ("import os, sys, time; time.sleep(0.4); "
+                f"os.execv({real!r}, [{real!r}] + sys.argv[1:])")
         with open(self.slow_helper(), "w") as f:
-            f.write('#!/bin/sh\nfor a in "$@"; do if [ "$a" = --revert ]; then /bin/sleep 0.4; fi; done\n'
+            f.write('#!/bin/sh\nfor a in "$@"; do if [ "$a" = --revert ]; then\n'
+                    f'  exec {sys.executable} -S -c "{wait}" "$@"; fi; done\n'
                     f'exec "{real}" "$@"\n')
         os.chmod(self.slow_helper(), 0o755)
         os.chmod(self.policy, 0o644)
@@ -181,7 +186,8 @@ class Run:
             fields = stat[stat.rindex(")") + 2:].split()
             if fields[0] == "Z":
                 continue
-            if self.work in cmd or (probe_pg is not None and int(fields[2]) == probe_pg):
+            # work + "/": run 1 must not match run 18's processes.
+            if self.work + "/" in cmd or (probe_pg is not None and int(fields[2]) == probe_pg):
                 pids.append(int(entry))
         return pids
 
