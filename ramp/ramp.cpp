@@ -34,11 +34,21 @@ struct Settings {
     std::chrono::seconds probe_timeout{60};
 };
 
+// The target is parsed here unless it comes from --for MODEL, which is sized later (after the
+// guard has started: sizing reads Metal): see parse_target.
+Expected<MiB> parse_target(const std::string& to) {
+    auto t = units::parse_size_as<MiB>(to);
+    if (!t) return Error{"--to " + t.error().message};
+    return *t;
+}
+
 Expected<Settings> parse_settings(const RampRequest& req) {
     Settings s;
-    auto to = units::parse_size_as<MiB>(req.to);
-    if (!to) return Error{"--to " + to.error().message};
-    s.target = *to;
+    if (!req.for_model) {
+        auto to = parse_target(req.to);
+        if (!to) return to.error();
+        s.target = *to;
+    }
     if (req.step) {
         auto step = units::parse_size_as<MiB>(*req.step);
         if (!step) return Error{"--step " + step.error().message};
@@ -418,18 +428,11 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     // With --json the one JSON object is the data on stdout; the narration moves to stderr.
     std::ostream& say = ctx.json ? ctx.err : ctx.out;
     RampRequest req = given;
-    if (req.for_model) {
-        auto target = fit::ramp_target_for(ctx, *req.for_model, req.context, say);
-        if (!target) {
-            ctx.err << "wiredcap ramp: " << target.error().message << "\n";
-            return target.error().code;
-        }
-        if (target->empty()) return ExitCode::ok;
-        req.to = *target;
-    } else if (req.context) {
+    if (!req.for_model && req.context) {
         ctx.err << "wiredcap ramp: --context goes with --for MODEL\n";
         return ExitCode::usage;
-    } else if (req.to.empty()) {
+    }
+    if (!req.for_model && req.to.empty()) {
         ctx.err << "wiredcap ramp: give the target: --to SIZE, or --for MODEL\n";
         return ExitCode::usage;
     }
@@ -452,15 +455,11 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         }
         term.emplace(std::move(*t));
     }
-    auto prepared = prepare(ctx, *settings, req, say);
-    if (!prepared) {
-        ctx.err << "wiredcap ramp: " << prepared.error().message << "\n";
-        return prepared.error().code;
-    }
     const std::string run = new_run_id();
-    // The guard is forked before Metal is read: on a Mac, Metal, CoreGraphics and the
-    // Objective-C runtime start threads, after which a fork without exec is unsafe (Guard::start
-    // refuses then). A dry run needs no guard.
+    // The guard is forked before anything reads Metal (sizing a model for --for does, and so
+    // does the plan): on a Mac, Metal, CoreGraphics and the Objective-C runtime start threads,
+    // after which a fork without exec is unsafe (Guard::start refuses then). Until a step is
+    // armed it only waits; a ramp refused below ends it untouched. A dry run needs no guard.
     std::optional<Guard> guard;
     if (!req.dry_run) {
         auto g = Guard::start(ctx.helper, run, term ? term->in_fd() : -1, term ? &term->saved() : nullptr);
@@ -469,6 +468,25 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
             return ExitCode::internal_error;
         }
         guard.emplace(std::move(*g));
+    }
+    if (req.for_model) {
+        auto target = fit::ramp_target_for(ctx, *req.for_model, req.context, say);
+        if (!target) {
+            ctx.err << "wiredcap ramp: " << target.error().message << "\n";
+            return target.error().code;
+        }
+        if (target->empty()) return ExitCode::ok;
+        auto parsed = parse_target(*target);
+        if (!parsed) {
+            ctx.err << "wiredcap ramp: " << parsed.error().message << "\n";
+            return ExitCode::internal_error;
+        }
+        settings->target = *parsed;
+    }
+    auto prepared = prepare(ctx, *settings, req, say);
+    if (!prepared) {
+        ctx.err << "wiredcap ramp: " << prepared.error().message << "\n";
+        return prepared.error().code;
     }
     print_plan(say, run, prepared->machine, read_metal(prepared->machine, ctx.helper.dev()), prepared->plan, *settings,
                req.unattended);
