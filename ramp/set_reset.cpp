@@ -63,8 +63,11 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     const auto previous = reading_mib(j, "previous_mib");
     const bool changed = readback && previous && *readback != *previous;
     // A plain reset also forgets the value stored for boot; only the helper knows if there was one.
+    // Two plain bools, not an optional<bool>: GCC 12 at -O2 reports the optional's flag as
+    // maybe-uninitialized (a false positive that -Werror turned into a broken release build).
     const json::Value* forgot = j.get("persist_removed");
-    const std::optional<bool> persist_removed = forgot ? forgot->as_bool() : std::nullopt;
+    const bool persist_known = forgot && forgot->as_bool();
+    const bool persist_removed = persist_known && *forgot->as_bool();
     const bool simulated = j.get("backend") && j.get("backend")->as_string() && *j.get("backend")->as_string() == "simulated";
     if (ctx.json) {
         JsonObject o;
@@ -73,7 +76,7 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
         if (!readback && !why_unknown.empty()) now.str("error", why_unknown);
         o.object("previous", mib_reading(previous, "kernel read-back")).object("wired_limit", now).boolean("changed", changed);
         if (const json::Value* req = j.get("requested_mib"); req && req->as_u64()) o.num("requested_mib", *req->as_u64());
-        if (persist_removed) o.boolean("persist_removed", *persist_removed);
+        if (persist_known) o.boolean("persist_removed", persist_removed);
         if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
         ctx.out << o.text() << "\n";
     }
@@ -93,7 +96,7 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     ctx.out << (simulated ? "SIMULATED " : "") << "iogpu.wired_limit_mb = " << value << "   [kernel read-back]\n";
     if (!changed) ctx.out << "unchanged: the kernel already held this value\n";
     else ctx.out << "Running MLX, Ollama or llama.cpp processes keep the old cap until restarted.\n";
-    if (persist_removed.value_or(false)) ctx.out << "also forgot the value stored for boot\n";
+    if (persist_removed) ctx.out << "also forgot the value stored for boot\n";
     return ExitCode::ok;
 }
 
