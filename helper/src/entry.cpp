@@ -18,6 +18,7 @@
 #include "src/usage.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/json_writer.hpp"
+#include "wiredcap/version.hpp"
 
 namespace wiredcap::helper {
 namespace {
@@ -126,6 +127,12 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
         if (args.size() == 1 && args[0] == "--help") {
             write_fd(1, kUsage);
             return to_int(ExitCode::ok);
+        }
+        // One JSON line like every other answer, so wiredcap (and scripts) read it the same way.
+        if (args.size() == 1 && args[0] == "--version") {
+            JsonObject o;
+            o.num("v", 1).boolean("ok", true).str("version", kVersion);
+            return finish(Result{ExitCode::ok, o.text(), ""});
         }
         const auto inv = parse_args(args);
         if (!inv) return early_failure(ExitCode::usage, inv.error().message);

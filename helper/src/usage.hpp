@@ -5,10 +5,11 @@
 namespace wiredcap::helper {
 
 inline constexpr const char* kUsage = R"(usage: wiredcap-helper [--policy PATH] [--journal PATH] [--sim-state PATH] COMMAND
-       wiredcap-helper --help
+       wiredcap-helper --help | --version
 
 The privileged core of wiredcap: sets iogpu.wired_limit_mb within the band root permits in
-/etc/wiredcap.conf, reads every change back, and journals it. Prints one JSON line per call.
+/etc/wiredcap.conf, reads every change back, and journals it. Prints one JSON line per call
+(--version too: {"v":1,"ok":true,"version":"..."}).
 
 Commands:
   read                                  read the knob, memory, boot id, related keys, policy, caller
