@@ -3,7 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cli_context.hpp"
 #include "convert.hpp"
@@ -14,18 +18,22 @@
 #include "recover_cmd.hpp"
 #include "set_reset.hpp"
 #include "status.hpp"
+#include "suggest.hpp"
 #include "wiredcap/exit_codes.hpp"
+#include "wiredcap/units/parse.hpp"
+#include "wiredcap/version.hpp"
 
 namespace {
 
 using wiredcap::ExitCode;
 
-constexpr const char* kExitCodeHelp = R"(Exit codes:
+// Shown once, in the top-level help (and in wiredcap(1)); each subcommand's help leaves it out.
+constexpr const char* kExitCodeHelp = R"(Exit codes (0 only when the cap holds what was asked for):
   0 ok                    1 internal error          2 usage error
   3 refused by policy     4 not permitted           5 kernel write failed
   6 read-back differs     7 unsupported platform    8 ramp stopped by user
   9 ramp reverted        10 unresolved journal     11 policy file invalid
- 12 journal or boot state write failed
+ 12 journal or boot state write failed             13 declined at the prompt
 )";
 
 struct Options {
@@ -33,7 +41,10 @@ struct Options {
     std::optional<std::string> helper;
     wiredcap::cli::DevPaths dev;
     wiredcap::cli::ConvertRequest convert;
+    std::vector<std::string> convert_size;  // "96GiB", or "96" "GiB" as two arguments
     std::string convert_to;
+    std::vector<std::string> set_size;
+    std::vector<std::string> persist_size;
     wiredcap::cli::SetRequest set;
     std::optional<std::string> policy_file;
     wiredcap::cli::RampRequest ramp;
@@ -79,10 +90,48 @@ void add_fit(CLI::App& app, Options& o) {
 // that the messages are wiredcap's own and the unit tests can reach them.
 void add_persist(CLI::App& app, Options& o) {
     auto* persist = app.add_subcommand("persist", "Store a confirmed value for the boot action (or --off to forget it)");
-    persist->add_option("SIZE", o.persist.size, "A size with its unit (default: the journal's last confirmed value)");
+    persist->add_option("SIZE", o.persist_size, "A size with its unit (default: the journal's last confirmed value)")
+        ->expected(1, 2);
     persist->add_flag("--off", o.persist.off, "Forget the stored value: boots keep the OS default");
     persist->add_flag("--unconfirmed", o.persist.unconfirmed, "Store SIZE although no ramp confirmed it (journaled)");
     persist->add_flag("--ignore-hang-ceiling", o.persist.ignore_hang_ceiling, "Allow a value at or above one that hung before");
+}
+
+// A size may be typed as two arguments, `96 GiB`: the parser reads "96 GiB" (one space).
+std::string size_text(const std::vector<std::string>& words) {
+    return words.size() == 2 ? words[0] + " " + words[1] : words.empty() ? std::string() : words[0];
+}
+
+// After a failed parse: when the first word CLI11 could not place is where a command belongs
+// (wiredcap WORD, wiredcap policy WORD), names it and the nearest command. nullopt otherwise,
+// and CLI11's own message stands.
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv) {
+    const CLI::App* at = &app;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view word = argv[i];
+        if (word.starts_with("-")) {
+            if (word.find('=') != std::string_view::npos) continue;
+            const CLI::Option* opt = at->get_option_no_throw(std::string(word));
+            if (opt == nullptr) opt = app.get_option_no_throw(std::string(word));  // a global option
+            if (opt != nullptr && opt->get_items_expected_min() > 0) ++i;        // skip its value
+            continue;
+        }
+        const auto subs = at->get_subcommands([](const CLI::App*) { return true; });
+        if (subs.empty()) return std::nullopt;  // a leaf command: the word is an argument
+        std::vector<std::string> names;
+        for (const auto* sub : subs) names.push_back(sub->get_name());
+        if (std::find(names.begin(), names.end(), word) != names.end()) {
+            at = at->get_subcommand(std::string(word));
+            continue;
+        }
+        std::string msg = "unknown command " + wiredcap::units::quote_input(word);
+        if (at != &app) msg = at->get_name() + ": " + msg;
+        if (const auto near = wiredcap::cli::nearest_word(word, names)) return msg + "; did you mean '" + *near + "'?";
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        return msg + "; the commands are " + list;
+    }
+    return std::nullopt;
 }
 
 int dispatch(CLI::App& app, Options& o) {
@@ -107,21 +156,23 @@ int dispatch(CLI::App& app, Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"wiredcap: set the Apple Silicon GPU wired-memory cap (iogpu.wired_limit_mb) safely"};
-    app.footer(kExitCodeHelp);
+    // Named here, so that Usage: shows "wiredcap" and not argv[0]'s absolute path.
+    CLI::App app{"wiredcap: set the Apple Silicon GPU wired-memory cap (iogpu.wired_limit_mb) safely", "wiredcap"};
+    app.set_version_flag("--version", std::string("wiredcap ") + wiredcap::kVersion, "Print the version and exit");
     app.require_subcommand(1);
     app.fallthrough();  // global options (--json, --helper, ...) may follow the subcommand
     Options o;
     add_global_options(app, o);
 
     auto* convert = app.add_subcommand("convert", "Print a size exactly in other units (MiB for iogpu.wired_limit_mb)");
-    convert->add_option("SIZE", o.convert.size, "A size with its unit, e.g. 232GiB (units: B kB MB GB TB KiB MiB GiB TiB)")
-        ->required();
+    convert->add_option("SIZE", o.convert_size, "A size with its unit, e.g. 232GiB (units: B kB MB GB TB KiB MiB GiB TiB)")
+        ->required()
+        ->expected(1, 2);
     auto* to = convert->add_option("--to", o.convert_to, "Print only this unit (B kB MB GB TB KiB MiB GiB TiB)");
 
     app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
     auto* set = app.add_subcommand("set", "Set the cap to SIZE (or 'default'); prints the kernel's read-back");
-    set->add_option("SIZE", o.set.size, "A size with its unit (e.g. 96GiB), or 'default'")->required();
+    set->add_option("SIZE", o.set_size, "A size with its unit (e.g. 96GiB), or 'default'")->required()->expected(1, 2);
     set->add_flag("--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
     app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0), and forget any value stored for boot; always permitted");
     auto* policy = app.add_subcommand("policy", "The permitted band");
@@ -132,17 +183,24 @@ int main(int argc, char** argv) {
     app.add_subcommand("recover", "After a hang and reboot: which step hung, and the last good value");
     add_persist(app, o);
     add_fit(app, o);
+    // After the subcommands: CLI11 copies the footer into each subcommand made after it.
+    app.footer(kExitCodeHelp);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);  // --help for the app or a subcommand
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help or --version
         // CLI11's own exit numbers would collide with ours: every usage error is 2.
-        std::cerr << "wiredcap: " << e.what() << "\n(run 'wiredcap --help' for usage)\n";
+        const auto unknown = unknown_command(app, argc, argv);
+        std::cerr << "wiredcap: " << (unknown ? *unknown : std::string(e.what()))
+                  << "\n(run 'wiredcap --help' for usage)\n";
         return wiredcap::to_int(ExitCode::usage);
     }
     try {
         if (*to) o.convert.to_unit = o.convert_to;
+        o.convert.size = size_text(o.convert_size);
+        o.set.size = size_text(o.set_size);
+        if (!o.persist_size.empty()) o.persist.size = size_text(o.persist_size);
         return dispatch(app, o);
     } catch (const std::exception& e) {
         std::cerr << "wiredcap: internal error: " << e.what() << "\n";

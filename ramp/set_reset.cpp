@@ -100,13 +100,15 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     return ExitCode::ok;
 }
 
-// A raise from a terminal asks first; without a terminal it needs --yes.
-bool confirmed_raise(CliContext& ctx, MiB from, MiB to, int tty_in_fd) {
-    if (::isatty(tty_in_fd) == 0) {
-        ctx.err << "wiredcap set: raising the cap from " << units::to_string(from) << " to " << units::to_string(to)
-                << " needs confirmation; no terminal to ask on, so pass --yes\n";
-        return false;
-    }
+// A raise without a terminal needs --yes.
+ExitCode no_terminal(CliContext& ctx, MiB from, MiB to) {
+    ctx.err << "wiredcap set: raising the cap from " << units::to_string(from) << " to " << units::to_string(to)
+            << " needs confirmation; no terminal to ask on, so pass --yes\n";
+    return ExitCode::usage;
+}
+
+// A raise from a terminal asks first.
+bool confirmed_raise(CliContext& ctx, MiB from, MiB to) {
     ctx.err << "Raise iogpu.wired_limit_mb from " << (from.count() == 0 ? "the OS default" : units::describe(from))
             << " to " << units::describe(to) << "? Type yes to continue: " << std::flush;
     std::string answer;
@@ -137,8 +139,11 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     }
     const auto& current = machine->knob.value;
     const bool raise = !current || current->count() == 0 || *value > *current;
-    if (raise && !req.yes && !confirmed_raise(ctx, current.value_or(MiB::zero()), *value, tty_in_fd))
-        return ExitCode::usage;
+    if (raise && !req.yes) {
+        // No terminal to ask on is a usage error (pass --yes); a person saying no is not.
+        if (::isatty(tty_in_fd) == 0) return no_terminal(ctx, current.value_or(MiB::zero()), *value);
+        if (!confirmed_raise(ctx, current.value_or(MiB::zero()), *value)) return ExitCode::declined;
+    }
     return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
 }
 

@@ -23,7 +23,7 @@ _wiredcap() {
         prev=${COMP_WORDS[COMP_CWORD - 2]}
     fi
 
-    local global_opts="--help --json --helper --policy --journal --sim-state"
+    local global_opts="--help --version --json --helper --policy --journal --sim-state"
     local commands="status set reset ramp recover persist policy convert fit"
     local units="B kB MB GB TB KiB MiB GiB TiB"
     local ramp_opts="--to --for --context --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling"

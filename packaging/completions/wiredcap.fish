@@ -9,6 +9,7 @@ complete -c wiredcap -f
 
 # Global options: accepted before or after the command.
 complete -c wiredcap -s h -l help -d 'Print usage and exit codes, and exit'
+complete -c wiredcap -l version -d 'Print the version and exit'
 complete -c wiredcap -l json -d 'Print one JSON object on stdout'
 complete -c wiredcap -l helper -r -F -d 'The wiredcap-helper to run'
 complete -c wiredcap -l policy -r -F -d 'Policy file (development and tests only)'

@@ -3,6 +3,7 @@
 # - every long option, subcommand and positional of `wiredcap --help` and of each subcommand's
 #   --help (recursively: policy -> check) appears in wiredcap(1); every subcommand has its own
 #   entry in the COMMANDS section; every option the page names exists in some --help;
+# - the exit codes are listed once, at the end of `wiredcap --help`, and each is in EXIT STATUS;
 # - every option, command, REASON and OUTCOME of `wiredcap-helper --help` appears in
 #   wiredcap-helper(8), each command with its own entry;
 # - both pages format without a warning: groff -ww, man -l, and mandoc -T lint (macOS's man is
@@ -70,6 +71,15 @@ check "the help texts were read" test -s "$all_help"
 while read -r opt; do
   check "option $opt in wiredcap(1) exists in some --help" has_word "$all_help" "$opt"
 done < <(grep -oE -- '--[a-z][a-z-]*' "$page" | sort -u)
+
+# The exit codes: in the top-level help only (once), and every one of them in EXIT STATUS.
+codes=$("$wiredcap" --help | awk '/^Exit codes/ { on = 1; next } on' | grep -oE '(^| )[0-9]+ [a-z]' | grep -oE '[0-9]+')
+check "wiredcap --help lists the exit codes" test -n "$codes"
+page_section "EXIT STATUS" <"$page" >"$work/wiredcap.exit.txt"
+for c in $codes; do
+  check "wiredcap(1) EXIT STATUS explains exit code $c" grep -qE "^ +$c +[a-z]" "$work/wiredcap.exit.txt"
+done
+check "the exit codes appear in exactly one help text (the top level)" test "$(grep -c '^Exit codes' "$all_help")" = 1
 
 # --- wiredcap-helper(8) -------------------------------------------------------------------------
 page=$work/wiredcap-helper.8.txt

@@ -14,11 +14,13 @@ enum class ExitCode : int {
     kernel_write_failed = 5,  // the kernel refused the write
     readback_differs = 6,     // written, but reading it back gave another value
     unsupported_platform = 7, // no iogpu.wired_limit_mb here (or only the read-only Ventura key)
-    ramp_stopped = 8,         // the person typed `stop`: the last value is kept
+    ramp_stopped = 8,         // the person typed `stop`: the last confirmed value is kept, the target
+                              // was not reached (not 0: a script must not carry on as if it were)
     ramp_reverted = 9,        // no confirmation: reverted to the last confirmed value
     unresolved_journal = 10,  // an earlier ramp was never concluded; run `wiredcap recover`
     policy_invalid = 11,      // the policy file is unsafe or malformed
     journal_failed = 12,      // the journal or the boot state could not be written: nothing was changed
+    declined = 13,            // asked at the prompt, the person did not answer yes: nothing was changed
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }

@@ -1,0 +1,84 @@
+"""`wiredcap set` asking before a raise, on a pseudo-terminal and a simulated Mac.
+
+    python3 set_prompt_test.py CASE WIREDCAP WIREDCAP_SIM WORKDIR
+
+Declining at the prompt is an answer, not a mistake on the command line: it exits 13
+(declined), not 2 (usage), and writes nothing. The tree (policy 64..176 GiB, m2ultra-192,
+journal) is ramp_test.py's.
+"""
+
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ramp_test  # noqa: E402
+from pty_driver import PtySession  # noqa: E402
+from ramp_test import check  # noqa: E402
+
+QUESTION = r"Raise iogpu\.wired_limit_mb from the OS default to 81920 MiB .*\? Type yes to continue: "
+DECLINED, USAGE = 13, 2
+
+
+def start_set(label):
+    s = PtySession(T.argv("set", "80GiB"))
+    T.sessions.append((label, s))
+    s.read_until(QUESTION, 10)
+    return s
+
+
+def case_no_is_declined_not_usage():
+    s = start_set("set 80GiB, answered no")
+    s.send("no\r")
+    code = s.wait(10)
+    check(code == DECLINED, f"answering no exited {code}, expected {DECLINED} (declined), not {USAGE} (usage)")
+    check(T.history() == [], f"values written after a no: {T.history()}")
+    check(T.knob() == 0, f"knob {T.knob()} after a no, expected 0")
+
+
+def case_yes_raises():
+    s = start_set("set 80GiB, answered yes")
+    s.send("yes\r")
+    code = s.wait(10)
+    check(code == 0, f"answering yes exited {code}, expected 0")
+    check(T.history() == [81920], f"written: {T.history()}, expected [81920]")
+
+
+def case_no_terminal_is_usage():
+    p = T.wc("set", "80GiB")
+    check(p.returncode == USAGE, f"set without a terminal and without --yes exited {p.returncode}, expected {USAGE}")
+    check("--yes" in p.stderr, "the way forward (--yes) is not named")
+    check(T.history() == [], f"values written: {T.history()}")
+
+
+CASES = {name[len("case_"):]: f for name, f in globals().items() if name.startswith("case_")}
+T = None
+
+
+def main(argv):
+    global T
+    if len(argv) != 5 or argv[1] not in CASES:
+        print(f"usage: {argv[0]} CASE WIREDCAP WIREDCAP_SIM WORKDIR   (cases: {', '.join(CASES)})", file=sys.stderr)
+        return 2
+    T = ramp_test.Tree(argv[2], argv[3], argv[4])
+    started = time.monotonic()
+    try:
+        T.build()
+        CASES[argv[1]]()
+    except Exception as e:  # noqa: BLE001 - Failed, PtyTimeout from the driver, or a crash here
+        print(T.report(), file=sys.stderr)
+        if not isinstance(e, AssertionError):
+            traceback.print_exc()
+        print(f"FAIL {argv[1]} ({time.monotonic() - started:.1f} s): {e}", file=sys.stderr)
+        return 1
+    finally:
+        for _, s in T.sessions:
+            s.kill()
+            s.close()
+    print(f"PASS {argv[1]} ({time.monotonic() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
