@@ -44,11 +44,9 @@ Expected<std::string> read_candidate(const std::string& path) {
 }
 
 // The installed file: exactly the helper's trusted read, with root as the owner it requires.
-Expected<std::string> read_installed(const std::string& path) {
-    auto text = trusted::read_file(path, 0, policy::kMaxPolicyBytes);
-    if (!text) return text.error();
-    if (!text->has_value()) return Error{path + " does not exist (the helper then uses the built-in band)"};
-    return **text;
+// nullopt when there is none: the helper then uses its built-in band, which is not an error.
+Expected<std::optional<std::string>> read_installed(const std::string& path) {
+    return trusted::read_file(path, 0, policy::kMaxPolicyBytes);
 }
 
 std::string row(std::string_view key, MiB v) {
@@ -60,6 +58,36 @@ std::string row(std::string_view key, MiB v) {
 JsonObject band_json(MiB v) {
     return JsonObject().num("mib", v.count()).str("gib", units::exact_decimal(v, units::SizeUnit::gibibytes))
         .str("gb", units::exact_decimal(v, units::SizeUnit::gigabytes));
+}
+
+// No installed policy file: not invalid. The helper then uses the built-in band, or, on a Mac
+// too small for it, permits only reset until a policy file is written. Either way exit 0, so
+// that `wiredcap policy check && wiredcap status` works on a fresh install.
+ExitCode report_no_file(CliContext& ctx, const std::string& path, const MachineReadings& machine) {
+    const auto band = policy::builtin(*machine.memsize.value);
+    if (ctx.json) {
+        JsonObject o;
+        o.str("schema", "wiredcap.policy-check/1").str("file", path).boolean("exists", false).boolean("valid", true);
+        if (band) {
+            o.str("band_source", "built-in default").object("min", band_json(band->min))
+                .object("max", band_json(band->max)).object("reserve", band_json(band->reserve))
+                .object("max_step", band_json(band->max_step)).null("group");
+        } else {
+            o.null("band_source").str("why_no_band", band.error().message);
+        }
+        ctx.out << o.text() << "\n";
+        return ExitCode::ok;
+    }
+    ctx.out << "no policy file at " << path << ": nothing to check\n";
+    if (!band) {
+        ctx.out << "  " << band.error().message << "; reset works\n";
+        return ExitCode::ok;
+    }
+    ctx.out << "the helper's built-in band applies [built-in default]:\n";
+    ctx.out << row("min", band->min) << row("max", band->max) << row("reserve", band->reserve)
+            << row("max_step", band->max_step);
+    ctx.out << "  group    (none: only root may change the cap)\n";
+    return ExitCode::ok;
 }
 
 }  // namespace
@@ -76,7 +104,14 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
                 << (machine ? machine->memsize.error : machine.error().message) << "\n";
         return ExitCode::internal_error;
     }
-    auto text = is_installed ? read_installed(path) : read_candidate(path);
+    Expected<std::string> text = Error{""};
+    if (is_installed) {
+        auto installed_text = read_installed(path);
+        if (installed_text && !installed_text->has_value()) return report_no_file(ctx, path, *machine);
+        text = installed_text ? Expected<std::string>(**installed_text) : Expected<std::string>(installed_text.error());
+    } else {
+        text = read_candidate(path);
+    }
     // Read errors already name the file; parse errors name the line, so add the file.
     auto parsed = text ? policy::parse(*text, *machine->memsize.value) : Expected<policy::Policy>(text.error());
     if (!parsed && text) parsed = Error{path + ": " + parsed.error().message};

@@ -22,13 +22,17 @@ sim_init() { sim init "$@"; sim clock pinned; }
 policy() { printf '%s\n' "$@" > "$POLICY"; chmod 644 "$POLICY"; }
 band_192() { policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'; }
 # Runs wiredcap on this tree and appends what it printed, and its exit code, to the transcript.
+# Returns wiredcap's exit code, so a scenario can chain commands as a script would (&&).
 wc() {
+  local rc
   echo "\$ wiredcap $*"
   "$WIREDCAP" --policy "$POLICY" --journal "$WORK/journal/journal.jsonl" --sim-state "$WORK/sim-state" "$@" \
     >"$WORK/out" 2>"$WORK/err" </dev/null
-  echo "[exit $?]"
+  rc=$?
+  echo "[exit $rc]"
   sed 's/^/out| /' "$WORK/out"
   sed 's/^/err| /' "$WORK/err"
+  return $rc
 }
 # The LaunchDaemon's boot action, run the way launchd would (as root), with this tree's files.
 boot() {
@@ -76,7 +80,14 @@ case $scenario in
                        chmod 666 "$POLICY"; wc policy check
                        cp "$POLICY" "$WORK/candidate.conf"; chmod 666 "$WORK/candidate.conf"
                        policy 'min = 64GiB' 'max = 190GiB' 'reserve = 16GiB' 'max_step = 16GiB'
-                       wc policy check "$WORK/candidate.conf"; wc policy check ;;
+                       wc policy check "$WORK/candidate.conf"; wc policy check
+                       # No policy file is not an invalid one: the built-in band applies (exit 0),
+                       # and on a Mac too small for it only reset is permitted (still exit 0).
+                       rm "$POLICY"; wc policy check; wc policy check --json
+                       sim_init --profile m4-16; wc policy check; wc policy check --json ;;
+  # README's install line on a fresh simulated Mac (no policy file): both commands run.
+  install_line)        sim_init --profile m2ultra-192
+                       wc policy check && wc status ;;
   ramp_refusals)       sim_init --profile m2ultra-192; band_192
                        wc ramp --to 232000MB --dry-run; wc ramp --to 200GiB --dry-run; wc ramp --to 32GiB --dry-run
                        wc ramp --to 96GiB --step 32GiB --dry-run; wc ramp --to 96GiB --step 0MiB --dry-run
