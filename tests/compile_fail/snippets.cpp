@@ -55,6 +55,23 @@ void f(Kernel& k) { (void)k.write_wired_limit(237568); }  // error-line: mib_fro
 #ifdef CASE_mib_from_double
 void f(Kernel& k) { (void)k.write_wired_limit(237568.0); }  // error-line: mib_from_double
 #endif
+// The warnings that also catch it are off here: the deleted overload alone must refuse it.
+#ifdef CASE_from_count_double
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wfloat-conversion"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wliteral-conversion"
+#endif
+void f() { (void)MiB::from_count(1.5); }  // error-line: from_count_double
+#endif
+#ifdef CASE_from_count_or_throw_float
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wfloat-conversion"
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wliteral-conversion"
+#endif
+void f(float x) { (void)GiB::from_count_or_throw(x); }  // error-line: from_count_or_throw_float
+#endif
 #ifdef CASE_mib_copy_init_int
 void f() { [[maybe_unused]] MiB m = 232000; }  // error-line: mib_copy_init_int
 #endif

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <compare>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -89,6 +90,12 @@ public:
         if (n > max_count) throw OverflowError("size does not fit in 64 bits of bytes");
         return Quantity{n};
     }
+    // A floating-point count would be truncated on the way in (1.5 -> 1), caught only by
+    // -Wconversion. Deleted, so it is a compile error under any flags (tests/compile_fail).
+    template <std::floating_point F>
+    static std::optional<Quantity> from_count(F) = delete;
+    template <std::floating_point F>
+    static Quantity from_count_or_throw(F) = delete;
     [[nodiscard]] static constexpr Quantity zero() noexcept { return Quantity{0}; }
     [[nodiscard]] static constexpr Quantity max() noexcept { return Quantity{max_count}; }
 
