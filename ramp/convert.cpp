@@ -11,6 +11,13 @@ namespace {
 
 using units::SizeUnit;
 
+// The input as echoed in the output: as typed, unless it is long (an accepted size can be
+// 100 KB of fraction zeros); then cut, with its length, as every message quotes input.
+std::string shown(const std::string& input) {
+    constexpr std::size_t kMaxShown = 48;
+    return input.size() <= kMaxShown ? input : units::quote_input(input);
+}
+
 ExitCode fail(std::ostream& err, const std::string& message) {
     err << "wiredcap convert: " << message << "\n";
     return ExitCode::usage;
@@ -20,14 +27,14 @@ ExitCode fail(std::ostream& err, const std::string& message) {
 ExitCode convert_to(const ConvertRequest& req, std::ostream& out, std::ostream& err) {
     const auto target = units::unit_from_symbol(*req.to_unit);
     if (!target)
-        return fail(err, fmt::format("--to {}: unknown unit; accepted units (case-sensitive): {}",
+        return fail(err, fmt::format("--to {}: unknown unit; accepted units (case-sensitive): {}, e.g. --to MiB",
                                      units::quote_input(*req.to_unit), units::kAcceptedUnitList));
     const auto count = units::parse_count_in(req.size, *target);
     if (!count) return fail(err, count.error().message);
     const auto sym = units::info(*target).symbol;
     if (req.json)
         out << fmt::format(R"({{"schema":"wiredcap.convert/1","source":"computed","input":"{}","unit":"{}","count":{}}})",
-                           req.size, sym, *count)
+                           shown(req.size), sym, *count)
             << "\n";
     else
         out << *count << " " << sym << "\n";
@@ -45,11 +52,11 @@ ExitCode convert_for_admin(const ConvertRequest& req, std::ostream& out, std::os
     if (req.json) {
         out << fmt::format(
                    R"({{"schema":"wiredcap.convert/1","source":"computed","input":"{}","MiB":{},"GiB":"{}","GB":"{}","B":{}}})",
-                   req.size, *mib, gib, gb, b.count())
+                   shown(req.size), *mib, gib, gb, b.count())
             << "\n";
         return ExitCode::ok;
     }
-    out << fmt::format("{} is exactly (computed, not read from any machine):\n", req.size);
+    out << fmt::format("{} is exactly (computed, not read from any machine):\n", shown(req.size));
     out << fmt::format("  {:>20} MiB   the unit of iogpu.wired_limit_mb\n", *mib);
     out << fmt::format("  {:>20} GiB\n", gib);
     out << fmt::format("  {:>20} GB\n", gb);

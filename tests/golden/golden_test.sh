@@ -85,6 +85,11 @@ case $scenario in
                        # and on a Mac too small for it only reset is permitted (still exit 0).
                        rm "$POLICY"; wc policy check; wc policy check --json
                        sim_init --profile m4-16; wc policy check; wc policy check --json ;;
+  # The command line itself: a mistyped command, a size as two words, exact decimals.
+  cli_conventions)     sim_init --profile m2ultra-192; band_192
+                       wc stauts; wc policy chek; wc frobnicate
+                       wc convert 96 GiB; wc convert 96 GiB --json; wc convert 232000MB; wc convert 232000MB --to MiB
+                       wc convert 96 GiB MiB; wc set 96GiB ;;
   # README's install line on a fresh simulated Mac (no policy file): both commands run.
   install_line)        sim_init --profile m2ultra-192
                        wc policy check && wc status ;;

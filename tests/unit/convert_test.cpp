@@ -90,6 +90,23 @@ TEST(ConvertForAdmin, Json) {
               "\n");
 }
 
+// An accepted size can be long (fraction zeros are dropped): the echo of it is cut, like every
+// quoted input, and states the length.
+TEST(ConvertForAdmin, LongAcceptedInputIsCutInTheEcho) {
+    const std::string input = "1." + std::string(100000, '0') + "GiB";
+    const auto r = convert(input);
+    expect_ok(r);
+    EXPECT_NE(r.out.find("'... (100005 bytes) is exactly"), std::string::npos) << r.out.substr(0, 200);
+    EXPECT_LT(r.out.size(), 400U) << r.out.substr(0, 200);
+    const auto j = convert(input, std::nullopt, true);
+    expect_ok(j);
+    EXPECT_LT(j.out.size(), 400U) << j.out.substr(0, 200);
+}
+
+TEST(ConvertRefuses, InexactShowsTheExactDecimal) {
+    expect_usage_error(convert("232000MB", "MiB"), "'232000MB' = 221252.44140625 MiB, not a whole number");
+}
+
 TEST(ConvertRefuses, BareNumber) { expect_usage_error(convert("232000"), "no unit"); }
 
 TEST(ConvertRefuses, InexactMegabytesForTheKernel) {

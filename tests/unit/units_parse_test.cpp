@@ -100,12 +100,14 @@ std::vector<Row> rows() {
         refused("5", kAny, {"no unit", list}),
         refused("1.5", kAny, {"no unit", "e.g. 1.5MiB"}),
         refused("232000MB", kMiB,
-                {"= 221252.44", "not a whole number of MiB", "221252MiB and 221253MiB",
+                {"= 221252.44140625 MiB,", "not a whole number of MiB", "221252MiB and 221253MiB",
                  "did you mean 232000MiB or 232GiB?"}),
         refused("232000MB", kGiB, {"not a whole number of GiB", "216GiB and 217GiB", "did you mean 232GiB?"}),
         refused("16GB", kGiB, {"= 14.90", "14GiB and 15GiB", "did you mean 16GiB?"}),
         refused("16GB", kMiB, {"15258MiB and 15259MiB", "did you mean 16GiB?"}),
         refused("1kB", kKiB, {"0KiB and 1KiB", "did you mean 1KiB?"}),
+        // Exact up to 20 decimals; a longer expansion (1 B is 2^-40 TiB) is cut and marked.
+        refused("1B", kTiB, {"= 0.00000000000090949470... TiB,", "0TiB and 1TiB"}),
         refused("1000TB", kTiB, {"did you mean 1000TiB?"}),
         refused("1000GB", kTiB, {"did you mean 1TiB?"}),
         refused("1.5GB", kMiB, {"1430MiB and 1431MiB"}),
@@ -194,6 +196,8 @@ std::vector<Row> rows() {
     };
 }
 
+std::string list_of_units() { return std::string(kUnitList); }
+
 wiredcap::Expected<std::uint64_t> parse_row(const Row& row) {
     if (row.target) return parse_count_in(row.input, *row.target);
     auto parsed = parse_size(row.input);
@@ -224,6 +228,11 @@ TEST_P(ParseTable, Row) {
     for (const auto& fragment : row.fragments)
         EXPECT_NE(message.find(fragment), std::string::npos) << "missing '" << fragment << "' in: " << message;
     EXPECT_EQ(message.rfind(quote_input(row.input), 0), 0U) << message;
+    // Every refusal shows what would be accepted: the units and an example, or (for a value
+    // that is not whole in the target unit) the nearest whole values written as sizes.
+    const bool forms = message.find(list_of_units()) != std::string::npos && message.find("e.g. ") != std::string::npos;
+    EXPECT_TRUE(forms || message.find("the nearest whole values are") != std::string::npos)
+        << "names no accepted form with an example: " << message;
     for (const char c : message) {
         const auto u = static_cast<unsigned char>(c);
         EXPECT_TRUE(u >= 0x20 && u != 0x7f) << "raw control byte in: " << quote_input(message);

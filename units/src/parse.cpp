@@ -19,11 +19,16 @@ constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
-std::string accepted_units_hint() {
-    return "accepted units (case-sensitive): " + std::string(kAcceptedUnitList);
+// Ends every refusal of a size: what is accepted, with an example, so that no message leaves
+// the writer guessing.
+std::string accepted_forms() {
+    return "write digits and a unit (" + std::string(kAcceptedUnitList) + ", case-sensitive), e.g. 96GiB";
 }
 
-Error fail(std::string_view text, const std::string& why) { return Error{quote_input(text) + ": " + why}; }
+// `tail` (a "did you mean") goes last, after the accepted forms.
+Error fail(std::string_view text, const std::string& why, const std::string& tail = {}) {
+    return Error{quote_input(text) + ": " + why + "; " + accepted_forms() + tail};
+}
 
 // For a misspelt unit, the accepted units that start with the same letter, in any case:
 // "KB" -> "kB or KiB", "mb" -> "MB or MiB".
@@ -41,17 +46,16 @@ std::string unit_suggestion(std::string_view bad) {
 
 // The first problem with the characters of `text`, before any number is read.
 std::optional<std::string> character_problem(std::string_view text) {
-    if (text.empty()) return "empty size; write a number and a unit, e.g. 232GiB";
+    if (text.empty()) return "empty size";
     for (char c : text) {
         const auto u = static_cast<unsigned char>(c);
         if (u >= 0x80) return "only ASCII digits 0-9 and a unit are accepted (found a non-ASCII byte)";
         if (u < 0x20 || u == 0x7f) return "control characters (tabs and newlines too) are not accepted";
     }
     if (is_space(text.front()) || is_space(text.back())) return "leading or trailing whitespace is not accepted";
-    if (text[0] == '-' || text[0] == '+') return "a size has no sign; write digits and a unit, e.g. 5MiB";
+    if (text[0] == '-' || text[0] == '+') return "a size has no sign";
     if (text[0] == '.') return "a decimal point needs a digit before it, e.g. 0.5GiB";
-    if (!is_digit(text[0]))
-        return "a size is digits then a unit, e.g. 232GiB; " + accepted_units_hint();
+    if (!is_digit(text[0])) return "a size is digits then a unit";
     if (text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
         return "hexadecimal is not accepted; write decimal digits";
     if (text.size() > 1 && text[0] == '0' && is_digit(text[1]))
@@ -101,14 +105,15 @@ std::string decimal_text(u128 num, std::size_t scale) {
     return digits;
 }
 
-// "221252.44...": two decimals, cut (not rounded), with "..." because more digits follow (ASCII:
-// the message may travel through JSON and logs).
-std::string truncated_two_decimals(Bytes b, SizeUnit unit) {
+// The exact value, "221252.44140625": every unit is 2^a * 5^b bytes, so the decimal ends. Only
+// an expansion longer than 20 digits (possible in GiB and TiB, never in MiB) is cut, not rounded,
+// and marked "..." (ASCII: the message may travel through JSON and logs).
+std::string exact_or_cut_decimal(Bytes b, SizeUnit unit) {
+    constexpr std::size_t kMaxDecimals = 20;
     std::string s = exact_decimal(b, unit);
     const auto dot = s.find('.');
-    if (dot == std::string::npos) return s;
-    if (s.size() > dot + 3) return s.substr(0, dot + 3) + "...";
-    return s;
+    if (dot == std::string::npos || s.size() <= dot + 1 + kMaxDecimals) return s;
+    return s.substr(0, dot + 1 + kMaxDecimals) + "...";
 }
 
 std::optional<SizeUnit> binary_twin(SizeUnit u) {
@@ -183,12 +188,11 @@ Expected<ParsedSize> parse_size(std::string_view text) {
     if (!rest.empty() && is_space(rest[0]))
         return fail(text, "at most one space between the number and the unit");
     if (rest.empty())
-        return fail(text, "no unit; a unit is never guessed. Write one of the " + accepted_units_hint() +
-                              " (iogpu.wired_limit_mb counts MiB, e.g. " + example_mib(text.substr(0, pos)) + ")");
+        return fail(text, "no unit; a unit is never guessed (iogpu.wired_limit_mb counts MiB, e.g. " +
+                              example_mib(text.substr(0, pos)) + ")");
     const auto unit = unit_from_symbol(rest);
     if (!unit)
-        return fail(text, "unknown unit " + quote_input(rest) + "; " + accepted_units_hint() +
-                              unit_suggestion(rest));
+        return fail(text, "unknown unit " + quote_input(rest), unit_suggestion(rest));
 
     // The value is mantissa / 10^frac_digits units, with trailing fraction zeros dropped.
     std::string_view frac = text.substr(int_digits + 1, frac_digits);
@@ -231,7 +235,7 @@ Expected<std::uint64_t> parse_count_in(std::string_view text, SizeUnit target) {
 
     const std::string sym(info(target).symbol);
     const std::uint64_t below = b.count() / ub;
-    std::string msg = quote_input(text) + " = " + truncated_two_decimals(b, target) + " " + sym +
+    std::string msg = quote_input(text) + " = " + exact_or_cut_decimal(b, target) + " " + sym +
                       ", not a whole number of " + sym + "; the nearest whole values are " +
                       std::to_string(below) + sym;
     if (below < kU64Max / ub) msg += " and " + std::to_string(below + 1) + sym;
