@@ -86,9 +86,9 @@ std::optional<Armed> parse_arm(const std::vector<std::string>& w) {
 
 // A MiB count the helper reported under `key` ({"value":N,...}), if it reported one.
 std::optional<std::uint64_t> reported_mib(const HelperReply& r, std::string_view key) {
-    const json::Value* o = r.json ? r.json->get(key) : nullptr;
-    const json::Value* v = o ? o->get("value") : nullptr;
-    return v ? v->as_u64() : std::nullopt;
+    const json::Value* o = r.json ? json::get(*r.json, key) : nullptr;
+    const json::Value* v = o ? json::get(*o, "value") : nullptr;
+    return v ? json::as_u64(*v) : std::nullopt;
 }
 
 class GuardProcess {

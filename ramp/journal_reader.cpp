@@ -27,16 +27,16 @@ std::string at_line(std::size_t line, const std::string& why) { return "line " +
 
 // The field `key` as a string: absent (nullopt) is fine, any other type is an error.
 Expected<std::optional<std::string>> optional_string(const json::Value& o, std::string_view key) {
-    const json::Value* v = o.get(key);
+    const json::Value* v = json::get(o, key);
     if (v == nullptr) return std::optional<std::string>();
-    if (const std::string* s = v->as_string()) return std::optional<std::string>(*s);
+    if (const std::string* s = json::as_string(*v)) return std::optional<std::string>(*s);
     return Error{"\"" + std::string(key) + "\" is not a string"};
 }
 
 Expected<std::optional<std::uint64_t>> optional_count(const json::Value& o, std::string_view key) {
-    const json::Value* v = o.get(key);
+    const json::Value* v = json::get(o, key);
     if (v == nullptr) return std::optional<std::uint64_t>();
-    if (auto n = v->as_u64()) return std::optional<std::uint64_t>(*n);
+    if (auto n = json::as_u64(*v)) return std::optional<std::uint64_t>(*n);
     return Error{"\"" + std::string(key) + "\" is not a non-negative whole number"};
 }
 
@@ -104,7 +104,7 @@ Expected<Ok> read_details(const json::Value& o, Entry& e) {
 }
 
 Expected<Entry> to_entry(const json::Value& o, std::size_t line) {
-    if (o.as_object() == nullptr) return Error{"the record is not a JSON object"};
+    if (!o.is_object()) return Error{"the record is not a JSON object"};
     Entry e;
     e.line = line;
     if (auto h = read_header(o, e); !h) return h.error();

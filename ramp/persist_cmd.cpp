@@ -83,23 +83,23 @@ struct ReadBack {
 // The helper's {"value":N|null,"source":"boot state file read-back","error"?}.
 ReadBack persisted_of(const json::Value& j) {
     ReadBack r;
-    const json::Value* o = j.get("persisted_mib");
+    const json::Value* o = json::get(j, "persisted_mib");
     if (o == nullptr) return ReadBack{std::nullopt, "the helper reported no read-back of the boot state file"};
-    if (const json::Value* e = o->get("error"); e && e->as_string()) r.error = *e->as_string();
-    const json::Value* v = o->get("value");
-    if (v != nullptr && v->as_u64()) r.value = MiB::from_count(*v->as_u64());
+    if (const json::Value* e = json::get(*o, "error"); e && json::as_string(*e)) r.error = *json::as_string(*e);
+    const json::Value* v = json::get(*o, "value");
+    if (v != nullptr && json::as_u64(*v)) r.value = MiB::from_count(*json::as_u64(*v));
     else if ((v == nullptr || !v->is_null()) && r.error.empty()) r.error = "the helper's read-back of the boot state file is not a MiB count";
     return r;
 }
 
 bool flag(const json::Value& j, std::string_view key) {
-    const json::Value* v = j.get(key);
-    return v && v->as_bool().value_or(false);
+    const json::Value* v = json::get(j, key);
+    return v && json::as_bool(*v).value_or(false);
 }
 
 std::string basis_of(const json::Value& j) {
-    const json::Value* b = j.get("basis");
-    return b && b->as_string() ? *b->as_string() : std::string();
+    const json::Value* b = json::get(j, "basis");
+    return b && json::as_string(*b) ? *json::as_string(*b) : std::string();
 }
 
 JsonObject persisted_json(const ReadBack& r) {
@@ -112,7 +112,7 @@ JsonObject persisted_json(const ReadBack& r) {
 
 // A refusal before the helper read the file back has no read-back to report: none is made up.
 JsonObject with_read_back(JsonObject o, const json::Value& j, const ReadBack& r) {
-    if (j.get("persisted_mib") != nullptr) o.object("persisted", persisted_json(r));
+    if (json::get(j, "persisted_mib") != nullptr) o.object("persisted", persisted_json(r));
     return o;
 }
 
@@ -180,8 +180,8 @@ ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistCh
 }
 
 ExitCode report_off(CliContext& ctx, const HelperReply& reply) {
-    const json::Value* backend = reply.json ? reply.json->get("backend") : nullptr;
-    const bool simulated = backend && backend->as_string() && *backend->as_string() == "simulated";
+    const json::Value* backend = reply.json ? json::get(*reply.json, "backend") : nullptr;
+    const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
     JsonObject o = json_head(true, simulated);
     if (!reply.json) return fail(ctx, o, reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code(), reply.error);
     const ReadBack stored = persisted_of(*reply.json);

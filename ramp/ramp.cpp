@@ -271,9 +271,9 @@ private:
 
     [[nodiscard]] std::optional<MiB> read_knob() const {
         const HelperReply now = ctx_.helper.run({"read"});
-        const json::Value* wl = now.json ? now.json->get("wired_limit_mib") : nullptr;
-        const json::Value* v = wl ? wl->get("value") : nullptr;
-        const auto n = v ? v->as_u64() : std::nullopt;
+        const json::Value* wl = now.json ? json::get(*now.json, "wired_limit_mib") : nullptr;
+        const json::Value* v = wl ? json::get(*wl, "value") : nullptr;
+        const auto n = v ? json::as_u64(*v) : std::nullopt;
         return n ? MiB::from_count(*n) : std::nullopt;
     }
 
@@ -282,9 +282,9 @@ private:
     }
     static std::optional<MiB> readback(const HelperReply& r) {
         if (!r.json) return std::nullopt;
-        const json::Value* rb = r.json->get("readback_mib");
-        const json::Value* v = rb ? rb->get("value") : nullptr;
-        const auto n = v ? v->as_u64() : std::nullopt;
+        const json::Value* rb = json::get(*r.json, "readback_mib");
+        const json::Value* v = rb ? json::get(*rb, "value") : nullptr;
+        const auto n = v ? json::as_u64(*v) : std::nullopt;
         return n ? MiB::from_count(*n) : std::nullopt;
     }
 

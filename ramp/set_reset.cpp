@@ -16,9 +16,9 @@ namespace {
 using units::MiB;
 
 std::optional<std::uint64_t> reading_mib(const json::Value& j, std::string_view key) {
-    const json::Value* r = j.get(key);
-    const json::Value* v = r ? r->get("value") : nullptr;
-    return v ? v->as_u64() : std::nullopt;
+    const json::Value* r = json::get(j, key);
+    const json::Value* v = r ? json::get(*r, "value") : nullptr;
+    return v ? json::as_u64(*v) : std::nullopt;
 }
 
 JsonObject mib_reading(std::optional<std::uint64_t> mib, std::string_view source) {
@@ -37,9 +37,9 @@ KnobNow reread_knob(const CliContext& ctx) {
     const HelperReply r = ctx.helper.run({"read"});
     if (!r.json) return KnobNow{std::nullopt, r.error.empty() ? "the helper gave no answer" : r.error};
     if (auto v = reading_mib(*r.json, "wired_limit_mib")) return KnobNow{v, {}};
-    const json::Value* wl = r.json->get("wired_limit_mib");
-    const json::Value* err = wl ? wl->get("error") : nullptr;
-    return KnobNow{std::nullopt, err && err->as_string() ? *err->as_string() : "the helper reported no value"};
+    const json::Value* wl = json::get(*r.json, "wired_limit_mib");
+    const json::Value* err = wl ? json::get(*wl, "error") : nullptr;
+    return KnobNow{std::nullopt, err && json::as_string(*err) ? *json::as_string(*err) : "the helper reported no value"};
 }
 
 // Reports the helper's answer: the value read back, never the value requested. When the change
@@ -65,17 +65,18 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     // A plain reset also forgets the value stored for boot; only the helper knows if there was one.
     // Two plain bools, not an optional<bool>: GCC 12 at -O2 reports the optional's flag as
     // maybe-uninitialized (a false positive that -Werror turned into a broken release build).
-    const json::Value* forgot = j.get("persist_removed");
-    const bool persist_known = forgot && forgot->as_bool();
-    const bool persist_removed = persist_known && *forgot->as_bool();
-    const bool simulated = j.get("backend") && j.get("backend")->as_string() && *j.get("backend")->as_string() == "simulated";
+    const json::Value* forgot = json::get(j, "persist_removed");
+    const bool persist_known = forgot && json::as_bool(*forgot);
+    const bool persist_removed = persist_known && *json::as_bool(*forgot);
+    const json::Value* backend = json::get(j, "backend");
+    const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
     if (ctx.json) {
         JsonObject o;
         o.str("schema", "wiredcap.change/1").str("command", verb).boolean("ok", reply.ok()).boolean("simulated", simulated);
         JsonObject now = mib_reading(readback, source);
         if (!readback && !why_unknown.empty()) now.str("error", why_unknown);
         o.object("previous", mib_reading(previous, "kernel read-back")).object("wired_limit", now).boolean("changed", changed);
-        if (const json::Value* req = j.get("requested_mib"); req && req->as_u64()) o.num("requested_mib", *req->as_u64());
+        if (const json::Value* req = json::get(j, "requested_mib"); req && json::as_u64(*req)) o.num("requested_mib", *json::as_u64(*req));
         if (persist_known) o.boolean("persist_removed", persist_removed);
         if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
         ctx.out << o.text() << "\n";

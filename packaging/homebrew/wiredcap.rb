@@ -25,7 +25,7 @@ class Wiredcap < Formula
   # DependencyOrder cop).
   depends_on "cli11" => :build # header-only
   depends_on "cmake" => :build
-  depends_on "nlohmann-json" => :build # header-only (wiredcap fit reads safetensors headers)
+  depends_on "nlohmann-json" => :build # header-only (the CLI reads JSON; wiredcap fit, safetensors)
   depends_on "spdlog" => :build # header-only in the helper
   depends_on arch: :arm64
   depends_on "fmt"

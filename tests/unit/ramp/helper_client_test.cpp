@@ -62,13 +62,13 @@ TEST_F(SpawnTest, TheHelperRunsInItsOwnGroupOffTheTerminalWithHangupBlocked) {
     const HelperClient client(script_, DevPaths{});
     const HelperReply r = client.run({"read"});
     ASSERT_TRUE(r.ok()) << r.error;
-    const auto pid = r.json->get("pid")->as_u64();
-    const auto pgid = r.json->get("pgid")->as_u64();
+    const auto pid = json::as_u64(*json::get(*r.json, "pid"));
+    const auto pgid = json::as_u64(*json::get(*r.json, "pgid"));
     ASSERT_TRUE(pid && pgid);
     EXPECT_EQ(*pgid, *pid) << "the helper must lead its own process group";
     EXPECT_NE(*pgid, static_cast<std::uint64_t>(::getpgrp())) << "the helper is in wiredcap's process group";
-    EXPECT_EQ(*r.json->get("stdin")->as_string(), "/dev/null");
-    const std::string mask = *r.json->get("blocked")->as_string();
+    EXPECT_EQ(*json::as_string(*json::get(*r.json, "stdin")), "/dev/null");
+    const std::string mask = *json::as_string(*json::get(*r.json, "blocked"));
     for (const int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU})
         EXPECT_TRUE(blocked(mask, sig)) << "signal " << sig << " is not blocked (mask " << mask << ")";
     EXPECT_FALSE(blocked(mask, SIGCHLD)) << "more than the ending signals blocked (mask " << mask << ")";

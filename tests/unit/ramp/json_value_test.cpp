@@ -1,11 +1,14 @@
-// The strict JSON reader: everything RFC 8259 allows is read exactly, everything else is
-// refused with the byte offset where it went wrong.
+// Reading JSON through nlohmann/json with wiredcap's limits: everything RFC 8259 allows is read
+// exactly, everything else is refused; so is a repeated key, a document nested deeper than
+// kMaxDepth or longer than kMaxText. The parser is the library's; these tests pin down what
+// wiredcap relies on, so a library update that changes any of it fails here.
 #include "json_value.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace wiredcap::json {
 namespace {
@@ -26,65 +29,67 @@ std::string error_of(std::string_view text) {
 
 TEST(JsonParse, ReadsEveryScalarType) {
     EXPECT_TRUE(parsed("null").is_null());
-    EXPECT_EQ(parsed("true").as_bool(), true);
-    EXPECT_EQ(parsed("false").as_bool(), false);
-    EXPECT_EQ(parsed("42").as_u64(), 42u);
-    ASSERT_NE(parsed("\"text\"").as_string(), nullptr);
-    EXPECT_EQ(*parsed("\"text\"").as_string(), "text");
-    EXPECT_EQ(*parsed("\"\"").as_string(), "");
+    EXPECT_EQ(as_bool(parsed("true")), true);
+    EXPECT_EQ(as_bool(parsed("false")), false);
+    EXPECT_EQ(as_u64(parsed("42")), 42u);
+    ASSERT_NE(as_string(parsed("\"text\"")), nullptr);
+    EXPECT_EQ(*as_string(parsed("\"text\"")), "text");
+    EXPECT_EQ(*as_string(parsed("\"\"")), "");
 }
 
 TEST(JsonParse, AccessorsOfTheWrongTypeGiveNothing) {
     const Value n = parsed("1");
     EXPECT_FALSE(n.is_null());
-    EXPECT_EQ(n.as_bool(), std::nullopt);
-    EXPECT_EQ(n.as_string(), nullptr);
-    EXPECT_EQ(n.as_array(), nullptr);
-    EXPECT_EQ(n.as_object(), nullptr);
-    EXPECT_EQ(n.get("x"), nullptr);
-    EXPECT_EQ(parsed("\"1\"").as_u64(), std::nullopt);  // a string of digits is not a number
-    EXPECT_EQ(parsed("true").as_u64(), std::nullopt);
-    EXPECT_EQ(parsed("null").as_bool(), std::nullopt);
+    EXPECT_EQ(as_bool(n), std::nullopt);
+    EXPECT_EQ(as_string(n), nullptr);
+    EXPECT_FALSE(n.is_array());
+    EXPECT_FALSE(n.is_object());
+    EXPECT_EQ(get(n, "x"), nullptr);
+    EXPECT_EQ(as_u64(parsed("\"1\"")), std::nullopt);  // a string of digits is not a number
+    EXPECT_EQ(as_u64(parsed("true")), std::nullopt);
+    EXPECT_EQ(as_bool(parsed("null")), std::nullopt);
 }
 
 TEST(JsonParse, ReadsObjectsInDocumentOrder) {
     const Value v = parsed(R"({"b":1,"a":"x","c":[true,null]})");
-    const Object* o = v.as_object();
-    ASSERT_NE(o, nullptr);
-    ASSERT_EQ(o->size(), 3u);
-    EXPECT_EQ((*o)[0].first, "b");
-    EXPECT_EQ((*o)[1].first, "a");
-    EXPECT_EQ((*o)[2].first, "c");
-    EXPECT_EQ(v.get("b")->as_u64(), 1u);
-    EXPECT_EQ(*v.get("a")->as_string(), "x");
-    EXPECT_EQ(v.get("missing"), nullptr);
-    const Array* c = v.get("c")->as_array();
+    ASSERT_TRUE(v.is_object());
+    ASSERT_EQ(v.size(), 3u);
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : v.items()) keys.push_back(key);
+    EXPECT_EQ(keys, (std::vector<std::string>{"b", "a", "c"}));
+    EXPECT_EQ(as_u64(*get(v, "b")), 1u);
+    EXPECT_EQ(*as_string(*get(v, "a")), "x");
+    EXPECT_EQ(get(v, "missing"), nullptr);
+    const Value* c = get(v, "c");
     ASSERT_NE(c, nullptr);
+    ASSERT_TRUE(c->is_array());
     ASSERT_EQ(c->size(), 2u);
-    EXPECT_EQ((*c)[0].as_bool(), true);
+    EXPECT_EQ(as_bool((*c)[0]), true);
     EXPECT_TRUE((*c)[1].is_null());
 }
 
 TEST(JsonParse, ReadsEmptyContainersAndWhitespace) {
-    EXPECT_EQ(parsed("[]").as_array()->size(), 0u);
-    EXPECT_EQ(parsed("{}").as_object()->size(), 0u);
+    EXPECT_TRUE(parsed("[]").is_array() && parsed("[]").empty());
+    EXPECT_TRUE(parsed("{}").is_object() && parsed("{}").empty());
     const Value v = parsed(" \t\r\n{ \"a\" : [ 1 , 2 ] }\n ");
-    ASSERT_NE(v.get("a"), nullptr);
-    EXPECT_EQ(v.get("a")->as_array()->size(), 2u);
+    ASSERT_NE(get(v, "a"), nullptr);
+    EXPECT_EQ(get(v, "a")->size(), 2u);
 }
 
 TEST(JsonParse, ReadsNestedContainers) {
     const Value v = parsed(R"({"a":{"b":[[{"c":7}]]}})");
-    const Value* b = v.get("a")->get("b");
+    const Value* b = get(*get(v, "a"), "b");
     ASSERT_NE(b, nullptr);
-    const Value& inner = (*(*b->as_array())[0].as_array())[0];
-    EXPECT_EQ(inner.get("c")->as_u64(), 7u);
+    const Value& inner = (*b)[0][0];
+    EXPECT_EQ(as_u64(*get(inner, "c")), 7u);
 }
 
-TEST(JsonParse, DuplicateKeysKeepBothAndGetReturnsTheFirst) {
-    const Value v = parsed(R"({"k":1,"k":2})");
-    EXPECT_EQ(v.get("k")->as_u64(), 1u);
-    EXPECT_EQ(v.as_object()->size(), 2u);
+// nlohmann would keep the last of a repeated key; wiredcap refuses the line instead, so no two
+// readers can disagree about what it says. Nested objects have their own keys.
+TEST(JsonParse, RepeatedKeysAreRefused) {
+    EXPECT_NE(error_of(R"({"k":1,"k":2})").find("repeats the key \"k\""), std::string::npos);
+    EXPECT_FALSE(parse(R"({"a":{"k":1,"k":1}})"));
+    EXPECT_TRUE(parse(R"({"k":{"k":1},"j":[{"k":2},{"k":3}]})"));
 }
 
 TEST(JsonParse, DepthLimitIsExactlyKMaxDepth) {
@@ -100,7 +105,6 @@ TEST(JsonParse, DepthLimitIsExactlyKMaxDepth) {
     const std::string deep = std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']');
     const std::string msg = error_of(deep);
     EXPECT_NE(msg.find("nested deeper than 32"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("at byte 32"), std::string::npos) << msg;
     EXPECT_FALSE(parse("[" + objects + "]"));
 }
 
@@ -109,34 +113,34 @@ TEST(JsonParse, SizeLimit) {
     ASSERT_EQ(big.size(), kMaxText);
     EXPECT_TRUE(parse(big));
     big.insert(1, "a");
-    EXPECT_NE(error_of(big).find("limit"), std::string::npos);
+    EXPECT_FALSE(parse(big));
 }
 
 // ---- strings ----------------------------------------------------------------------------------
 
 TEST(JsonString, SimpleEscapes) {
-    EXPECT_EQ(*parsed(R"("\"\\\/\b\f\n\r\t")").as_string(), "\"\\/\b\f\n\r\t");
+    EXPECT_EQ(*as_string(parsed(R"("\"\\\/\b\f\n\r\t")")), "\"\\/\b\f\n\r\t");
 }
 
 TEST(JsonString, UnicodeEscapesBecomeUtf8) {
-    EXPECT_EQ(*parsed(R"("caf\u00e9")").as_string(), "caf\xc3\xa9");
-    EXPECT_EQ(*parsed(R"("\u00E9")").as_string(), "\xc3\xa9");  // hex digits in either case
-    EXPECT_EQ(*parsed(R"("\u20ac")").as_string(), "\xe2\x82\xac");
-    EXPECT_EQ(*parsed(R"("\u0041")").as_string(), "A");
+    EXPECT_EQ(*as_string(parsed(R"("caf\u00e9")")), "caf\xc3\xa9");
+    EXPECT_EQ(*as_string(parsed(R"("\u00E9")")), "\xc3\xa9");  // hex digits in either case
+    EXPECT_EQ(*as_string(parsed(R"("\u20ac")")), "\xe2\x82\xac");
+    EXPECT_EQ(*as_string(parsed(R"("\u0041")")), "A");
 }
 
 TEST(JsonString, SurrogatePairBecomesOneFourByteCharacter) {
-    EXPECT_EQ(*parsed(R"("\ud83d\ude00")").as_string(), "\xf0\x9f\x98\x80");  // U+1F600
-    EXPECT_EQ(*parsed(R"("\uDBFF\uDFFF")").as_string(), "\xf4\x8f\xbf\xbf");  // U+10FFFF
+    EXPECT_EQ(*as_string(parsed(R"("\ud83d\ude00")")), "\xf0\x9f\x98\x80");  // U+1F600
+    EXPECT_EQ(*as_string(parsed(R"("\uDBFF\uDFFF")")), "\xf4\x8f\xbf\xbf");  // U+10FFFF
 }
 
 TEST(JsonString, EscapedNulIsKept) {
-    const std::string s = *parsed(R"("a\u0000b")").as_string();
+    const std::string s = *as_string(parsed(R"("a\u0000b")"));
     EXPECT_EQ(s, std::string("a\0b", 3));
 }
 
 TEST(JsonString, RawUtf8IsKept) {
-    EXPECT_EQ(*parsed("\"caf\xc3\xa9 \xf0\x9f\x98\x80\"").as_string(), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+    EXPECT_EQ(*as_string(parsed("\"caf\xc3\xa9 \xf0\x9f\x98\x80\"")), "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }
 
 TEST(JsonString, RefusesInvalidUtf8) {
@@ -149,21 +153,20 @@ TEST(JsonString, RefusesInvalidUtf8) {
 }
 
 TEST(JsonString, RefusesUnterminatedString) {
-    EXPECT_NE(error_of("\"abc").find("unexpected end of input"), std::string::npos);
+    EXPECT_FALSE(parse("\"abc"));
     EXPECT_FALSE(parse(R"("abc\")"));
 }
 
 TEST(JsonString, RefusesRawControlCharacters) {
     const std::string msg = error_of("\"a\nb\"");
-    EXPECT_NE(msg.find("at byte 2"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("0x0a"), std::string::npos) << msg;  // named, not echoed
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // named, not echoed
     EXPECT_FALSE(parse(std::string("\"a\0b\"", 5)));
     EXPECT_FALSE(parse("\"\t\""));
     EXPECT_FALSE(parse("\"\x1b[31m\""));
 }
 
 TEST(JsonString, RefusesInvalidEscapes) {
-    EXPECT_NE(error_of(R"("\x41")").find("invalid escape"), std::string::npos);
+    EXPECT_FALSE(parse(R"("\x41")"));
     EXPECT_FALSE(parse(R"("\a")"));
     EXPECT_FALSE(parse(R"("\')"));
     EXPECT_FALSE(parse(R"("\u12")"));
@@ -172,44 +175,44 @@ TEST(JsonString, RefusesInvalidEscapes) {
 }
 
 TEST(JsonString, RefusesLoneSurrogates) {
-    EXPECT_NE(error_of(R"("\ud83d")").find("high surrogate"), std::string::npos);
+    EXPECT_FALSE(parse(R"("\ud83d")"));
     EXPECT_FALSE(parse(R"("\ud83dx")"));
     EXPECT_FALSE(parse(R"("\ud83d\u0041")"));  // followed by a non-surrogate
     EXPECT_FALSE(parse(R"("\ud83d\ud83d")"));  // two highs
-    EXPECT_NE(error_of(R"("\ude00")").find("low surrogate"), std::string::npos);
+    EXPECT_FALSE(parse(R"("\ude00")"));
 }
 
 // ---- numbers ----------------------------------------------------------------------------------
 
 TEST(JsonNumber, BigIntegersAreExact) {
-    EXPECT_EQ(parsed("18446744073709551615").as_u64(), UINT64_MAX);  // 2^64 - 1
-    EXPECT_EQ(parsed("18446744073709551616").as_u64(), std::nullopt);  // 2^64: valid JSON, no u64
-    EXPECT_EQ(parsed("99999999999999999999999").as_u64(), std::nullopt);
-    EXPECT_EQ(parsed("0").as_u64(), 0u);
+    EXPECT_EQ(as_u64(parsed("18446744073709551615")), UINT64_MAX);  // 2^64 - 1
+    EXPECT_EQ(as_u64(parsed("18446744073709551616")), std::nullopt);  // 2^64: valid JSON, no u64
+    EXPECT_EQ(as_u64(parsed("99999999999999999999999")), std::nullopt);
+    EXPECT_EQ(as_u64(parsed("0")), 0u);
 }
 
 TEST(JsonNumber, SignedIntegers) {
-    EXPECT_EQ(parsed("-1").as_i64(), -1);
-    EXPECT_EQ(parsed("-1").as_u64(), std::nullopt);
-    EXPECT_EQ(parsed("9223372036854775807").as_i64(), INT64_MAX);
-    EXPECT_EQ(parsed("9223372036854775808").as_i64(), std::nullopt);
-    EXPECT_EQ(parsed("9223372036854775808").as_u64(), 9223372036854775808u);
-    EXPECT_EQ(parsed("-9223372036854775808").as_i64(), INT64_MIN);
-    EXPECT_EQ(parsed("-9223372036854775809").as_i64(), std::nullopt);
-    EXPECT_EQ(parsed("-0").as_i64(), 0);
-    EXPECT_EQ(parsed("-0").as_u64(), std::nullopt);
+    EXPECT_EQ(as_i64(parsed("-1")), -1);
+    EXPECT_EQ(as_u64(parsed("-1")), std::nullopt);
+    EXPECT_EQ(as_i64(parsed("9223372036854775807")), INT64_MAX);
+    EXPECT_EQ(as_i64(parsed("9223372036854775808")), std::nullopt);
+    EXPECT_EQ(as_u64(parsed("9223372036854775808")), 9223372036854775808u);
+    EXPECT_EQ(as_i64(parsed("-9223372036854775808")), INT64_MIN);
+    EXPECT_EQ(as_i64(parsed("-9223372036854775809")), std::nullopt);
+    EXPECT_EQ(as_i64(parsed("-0")), 0);
+    EXPECT_EQ(as_u64(parsed("-0")), std::nullopt);
 }
 
 TEST(JsonNumber, FractionsAndExponentsAreValidButNotIntegers) {
     for (const char* text : {"1.0", "1e3", "1E3", "1e+3", "1e-3", "-0.5", "0.0", "2.5E10"}) {
         const Value v = parsed(text);
-        EXPECT_EQ(v.as_u64(), std::nullopt) << text;
-        EXPECT_EQ(v.as_i64(), std::nullopt) << text;
+        EXPECT_EQ(as_u64(v), std::nullopt) << text;
+        EXPECT_EQ(as_i64(v), std::nullopt) << text;
     }
 }
 
 TEST(JsonNumber, RefusesWhatTheGrammarDoesNot) {
-    EXPECT_NE(error_of("01").find("leading zero"), std::string::npos);
+    EXPECT_FALSE(parse("01"));
     EXPECT_FALSE(parse("-01"));
     EXPECT_FALSE(parse("00"));
     EXPECT_FALSE(parse("+1"));
@@ -228,7 +231,7 @@ TEST(JsonNumber, RefusesWhatTheGrammarDoesNot) {
 // ---- refusals ---------------------------------------------------------------------------------
 
 TEST(JsonRefuse, TrailingCommas) {
-    EXPECT_NE(error_of("[1,2,]").find("at byte 5"), std::string::npos);
+    EXPECT_FALSE(parse("[1,2,]"));
     EXPECT_FALSE(parse(R"({"a":1,})"));
     EXPECT_FALSE(parse("[,]"));
     EXPECT_FALSE(parse("[1,,2]"));
@@ -251,9 +254,6 @@ TEST(JsonRefuse, SingleQuotesAndBareKeys) {
 }
 
 TEST(JsonRefuse, TrailingGarbage) {
-    const std::string msg = error_of("{} x");
-    EXPECT_NE(msg.find("at byte 3"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("after the value"), std::string::npos) << msg;
     EXPECT_FALSE(parse("1 2"));
     EXPECT_FALSE(parse("{}{}"));
     EXPECT_FALSE(parse("truex"));
@@ -261,7 +261,7 @@ TEST(JsonRefuse, TrailingGarbage) {
 }
 
 TEST(JsonRefuse, EmptyOrBlankInput) {
-    EXPECT_NE(error_of("").find("unexpected end of input"), std::string::npos);
+    EXPECT_FALSE(parse(""));
     EXPECT_FALSE(parse("   \n"));
 }
 
@@ -275,27 +275,33 @@ TEST(JsonRefuse, BadWordsAndOddWhitespace) {
 
 TEST(JsonRefuse, UnclosedContainers) {
     for (const char* text : {"[", "[1", "[1,", "{", R"({"a")", R"({"a":)", R"({"a":1)", R"({"a":1,)"}) {
-        const std::string msg = error_of(text);
-        EXPECT_NE(msg.find("unexpected end of input"), std::string::npos) << text << ": " << msg;
+        EXPECT_FALSE(parse(text)) << text;
     }
     EXPECT_FALSE(parse("[}"));
     EXPECT_FALSE(parse("{]"));
 }
 
-TEST(JsonRefuse, ErrorsNeverEchoControlBytes) {
-    const std::string msg = error_of("\x1b[2J");
-    EXPECT_EQ(msg.find('\x1b'), std::string::npos) << msg;
-    EXPECT_NE(msg.find("0x1b"), std::string::npos) << msg;
+// The message may reach a terminal (journal warnings): no control byte, no byte >= 0x80 (C1
+// controls, invalid UTF-8) from the input, however the library quotes what it read.
+TEST(JsonRefuse, ErrorsAreAsciiWithoutControlBytes) {
+    for (const std::string& text : {std::string("\x1b[2J"), std::string("\"\xc3\""), std::string("[\x9b""31m]"),
+                                   std::string("{\"a\":\"\x1b]0;x\x07\"}")}) {
+        const std::string msg = error_of(text);
+        for (const char ch : msg) {
+            const auto u = static_cast<unsigned char>(ch);
+            EXPECT_TRUE(u >= 0x20 && u < 0x7f) << "byte " << static_cast<int>(u) << " in: " << msg;
+        }
+    }
 }
 
-// Values are shared, not deep-copied, when copied: a copy must still read the same.
+// A copy is independent of the original.
 TEST(JsonValue, CopiesReadTheSame) {
     Value a = parsed(R"({"x":[1,2,3]})");
     const Value b = a;
     a = Value();
     EXPECT_TRUE(a.is_null());
-    ASSERT_NE(b.get("x"), nullptr);
-    EXPECT_EQ(b.get("x")->as_array()->size(), 3u);
+    ASSERT_NE(get(b, "x"), nullptr);
+    EXPECT_EQ(get(b, "x")->size(), 3u);
 }
 
 }  // namespace
