@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "wiredcap/unique_fd.hpp"
@@ -363,22 +364,21 @@ Expected<Fd> open_state(const fs::path& path) {
     return Error{path.string() + ": keeps disappearing while being created"};
 }
 
-// The state file, locked exclusively, and still the one at `path`. A process that waited for
-// the lock may hold a file another process has since renamed away; it must lock the new one
-// instead, or its update would be based on a stale state and silently undo the other's.
+// The lock for updates of the state at `path`: a sidecar file `<path>.lock` that only its
+// creator can open (0600) and that is never replaced. Not the state file itself: that is
+// readable by everyone, so any user could open it and hold a lock on it, and a root helper
+// would wait on them -- a real Mac's sysctl has no lock a user can take. The wait is bounded.
 Expected<Fd> lock_state(const fs::path& path) {
-    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-        auto fd = open_state(path);
-        if (!fd) return fd.error();
-        while (::flock(fd->get(), LOCK_EX) != 0)
-            if (errno != EINTR) return sys_error("cannot lock", path, errno);
-        struct stat held {};
-        struct stat current {};
-        if (::fstat(fd->get(), &held) != 0) return sys_error("cannot stat", path, errno);
-        if (::lstat(path.c_str(), &current) == 0 && current.st_dev == held.st_dev && current.st_ino == held.st_ino)
-            return std::move(fd).value();
+    const fs::path lock = path.string() + ".lock";
+    Fd fd(::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+    if (!fd.valid()) return sys_error("cannot open", lock, errno);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR) return sys_error("cannot lock", lock, errno);
+        if (std::chrono::steady_clock::now() >= deadline) return Error{lock.string() + ": still locked after 5 s"};
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    return Error{path.string() + ": replaced too often while waiting for its lock"};
+    return fd;
 }
 
 // An unreadable state names the file and the way out (a state file written by an older
@@ -507,7 +507,9 @@ Expected<SimState> load_state(const fs::path& path) {
 }
 
 Expected<Ok> update_state(const fs::path& path, const std::function<bool(SimState&)>& change) {
-    auto fd = lock_state(path);  // held until this function returns, after the rename
+    auto lock = lock_state(path);  // held until this function returns, after the rename
+    if (!lock) return lock.error();
+    auto fd = open_state(path);  // under the lock: the current state, not one renamed away
     if (!fd) return fd.error();
     auto text = read_all(fd->get(), path);
     if (!text) return text.error();

@@ -122,9 +122,10 @@ struct SimState {
 // the spot so that its boot id stays the same for every later reader.
 [[nodiscard]] Expected<SimState> load_state(const std::filesystem::path& path);
 
-// Locked read-modify-write: `change` edits the state and returns whether to save it. The file
-// stays locked (flock LOCK_EX) from the read until the new text has replaced it (temp file in
-// the same directory, fsync, rename), so concurrent updates serialise instead of overwriting.
+// Locked read-modify-write: `change` edits the state and returns whether to save it. The lock
+// (flock LOCK_EX on `<path>.lock`, a 0600 file only its creator can open; waited for at most 5 s)
+// is held from the read until the new text has replaced it (temp file in the same directory,
+// fsync, rename), so concurrent updates serialise instead of overwriting.
 [[nodiscard]] Expected<Ok> update_state(const std::filesystem::path& path,
                                         const std::function<bool(SimState&)>& change);
 

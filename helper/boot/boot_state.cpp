@@ -1,7 +1,6 @@
 #include "boot/boot_state.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -132,10 +131,7 @@ Expected<Store> Store::open(const std::string& path, uid_t owner) {
     auto dir = trusted::open_dir(split->dir, owner);
     if (!dir) return Error{"boot state: " + dir.error().message};
     if (!dir->has_value()) return Error{"boot state directory " + split->dir + " does not exist"};
-    UniqueFd fd = std::move(**dir);
-    while (::flock(fd.get(), LOCK_EX) != 0)
-        if (errno != EINTR) return Error{"cannot lock " + split->dir + ": " + std::strerror(errno)};
-    return Store(std::move(fd), path, split->name, owner);
+    return Store(std::move(**dir), path, split->name, owner);
 }
 
 Expected<std::optional<State>> Store::load() const { return read(path_, owner_); }

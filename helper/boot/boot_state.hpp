@@ -3,8 +3,9 @@
 // survive it (DESIGN.md section 2: re-applying at boot turns one hang into a boot loop).
 //
 // One small root-owned file next to the journal, written only by the helper, replaced atomically
-// (temporary file, flush, rename, flush of the directory) under an exclusive lock on the
-// directory, so a reader sees the old state or the new one and two helpers never interleave:
+// (temporary file, flush, rename, flush of the directory) under the helper's exclusive
+// lock (journal/helper_lock.hpp), so a reader sees the old state or the
+// new one and two helpers never interleave:
 //
 //   # wiredcap boot state: written by wiredcap-helper; do not edit (see wiredcap-helper(8))
 //   value_mib=98304
@@ -57,8 +58,10 @@ struct State {
 // Reads the state without locking (for `read`): nullopt when nothing is stored.
 [[nodiscard]] Expected<std::optional<State>> read(const std::string& path, uid_t owner);
 
-// The state file's directory, opened as a trusted directory and locked (flock LOCK_EX) for one
-// command's read-modify-write; the lock goes with the descriptor.
+// The state file's directory, opened as a trusted directory, for one command's
+// read-modify-write. Open it only under the helper's lock (journal/helper_lock.hpp, taken by the
+// journal's Writer): that lock, not one on this directory, keeps two helpers apart, because
+// anyone can open this directory (0755) and would hold a lock on it as long as they liked.
 class Store {
 public:
     [[nodiscard]] static Expected<Store> open(const std::string& path, uid_t owner);

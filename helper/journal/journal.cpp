@@ -105,7 +105,16 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
     }
     auto checked = trusted::check_file(fd.get(), path, owner);
     if (!checked) return Error{"journal: " + checked.error().message};
-    return Writer(std::move(fd), path);
+    return Writer(std::move(*dir), std::move(fd), path);
+}
+
+Expected<Ok> Writer::lock(std::chrono::milliseconds wait, uid_t owner) {
+    auto split = trusted::split_path(path_);
+    if (!split) return split.error();
+    auto l = Lock::take(dir_.get(), split->dir, owner, wait);
+    if (!l) return l.error();
+    lock_.emplace(std::move(*l));
+    return Ok{};
 }
 
 Expected<Ok> Writer::close_torn_line() {

@@ -14,10 +14,12 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "journal/helper_lock.hpp"
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
@@ -66,11 +68,19 @@ public:
     // limit (RLIMIT_FSIZE, which a caller hands over) is refused before a byte is written.
     [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s);
 
+    // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most
+    // `wait`; held until the Writer is gone. Everything the command changes happens under it.
+    [[nodiscard]] Expected<Ok> lock(std::chrono::milliseconds wait, uid_t owner);
+    [[nodiscard]] bool locked() const { return lock_.has_value(); }
+
 private:
-    explicit Writer(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+    Writer(UniqueFd dir, UniqueFd fd, std::string path)
+        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)) {}
     Expected<Ok> close_torn_line();
+    UniqueFd dir_;
     UniqueFd fd_;
     std::string path_;
+    std::optional<Lock> lock_;
 };
 
 }  // namespace wiredcap::journal

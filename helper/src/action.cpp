@@ -12,6 +12,11 @@ using units::MiB;
 
 namespace {
 constexpr std::string_view kReadBack = "kernel read-back";
+// The helper's lock is held by root's helpers only, for milliseconds: a command that changes
+// something gives up after this long; reset (the safe direction) goes on without it sooner, so
+// it finishes within a second whatever anyone holds.
+constexpr std::chrono::milliseconds kLockWait{3000};
+constexpr std::chrono::milliseconds kResetLockWait{300};
 }  // namespace
 
 JsonObject read_back(MiB v) { return JsonObject().num("value", v.count()).str("source", kReadBack); }
@@ -35,9 +40,12 @@ Action::Action(const Invocation& inv, Context& ctx) : inv_(inv), ctx_(ctx) {
     stamp_ = journal::Stamp{boot ? *boot : std::string("unknown"), ctx.caller.uid};
 }
 
-std::optional<Failure> Action::open_journal() {
+std::optional<Failure> Action::open_journal(bool safe_direction) {
     auto w = journal::Writer::open(ctx_.journal_path, ctx_.trusted_owner);
     if (!w) return Failure{ExitCode::journal_failed, w.error().message + "; nothing was changed"};
+    auto locked = w->lock(safe_direction ? kResetLockWait : kLockWait, ctx_.trusted_owner);
+    if (!locked && !safe_direction) return Failure{ExitCode::journal_failed, locked.error().message + "; nothing was changed"};
+    if (!locked) warn(locked.error().message + "; went on without it (resetting is always permitted)");
     writer_.emplace(std::move(*w));
     return std::nullopt;
 }
@@ -57,9 +65,12 @@ Failure Action::refuse(ExitCode code, std::string why) {
 
 Result Action::finish(const std::optional<Failure>& f) {
     out_.boolean("ok", !f);
-    if (!f) return Result{ExitCode::ok, out_.text(), {}};
+    std::string said;
+    for (const auto& w : warnings_) said += (said.empty() ? "" : "\nwiredcap-helper: ") + w;
+    if (!warnings_.empty()) out_.strings("warnings", warnings_);
+    if (!f) return Result{ExitCode::ok, out_.text(), said};
     out_.num("exit", static_cast<std::uint64_t>(to_int(f->code))).str("error", f->message);
-    return Result{f->code, out_.text(), f->message};
+    return Result{f->code, out_.text(), said.empty() ? f->message : f->message + "\nwiredcap-helper: " + said};
 }
 
 Expected<policy::Policy> load_policy(const Context& ctx, units::Bytes memsize) {
@@ -95,7 +106,7 @@ Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
 }
 
 std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx) {
-    if (auto f = a.open_journal()) return f;
+    if (auto f = a.open_journal(true)) return f;
     auto mem = ctx.kernel.read_memsize();
     std::optional<std::string> group = ctx.fallback_group;
     if (mem)

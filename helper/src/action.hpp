@@ -4,7 +4,9 @@
 #pragma once
 
 #include <optional>
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "journal/journal.hpp"
 #include "policy/policy.hpp"
@@ -31,8 +33,12 @@ public:
 
     JsonObject& out() { return out_; }
 
-    // Opens the journal; without it nothing may change.
-    [[nodiscard]] std::optional<Failure> open_journal();
+    // Opens the journal and takes the helper's lock; without them nothing may change. In the
+    // safe direction (reset) neither may stop it: after a short wait it goes on without the
+    // lock, and warns.
+    [[nodiscard]] std::optional<Failure> open_journal(bool safe_direction = false);
+    // A sentence for stderr and the result's "warnings": what the command could not do or record.
+    void warn(std::string w) { warnings_.push_back(std::move(w)); }
     // Records an event; a failure to record is itself a failure of the action.
     [[nodiscard]] std::optional<Failure> record(std::string event, std::string reason = {});
     // Records a refusal (best effort: the refusal stands even if it cannot be recorded).
@@ -49,6 +55,7 @@ private:
     JsonObject out_;
     journal::Stamp stamp_{};
     std::optional<journal::Writer> writer_;
+    std::vector<std::string> warnings_;
 };
 
 // The policy file, or the built-in band when there is none.

@@ -820,6 +820,62 @@ full_disk() {
   expect_history "81920 MiB "
 }
 
+# Root's reset within 1 s (wall clock, fork and exec included), as root runs it: $HELPER reset.
+# Sets OUT ERR RC and MS.
+root_reset_timed() {
+  local t0 t1
+  t0=$(date +%s%N)
+  OUT=$("$HELPER" reset 2>"$WORK/stderr"); RC=$?
+  t1=$(date +%s%N); ERR=$(cat "$WORK/stderr")
+  MS=$(( (t1 - t0) / 1000000 ))
+  [ "$MS" -lt 1000 ] || fail "root's reset took $MS ms (exit $RC): $OUT $ERR"
+}
+
+# 7. Locks. An outsider holds an exclusive flock on everything under the fixture it can open
+# (every directory and file: the journal's directory, the journal, the boot state, the policy,
+# the simulator's state, their parents), and a group member's helper sits stalled inside its
+# write holding the helper's own lock. Root's reset still ends within 1 s: the knob is 0, the
+# stored value is gone, the journal says so, and the helper warns that it went on without the lock.
+outsider_holds_every_lock() {
+  fresh_fixture
+  command -v flock >/dev/null || fail "flock (util-linux) is missing"
+  run -- apply 80GiB; expect_rc 0
+  run -- persist 80GiB --unconfirmed; expect_rc 0
+  local f held=0 refused=0
+  while IFS= read -r f; do
+    # One process per lock, the holder itself (exec), so the EXIT trap's kill ends it.
+    setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
+      bash -c 'exec 9<"$1" && flock -x -n 9 && exec sleep 60' _ "$f" >/dev/null 2>&1 &
+    sleep 0.05
+    if kill -0 $! 2>/dev/null; then held=$((held + 1)); else refused=$((refused + 1)); fi
+  done < <(find "$FIXTURE" -mindepth 0 ! -path "$HELPER")
+  [ "$held" -gt 5 ] || fail "the outsider held only $held locks"
+  note "the outsider holds $held locks; $refused objects it cannot open (the helper's lock among them)"
+  # Neither the helper's lock directory nor the simulator's lock file is open to the outsider.
+  setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- flock -x -n "$FIXTURE/journal/.lock" true 2>/dev/null &&
+    fail "the outsider could take the helper's lock"
+  setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- flock -x -n "$STATE.lock" true 2>/dev/null &&
+    fail "the outsider could take the simulator's lock"
+  root_reset_timed
+  expect_rc 0; expect_knob 0
+  [ ! -e "$FIXTURE/journal/boot.state" ] || fail "the stored value survived the reset"
+  expect_journal '"uid":0,"command":"reset","event":"applied"'
+  expect_last_event persist_removed
+  note "root's reset took $MS ms with every lock an outsider can open held"
+  # A member's helper stalled inside its write holds the helper's lock: reset goes on without it.
+  sim fault stall-write 4000 >/dev/null
+  "$SPAWN" --as "$MEMBER" -- "$HELPER" apply 80GiB >/dev/null 2>&1 &
+  local stalled=$!
+  wait_for_event intent
+  sim fault stall-write off >/dev/null
+  root_reset_timed
+  expect_rc 0; expect_err 'went on without it'; expect_out '"warnings":['
+  expect_journal '"uid":0,"command":"reset","event":"unchanged"'
+  note "with the helper's lock held by a stalled helper: root's reset took $MS ms and warned"
+  kill -KILL "$stalled" 2>/dev/null; wait "$stalled" 2>/dev/null
+  expect_knob 0
+}
+
 # ---------------------------------------------------------------------------------------------
 # 6. Identity
 

@@ -103,9 +103,20 @@ protected:
         std::ofstream out(path_, std::ios::binary | std::ios::trunc);
         out << text;
     }
+    // Every entry but the lock file `state.lock`, which stays by design (a 0600 sidecar that no
+    // other user can open and hold; sim_state.hpp); checked here to be exactly that.
     std::vector<std::string> dir_entries() const {
         std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+        for (const auto& e : fs::directory_iterator(dir_)) {
+            const auto name = e.path().filename().string();
+            if (name == "state.lock") {
+                struct stat st {};
+                EXPECT_EQ(::lstat(e.path().c_str(), &st), 0);
+                EXPECT_TRUE(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600) << "state.lock mode " << st.st_mode;
+                continue;
+            }
+            names.push_back(name);
+        }
         return names;
     }
     ino_t inode() const {
