@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "journal/journal.hpp"
+#include "journal/owned_by_root.hpp"
 #include "policy/trusted_path.hpp"
 
 namespace wiredcap::boot {
@@ -140,6 +141,7 @@ Expected<Ok> Store::save(const State& s) const {
     const std::string tmp = name_ + ".new";
     UniqueFd fd(::openat(dir_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (!fd.valid()) return Error{"cannot write " + path_ + ".new: " + std::strerror(errno)};
+    if (auto own = journal::own_by_root(fd.get(), path_ + ".new"); !own) return own;
     if (auto w = journal::write_all(fd.get(), serialize(s), path_ + ".new"); !w) return w;
     if (auto f = journal::flush_to_disk(fd.get(), path_ + ".new"); !f) return f;
     if (::renameat(dir_.get(), tmp.c_str(), dir_.get(), name_.c_str()) != 0)

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "journal/owned_by_root.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/json_writer.hpp"
@@ -40,8 +41,12 @@ Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
     auto pfd = trusted::open_dir(parent->dir, owner);
     if (!pfd) return pfd.error();
     if (!pfd->has_value()) return Error{"journal directory parent " + parent->dir + " does not exist"};
-    if (::mkdirat((*pfd)->get(), parent->name.c_str(), 0755) != 0 && errno != EEXIST)
+    if (::mkdirat((*pfd)->get(), parent->name.c_str(), 0755) == 0) {
+        if (auto own = own_by_root_at((*pfd)->get(), parent->name.c_str(), "the journal directory " + dir); !own)
+            return own.error();
+    } else if (errno != EEXIST) {
         return Error{"cannot create journal directory " + dir + ": " + std::strerror(errno)};
+    }
     auto again = trusted::open_dir(dir, owner);
     if (!again) return again.error();
     if (!again->has_value()) return Error{"journal directory " + dir + " vanished"};
@@ -97,12 +102,18 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
     if (!split) return split.error();
     auto dir = open_journal_dir(split->dir, owner);
     if (!dir) return Error{"journal: " + dir.error().message};
-    UniqueFd fd(::openat(dir->get(), split->name.c_str(),
-                         O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644));
+    // O_EXCL first: only a journal this call created is given to root:root, never a file that
+    // was already there (that one must pass the checks below as it is).
+    constexpr int kFlags = O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    UniqueFd fd(::openat(dir->get(), split->name.c_str(), kFlags | O_CREAT | O_EXCL, 0644));
+    const bool created = fd.valid();
+    if (!created && errno == EEXIST) fd = UniqueFd(::openat(dir->get(), split->name.c_str(), kFlags));
     if (!fd.valid()) {
         if (errno == ELOOP) return Error{"journal " + path + " is a symbolic link; refusing it"};
         return Error{"cannot open the journal " + path + ": " + std::strerror(errno)};
     }
+    if (created)
+        if (auto own = own_by_root(fd.get(), "the journal " + path); !own) return Error{"journal: " + own.error().message};
     auto checked = trusted::check_file(fd.get(), path, owner);
     if (!checked) return Error{"journal: " + checked.error().message};
     return Writer(std::move(*dir), std::move(fd), path);

@@ -423,6 +423,9 @@ environment_is_ignored() {
   done
   chmod -R a+rX "$evil"
 
+  # The journal exists before the clean run, as for every run after it: the helper opens a
+  # journal it creates (O_EXCL, then given to root:root) differently from one that is there.
+  run -- apply 80GiB; expect_rc 0
   traced_opens clean
   expect_rc 0; expect_out '"changed":true'; expect_knob 73728
   local clean_out=$OUT clean_err=$ERR
@@ -703,6 +706,21 @@ umask_000() {
   expect_rc 0
   [ "$(stat -c '%a %u' "$FIXTURE/journal")" = "755 0" ] || fail "umask 777: journal directory $(stat -c '%a %u' "$FIXTURE/journal")"
   [ "$(stat -c '%a %u' "$JOURNAL")" = "644 0" ] || fail "umask 777: journal $(stat -c '%a %u' "$JOURNAL")"
+}
+
+# Everything the helper creates is root's and root's group's, whatever the caller's real group
+# (a setuid process creates files with it): the journal's directory, the journal, the boot state.
+created_files_belong_to_root() {
+  fresh_fixture
+  rm -rf "$FIXTURE/journal"
+  AS="$NOBODY:$GID:$NOBODY"           # the policy's group as the caller's real (primary) group
+  run --umask 000 -- apply 80GiB; expect_rc 0
+  run --umask 000 -- persist 80GiB --unconfirmed; expect_rc 0
+  local f
+  for f in "$FIXTURE/journal" "$JOURNAL" "$FIXTURE/journal/boot.state"; do
+    [ "$(stat -c '%u:%g' "$f")" = "0:0" ] || fail "$f is $(stat -c '%U:%G (%u:%g)' "$f"), not root:root"
+  done
+  note "$(stat -c '%n %U:%G %a' "$FIXTURE/journal" "$JOURNAL" "$FIXTURE/journal/boot.state")"
 }
 
 deleted_cwd() {
