@@ -88,8 +88,11 @@ Expected<std::size_t> check_file(int fd, const std::string& path, uid_t owner) {
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
         return Error{path + " is writable by group or others (mode " + octal_mode(st.st_mode) +
                      "); run: chmod go-w " + path};
-    if (st.st_nlink != 1)
-        return Error{path + " has " + std::to_string(st.st_nlink) + " hard links; a trusted file must have exactly one"};
+    // The link count is not checked. A second name gives no one the file: who may write it is
+    // its owner and mode, checked above, and no one but root can add a name in a trusted
+    // directory. Elsewhere anyone can: macOS lets any user hard-link another user's file into
+    // a directory of their own on the same volume, so refusing st_nlink > 1 would let any user
+    // make root's policy, journal and boot state unusable (and root's reset with them).
     return static_cast<std::size_t>(st.st_size);
 }
 

@@ -24,7 +24,7 @@ namespace wiredcap::trusted {
 [[nodiscard]] Expected<std::optional<UniqueFd>> open_dir(const std::string& dir, uid_t owner);
 
 // The checks a trusted regular file must pass, on its open descriptor: regular file, owned by
-// `owner`, not writable by group or others, exactly one link. Returns its size.
+// `owner`, not writable by group or others (any number of links). Returns its size.
 [[nodiscard]] Expected<std::size_t> check_file(int fd, const std::string& path, uid_t owner);
 
 // Reads a trusted file of at most max_bytes. nullopt when the file does not exist.

@@ -212,12 +212,12 @@ TEST_F(JournalFile, DanglingSymlinkIsRefusedAndNotFollowed) {
     EXPECT_EQ(mode_of(target), 0U) << "O_CREAT followed the link";
 }
 
-TEST_F(JournalFile, HardLinkedJournalIsRefused) {
+// Another name for the journal (anyone can make one on macOS) does not stop the helper.
+TEST_F(JournalFile, HardLinkedJournalIsStillWritten) {
     tree_.file("journal/journal.jsonl", "");
-    ASSERT_EQ(::link(journal_.c_str(), tree_.path("journal/other").c_str()), 0);
+    ASSERT_EQ(::link(journal_.c_str(), tree_.path("other").c_str()), 0);
     auto w = open(journal_);
-    ASSERT_FALSE(w);
-    EXPECT_CONTAINS(error_of(w), "hard links");
+    ASSERT_TRUE(w) << error_of(w);
 }
 
 TEST_F(JournalFile, GroupWritableJournalIsRefused) {
