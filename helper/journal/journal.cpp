@@ -142,7 +142,15 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     if (auto torn = close_torn_line(); !torn) return torn;
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
     if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
-    if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) return w;
+    struct stat before {};
+    if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {
+        // Whole or absent: a write cut short (ENOSPC, EFBIG, EIO after part of it) is taken back,
+        // under the lock, where no other helper can have appended meanwhile. Without the lock
+        // (a reset that went on without it) the part stays, and the next record closes it.
+        if (locked()) (void)::ftruncate(fd_.get(), before.st_size);
+        return w;
+    }
     if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
     mirror_to_syslog(line);
     return Ok{};

@@ -1,7 +1,9 @@
 #include "src/action.hpp"
 
+#include <ctime>
 #include <utility>
 
+#include "journal/syslog_mirror.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/units/format.hpp"
 
@@ -41,7 +43,12 @@ Action::Action(const Invocation& inv, Context& ctx) : inv_(inv), ctx_(ctx) {
 }
 
 std::optional<Failure> Action::open_journal(bool safe_direction) {
+    best_effort_ = safe_direction;
     auto w = journal::Writer::open(ctx_.journal_path, ctx_.trusted_owner);
+    if (!w && safe_direction) {
+        warn(w.error().message + "; nothing of this reset is recorded there");
+        return std::nullopt;
+    }
     if (!w) return Failure{ExitCode::journal_failed, w.error().message + "; nothing was changed"};
     auto locked = w->lock(safe_direction ? kResetLockWait : kLockWait, ctx_.trusted_owner);
     if (!locked && !safe_direction) return Failure{ExitCode::journal_failed, locked.error().message + "; nothing was changed"};
@@ -51,15 +58,24 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
 }
 
 std::optional<Failure> Action::record(std::string event, std::string reason) {
-    journal::Record r{std::string(command_name(inv_.command)), std::move(event), inv_.run, inv_.step,
+    if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
+    journal::Record r{std::string(command_name(inv_.command)), event, inv_.run, inv_.step,
                       previous_, to_, readback_, std::move(reason)};
     auto ok = writer_->append(r, stamp_);
-    if (!ok) return Failure{ExitCode::journal_failed, ok.error().message};
+    if (ok) return std::nullopt;
+    if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
+    warn("could not record '" + event + "': " + ok.error().message);
     return std::nullopt;
 }
 
 Failure Action::refuse(ExitCode code, std::string why) {
-    if (writer_) (void)record("refused", why);
+    if (writer_) {
+        (void)record("refused", why);
+    } else {
+        journal::Record r{std::string(command_name(inv_.command)), "refused", inv_.run, inv_.step,
+                          previous_, to_, readback_, why};
+        journal::mirror_to_syslog(journal::to_json_line(r, stamp_, static_cast<std::int64_t>(std::time(nullptr))));
+    }
     return Failure{code, std::move(why)};
 }
 
@@ -94,26 +110,31 @@ JsonObject policy_json(const policy::Policy& p, const std::string& path) {
     return o;
 }
 
+// Root's journal (and the helper's lock) only for a caller known to be root or in the group:
+// root's opens first, so that even a broken policy's refusal is on record; anyone else's after
+// the policy let them act.
 Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
-    if (auto f = a.open_journal()) return *f;
+    if (ctx.caller.uid == 0)
+        if (auto f = a.open_journal()) return *f;
     auto mem = ctx.kernel.read_memsize();
     if (!mem) return a.refuse(exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message);
     auto p = load_policy(ctx, *mem);
     if (!p) return a.refuse(ExitCode::policy_invalid, p.error().message);
     if (auto may = identity::may_change(ctx.caller, p->group); !may)
         return a.refuse(ExitCode::not_permitted, may.error().message);
+    if (!a.journal_open())
+        if (auto f = a.open_journal()) return *f;
     return Authorized{*mem, *p};
 }
 
 std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx) {
-    if (auto f = a.open_journal(true)) return f;
     auto mem = ctx.kernel.read_memsize();
     std::optional<std::string> group = ctx.fallback_group;
     if (mem)
         if (auto p = load_policy(ctx, *mem)) group = p->group;
     if (auto may = identity::may_change(ctx.caller, group); !may)
         return a.refuse(ExitCode::not_permitted, may.error().message);
-    return std::nullopt;
+    return a.open_journal(true);
 }
 
 std::optional<Failure> read_previous(Action& a, Context& ctx) {

@@ -39,9 +39,13 @@ public:
     [[nodiscard]] std::optional<Failure> open_journal(bool safe_direction = false);
     // A sentence for stderr and the result's "warnings": what the command could not do or record.
     void warn(std::string w) { warnings_.push_back(std::move(w)); }
-    // Records an event; a failure to record is itself a failure of the action.
+    [[nodiscard]] bool journal_open() const { return writer_.has_value(); }
+    // Records an event; a failure to record is itself a failure of the action -- except in the
+    // safe direction (reset), which goes on and warns about each record it could not write.
     [[nodiscard]] std::optional<Failure> record(std::string event, std::string reason = {});
-    // Records a refusal (best effort: the refusal stands even if it cannot be recorded).
+    // Records a refusal (best effort: the refusal stands even if it cannot be recorded). Before
+    // the journal is open -- the caller not yet known to be root or in the policy's group -- it
+    // goes to the system log only: nothing an outsider does makes root's journal grow.
     Failure refuse(ExitCode code, std::string why);
     [[nodiscard]] Result finish(const std::optional<Failure>& f);
 
@@ -56,6 +60,7 @@ private:
     journal::Stamp stamp_{};
     std::optional<journal::Writer> writer_;
     std::vector<std::string> warnings_;
+    bool best_effort_ = false;  // reset: records are written if they can be, warned about if not
 };
 
 // The policy file, or the built-in band when there is none.

@@ -213,8 +213,8 @@ std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
 }
 
 std::optional<Failure> boot_steps(Action& a, Context& ctx) {
-    if (auto f = a.open_journal()) return f;
     if (ctx.caller.uid != 0) return a.refuse(ExitCode::not_permitted, "boot is the LaunchDaemon's action: root only");
+    if (auto f = a.open_journal()) return f;
     if (auto why = switch_on(ctx)) return act(a, "disabled", *why + ": the boot action is disabled; nothing applied");
     auto store = open_store(ctx);
     if (!store) return store.error();

@@ -614,7 +614,7 @@ killed_after_the_write() {
 
 # The boot action is root's (launchd's) alone. A tree owned by nobody, complete and valid for
 # nobody, so that nothing but the identity check can stop it: the dev helper run by nobody is
-# refused with exit 4, the refusal journaled with its uid, nothing applied or stored. (In the
+# refused with exit 4, the refusal to the system log only, nothing applied or stored. (In the
 # setuid build the same is checked by setuid_test.sh.)
 refused_for_non_root() {
   fresh_machine
@@ -626,7 +626,7 @@ refused_for_non_root() {
           "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot 2>"$WORK/stderr")
   RC=$?; ERR=$(cat "$WORK/stderr")
   expect_rc 4; expect_one_line; expect_err 'root only'
-  expect_journal "\"uid\":$NOBODY,\"command\":\"boot\",\"event\":\"refused\""
+  ! grep -q '"command":"boot"' "$JOURNAL" || fail "a refused boot reached the journal (the system log only)"
   expect_knob 0; expect_history ""
   [ "$(sum_of "$BOOT_STATE")" = "$ssum" ] || fail "the refused boot action changed the boot state"
 }
