@@ -1,6 +1,7 @@
 #include "boot/boot_state.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -156,6 +157,11 @@ Expected<bool> Store::remove() const {
     }
     if (auto f = journal::flush_to_disk(dir_.get(), path_); !f) return f.error();
     return true;
+}
+
+bool Store::present() const {
+    struct stat st {};
+    return ::fstatat(dir_.get(), name_.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
 }
 
 }  // namespace wiredcap::boot

@@ -69,6 +69,8 @@ public:
     [[nodiscard]] Expected<Ok> save(const State& s) const;
     // true when there was a state to remove.
     [[nodiscard]] Expected<bool> remove() const;
+    // Whether anything is at the state's path (a file, or whatever else someone put there).
+    [[nodiscard]] bool present() const;
 
 private:
     Store(UniqueFd dir, std::string path, std::string name, uid_t owner)

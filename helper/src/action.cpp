@@ -127,14 +127,14 @@ Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
     return Authorized{*mem, *p};
 }
 
-std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx) {
+std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx, bool best_effort) {
     auto mem = ctx.kernel.read_memsize();
     std::optional<std::string> group = ctx.fallback_group;
     if (mem)
         if (auto p = load_policy(ctx, *mem)) group = p->group;
     if (auto may = identity::may_change(ctx.caller, group); !may)
         return a.refuse(ExitCode::not_permitted, may.error().message);
-    return a.open_journal(true);
+    return a.open_journal(best_effort);
 }
 
 std::optional<Failure> read_previous(Action& a, Context& ctx) {

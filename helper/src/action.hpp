@@ -78,7 +78,8 @@ struct Authorized {
 // The safe direction (back to the OS default, forgetting a stored boot value): the journal must
 // open, and the caller must be root or in the policy's group (the build's fallback group when
 // the policy cannot be loaded).
-[[nodiscard]] std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx);
+// `best_effort` (reset only): neither the lock nor the journal may stop it (Action::open_journal).
+[[nodiscard]] std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx, bool best_effort);
 
 // Reads the cap before a change into a.previous_; a failure here stops everything.
 [[nodiscard]] std::optional<Failure> read_previous(Action& a, Context& ctx);

@@ -49,13 +49,15 @@ std::optional<Failure> act(Action& a, std::string_view action, const std::string
     return std::nullopt;
 }
 
-// Moves the guard on and saves it before anything else happens.
-std::optional<Failure> save_guard(const boot::Store& store, boot::State& s, Guard g, const std::string& boot_id,
-                                  const std::string& reason) {
+// Moves the guard on: journaled first (the event is the guard's new name: trying, healthy,
+// tripped, failed), then saved, before anything else happens.
+std::optional<Failure> save_guard(Action& a, const boot::Store& store, boot::State& s, Guard g,
+                                  const std::string& boot_id, const std::string& reason, const std::string& why) {
     s.guard = g;
     s.guard_boot = boot_id;
     s.guard_time = now();
     s.reason = reason;
+    if (auto f = a.record(std::string(boot::guard_name(g)), why)) return f;
     if (auto ok = store.save(s); !ok) return Failure{ExitCode::journal_failed, ok.error().message};
     return std::nullopt;
 }
@@ -65,8 +67,7 @@ std::optional<Failure> trip(Action& a, const boot::Store& store, boot::State s, 
     const std::string why = "boot " + s.guard_boot + " applied " + units::to_string(s.value) + " at " +
                             journal::utc_iso8601(s.guard_time) +
                             " and it was never recorded healthy; not applied at this boot or any later one";
-    if (auto f = save_guard(store, s, Guard::tripped, boot_id, why)) return f;
-    if (auto f = a.record("tripped", why)) return f;
+    if (auto f = save_guard(a, store, s, Guard::tripped, boot_id, why, why)) return f;
     return act(a, "tripped", why);
 }
 
@@ -87,8 +88,7 @@ std::optional<Failure> check_health(Action& a, Context& ctx, const boot::Store& 
         a.readback_ = *knob;
         if (*knob != s.value) why += "; iogpu.wired_limit_mb was changed since and reads " + units::to_string(*knob);
     }
-    if (auto f = save_guard(store, s, Guard::healthy, s.guard_boot, "")) return f;
-    if (auto f = a.record("healthy", why)) return f;
+    if (auto f = save_guard(a, store, s, Guard::healthy, s.guard_boot, "", why)) return f;
     return act(a, "healthy", "");
 }
 
@@ -116,7 +116,8 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     // After the write, a kernel that no longer answers leaves the guard `trying`: the outcome is
     // unknown, as after a hang, and the next boot trips the guard.
     auto fail = [&](Failure f) {
-        if (!tried || ctx.kernel.read_wired_limit()) (void)save_guard(store, s, Guard::failed, boot_id, f.message);
+        if (!tried || ctx.kernel.read_wired_limit())
+            (void)save_guard(a, store, s, Guard::failed, boot_id, f.message, f.message);
         return f;
     };
     auto up = ctx.kernel.read_uptime();
@@ -130,7 +131,7 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     if (auto why = policy::refusal(*p, *mem, s.value, s.value)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
     if (auto f = read_previous(a, ctx)) return fail(*f);
     s.applied_uptime_s = up->count();
-    if (auto f = save_guard(store, s, Guard::trying, boot_id, "")) return f;
+    if (auto f = save_guard(a, store, s, Guard::trying, boot_id, "", "")) return f;
     tried = true;
     if (auto f = write_and_verify(a, ctx, s.value, std::nullopt)) {
         if (f->code == ExitCode::readback_differs) (void)write_and_verify(a, ctx, MiB::zero(), "mismatch");
@@ -162,11 +163,15 @@ JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p)
     return o;
 }
 
-Expected<bool, Failure> remove_persisted(const Context& ctx) {
+Expected<bool, Failure> remove_persisted(Action& a, const Context& ctx, const std::string& done) {
     auto store = open_store(ctx);
     if (!store) return store.error();
+    if (!store->present()) return false;
+    if (auto f = a.record(done + "_intent")) return *f;
     auto removed = store->remove();
     if (!removed) return Failure{ExitCode::journal_failed, removed.error().message};
+    if (*removed)
+        if (auto f = a.record(done)) return *f;
     return *removed;
 }
 
@@ -193,10 +198,12 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     auto old = store->load();
     const bool same = old && *old && (*old)->value == value && (*old)->confirmed == !inv.unconfirmed &&
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
+    a.to_ = value;
     if (!same) {
         auto boot_id = ctx.kernel.read_boot_id();
         const boot::State s{value, !inv.unconfirmed, now(), Guard::armed, boot_id ? *boot_id : "", now(),
                             std::nullopt, ""};
+        if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
     }
     a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));
@@ -205,11 +212,11 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
 
 std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
     a.out().boolean("off", true);
-    if (auto f = authorize_safe_direction(a, ctx)) return f;
-    auto removed = remove_persisted(ctx);
+    if (auto f = authorize_safe_direction(a, ctx, false)) return f;
+    auto removed = remove_persisted(a, ctx, "removed");
     if (!removed) return a.refuse(removed.error().code, removed.error().message);
     a.out().boolean("changed", *removed).object("persisted_mib", persisted_read_back(ctx));
-    return a.record(*removed ? "removed" : "unchanged");
+    return *removed ? std::nullopt : a.record("unchanged");
 }
 
 std::optional<Failure> boot_steps(Action& a, Context& ctx) {

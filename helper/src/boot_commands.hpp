@@ -18,8 +18,9 @@ namespace wiredcap::helper {
 // The boot guard as `read` reports it (policy: for healthy_after, when it loads).
 [[nodiscard]] JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p);
 
-// Removes the stored value, under the store's lock; true when there was one.
-[[nodiscard]] Expected<bool, Failure> remove_persisted(const Context& ctx);
+// Removes the stored value, journaled first: `<done>_intent` before, `done` after; nothing
+// journaled when nothing is stored. True when there was one.
+[[nodiscard]] Expected<bool, Failure> remove_persisted(Action& a, const Context& ctx, const std::string& done);
 
 [[nodiscard]] std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx);
 [[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, Context& ctx);

@@ -75,7 +75,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
 // reset (not a ramp's revert) also forgets the value stored for boot: "back to the OS default"
 // then holds after the next reboot too.
 std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ctx) {
-    if (auto f = authorize_safe_direction(a, ctx)) return f;
+    if (auto f = authorize_safe_direction(a, ctx, true)) return f;
     if (auto f = read_previous(a, ctx)) return f;
     a.out().num("requested_mib", 0);
     std::optional<Failure> f;
@@ -85,11 +85,9 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
         f = write_and_verify(a, ctx, MiB::zero(), inv.revert);
     }
     if (inv.run) return f;
-    auto removed = remove_persisted(ctx);
+    auto removed = remove_persisted(a, ctx, "persist_removed");
     if (!removed) return f ? f : removed.error();
     a.out().boolean("persist_removed", *removed);
-    if (*removed)
-        if (auto r = a.record("persist_removed")) return f ? f : r;
     return f;
 }
 

@@ -991,6 +991,39 @@ full_disk_then_reset() {
   note "reset on a full disk: $MS ms, exit 0; $(tr '\n' ' ' <<< "$ERR" | head -c 300)"
 }
 
+# 11. Every change to the boot state is journaled before it is made. With the journal unable to
+# take one more byte (RLIMIT_FSIZE at its size), persist, persist --off and root's boot action
+# change nothing in the boot state; with room, each change's intent record comes first.
+boot_state_changes_are_journaled_first() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state size
+  run -- apply 72GiB; expect_rc 0
+  size=$(journal_size)
+  run --rlimit fsize="$size" -- persist 80GiB --unconfirmed
+  expect_rc 12; expect_err 'nothing was stored'
+  [ ! -e "$state" ] || fail "persist stored a value it could not journal: $(cat "$state")"
+  run -- persist 80GiB --unconfirmed; expect_rc 0
+  grep -o '"event":"[a-z_]*"' "$JOURNAL" | tail -n 2 | tr '\n' ' ' | grep -qx '"event":"persist_intent" "event":"persisted" ' ||
+    fail "persist's records: $(tail -n 2 "$JOURNAL")"
+  cp "$state" "$WORK/state.before"; size=$(journal_size)
+  run --rlimit fsize="$size" -- persist --off
+  expect_rc 12; cmp -s "$state" "$WORK/state.before" || fail "persist --off removed a value it could not journal"
+  sim reboot >/dev/null
+  "$SPAWN" --as 0:0: --rlimit fsize="$size" -- "$HELPER" boot >"$WORK/out" 2>"$WORK/err"; RC=$?
+  OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
+  expect_rc 12; expect_knob 0
+  cmp -s "$state" "$WORK/state.before" || fail "the boot action moved the guard without a record: $(cat "$state")"
+  run -- persist --off; expect_rc 0
+  [ ! -e "$state" ] || fail "persist --off left the value"
+  grep -o '"event":"[a-z_]*"' "$JOURNAL" | tail -n 2 | tr '\n' ' ' | grep -qx '"event":"removed_intent" "event":"removed" ' ||
+    fail "persist --off's records: $(tail -n 2 "$JOURNAL")"
+  run -- persist 80GiB --unconfirmed; expect_rc 0
+  OUT=$("$HELPER" reset 2>"$WORK/err"); RC=$?; expect_rc 0
+  grep -o '"event":"[a-z_]*"' "$JOURNAL" | tail -n 2 | tr '\n' ' ' | grep -qx '"event":"persist_removed_intent" "event":"persist_removed" ' ||
+    fail "reset's records: $(tail -n 2 "$JOURNAL")"
+  journal_ok --allow-interrupted
+}
+
 # ---------------------------------------------------------------------------------------------
 # 6. Identity
 

@@ -245,7 +245,7 @@ loop_scenario() {
   [[ $(state_field reason) == *"boot $boot1 applied 98304 MiB"* ]] || fail "the reason does not name boot 1: $(state_field reason)"
   expect_boot_guard guard '"tripped"'
   expect_boot_guard persisted_mib 98304
-  expect_records boot "boot/intent 98304" "boot/mismatch 98304" "boot/revert_intent 0" "boot/revert_write_failed 0" \
+  expect_records boot "boot/trying 98304" "boot/intent 98304" "boot/mismatch 98304" "boot/revert_intent 0" "boot/revert_write_failed 0" \
     "boot/tripped 98304"
 
   # Boots 3 and on: nothing, ever.
@@ -296,7 +296,7 @@ loop_scenario_frozen() {
   expect_guard trying "$boot1"
   [[ $(state_field applied_uptime_s) =~ ^[0-9]+$ ]] || fail "no applied_uptime_s in the trying state: $(cat "$BOOT_STATE")"
   power_button
-  expect_records boot "boot/intent 98304"
+  expect_records boot "boot/trying 98304" "boot/intent 98304"
 
   expect_tripped_boot 98304
   [[ $(state_field reason) == *"boot $boot1 applied 98304 MiB"* ]] || fail "the reason does not name boot 1: $(state_field reason)"
@@ -365,8 +365,8 @@ healthy_scenario() {
   expect_rc 0; expect_actions applied; expect_knob 81920
 
   expect_history 81920,81920,81920,73728,81920
-  expect_records boot "boot/intent 81920" "boot/applied 81920" "boot/healthy 81920" \
-    "boot/intent 81920" "boot/applied 81920" "boot/healthy 81920" "boot/intent 81920" "boot/applied 81920"
+  expect_records boot "boot/trying 81920" "boot/intent 81920" "boot/applied 81920" "boot/healthy 81920" \
+    "boot/trying 81920" "boot/intent 81920" "boot/applied 81920" "boot/healthy 81920" "boot/trying 81920" "boot/intent 81920" "boot/applied 81920"
 
   # wiredcap status: no alarm on the first line; the stored value and the guard shown.
   wcap status
@@ -606,7 +606,7 @@ killed_after_the_write() {
   wait_until "the knob at 81920 MiB" knob_is 81920
   expect_guard trying "$(sim_value boot_id)"
   power_button
-  expect_records boot "boot/intent 81920"
+  expect_records boot "boot/trying 81920" "boot/intent 81920"
   expect_tripped_boot 81920
   expect_trip_is_sticky
   expect_history 81920
