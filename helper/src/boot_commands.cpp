@@ -127,8 +127,10 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     if (!mem) return fail(a.refuse(exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message));
     auto p = load_policy(ctx, *mem);
     if (!p) return fail(a.refuse(ExitCode::policy_invalid, p.error().message));
-    // Band and reserve; not max_step: the value was reached step by step in the ramp that confirmed it.
-    if (auto why = policy::refusal(*p, *mem, s.value, s.value)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
+    // Band and reserve; max_step only for a value no ramp confirmed (a confirmed one was reached
+    // step by step): from the OS default, as after every boot, at most one step.
+    const MiB from = s.confirmed ? s.value : MiB::zero();
+    if (auto why = policy::refusal(*p, *mem, from, s.value)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
     if (auto f = read_previous(a, ctx)) return fail(*f);
     s.applied_uptime_s = up->count();
     if (auto f = save_guard(a, store, s, Guard::trying, boot_id, "", "")) return f;
@@ -180,7 +182,10 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     a.out().num("requested_mib", value.count());
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
-    if (auto why = policy::refusal(auth->policy, auth->memsize, value, value))
+    // --unconfirmed: the boot action will move the knob from the OS default in one write, so the
+    // value must be one step from there, as an apply from the default must.
+    const MiB from = inv.unconfirmed ? MiB::zero() : value;
+    if (auto why = policy::refusal(auth->policy, auth->memsize, from, value))
         return a.refuse(ExitCode::refused_by_policy, *why);
     std::string basis = "unconfirmed: stored with --unconfirmed";
     if (!inv.unconfirmed) {

@@ -132,10 +132,10 @@ case $scenario in
                        wc reset; wc reset --json; wc status; wc persist --off
                        wc persist 80GiB --json ;;
   persist_boot_failed) needs_root; sim_init --profile m2ultra-192; band_192
-                       wc persist 96GiB --unconfirmed; machine reboot
-                       policy 'min = 64GiB' 'max = 90GiB' 'reserve = 16GiB' 'max_step = 16GiB'
+                       wc persist 80GiB --unconfirmed; machine reboot
+                       policy 'min = 64GiB' 'max = 76GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        boot; wc status; wc status --json; boot
-                       wc persist 80GiB --unconfirmed; wc status ;;
+                       wc persist 72GiB --unconfirmed; wc status ;;
   fit_m2ultra_192)     sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500
                        wc fit "$WORK/small.gguf"; wc fit "$WORK/small.gguf" --json

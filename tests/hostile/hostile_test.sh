@@ -1024,6 +1024,26 @@ boot_state_changes_are_journaled_first() {
   journal_ok --allow-interrupted
 }
 
+# 12. A value stored with --unconfirmed is at most max_step from the OS default (the band's floor,
+# as for an apply from the default): persist refuses more, and the boot action refuses a stored
+# unconfirmed value beyond it (a state root wrote by hand) and applies nothing.
+unconfirmed_persist_is_one_step() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  run -- persist 96GiB --unconfirmed          # 64 GiB floor + 16 GiB max_step = 80 GiB
+  expect_rc 3; expect_err 'more than max_step'
+  [ ! -e "$state" ] || fail "persist --unconfirmed stored a value more than one step up"
+  run -- persist 80GiB --unconfirmed; expect_rc 0
+  sed -i 's/^value_mib=81920$/value_mib=180224/' "$state"   # 176 GiB: the top of the band
+  sim reboot >/dev/null
+  OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  expect_rc 3; expect_err 'more than max_step'; expect_knob 0; expect_history ""
+  run -- persist 80GiB --unconfirmed; expect_rc 0
+  sim reboot >/dev/null
+  OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
+}
+
 # ---------------------------------------------------------------------------------------------
 # 6. Identity
 
