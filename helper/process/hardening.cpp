@@ -57,7 +57,32 @@ bool block_signals() noexcept {
     return ::sigprocmask(SIG_BLOCK, &all, nullptr) == 0;
 }
 
+// Raises the soft limit of `resource` towards `want`, as far as the hard limit allows (only root
+// may raise a hard limit, and a container may forbid even root). False when it stays below `need`.
+bool enough(int resource, rlim_t want, rlim_t need) noexcept {
+    struct rlimit rl {};
+    if (::getrlimit(resource, &rl) != 0) return false;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want) return true;
+    const rlim_t soft = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+    const struct rlimit raised {soft, rl.rlim_max};
+    if (soft > rl.rlim_cur && ::setrlimit(resource, &raised) == 0) rl.rlim_cur = soft;
+    return rl.rlim_cur >= need;
+}
+
 }  // namespace
+
+const char* raise_limits() noexcept {
+    // The helper needs well under 100 KiB of stack, milliseconds of CPU and a dozen descriptors.
+    // Below about 12 KiB of stack, 3 descriptors or a hard CPU limit of 0, not even the dynamic
+    // loader gets as far as main(): no program can answer then.
+    if (!enough(RLIMIT_STACK, rlim_t{1} << 20, rlim_t{128} << 10))
+        return "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"the stack limit (RLIMIT_STACK) is below 128 KiB; nothing was changed\"}\n";
+    if (!enough(RLIMIT_CPU, 10, 1))
+        return "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"the CPU time limit (RLIMIT_CPU) is below 1 s; nothing was changed\"}\n";
+    if (!enough(RLIMIT_NOFILE, 64, 16))
+        return "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"the descriptor limit (RLIMIT_NOFILE) is below 16; nothing was changed\"}\n";
+    return nullptr;
+}
 
 bool harden() noexcept {
     if (!make_std_fds_valid()) return false;

@@ -11,6 +11,14 @@ namespace wiredcap::process {
 // the kernel write. Returns false when the process cannot be made safe: the caller must exit.
 [[nodiscard]] bool harden() noexcept;
 
+// The resource limits a caller can lower and the helper cannot live with: the stack (a deep
+// enough call overflows it: SIGSEGV, no JSON line), CPU time (SIGXCPU is blocked, then SIGKILL
+// at the hard limit) and descriptors (fewer than the helper opens at once). Each is raised to
+// what the helper needs for its short life, up to the hard limit, before anything else runs.
+// nullptr when all are fine, else the JSON line of a clean refusal (exit 1). The
+// address space and the file size have their own ways out (on_terminate, the journal's check).
+[[nodiscard]] const char* raise_limits() noexcept;
+
 // True when the kernel marked this exec as secure (setuid/setgid, or gained capabilities):
 // then no environment variable and no development option may choose a path or a backend.
 [[nodiscard]] bool is_secure_exec() noexcept;

@@ -6,7 +6,18 @@
 #error "WIREDCAP_POLICY_PATH must be defined by the build"
 #endif
 
+#include <unistd.h>
+
+#include <cstring>
+
+#include "process/hardening.hpp"
+
 int main(int argc, char** argv) {
+    // First, in the smallest frame: a caller's tiny stack limit would overflow helper_main.
+    if (const char* refusal = wiredcap::process::raise_limits()) {
+        (void)!::write(1, refusal, std::strlen(refusal));
+        return 1;
+    }
     static const wiredcap::helper::BuildPaths paths{
         WIREDCAP_POLICY_PATH, WIREDCAP_JOURNAL_PATH, WIREDCAP_SIM_STATE_PATH,
 #ifdef WIREDCAP_FALLBACK_GROUP

@@ -680,7 +680,7 @@ core_dumps_off() {
   mkdir -p "$dev/etc" && printf '%s\n' "${GOOD_BAND[@]}" > "$dev/etc/wiredcap.conf"
   chown -R $NOBODY:$NOBODY "$dev"; chmod 755 "$dev" "$dev/etc"; chmod 644 "$dev/etc/wiredcap.conf"
   "$SIM" --state "$dev/sim-state" init >/dev/null && "$SIM" --state "$dev/sim-state" fault stall-write 1500 >/dev/null
-  chown $NOBODY:$NOBODY "$dev/sim-state"
+  chown $NOBODY:$NOBODY "$dev/sim-state" "$dev/sim-state.lock"   # the lock: 0600, its creator's
   "$SPAWN" --as "$AS" --rlimit core=unlimited -- "$PROD_HELPER" --policy "$dev/etc/wiredcap.conf" \
     --journal "$dev/journal/journal.jsonl" --sim-state "$dev/sim-state" apply 80GiB >"$WORK/out" 2>"$WORK/err" &
   pid=$!
@@ -1042,6 +1042,39 @@ unconfirmed_persist_is_one_step() {
   sim reboot >/dev/null
   OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
+}
+
+# 13. Every resource limit a caller can lower: a clean answer (the command's own, or exit 1 with
+# its JSON line: "nothing was changed"), never a signal, the knob the old or the new value. Below
+# about 12 KiB of stack, 3 descriptors or a CPU hard limit of 0 the dynamic loader or the kernel
+# ends the process before main() (no program can answer): those are not tried here.
+# RLIMIT_AS and RLIMIT_FSIZE have their own scenarios (rlimit_as, rlimit_fsize_journal_first).
+each_rlimit_gets_a_clean_answer() {
+  fresh_fixture
+  local lim cmd results=""
+  for lim in stack=16384 stack=24576 stack=32768 stack=65536 stack=98304 stack=131072 stack=262144 \
+             cpu=1 cpu=2 nofile=7 nofile=15 nofile=16 nproc=0 nproc=1 \
+             as=unlimited fsize=0 fsize=1 core=0; do
+    for cmd in "apply 80GiB" "read" "reset"; do
+      sim reboot >/dev/null
+      # shellcheck disable=SC2086
+      run --rlimit "$lim" -- $cmd
+      [ "$RC" -lt 128 ] || fail "$lim $cmd: the helper died of signal $((RC - 128))"
+      expect_one_line
+      case $RC in
+        0) ;;
+        1) expect_out '"exit":1'; expect_out 'nothing was changed'; expect_knob 0 ;;
+        12) [[ $lim == fsize=* ]] || fail "$lim $cmd: exit 12"; expect_knob 0 ;;
+        # RLIMIT_NPROC below nobody's process count (other work on the machine runs as nobody
+        # too): the kernel refuses the exec itself (EAGAIN), before the helper exists.
+        127) [[ $lim == nproc=* ]] || fail "$lim $cmd: exit 127 (not run): $ERR"; expect_knob 0 ;;
+        *) fail "$lim $cmd: exit $RC: $OUT" ;;
+      esac
+      results="$results $lim/${cmd%% *}:$RC"
+    done
+  done
+  note "$results"
+  journal_ok --allow-interrupted
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 //     --close FD              close FD (repeatable; 0, 1, 2 for the standard descriptors)
 //     --inherit N:FILE        open FILE N times, not close-on-exec (fds 3, 4, ...)
 //     --inherit-at FD:FILE    open FILE as descriptor FD (raises the soft RLIMIT_NOFILE if needed)
-//     --rlimit NAME=VALUE     nofile, fsize, as, core, stack; VALUE a number or "unlimited"
+//     --rlimit NAME=VALUE     nofile, fsize, as, core, stack, cpu, nproc, data; VALUE a number or "unlimited"
 //                             (soft and hard limit alike, set while still root)
 //     --umask OCTAL           the umask handed over
 //     --chdir DIR             the working directory handed over
@@ -63,6 +63,9 @@ int rlimit_resource(std::string_view name) {
     if (name == "as") return RLIMIT_AS;
     if (name == "core") return RLIMIT_CORE;
     if (name == "stack") return RLIMIT_STACK;
+    if (name == "cpu") return RLIMIT_CPU;
+    if (name == "nproc") return RLIMIT_NPROC;
+    if (name == "data") return RLIMIT_DATA;
     die(120, "unknown rlimit " + std::string(name));
 }
 

@@ -619,7 +619,7 @@ killed_after_the_write() {
 refused_for_non_root() {
   fresh_machine
   helper persist 80GiB --unconfirmed; expect_rc 0
-  chown -R "$NOBODY:$NOBODY" "$WORK/etc" "$WORK/journal" "$STATE"
+  chown -R "$NOBODY:$NOBODY" "$WORK/etc" "$WORK/journal" "$STATE" "$STATE.lock"
   local ssum
   ssum=$(sum_of "$BOOT_STATE")
   OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
