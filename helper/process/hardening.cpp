@@ -93,6 +93,15 @@ bool harden() noexcept {
     return disable_core_dumps() && block_signals();
 }
 
+bool drop_root() noexcept {
+    const uid_t uid = ::getuid();
+    const gid_t gid = ::getgid();
+    if (::geteuid() == uid && ::getegid() == gid) return true;
+    // The group first: after setuid the process may no longer change it.
+    if (::setgid(gid) != 0 || ::setuid(uid) != 0) return false;
+    return ::geteuid() == uid && ::getegid() == gid && (uid == 0 || ::setuid(0) != 0);
+}
+
 bool is_secure_exec() noexcept {
 #if defined(__linux__)
     return ::getauxval(AT_SECURE) != 0;

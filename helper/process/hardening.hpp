@@ -19,6 +19,10 @@ namespace wiredcap::process {
 // address space and the file size have their own ways out (on_terminate, the journal's check).
 [[nodiscard]] const char* raise_limits() noexcept;
 
+// Gives up root for good: the real gid and uid become the effective and saved ones too (a
+// no-op when they already are). False when root could not be given up, or could be regained.
+[[nodiscard]] bool drop_root() noexcept;
+
 // True when the kernel marked this exec as secure (setuid/setgid, or gained capabilities):
 // then no environment variable and no development option may choose a path or a backend.
 [[nodiscard]] bool is_secure_exec() noexcept;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "journal/syslog_mirror.hpp"
+#include "process/hardening.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/units/format.hpp"
 
@@ -79,7 +80,11 @@ Failure Action::refuse(ExitCode code, std::string why) {
     return Failure{code, std::move(why)};
 }
 
+// After the last record nothing privileged is left: the journal (and the helper's lock) is
+// closed and root given up before the answer is written.
 Result Action::finish(const std::optional<Failure>& f) {
+    writer_.reset();
+    if (!process::drop_root()) warn("could not give up root after the last write");
     out_.boolean("ok", !f);
     std::string said;
     for (const auto& w : warnings_) said += (said.empty() ? "" : "\nwiredcap-helper: ") + w;

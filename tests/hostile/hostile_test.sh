@@ -1077,6 +1077,40 @@ each_rlimit_gets_a_clean_answer() {
   journal_ok --allow-interrupted
 }
 
+# 14. Root only where it is needed (strace of the setuid helper run as a member). read gives
+# root up (setgid, setuid to the caller, and a setuid(0) that must fail) before it opens
+# anything; apply, persist and reset give it up after their last write to root's files, and
+# then only write their answer to stdout and stderr.
+root_is_given_up() {
+  fresh_fixture
+  command -v strace >/dev/null || fail "strace is missing"
+  traced() {  # traced NAME ARGS...
+    local name=$1; shift
+    strace -f -qq -e trace=setuid,setgid,openat,write,rename,renameat,unlink,unlinkat,mkdir,mkdirat \
+      -o "$WORK/$name.strace" "$SPAWN" --as "$MEMBER" -- "$HELPER" "$@" >/dev/null 2>&1
+  }
+  # The line number of the helper's setuid(65534), and of its first open / last change of a file.
+  line_of() { grep -n "$2" "$WORK/$1.strace" | sed -n "${3:-1}p" | cut -d: -f1; }
+  traced read read
+  local drop first_open
+  drop=$(line_of read 'setuid(65534) *= 0'); first_open=$(line_of read 'openat(.*\(suid-fixture\|wiredcap.conf\|boot.state\)')
+  [ -n "$drop" ] || fail "read never gave up root: $(cat "$WORK/read.strace")"
+  [ "$drop" -lt "$first_open" ] || fail "read opened a file as root first: $(sed -n "${first_open}p" "$WORK/read.strace")"
+  grep -q 'setuid(0) *= -1 EPERM' "$WORK/read.strace" || fail "read did not check that root is gone for good"
+  local cmd last_change
+  for cmd in "apply 72GiB" "persist 72GiB --unconfirmed" "reset"; do
+    # shellcheck disable=SC2086
+    traced change $cmd
+    drop=$(line_of change 'setuid(65534) *= 0')
+    [ -n "$drop" ] || fail "$cmd never gave up root"
+    last_change=$(grep -n 'openat(.*O_CREAT\|write([3-9]\|write([1-9][0-9]\|rename\|unlink\|mkdir' "$WORK/change.strace" | tail -n 1 | cut -d: -f1)
+    [ "$last_change" -lt "$drop" ] || fail "$cmd wrote after giving up root: $(sed -n "${last_change}p" "$WORK/change.strace")"
+    tail -n +$((drop + 1)) "$WORK/change.strace" | grep -v 'write([12],\|setuid(0)\|exited\|+++' | grep -q . &&
+      fail "$cmd did more than answer after giving up root: $(tail -n +$((drop + 1)) "$WORK/change.strace")"
+  done
+  note "read drops root before its first open; apply, persist, reset after their last write"
+}
+
 # ---------------------------------------------------------------------------------------------
 # 6. Identity
 
