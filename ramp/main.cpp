@@ -75,6 +75,7 @@ void add_ramp(CLI::App& app, Options& o) {
     ramp->add_flag("--unattended", o.ramp.unattended, "No person: --check decides each step");
     ramp->add_option("--check", o.ramp.check, "With --unattended: a command whose exit 0 keeps the step");
     ramp->add_flag("--ignore-hang-ceiling", o.ramp.ignore_hang_ceiling, "Allow steps at or above a value that hung before");
+    ramp->add_option("--from", o.ramp.from, "The GPU's cap now, when wiredcap cannot read it (no Metal); journaled");
 }
 
 void add_fit(CLI::App& app, Options& o) {
@@ -174,6 +175,8 @@ int main(int argc, char** argv) {
     auto* set = app.add_subcommand("set", "Set the cap to SIZE (or 'default'); prints the kernel's read-back");
     set->add_option("SIZE", o.set_size, "A size with its unit (e.g. 96GiB), or 'default'")->required()->expected(1, 2);
     set->add_flag("--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
+    set->add_flag("--ignore-hang-ceiling", o.set.ignore_hang_ceiling, "Allow a value at or above one that hung before");
+    set->add_option("--from", o.set.from, "The GPU's cap now, when wiredcap cannot read it (no Metal); journaled");
     app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0), and forget any value stored for boot; always permitted");
     auto* policy = app.add_subcommand("policy", "The permitted band");
     policy->require_subcommand(1);

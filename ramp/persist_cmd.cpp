@@ -219,6 +219,7 @@ ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& ar
     if (!choice) return fail(ctx, json_head(false, machine->simulated()), choice.error().code, choice.error().message);
     std::vector<std::string> helper_args{"persist", units::to_string(choice->value)};
     if (req.unconfirmed) helper_args.emplace_back("--unconfirmed");
+    if (choice->at_or_above_ceiling) helper_args.emplace_back("--ignore-hang-ceiling");  // journaled
     return report_store(ctx, ctx.helper.run(helper_args), *choice, *machine);
 }
 

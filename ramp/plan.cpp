@@ -15,18 +15,19 @@ std::optional<PlanError> check_request(const PlanInput& in, MiB step) {
     const auto& p = in.policy;
     if (step.count() == 0) return PlanError{ExitCode::usage, "--step must be above 0 MiB"};
     if (step > p.max_step)
-        return refused("--step " + units::to_string(step) + " is larger than the policy's max_step " +
-                       units::to_string(p.max_step));
+        return refused("--step " + units::describe(step) + " is larger than the policy's max_step " +
+                       units::describe(p.max_step));
     if (in.target < p.min || in.target > p.max)
-        return refused(units::describe(in.target) + " is outside the permitted band " + units::to_string(p.min) +
-                       " to " + units::to_string(p.max));
+        return refused(units::describe(in.target) + " is outside the permitted band " + units::describe(p.min) +
+                       " to " + units::describe(p.max));
     const auto usable = checked_sub(units::floor_cast<MiB>(in.memsize), p.reserve);
     if (!usable || in.target > *usable)
         return refused(units::describe(in.target) + " would leave the OS less than the reserve of " +
                        units::describe(p.reserve));
-    if (in.current.count() != 0 && in.target <= in.current)
-        return PlanError{ExitCode::usage, "the cap is already " + units::to_string(in.current) +
-                                              "; a ramp only raises it (to lower it: wiredcap set, or reset)"};
+    if (in.target <= in.effective)
+        return PlanError{ExitCode::usage, units::describe(in.target) + " is not above the effective cap now, " +
+                                              units::describe(in.effective) + " [" + in.effective_source +
+                                              "]; a ramp only raises it (to lower it: wiredcap set, or reset)"};
     return std::nullopt;
 }
 
@@ -35,8 +36,9 @@ std::optional<PlanError> check_request(const PlanInput& in, MiB step) {
 Expected<Plan, PlanError> make_plan(const PlanInput& in) {
     const MiB step = in.step.value_or(in.policy.max_step);
     if (auto e = check_request(in, step)) return *e;
-    // From the OS default (or below the band) the helper measures raises from the band's floor.
-    const MiB base = in.current.count() == 0 || in.current < in.policy.min ? in.policy.min : in.current;
+    // Steps count from the effective cap (the OS default's value when the knob is 0), never from
+    // below the band's floor: the helper permits every value up to min anyway.
+    const MiB base = in.effective < in.policy.min ? in.policy.min : in.effective;
     Plan plan{base, step, {}, std::nullopt};
     MiB next = base;
     while (next < in.target) {
@@ -44,7 +46,7 @@ Expected<Plan, PlanError> make_plan(const PlanInput& in) {
         next = up && *up < in.target ? *up : in.target;
         plan.steps.push_back(next);
     }
-    if (plan.steps.empty()) plan.steps.push_back(in.target);  // from the OS default straight to min
+    if (plan.steps.empty()) plan.steps.push_back(in.target);  // from below the band straight to min
     if (in.hang_ceiling && !in.ignore_hang_ceiling) {
         const auto& c = *in.hang_ceiling;
         std::erase_if(plan.steps, [&](MiB v) { return v >= c.value; });
@@ -52,7 +54,7 @@ Expected<Plan, PlanError> make_plan(const PlanInput& in) {
         plan.stopped_below_ceiling =
             units::to_string(c.value) + " " + origin + "; the plan stops below it (--ignore-hang-ceiling to go further)";
         if (plan.steps.empty())
-            return refused("every step would be at or above " + units::to_string(c.value) + ", which " + origin +
+            return refused("every step would be at or above " + units::describe(c.value) + ", which " + origin +
                            "; choose --to below it, or pass --ignore-hang-ceiling");
     }
     return plan;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "readings.hpp"
+#include "wiredcap/units/expected.hpp"
 #include "recovery.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/units/quantity.hpp"
@@ -15,6 +16,8 @@ namespace wiredcap::cli {
 
 struct PlanInput {
     units::MiB current;                 // read back; 0 = OS default
+    units::MiB effective;               // the effective cap now (effective_cap.hpp): every step is above it
+    std::string effective_source;
     units::Bytes memsize;
     PolicyView policy;
     units::MiB target;
@@ -24,7 +27,7 @@ struct PlanInput {
 };
 
 struct Plan {
-    units::MiB base;                    // what the first step counts from
+    units::MiB base;                    // what the first step counts from: the effective cap, or min
     units::MiB step;
     std::vector<units::MiB> steps;
     std::optional<std::string> stopped_below_ceiling;  // why the plan ends before the target

@@ -51,8 +51,8 @@ Expected<std::optional<std::string>> read_installed(const std::string& path) {
 
 std::string row(std::string_view key, MiB v) {
     return fmt::format("  {:<9}{:>10} MiB {:>10} GiB {:>10} GB\n", key, v.count(),
-                       units::rounded_decimal(v, units::SizeUnit::gibibytes, 2),
-                       units::rounded_decimal(v, units::SizeUnit::gigabytes, 2));
+                       units::truncated_decimal(v, units::SizeUnit::gibibytes, 2),
+                       units::truncated_decimal(v, units::SizeUnit::gigabytes, 2));
 }
 
 JsonObject band_json(MiB v) {

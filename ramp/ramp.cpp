@@ -9,6 +9,7 @@
 
 #include "wiredcap/units/duration.hpp"
 #include "fit/ramp_for.hpp"
+#include "effective_cap.hpp"
 #include "guard.hpp"
 #include "metal.hpp"
 #include "plan.hpp"
@@ -30,6 +31,7 @@ using Clock = std::chrono::system_clock;
 struct Settings {
     MiB target = MiB::zero();
     std::optional<MiB> step;
+    std::optional<MiB> from;
     std::chrono::seconds timeout{60};
     std::chrono::seconds probe_timeout{60};
 };
@@ -60,6 +62,9 @@ Expected<Settings> parse_settings(const RampRequest& req) {
     auto pt = units::parse_duration(req.probe_timeout);
     if (!pt) return Error{"--probe-timeout " + pt.error().message};
     s.probe_timeout = *pt;
+    auto from = parse_from(req.from);
+    if (!from) return from.error();
+    s.from = *from;
     if (req.unattended && !req.check) return Error{"--unattended needs --check CMD: the command that decides each step"};
     if (req.check && !req.unattended) return Error{"--check decides steps only with --unattended; use --probe to show a result"};
     return s;
@@ -82,17 +87,14 @@ std::string new_run_id() {
 
 std::string cap_text(MiB v) { return v.count() == 0 ? "0 (OS default policy)" : units::describe(v); }
 
-void print_plan(std::ostream& say, const std::string& run, const MachineReadings& m, const MetalReading& metal,
+void print_plan(std::ostream& say, const std::string& run, const MachineReadings& m, const EffectiveCap& effective,
                 const Plan& plan, const Settings& s, bool unattended) {
     const std::string sim = m.simulated() ? "SIMULATED " : "";
     const auto& p = *m.policy;
     const auto ram = *m.memsize.value;
     say << sim << "Ramp plan, run " << run << "\n";
     say << fmt::format("  {:<18}{}   [{}]\n", "now", cap_text(*m.knob.value), m.knob.source);
-    say << fmt::format("  {:<18}{}   [{}]\n", "effective cap",
-                       metal.working_set ? units::rounded_decimal(*metal.working_set, units::SizeUnit::gibibytes, 2) + " GiB"
-                                         : "unknown (" + metal.why_unknown + ")",
-                       metal.source);
+    say << fmt::format("  {:<18}{}\n", "effective cap", effective_text(effective));
     say << fmt::format("  {:<18}{}   [kernel hw.memsize]\n", "physical memory", units::describe(units::floor_cast<MiB>(ram)));
     say << fmt::format("  {:<18}{} to {}, steps of at most {}, reserve {}   [{}]\n", "band", units::to_string(p.min),
                        units::to_string(p.max), units::to_string(p.max_step), units::to_string(p.reserve), p.source);
@@ -101,7 +103,7 @@ void print_plan(std::ostream& say, const std::string& run, const MachineReadings
         const MiB v = plan.steps[i];
         const auto left = checked_sub(units::floor_cast<MiB>(ram), v);
         say << fmt::format("  {:>4}  {:<38}{:>9}  {}\n", i + 1, units::describe(v), percent_of(v, ram),
-                           left ? units::rounded_decimal(*left, units::SizeUnit::gibibytes, 2) + " GiB" : "none");
+                           left ? units::truncated_decimal(*left, units::SizeUnit::gibibytes, 2) + " GiB" : "none");
     }
     if (plan.stopped_below_ceiling) say << "  note: " << *plan.stopped_below_ceiling << "\n";
     if (unattended)
@@ -136,13 +138,22 @@ public:
         : ctx_(ctx), say_(say), run_(std::move(run)), before_(before), last_confirmed_(before) {}
 
     void attach(Guard* guard) { guard_ = guard; }
+    // Arguments for the helper's journal: the first step's (the effective cap the plan starts
+    // from, which the helper measures max_step from) and every step's (--ignore-hang-ceiling).
+    void apply_args(std::vector<std::string> first, std::vector<std::string> every) {
+        first_args_ = std::move(first);
+        every_args_ = std::move(every);
+    }
 
     // intent -> write -> read back (in the helper). Returns the helper's exit code. The guard
     // is armed first with a generous deadline: it reverts at once if wiredcap dies meanwhile
     // (its pipe closes); the deadline only matters if wiredcap is stopped.
     ExitCode apply(std::size_t step, MiB value, std::chrono::seconds extra) {
         if (guard_) guard_->arm(step, revert_target(), Clock::now() + kHelperCallBudget + extra);
-        const HelperReply r = ctx_.helper.run({"apply", units::to_string(value), "--run", run_, "--step", std::to_string(step)});
+        std::vector<std::string> args{"apply", units::to_string(value), "--run", run_, "--step", std::to_string(step)};
+        if (step == 1) args.insert(args.end(), first_args_.begin(), first_args_.end());
+        args.insert(args.end(), every_args_.begin(), every_args_.end());
+        const HelperReply r = ctx_.helper.run(args);
         const auto rb = readback(r);
         record_.push_back(StepRecord{step, value, rb, {}});
         if (r.ok() && rb) {
@@ -305,10 +316,13 @@ private:
     std::string outcome_;
     bool reverted_ = false;      // the latest revert read back its target
     bool guard_acted_ = false;   // the guard reverted a step (and recorded the end) itself
+    std::vector<std::string> first_args_;
+    std::vector<std::string> every_args_;
 };
 
 struct Prepared {
     MachineReadings machine;
+    EffectiveCap effective;
     Plan plan;
 };
 
@@ -326,10 +340,13 @@ Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, 
     if (rec->ramp_in_progress)
         return PlanError{ExitCode::unresolved_journal,
                          "another ramp step awaits confirmation in this boot, or was not shown reverted (see above)"};
-    auto plan = make_plan(PlanInput{*m.knob.value, *m.memsize.value, *m.policy, s.target, s.step,
-                                    rec->report.hang_ceiling, req.ignore_hang_ceiling});
+    // Every step starts from the cap the GPU has now, not from the knob's 0 (issue 11).
+    auto effective = effective_cap(m, read_metal(m, ctx.helper.dev()), s.from);
+    if (!effective) return PlanError{ExitCode::usage, effective.error().message};
+    auto plan = make_plan(PlanInput{*m.knob.value, effective->value, effective->source, *m.memsize.value, *m.policy,
+                                    s.target, s.step, rec->report.hang_ceiling, req.ignore_hang_ceiling});
     if (!plan) return plan.error();
-    return Prepared{m, *plan};
+    return Prepared{m, *effective, *plan};
 }
 
 // Runs the probe or check for a step and says how it went. A signal (Ctrl-C, SIGTERM, SIGHUP)
@@ -488,8 +505,7 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         ctx.err << "wiredcap ramp: " << prepared.error().message << "\n";
         return prepared.error().code;
     }
-    print_plan(say, run, prepared->machine, read_metal(prepared->machine, ctx.helper.dev()), prepared->plan, *settings,
-               req.unattended);
+    print_plan(say, run, prepared->machine, prepared->effective, prepared->plan, *settings, req.unattended);
     if (req.dry_run) {
         say << "dry run: nothing was changed\n";
         if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value) << "\n";
@@ -497,6 +513,9 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     }
     Session session(ctx, say, run, *prepared->machine.knob.value);
     session.attach(&*guard);
+    std::vector<std::string> every;
+    if (req.ignore_hang_ceiling) every.emplace_back("--ignore-hang-ceiling");
+    session.apply_args(effective_args(prepared->effective), std::move(every));
     const ExitCode code = req.unattended ? ramp_unattended(session, signals, prepared->plan, *settings, req, say)
                                          : ramp_interactive(session, *term, signals, prepared->plan, *settings, req, say);
     if (ctx.json) ctx.out << session.summary(code) << "\n";

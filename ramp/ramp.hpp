@@ -25,6 +25,7 @@ struct RampRequest {
     bool unattended = false;            // no person: --check decides each step
     std::optional<std::string> check;
     bool ignore_hang_ceiling = false;
+    std::optional<std::string> from;    // the effective cap, when it cannot be read (journaled)
 };
 
 [[nodiscard]] ExitCode run_ramp(CliContext& ctx, const RampRequest& given);

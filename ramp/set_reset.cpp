@@ -5,7 +5,11 @@
 #include <iostream>
 #include <ostream>
 
+#include "effective_cap.hpp"
+#include "journal_reader.hpp"
+#include "metal.hpp"
 #include "readings.hpp"
+#include "recovery.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
@@ -42,10 +46,17 @@ KnobNow reread_knob(const CliContext& ctx) {
     return KnobNow{std::nullopt, err && json::as_string(*err) ? *json::as_string(*err) : "the helper reported no value"};
 }
 
+// What a `set` knew before the change: which way it moves the GPU's cap, and from what.
+struct Before {
+    Direction direction;
+    EffectiveCap effective;
+};
+
 // Reports the helper's answer: the value read back, never the value requested. When the change
 // failed without a read-back (a refused write, exit 5), the kernel is asked again: the report
 // names what it holds now (or why that is unknown), and a change only if the readings show one.
-ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb) {
+ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb,
+                const std::optional<Before>& before = std::nullopt) {
     if (!reply.json) {
         ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
         return reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code();
@@ -78,6 +89,11 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
         o.object("previous", mib_reading(previous, "kernel read-back")).object("wired_limit", now).boolean("changed", changed);
         if (const json::Value* req = json::get(j, "requested_mib"); req && json::as_u64(*req)) o.num("requested_mib", *json::as_u64(*req));
         if (persist_known) o.boolean("persist_removed", persist_removed);
+        if (before) {
+            o.str("direction", direction_name(before->direction));
+            o.object("effective_before",
+                     JsonObject().num("mib", before->effective.value.count()).str("source", before->effective.source));
+        }
         if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
         ctx.out << o.text() << "\n";
     }
@@ -95,23 +111,34 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     const MiB now = *MiB::from_count(*readback);
     const std::string value = now.count() == 0 ? "0 (OS default policy)" : units::describe(now);
     ctx.out << (simulated ? "SIMULATED " : "") << "iogpu.wired_limit_mb = " << value << "   [kernel read-back]\n";
+    if (before && changed)
+        ctx.out << (before->direction == Direction::raise   ? "raised"
+                    : before->direction == Direction::lower ? "lowered"
+                                                            : "kept")
+                << " the GPU's cap: it was " << effective_text(before->effective) << "\n";
     if (!changed) ctx.out << "unchanged: the kernel already held this value\n";
     else ctx.out << "Running MLX, Ollama or llama.cpp processes keep the old cap until restarted.\n";
     if (persist_removed) ctx.out << "also forgot the value stored for boot\n";
     return ExitCode::ok;
 }
 
-// A raise without a terminal needs --yes.
-ExitCode no_terminal(CliContext& ctx, MiB from, MiB to) {
-    ctx.err << "wiredcap set: raising the cap from " << units::to_string(from) << " to " << units::to_string(to)
+// A raise, or any change away from the OS default, asks first. No terminal to ask on is a usage
+// error (pass --yes); a person saying no is not (exit 13, declined).
+std::string from_text(const Before& b, MiB current) {
+    return (current.count() == 0 ? "the OS default's " : "") + units::describe(b.effective.value);
+}
+
+ExitCode no_terminal(CliContext& ctx, const Before& b, MiB current, MiB to) {
+    ctx.err << "wiredcap set: " << (b.direction == Direction::raise ? "raising" : "changing") << " the GPU's cap from "
+            << from_text(b, current) << " [" << b.effective.source << "] to " << units::describe(to)
             << " needs confirmation; no terminal to ask on, so pass --yes\n";
     return ExitCode::usage;
 }
 
-// A raise from a terminal asks first.
-bool confirmed_raise(CliContext& ctx, MiB from, MiB to) {
-    ctx.err << "Raise iogpu.wired_limit_mb from " << (from.count() == 0 ? "the OS default" : units::describe(from))
-            << " to " << units::describe(to) << "? Type yes to continue: " << std::flush;
+bool confirmed_change(CliContext& ctx, const Before& b, MiB current, MiB to) {
+    const std::string verb = b.direction == Direction::raise ? "Raise" : b.direction == Direction::lower ? "Lower" : "Set";
+    ctx.err << verb << " the GPU's cap from " << from_text(b, current) << " [" << b.effective.source << "] to "
+            << units::describe(to) << " (iogpu.wired_limit_mb)? Type yes to continue: " << std::flush;
     std::string answer;
     if (!std::getline(std::cin, answer) || answer != "yes") {
         ctx.err << "not changed\n";
@@ -120,7 +147,33 @@ bool confirmed_raise(CliContext& ctx, MiB from, MiB to) {
     return true;
 }
 
+// A value at or above the journal's hang ceiling needs --ignore-hang-ceiling; an unreadable
+// journal leaves the ceiling unknown, which refuses (fail closed).
+std::optional<std::string> hang_refusal(CliContext& ctx, const MachineReadings& m, MiB value, bool ignore) {
+    const std::string path = journal_path(ctx.helper.dev());
+    auto contents = journal_view::read_journal(path);
+    if (!contents) return contents.error().message + "; the hang ceiling is unknown, so nothing was changed";
+    const auto report = recovery::analyse(contents->entries, m.boot_id.value.value_or(""));
+    const auto& c = report.hang_ceiling;
+    if (!c || value < c->value || ignore) return std::nullopt;
+    return units::describe(value) + " is at or above the hang ceiling: " + units::describe(c->value) + " " +
+           recovery::hang_origin(*c) + "; choose a lower value, or pass --ignore-hang-ceiling";
+}
+
 }  // namespace
+
+Direction direction_of(MiB effective, MiB value) {
+    return value > effective ? Direction::raise : value < effective ? Direction::lower : Direction::same;
+}
+
+std::string_view direction_name(Direction d) {
+    switch (d) {
+        case Direction::raise: return "raise";
+        case Direction::lower: return "lower";
+        case Direction::same: return "same";
+    }
+    return "unknown";
+}
 
 ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     if (req.size == "default") return run_reset(ctx);
@@ -133,19 +186,39 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
         ctx.err << "wiredcap set: 0 means the OS default to the kernel; write 'default' (or use reset)\n";
         return ExitCode::usage;
     }
+    auto from = parse_from(req.from);
+    if (!from) {
+        ctx.err << "wiredcap set: " << from.error().message << "\n";
+        return ExitCode::usage;
+    }
     auto machine = read_machine(ctx.helper);
     if (!machine) {
         ctx.err << "wiredcap set: " << machine.error().message << "\n";
         return ExitCode::internal_error;
     }
-    const auto& current = machine->knob.value;
-    const bool raise = !current || current->count() == 0 || *value > *current;
-    if (raise && !req.yes) {
-        // No terminal to ask on is a usage error (pass --yes); a person saying no is not.
-        if (::isatty(tty_in_fd) == 0) return no_terminal(ctx, current.value_or(MiB::zero()), *value);
-        if (!confirmed_raise(ctx, current.value_or(MiB::zero()), *value)) return ExitCode::declined;
+    // Without a knob to read the helper refuses with the platform's own answer.
+    if (!machine->knob.value) return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
+    if (auto why = hang_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
+        ctx.err << "wiredcap set: " << *why << "\n";
+        return ExitCode::refused_by_policy;
     }
-    return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
+    auto effective = effective_cap(*machine, read_metal(*machine, ctx.helper.dev()), *from);
+    if (!effective) {
+        ctx.err << "wiredcap set: " << effective.error().message << "\n";
+        return ExitCode::usage;
+    }
+    const Before before{direction_of(effective->value, *value), *effective};
+    const MiB current = *machine->knob.value;
+    const bool ask = before.direction == Direction::raise || (current.count() == 0 && *value != current);
+    if (ask && !req.yes) {
+        if (::isatty(tty_in_fd) == 0) return no_terminal(ctx, before, current, *value);
+        if (!confirmed_change(ctx, before, current, *value)) return ExitCode::declined;
+    }
+    std::vector<std::string> args{"apply", units::to_string(*value)};
+    const auto extra = effective_args(*effective);
+    args.insert(args.end(), extra.begin(), extra.end());
+    if (req.ignore_hang_ceiling) args.emplace_back("--ignore-hang-ceiling");
+    return report(ctx, ctx.helper.run(args), "set", before);
 }
 
 ExitCode run_reset(CliContext& ctx) { return report(ctx, ctx.helper.run({"reset"}), "reset"); }

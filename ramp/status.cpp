@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "boot_view.hpp"
+#include "effective_cap.hpp"
 #include "journal_reader.hpp"
 #include "launchd_state.hpp"
 #include "metal.hpp"
@@ -31,7 +32,7 @@ struct Status {
 
 std::string size_text(Bytes b) {
     if (auto mib = units::exact_cast<MiB>(b)) return units::describe(*mib);
-    return std::to_string(b.count()) + " B (" + units::rounded_decimal(b, units::SizeUnit::gibibytes, 2) + " GiB)";
+    return std::to_string(b.count()) + " B (" + units::truncated_decimal(b, units::SizeUnit::gibibytes, 2) + " GiB)";
 }
 
 // The unit a related key counts in, by Apple's naming: *_mb keys count MiB (as the knob does),
@@ -57,21 +58,37 @@ std::string binding_text(const Status& s) {
     return "the OS default policy (its value is unknown: " + s.metal.why_unknown + ")";
 }
 
-// The highest value `set` or `ramp` could reach: the policy's max, memory minus reserve, and
-// strictly below a hang ceiling.
-std::optional<MiB> highest_settable(const Status& s) {
-    if (!s.machine.policy || !s.machine.memsize.value) return std::nullopt;
+// The highest value a ramp could reach: the policy's max, memory minus reserve, and strictly
+// below a hang ceiling. Empty with the reason when there is none or it is unknown.
+Expected<MiB> highest_ramp_target(const Status& s) {
+    if (!s.machine.policy) return Error{"the policy is unknown"};
+    if (!s.machine.memsize.value) return Error{"the memory size is unknown"};
     MiB top = s.machine.policy->max;
     const auto usable = checked_sub(units::floor_cast<MiB>(*s.machine.memsize.value), s.machine.policy->reserve);
-    if (!usable) return std::nullopt;
+    if (!usable) return Error{"memory is smaller than the reserve"};
     if (*usable < top) top = *usable;
     if (s.journal && s.journal->hang_ceiling && s.journal->hang_ceiling->value <= top) {
         const auto below = checked_sub(s.journal->hang_ceiling->value, MiB::from_count_or_throw(1));
-        if (!below) return std::nullopt;
+        if (!below || *below < s.machine.policy->min) return Error{"none: the hang ceiling is at or below the band"};
         top = *below;
     }
     return top;
 }
+
+// The highest value `set` accepts right now, typed as printed: the same, and at most max_step
+// above the effective cap (the helper's rule; never from below the band's min).
+Expected<MiB> highest_settable(const Status& s) {
+    auto top = highest_ramp_target(s);
+    if (!top) return top;
+    auto effective = effective_cap(s.machine, s.metal, std::nullopt);
+    if (!effective) return Error{"unknown: the effective cap is unknown (give --from to set)"};
+    const MiB base = effective->value < s.machine.policy->min ? s.machine.policy->min : effective->value;
+    const auto one_step = checked_add(base, s.machine.policy->max_step);
+    if (one_step && *one_step < *top) return *one_step;
+    return *top;
+}
+
+std::string limit_text(const Expected<MiB>& v) { return v ? units::describe(*v) : v.error().message; }
 
 std::optional<Bytes> headroom(const Status& s) {
     if (!s.machine.memsize.value || !s.machine.knob.value) return std::nullopt;
@@ -144,8 +161,8 @@ void render_human(const Status& s, std::ostream& out) {
     const auto room = headroom(s);
     line("headroom left to the OS", room ? size_text(*room) : "unknown", "computed: memory minus the binding cap");
     line("binding now", binding_text(s), "");
-    const auto top = highest_settable(s);
-    line("highest you may set", top ? units::describe(*top) : "unknown", "computed: band, memory minus reserve, hang ceiling");
+    line("highest you may set", limit_text(highest_settable(s)), "computed: the ramp's limit, max_step above the effective cap");
+    line("highest a ramp may reach", limit_text(highest_ramp_target(s)), "computed: band, memory minus reserve, hang ceiling");
     if (s.journal) {
         const auto& j = *s.journal;
         line("last confirmed ramp step", j.last_confirmed ? step_text(*j.last_confirmed) : "none", s.journal_source);
@@ -207,7 +224,11 @@ void render_json(const Status& s, std::ostream& out) {
         o.object("policy", JsonObject().null("min_mib").str("error", m.policy_error));
     }
     o.object("headroom", bytes_reading(headroom(s), "computed: memory minus the binding cap", "a term is unknown"));
-    o.object("highest_settable", mib_json(highest_settable(s), "computed: band, memory minus reserve, hang ceiling"));
+    const auto settable = highest_settable(s), ramp_top = highest_ramp_target(s);
+    o.object("highest_settable", mib_json(settable ? std::optional<MiB>(*settable) : std::nullopt,
+                                          "computed: the ramp's limit, max_step above the effective cap"));
+    o.object("highest_ramp_target", mib_json(ramp_top ? std::optional<MiB>(*ramp_top) : std::nullopt,
+                                             "computed: band, memory minus reserve, hang ceiling"));
     JsonObject journal;
     journal.str("source", s.journal_source);
     if (s.journal) {

@@ -94,6 +94,8 @@ std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time
     if (r.to) o.num("to_mib", r.to->count());
     if (r.readback) o.num("readback_mib", r.readback->count());
     if (!r.reason.empty()) o.str("reason", r.reason);
+    if (r.effective) o.num("effective_mib", r.effective->count()).str("effective_source", r.effective_source);
+    if (r.ignore_hang_ceiling) o.boolean("ignore_hang_ceiling", true);
     return o.text() + "\n";
 }
 

@@ -99,7 +99,7 @@ std::optional<std::string> gb_times_1000_warning(const std::string& key, MiB v) 
     if (v.count() == 0 || v.count() % 1000 != 0 || v.count() % 1024 == 0) return std::nullopt;
     const auto meant = MiB::from_count(v.count() / 1000 * 1024);
     std::string w = key + " = " + units::to_string(v) + " is " +
-                    units::rounded_decimal(v, units::SizeUnit::gibibytes, 2) + " GiB";
+                    units::truncated_decimal(v, units::SizeUnit::gibibytes, 2) + " GiB";
     if (meant) w += "; if you meant " + std::to_string(v.count() / 1000) + " GiB, write " +
                     std::to_string(v.count() / 1000) + "GiB (" + units::to_string(*meant) + ")";
     return w;
@@ -155,35 +155,46 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize) {
     return validate(std::move(p), memsize);
 }
 
+MiB builtin_reserve(MiB ram) {
+    const std::uint64_t gib = 1024, sixteenth = (ram.count() / 16 + gib - 1) / gib * gib;
+    return sixteenth > kBuiltinReserve.count() ? *MiB::from_count(sixteenth) : kBuiltinReserve;
+}
+
 Expected<Policy> builtin(units::Bytes memsize) {
     const MiB ram = units::floor_cast<MiB>(memsize);
-    const auto max = checked_sub(ram, kBuiltinReserve);
+    if (ram < kBuiltinMinRam)
+        return Error{"no built-in band on a Mac with " + units::describe(ram) +
+                     " of memory: raising the cap is unsafe here. The OS default already gives the GPU about"
+                     " 2/3 of memory, memory minus the 8 GiB reserve is not above that, and a 16 GB Mac has"
+                     " frozen at the default itself. Use a smaller model or quantization instead (reset still"
+                     " works; docs/bands.md)"};
+    const MiB reserve = builtin_reserve(ram);
+    const auto max = checked_sub(ram, reserve);
     const MiB half = *MiB::from_count(ram.count() / 2);
-    if (!max || !(half < *max))
-        return Error{"no policy file, and this machine (" + units::describe(ram) +
-                     ") is too small for the built-in band (half of RAM up to RAM minus " +
-                     units::describe(kBuiltinReserve) + "); write a policy file to raise the cap"};
-    Policy p{half, *max, kBuiltinReserve, kBuiltinMaxStep, std::nullopt, kDefaultHealthyAfter, Source::builtin, {}};
+    if (!max || !(half < *max)) return Error{"no built-in band for " + units::describe(ram) + "; write a policy file"};
+    Policy p{half, *max, reserve, kBuiltinMaxStep, std::nullopt, kDefaultHealthyAfter, Source::builtin, {}};
     return validate(std::move(p), memsize);
 }
 
-std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, MiB current, MiB value) {
+std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, MiB current, MiB value,
+                                   std::optional<MiB> effective) {
     if (value < p.min || value > p.max)
-        return units::describe(value) + " is outside the permitted band " + units::to_string(p.min) + " to " +
-               units::to_string(p.max);
+        return units::describe(value) + " is outside the permitted band " + units::describe(p.min) + " to " +
+               units::describe(p.max);
     const MiB ram = units::floor_cast<MiB>(memsize);
     const auto usable = checked_sub(ram, p.reserve);
     if (!usable || value > *usable)
         return units::describe(value) + " would leave the OS less than the reserve of " + units::describe(p.reserve);
-    // From the OS default (0), or from any value below the band, the step is measured from the
-    // band's floor: every value up to min is permitted anyway, and the default cap itself is
-    // not something the helper can read.
-    const MiB base = current.count() == 0 || current < p.min ? p.min : current;
+    // From the OS default (0) the step is measured from the effective cap wiredcap read (or was
+    // given), which the helper cannot read itself; without one, from the band's floor. Never from
+    // below min: every value up to min is permitted anyway.
+    MiB base = current.count() == 0 && effective ? *effective : current;
+    if (base < p.min) base = p.min;
     if (value > base) {
         const MiB raise = value - base;
         if (raise > p.max_step)
-            return "raising from " + units::to_string(base) + " to " + units::to_string(value) + " is a step of " +
-                   units::to_string(raise) + ", more than max_step " + units::to_string(p.max_step);
+            return "raising from " + units::describe(base) + " to " + units::describe(value) + " is a step of " +
+                   units::describe(raise) + ", more than max_step " + units::describe(p.max_step);
     }
     return std::nullopt;
 }

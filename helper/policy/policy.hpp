@@ -24,9 +24,12 @@ using namespace units::literals;
 // No policy may leave the OS less than this. Published headroom advice runs from 4 to 16 GiB;
 // below 4 GiB machines have hung outright.
 inline constexpr units::MiB kReserveFloor = 4_GiB;
-// The built-in band (no policy file): half of RAM up to RAM minus this reserve.
+// The built-in band (no policy file, docs/bands.md): half of RAM up to RAM minus a reserve of
+// 8 GiB or RAM/16, whichever is larger (rounded up to whole GiB), steps of 8 GiB; none below
+// 32 GiB of RAM, where the OS default already takes about 2/3 and RAM - 8 GiB is not above it.
 inline constexpr units::MiB kBuiltinReserve = 8_GiB;
 inline constexpr units::MiB kBuiltinMaxStep = 8_GiB;
+inline constexpr units::MiB kBuiltinMinRam = 32_GiB;
 // The policy file may not be larger than this (it is a handful of lines).
 inline constexpr std::size_t kMaxPolicyBytes = 64 * 1024;
 // The boot guard's wait before a boot's value counts as healthy, and the shortest one allowed: a
@@ -54,9 +57,15 @@ struct Policy {
 // small for it (raising then needs a policy file; reset still works).
 [[nodiscard]] Expected<Policy> builtin(units::Bytes memsize);
 
+// The built-in band's reserve for this much RAM: max(kBuiltinReserve, RAM/16), whole GiB up.
+[[nodiscard]] units::MiB builtin_reserve(units::MiB ram);
+
 // Why `value` may not be applied when the cap currently is `current` (0 = OS default), or
 // nullopt when it may. Lowering never counts against max_step: it is the safe direction.
+// `effective`: the effective cap wiredcap read (Metal) or was given, when the knob is 0; the
+// step is measured from it (never from below min). Without it, from min.
 [[nodiscard]] std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, units::MiB current,
-                                                 units::MiB value);
+                                                 units::MiB value,
+                                                 std::optional<units::MiB> effective = std::nullopt);
 
 }  // namespace wiredcap::policy

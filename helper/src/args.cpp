@@ -80,11 +80,17 @@ Expected<std::size_t> parse_dev_options(const Args& args, DevOptions& dev) {
     return i;
 }
 
-// The --run/--step/--revert/--outcome options after the command.
+// The options after the command: --ignore-hang-ceiling alone, the others with a value.
 Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv) {
     for (; i < args.size(); i += 2) {
         const std::string_view opt = args[i];
-        if (opt != "--run" && opt != "--step" && opt != "--revert" && opt != "--outcome")
+        if (opt == "--ignore-hang-ceiling" && !inv.ignore_hang_ceiling) {
+            inv.ignore_hang_ceiling = true;
+            i -= 1;  // a flag: the loop's step of 2 moves on by one
+            continue;
+        }
+        if (opt != "--run" && opt != "--step" && opt != "--revert" && opt != "--outcome" && opt != "--effective" &&
+            opt != "--effective-source")
             return usage("unexpected or repeated argument " + units::quote_input(opt));
         if (i + 1 >= args.size()) return usage(units::quote_input(opt) + " needs a value");
         const std::string_view v = args[i + 1];
@@ -100,6 +106,14 @@ Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv
         } else if (opt == "--outcome" && !inv.outcome) {
             if (!one_of(v, kOutcomes)) return usage("--outcome needs one of: completed stopped reverted revert_failed aborted hung");
             inv.outcome = std::string(v);
+        } else if (opt == "--effective" && !inv.effective) {
+            auto e = units::parse_size_as<units::MiB>(v);
+            if (!e) return usage("--effective: " + e.error().message);
+            if (e->count() == 0) return usage("--effective must be above 0 MiB");
+            inv.effective = *e;
+        } else if (opt == "--effective-source" && !inv.effective_source) {
+            if (!one_of(v, kEffectiveSources)) return usage("--effective-source needs one of: metal simulated-metal given");
+            inv.effective_source = std::string(v);
         } else {
             return usage("unexpected or repeated argument " + units::quote_input(opt));
         }
@@ -112,6 +126,11 @@ Expected<Ok> check_combination(const Invocation& inv) {
     const bool ramp = inv.run.has_value();
     if (inv.run.has_value() != inv.step.has_value() && inv.command != Command::end)
         return usage("--run and --step go together");
+    if (inv.effective.has_value() != inv.effective_source.has_value())
+        return usage("--effective and --effective-source go together");
+    if ((inv.effective && inv.command != Command::apply) ||
+        (inv.ignore_hang_ceiling && inv.command != Command::apply && (inv.command != Command::persist || inv.off)))
+        return usage("--effective belongs to apply, --ignore-hang-ceiling to apply and persist");
     switch (inv.command) {
         case Command::read:
             if (ramp || inv.revert || inv.outcome) return usage("read takes no options");

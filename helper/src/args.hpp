@@ -2,15 +2,20 @@
 //
 //   wiredcap-helper [DEV-OPTIONS] read
 //   wiredcap-helper [DEV-OPTIONS] apply SIZE  [--run ID --step N] [--revert REASON]
+//                                             [--effective SIZE --effective-source WORD]
+//                                             [--ignore-hang-ceiling]
 //   wiredcap-helper [DEV-OPTIONS] reset       [--run ID --step N] [--revert REASON]
 //   wiredcap-helper [DEV-OPTIONS] confirm --run ID --step N
 //   wiredcap-helper [DEV-OPTIONS] end --run ID --outcome OUTCOME
-//   wiredcap-helper [DEV-OPTIONS] persist SIZE [--unconfirmed] | persist --off
+//   wiredcap-helper [DEV-OPTIONS] persist SIZE [--unconfirmed] [--ignore-hang-ceiling] | persist --off
 //   wiredcap-helper [DEV-OPTIONS] boot
 //
 // DEV-OPTIONS (--policy PATH, --journal PATH, --sim-state PATH) exist for tests and
 // unprivileged development only; main() refuses them in a secure-exec (setuid) process.
 // SIZE is a size with its unit (a unit is never guessed); `apply` refuses 0 — use `reset`.
+// --effective: the effective cap wiredcap read (the helper cannot read Metal) or the person gave,
+// with its source from a fixed list; from the OS default, max_step is measured from it. Both are
+// journaled. --ignore-hang-ceiling: the person overrode wiredcap's hang ceiling; journaled only.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +47,9 @@ struct Invocation {
     std::optional<std::uint64_t> step;    // 1..100000
     std::optional<std::string> revert;    // why a ramp step is being undone
     std::optional<std::string> outcome;   // end: completed | stopped | reverted | aborted | hung
+    std::optional<units::MiB> effective;  // apply: the effective cap, when the knob is 0
+    std::optional<std::string> effective_source;  // one of kEffectiveSources
+    bool ignore_hang_ceiling = false;     // apply, persist
     DevOptions dev;
 };
 
@@ -51,6 +59,8 @@ inline constexpr std::string_view kRevertReasons[] = {"no", "eof", "interrupt", 
                                                       "timeout", "guard", "mismatch", "probe"};
 inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "revert_failed",
                                                  "aborted",   "hung"};
+// Where an --effective value came from: Metal, the simulator's model of it, or the person (--from).
+inline constexpr std::string_view kEffectiveSources[] = {"metal", "simulated-metal", "given"};
 
 [[nodiscard]] Expected<Invocation> parse_args(const std::vector<std::string_view>& args);
 

@@ -69,7 +69,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
     if (auto f = read_previous(a, ctx)) return f;
-    if (auto why = policy::refusal(auth->policy, auth->memsize, *a.previous_, value))
+    if (auto why = policy::refusal(auth->policy, auth->memsize, *a.previous_, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (*a.previous_ == value) return unchanged(a, value);
     a.out().boolean("changed", true);

@@ -11,17 +11,33 @@ using namespace wiredcap::units::literals;
 
 namespace {
 
-TEST(Describe, ShowsExactMiBThenRoundedGiBAndGB) {
-    EXPECT_EQ(describe(237568_MiB), "237568 MiB (232.00 GiB, 249.11 GB)");
-    EXPECT_EQ(describe(114688_MiB), "114688 MiB (112.00 GiB, 120.26 GB)");
-    EXPECT_EQ(describe(232_GiB), "237568 MiB (232.00 GiB, 249.11 GB)");
+// The GiB and GB figures are cut, never rounded up (issue 11): a limit printed in GiB or GB is
+// never above the limit itself.
+TEST(Describe, ShowsExactMiBThenGiBAndGBCutToTwoDecimals) {
+    EXPECT_EQ(describe(237568_MiB), "237568 MiB (232.00 GiB, 249.10 GB)");
+    EXPECT_EQ(describe(114688_MiB), "114688 MiB (112.00 GiB, 120.25 GB)");
+    EXPECT_EQ(describe(232_GiB), "237568 MiB (232.00 GiB, 249.10 GB)");
+}
+
+TEST(Describe, AFigureJustBelowAWholeGiBIsNeverShownAsIt) {
+    // 229375 MiB is the highest value below a hang at 224 GiB: it must not read as 224.00 GiB.
+    EXPECT_EQ(describe(229375_MiB), "229375 MiB (223.99 GiB, 240.51 GB)");
+}
+
+TEST(TruncatedDecimal, CutsAndNeverRoundsUp) {
+    EXPECT_EQ(truncated_decimal(1023_MiB, SizeUnit::gibibytes, 2), "0.99");
+    EXPECT_EQ(truncated_decimal(995_MB, SizeUnit::gigabytes, 2), "0.99");
+    EXPECT_EQ(truncated_decimal(1_GB, SizeUnit::gigabytes, 2), "1.00");
+    EXPECT_EQ(truncated_decimal(0_B, SizeUnit::gigabytes, 2), "0.00");
+    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::bytes, 18), "18446744073709551615.000000000000000000");
+    EXPECT_THROW((void)truncated_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
 }
 
 TEST(Describe, EdgeValues) {
     EXPECT_EQ(describe(0_MiB), "0 MiB (0.00 GiB, 0.00 GB)");
     EXPECT_EQ(describe(1_MiB), "1 MiB (0.00 GiB, 0.00 GB)");
-    EXPECT_EQ(describe(1023_MiB), "1023 MiB (1.00 GiB, 1.07 GB)");
-    EXPECT_EQ(describe(MiB::max()), "17592186044415 MiB (17179869184.00 GiB, 18446744073.71 GB)");
+    EXPECT_EQ(describe(1023_MiB), "1023 MiB (0.99 GiB, 1.07 GB)");
+    EXPECT_EQ(describe(MiB::max()), "17592186044415 MiB (17179869183.99 GiB, 18446744073.70 GB)");
 }
 
 TEST(ToString, CountSpaceSymbol) {

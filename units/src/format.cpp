@@ -50,10 +50,22 @@ std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
     return out + "." + frac;
 }
 
+std::string truncated_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
+    if (decimals > 18) throw std::invalid_argument("truncated_decimal: at most 18 decimals");
+    u128 scale = 1;
+    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
+    const u128 scaled = static_cast<u128>(bytes.count()) * scale / info(unit).bytes;  // < 2^124
+    std::string out = u128_to_string(scaled / scale);
+    if (decimals == 0) return out;
+    std::string frac = u128_to_string(scaled % scale);
+    frac.insert(frac.begin(), decimals - frac.size(), '0');
+    return out + "." + frac;
+}
+
 std::string describe(MiB mib) {
     const Bytes b = mib;
-    return to_string(mib) + " (" + rounded_decimal(b, SizeUnit::gibibytes, 2) + " GiB, " +
-           rounded_decimal(b, SizeUnit::gigabytes, 2) + " GB)";
+    return to_string(mib) + " (" + truncated_decimal(b, SizeUnit::gibibytes, 2) + " GiB, " +
+           truncated_decimal(b, SizeUnit::gigabytes, 2) + " GB)";
 }
 
 }  // namespace wiredcap::units

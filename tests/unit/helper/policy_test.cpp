@@ -394,24 +394,48 @@ TEST(PolicyBuiltin, HalfOfRamUpToRamMinusReserve) {
     auto p = builtin(192_GiB);
     ASSERT_TRUE(p) << error_of(p);
     EXPECT_EQ(p->min, 96_GiB);
-    EXPECT_EQ(p->max, 184_GiB);
-    EXPECT_EQ(p->reserve, kBuiltinReserve);
+    EXPECT_EQ(p->max, 180_GiB);
+    EXPECT_EQ(p->reserve, 12_GiB);  // RAM/16 above the 8 GiB floor
     EXPECT_EQ(p->max_step, kBuiltinMaxStep);
     EXPECT_FALSE(p->group.has_value());
     EXPECT_EQ(p->source, Source::builtin);
 }
 
-TEST(PolicyBuiltin, SixteenGiBMachineIsTooSmall) {
-    auto p = builtin(16_GiB);
-    ASSERT_FALSE(p);
-    EXPECT_CONTAINS(error_of(p), "too small for the built-in band");
-    EXPECT_CONTAINS(error_of(p), "write a policy file");
+// docs/bands.md: one row per Apple Silicon memory size sold. Reserve max(8 GiB, RAM/16); none
+// below 32 GiB. The 512 GB row stays below 488 GiB, the value reported to hang (oMLX #2184).
+TEST(PolicyBuiltin, EveryMemorySizeSoldHasTheDocumentedBand) {
+    struct Row {
+        MiB ram, min, max, reserve;
+    };
+    for (const Row& r : {Row{32_GiB, 16_GiB, 24_GiB, 8_GiB}, Row{36_GiB, 18_GiB, 28_GiB, 8_GiB},
+                         Row{48_GiB, 24_GiB, 40_GiB, 8_GiB}, Row{64_GiB, 32_GiB, 56_GiB, 8_GiB},
+                         Row{96_GiB, 48_GiB, 88_GiB, 8_GiB}, Row{128_GiB, 64_GiB, 120_GiB, 8_GiB},
+                         Row{192_GiB, 96_GiB, 180_GiB, 12_GiB}, Row{256_GiB, 128_GiB, 240_GiB, 16_GiB},
+                         Row{512_GiB, 256_GiB, 480_GiB, 32_GiB}}) {
+        auto p = builtin(r.ram);
+        ASSERT_TRUE(p) << r.ram.count() << ": " << error_of(p);
+        EXPECT_EQ(p->min, r.min) << r.ram.count();
+        EXPECT_EQ(p->max, r.max) << r.ram.count();
+        EXPECT_EQ(p->reserve, r.reserve) << r.ram.count();
+    }
+    EXPECT_LT(builtin(512_GiB)->max, 499712_MiB);
 }
 
-TEST(PolicyBuiltin, TinyMachineIsTooSmall) {
-    auto p = builtin(4_GiB);
-    ASSERT_FALSE(p);
-    EXPECT_CONTAINS(error_of(p), "too small");
+TEST(PolicyBuiltin, SmallMacsGetNoBandAndASentenceSayingWhyAndWhatToDo) {
+    for (const MiB ram : {MiB(8_GiB), MiB(16_GiB), MiB(18_GiB), MiB(24_GiB), MiB(4_GiB), MiB(32_GiB) - 1_MiB}) {
+        auto p = builtin(ram);
+        ASSERT_FALSE(p) << ram.count();
+        EXPECT_CONTAINS(error_of(p), "raising the cap is unsafe here");
+        EXPECT_CONTAINS(error_of(p), "2/3 of memory");
+        EXPECT_CONTAINS(error_of(p), "smaller model");
+    }
+}
+
+TEST(PolicyBuiltin, ReserveGrowsWithMemoryInWholeGiB) {
+    EXPECT_EQ(builtin_reserve(32_GiB), 8_GiB);
+    EXPECT_EQ(builtin_reserve(128_GiB), 8_GiB);
+    EXPECT_EQ(builtin_reserve(128_GiB + 16_MiB), 9_GiB);  // rounded up, never down
+    EXPECT_EQ(builtin_reserve(512_GiB), 32_GiB);
 }
 
 // --- refusal() -----------------------------------------------------------------------------
@@ -440,7 +464,7 @@ TEST_F(PolicyRefusal, BelowMin) {
     auto r = refuse(100_GiB, 98303_MiB);
     ASSERT_TRUE(r.has_value());
     EXPECT_CONTAINS(*r, "outside the permitted band");
-    EXPECT_CONTAINS(*r, "98304 MiB to 237568 MiB");
+    EXPECT_CONTAINS(*r, "98304 MiB (96.00 GiB, 103.07 GB) to 237568 MiB (232.00 GiB, 249.10 GB)");
 }
 
 TEST_F(PolicyRefusal, AboveMax) {
@@ -462,8 +486,8 @@ TEST_F(PolicyRefusal, AboveMemoryMinusReserve) {
 TEST_F(PolicyRefusal, StepLargerThanMaxStep) {
     auto r = refuse(100_GiB, 116_GiB + 1_MiB);
     ASSERT_TRUE(r.has_value());
-    EXPECT_CONTAINS(*r, "raising from 102400 MiB to 118785 MiB");
-    EXPECT_CONTAINS(*r, "more than max_step 16384 MiB");
+    EXPECT_CONTAINS(*r, "raising from 102400 MiB (100.00 GiB, 107.37 GB) to 118785 MiB (116.00 GiB");
+    EXPECT_CONTAINS(*r, "more than max_step 16384 MiB (16.00 GiB");
 }
 
 TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromMin) {
@@ -472,6 +496,21 @@ TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromMin) {
     ASSERT_TRUE(r.has_value());
     EXPECT_CONTAINS(*r, "raising from 98304 MiB");
     EXPECT_CONTAINS(*r, "more than max_step");
+}
+
+// Issue 11 item 2: from the OS default, wiredcap passes the effective cap it read (the helper
+// cannot read Metal), and the step is measured from it; never from below min.
+TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromTheEffectiveCapGiven) {
+    const auto with = [&](MiB effective, MiB value) { return refusal(*policy_, kRam256, 0_MiB, value, effective); };
+    EXPECT_EQ(with(200_GiB, 216_GiB), std::nullopt);  // effective + max_step
+    auto r = with(200_GiB, 216_GiB + 1_MiB);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_CONTAINS(*r, "raising from 204800 MiB (200.00 GiB");
+    EXPECT_EQ(with(200_GiB, 100_GiB), std::nullopt);  // below the effective cap: a lowering
+    EXPECT_EQ(with(40_GiB, 112_GiB), std::nullopt);   // below the band: from min
+    EXPECT_TRUE(with(40_GiB, 113_GiB).has_value());
+    // A set knob is the effective cap: an --effective beside it changes nothing.
+    EXPECT_TRUE(refusal(*policy_, kRam256, 100_GiB, 130_GiB, 200_GiB).has_value());
 }
 
 TEST_F(PolicyRefusal, StepFromBelowMinIsMeasuredFromMin) {

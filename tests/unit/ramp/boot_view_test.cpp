@@ -104,7 +104,7 @@ TEST(BootView, TrippedGuardIsTheFirstLineWithValueReasonAndWayOut) {
     const auto alert = boot_alert(g);
     ASSERT_TRUE(alert);
     EXPECT_EQ(*alert,
-              "BOOT GUARD TRIPPED at T1: the stored 98304 MiB (96.00 GiB, 103.08 GB) was not applied at boot. "
+              "BOOT GUARD TRIPPED at T1: the stored 98304 MiB (96.00 GiB, 103.07 GB) was not applied at boot. "
               "Boot BOOT-B applied 98304 MiB at T0 and it was never recorded healthy. "
               "Run: wiredcap persist --off (or persist a lower value)");
 }
@@ -131,7 +131,7 @@ TEST(BootView, StoredLineSaysNothingUnknownOrTheValueWithItsBasis) {
     EXPECT_EQ(stored_text(none), "nothing");
     none.error = "cannot read boot.state";
     EXPECT_EQ(stored_text(none), "unknown (cannot read boot.state)");
-    EXPECT_EQ(stored_text(stored(GuardState::armed)), "98304 MiB (96.00 GiB, 103.08 GB), confirmed in a ramp, stored T0");
+    EXPECT_EQ(stored_text(stored(GuardState::armed)), "98304 MiB (96.00 GiB, 103.07 GB), confirmed in a ramp, stored T0");
     BootGuard unconfirmed = stored(GuardState::armed);
     unconfirmed.confirmed = false;
     EXPECT_TRUE(contains(stored_text(unconfirmed), "unconfirmed (stored with --unconfirmed)"));

@@ -22,7 +22,11 @@ PolicyView band_192() {
     return p;
 }
 
-PlanInput input(MiB current, MiB target) { return PlanInput{current, 192_GiB, band_192(), target, std::nullopt, std::nullopt, false}; }
+// From a set knob the effective cap is the knob; from the OS default (0) it is what Metal says.
+PlanInput input(MiB current, MiB target, std::optional<MiB> effective = std::nullopt) {
+    return PlanInput{current,     effective.value_or(current), "test Metal", 192_GiB, band_192(), target,
+                     std::nullopt, std::nullopt,               false};
+}
 
 std::vector<std::uint64_t> counts(const Plan& p) {
     std::vector<std::uint64_t> v;
@@ -30,11 +34,43 @@ std::vector<std::uint64_t> counts(const Plan& p) {
     return v;
 }
 
-TEST(Plan, FromTheOsDefaultStepsCountFromTheBandFloor) {
-    auto p = make_plan(input(MiB::zero(), 96_GiB));
+TEST(Plan, FromTheOsDefaultStepsCountFromTheEffectiveCap) {
+    auto p = make_plan(input(MiB::zero(), 176_GiB, 158_GiB));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{178176, 180224}));
+    EXPECT_EQ(p->base, 158_GiB);
+}
+
+TEST(Plan, FromTheOsDefaultATargetAtOrBelowTheEffectiveCapIsRefusedNamingIt) {
+    for (const MiB target : {112_GiB, 158_GiB}) {
+        auto p = make_plan(input(MiB::zero(), target, 158_GiB));
+        ASSERT_FALSE(p);
+        EXPECT_EQ(p.error().code, ExitCode::usage);
+        EXPECT_NE(p.error().message.find("not above the effective cap now, 161792 MiB (158.00 GiB"), std::string::npos)
+            << p.error().message;
+        EXPECT_NE(p.error().message.find("[test Metal]"), std::string::npos) << p.error().message;
+    }
+}
+
+TEST(Plan, AnEffectiveCapBelowTheBandCountsFromTheBandFloor) {
+    auto p = make_plan(input(MiB::zero(), 96_GiB, 40_GiB));
     ASSERT_TRUE(p);
     EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{81920, 98304}));
     EXPECT_EQ(p->base, 64_GiB);
+}
+
+TEST(Plan, EveryStepIsStrictlyAboveTheEffectiveCap) {
+    for (std::uint64_t eff = 40 * 1024; eff <= 176 * 1024; eff += 1531)
+        for (std::uint64_t to = 64 * 1024; to <= 176 * 1024; to += 2047) {
+            auto p = make_plan(input(MiB::zero(), *MiB::from_count(to), *MiB::from_count(eff)));
+            if (to <= eff) {
+                EXPECT_FALSE(p) << eff << " -> " << to;
+                continue;
+            }
+            ASSERT_TRUE(p) << eff << " -> " << to << ": " << p.error().message;
+            for (const MiB v : p->steps) EXPECT_GT(v.count(), eff);
+            EXPECT_EQ(p->steps.back().count(), to);
+        }
 }
 
 TEST(Plan, TheLastStepStopsExactlyAtTheTarget) {
@@ -44,7 +80,7 @@ TEST(Plan, TheLastStepStopsExactlyAtTheTarget) {
 }
 
 TEST(Plan, TargetAtTheFloorFromTheDefaultIsOneStep) {
-    auto p = make_plan(input(MiB::zero(), 64_GiB));
+    auto p = make_plan(input(MiB::zero(), 64_GiB, 40_GiB));
     ASSERT_TRUE(p);
     EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{65536}));
 }
@@ -59,23 +95,23 @@ TEST(Plan, ASmallerStepGivesMoreSteps) {
 
 TEST(Plan, RefusalsCarryTheirExitCode) {
     const auto code = [](PlanInput in) { return make_plan(in).error().code; };
-    EXPECT_EQ(code(input(MiB::zero(), 200_GiB)), ExitCode::refused_by_policy);  // above max
-    EXPECT_EQ(code(input(MiB::zero(), 32_GiB)), ExitCode::refused_by_policy);   // below min
+    EXPECT_EQ(code(input(MiB::zero(), 200_GiB, 40_GiB)), ExitCode::refused_by_policy);  // above max
+    EXPECT_EQ(code(input(MiB::zero(), 32_GiB, 40_GiB)), ExitCode::refused_by_policy);   // below min
     EXPECT_EQ(code(input(96_GiB, 80_GiB)), ExitCode::usage);                    // a ramp only raises
     EXPECT_EQ(code(input(96_GiB, 96_GiB)), ExitCode::usage);
-    PlanInput big = input(MiB::zero(), 96_GiB);
+    PlanInput big = input(MiB::zero(), 96_GiB, 40_GiB);
     big.step = 32_GiB;
     EXPECT_EQ(code(big), ExitCode::refused_by_policy);  // step above max_step
-    PlanInput zero = input(MiB::zero(), 96_GiB);
+    PlanInput zero = input(MiB::zero(), 96_GiB, 40_GiB);
     zero.step = MiB::zero();
     EXPECT_EQ(code(zero), ExitCode::usage);
-    PlanInput small_ram = input(MiB::zero(), 176_GiB);
+    PlanInput small_ram = input(MiB::zero(), 176_GiB, 40_GiB);
     small_ram.memsize = 180_GiB;  // 176 GiB would leave less than the 16 GiB reserve
     EXPECT_EQ(code(small_ram), ExitCode::refused_by_policy);
 }
 
 TEST(Plan, StepsAtOrAboveAHangCeilingAreDroppedAndSaidSo) {
-    PlanInput in = input(MiB::zero(), 112_GiB);
+    PlanInput in = input(MiB::zero(), 112_GiB, 40_GiB);
     in.hang_ceiling = recovery::StepRef{"r-1", 2, 96_GiB, "T", "B"};
     auto p = make_plan(in);
     ASSERT_TRUE(p);
@@ -89,7 +125,7 @@ TEST(Plan, StepsAtOrAboveAHangCeilingAreDroppedAndSaidSo) {
 }
 
 TEST(Plan, APlanWithNothingBelowTheCeilingIsRefused) {
-    PlanInput in = input(MiB::zero(), 96_GiB);
+    PlanInput in = input(MiB::zero(), 96_GiB, 40_GiB);
     in.hang_ceiling = recovery::StepRef{"r-1", 1, 80_GiB, "T", "B"};
     auto p = make_plan(in);
     ASSERT_FALSE(p);

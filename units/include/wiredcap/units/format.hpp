@@ -16,13 +16,18 @@ namespace wiredcap::units {
 // The value of `bytes` in `unit` rounded half-up to `decimals` places: "249.11".
 [[nodiscard]] std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals);
 
+// The value of `bytes` in `unit` cut (rounded down) to `decimals` places: "249.10". Every figure
+// wiredcap prints for orientation uses this: a cut never shows a limit above what it is.
+[[nodiscard]] std::string truncated_decimal(Bytes bytes, SizeUnit unit, unsigned decimals);
+
 // "237568 MiB": count and symbol, the form parse_size reads back.
 template <class Q>
 [[nodiscard]] std::string to_string(const Q& q) {
     return std::to_string(q.count()) + " " + std::string(Q::unit::symbol);
 }
 
-// "237568 MiB (232.00 GiB, 249.11 GB)": exact MiB first, then rounded orientation figures.
+// "237568 MiB (232.00 GiB, 249.10 GB)": exact MiB first, then orientation figures cut to two
+// decimals (never rounded up: 229375 MiB is 223.99 GiB, not the 224.00 GiB it stays below).
 [[nodiscard]] std::string describe(MiB mib);
 
 }  // namespace wiredcap::units
