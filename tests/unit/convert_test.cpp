@@ -112,11 +112,11 @@ TEST(ConvertRefuses, BareNumber) { expect_usage_error(convert("232000"), "no uni
 TEST(ConvertRefuses, InexactMegabytesForTheKernel) {
     const auto r = convert("232000MB");
     expect_usage_error(r, "221252MiB and 221253MiB");
-    EXPECT_NE(r.err.find("did you mean 232000MiB or 232GiB?"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("232000MiB"), std::string::npos) << r.err;  // never the same digits in MiB
 }
 
 TEST(ConvertRefuses, InexactWithTo) {
-    expect_usage_error(convert("232000MB", "MiB"), "did you mean 232000MiB or 232GiB?");
+    expect_usage_error(convert("232000MB", "MiB"), "a MB is 1000000 B, a MiB 1048576 B");
     expect_usage_error(convert("1KiB", "kB"), "not a whole number of kB");
     expect_usage_error(convert("1kB"), "not a whole number of MiB");
 }
@@ -149,7 +149,7 @@ TEST(ConvertRefuses, Empty) {
 }
 
 TEST(ConvertRefuses, JsonErrorsStillGoToStderrOnly) {
-    expect_usage_error(convert("232000MB", std::nullopt, true), "did you mean 232000MiB or 232GiB?");
+    expect_usage_error(convert("232000MB", std::nullopt, true), "221252MiB and 221253MiB");
     expect_usage_error(convert("5mb", "MiB", true), "did you mean MB or MiB?");
 }
 

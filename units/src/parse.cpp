@@ -126,25 +126,14 @@ std::optional<SizeUnit> binary_twin(SizeUnit u) {
     }
 }
 
-// Add "N<unit>" to `out` when N of `unit` is a whole number of `target` and fits.
-void suggest(std::vector<std::string>& out, std::uint64_t n, SizeUnit unit, SizeUnit target) {
-    const std::uint64_t ub = info(unit).bytes;
-    if (n > kU64Max / ub) return;
-    if ((n * ub) % info(target).bytes != 0) return;
-    out.push_back(std::to_string(n) + std::string(info(unit).symbol));
-}
-
-// What a decimal-unit writer most likely meant: the same digits in the binary twin
-// (232000MB -> 232000MiB) and, for a GB x 1000 slip, the next unit up (232000MB -> 232GiB).
-std::vector<std::string> probable_meanings(const ParsedSize& p, SizeUnit target) {
-    std::vector<std::string> out;
+// For a decimal unit asked for in a binary one, what the two units are. No value is suggested:
+// the same digits in the binary unit (232000MB -> 232000MiB, 232GB -> 232GiB) is the GB x 1000
+// slip itself, and the nearest whole values already say exactly what the size is.
+std::string unit_note(const ParsedSize& p, SizeUnit target) {
     const auto twin = binary_twin(p.unit);
-    if (!twin || p.had_fraction || info(target).family != Family::binary) return out;
-    const std::uint64_t n = p.bytes.count() / info(p.unit).bytes;
-    suggest(out, n, *twin, target);
-    const auto up = static_cast<SizeUnit>(static_cast<int>(*twin) + 1);
-    if (*twin != SizeUnit::tebibytes && n % 1000 == 0) suggest(out, n / 1000, up, target);
-    return out;
+    if (!twin || info(target).family != Family::binary) return {};
+    return "; a " + std::string(info(p.unit).symbol) + " is " + std::to_string(info(p.unit).bytes) + " B, a " +
+           std::string(info(*twin).symbol) + " " + std::to_string(info(*twin).bytes) + " B";
 }
 
 }  // namespace
@@ -239,13 +228,7 @@ Expected<std::uint64_t> parse_count_in(std::string_view text, SizeUnit target) {
                       ", not a whole number of " + sym + "; the nearest whole values are " +
                       std::to_string(below) + sym;
     if (below < kU64Max / ub) msg += " and " + std::to_string(below + 1) + sym;
-    const auto meant = probable_meanings(*parsed, target);
-    if (!meant.empty()) {
-        msg += "; did you mean ";
-        for (std::size_t k = 0; k < meant.size(); ++k) msg += (k == 0 ? "" : " or ") + meant[k];
-        msg += "?";
-    }
-    return Error{msg};
+    return Error{msg + unit_note(*parsed, target)};
 }
 
 }  // namespace wiredcap::units

@@ -197,14 +197,17 @@ TEST_P(PolicyBadUnit, IsRefusedListingAcceptedUnits) {
 INSTANTIATE_TEST_SUITE_P(Spellings, PolicyBadUnit,
                          ::testing::Values("232gib", "232Gib", "232G", "232GIB", "237568mb", "237568M", "237568Mb"));
 
-TEST(PolicyParse, DecimalMegabytesNotWholeMiBSuggestsMeaning) {
+// Issue 11: no suggestion turns the decimal figure into the same digits in a binary unit
+// (232000MiB is the GB x 1000 slip the policy warns about); the exact neighbours are given.
+TEST(PolicyParse, DecimalMegabytesNotWholeMiBGivesTheExactNeighboursOnly) {
     auto p = parse(with_line("max", "max = 232000MB"), kRam256);
     ASSERT_FALSE(p);
     const std::string e = error_of(p);
     EXPECT_CONTAINS(e, "line 3");
     EXPECT_CONTAINS(e, "not a whole number of MiB");
-    EXPECT_CONTAINS(e, "did you mean");
-    EXPECT_CONTAINS(e, "232GiB");
+    EXPECT_CONTAINS(e, "221252MiB and 221253MiB");
+    EXPECT_EQ(e.find("232000MiB"), std::string::npos) << e;
+    EXPECT_EQ(e.find("did you mean"), std::string::npos) << e;
 }
 
 TEST(PolicyParse, TwoSpacesInsideSizeAreRefused) {
