@@ -2,7 +2,10 @@
 
 #include <ostream>
 
+#include "effective_cap.hpp"
 #include "journal_reader.hpp"
+#include "metal.hpp"
+#include "policy/policy.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 
@@ -49,6 +52,27 @@ void explain(const recovery::UnresolvedRun& u, std::ostream& say) {
                 << " without recording its end; nothing was at risk.\n";
             break;
     }
+}
+
+policy::Policy as_policy(const PolicyView& v, units::MiB max_step) {
+    return policy::Policy{v.min, v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {}};
+}
+
+// The command that would put `value` back now, checked by the helper's own rule (band, memory
+// minus reserve, max_step from the effective cap): `set` when one change is allowed, `ramp`
+// when only the step is too large, otherwise no command and why.
+std::string use_again(const CliContext& ctx, const MachineReadings& m, units::MiB value) {
+    const std::string v = std::to_string(value.count()) + "MiB";
+    if (!m.policy || !m.memsize.value) return "No command is suggested: the policy or the memory size is unknown.\n";
+    auto eff = effective_cap(m, read_metal(m, ctx.helper.dev()), std::nullopt);
+    if (!eff) return "To use it again, give the GPU's cap now (Metal cannot be read): wiredcap set " + v + " --from SIZE\n";
+    const auto mem = *m.memsize.value;
+    const auto knob = m.knob.value.value_or(units::MiB::zero());
+    if (!policy::refusal(as_policy(*m.policy, m.policy->max_step), mem, knob, value, eff->value))
+        return "To use it again: wiredcap set " + v + "\n";
+    const auto why = policy::refusal(as_policy(*m.policy, units::MiB::max()), mem, knob, value, eff->value);
+    if (!why && value > eff->value) return "To use it again, step by step: wiredcap ramp --to " + v + "\n";
+    return "It is not suggested again: " + why.value_or("it is not above the effective cap") + ".\n";
 }
 
 }  // namespace
@@ -121,8 +145,7 @@ ExitCode run_recover(CliContext& ctx) {
             if (hung_since)
                 say << "Nothing was re-applied. That value is at or above the hang ceiling: it is not suggested again.\n";
             else if (machine->knob.value != std::optional<units::MiB>(rep.last_confirmed->value))
-                say << "Nothing was re-applied. To use it again: wiredcap set " << rep.last_confirmed->value.count()
-                    << "MiB\n";
+                say << "Nothing was re-applied. " << use_again(ctx, *machine, rep.last_confirmed->value);
         }
         else
             say << "No ramp step was ever confirmed.\n";

@@ -1,6 +1,8 @@
 #include "journal/confirmation.hpp"
 
 #include <charconv>
+#include <map>
+#include <utility>
 
 #include "policy/trusted_path.hpp"
 
@@ -39,7 +41,52 @@ bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
+// The string after `"key":"` in `line` (journal strings here are ids and times: no escapes).
+std::string_view string_after(std::string_view line, std::string_view key) {
+    const std::string k = "\"" + std::string(key) + "\":\"";
+    const auto at = line.find(k);
+    if (at == std::string_view::npos) return {};
+    const auto from = at + k.size(), to = line.find('"', from);
+    return to == std::string_view::npos ? std::string_view{} : line.substr(from, to - from);
+}
+
 }  // namespace
+
+std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot, std::string_view after) {
+    struct Step {
+        std::uint64_t value;
+        std::string boot;
+        bool resolved;
+    };
+    std::map<std::pair<std::string, std::uint64_t>, Step> steps;
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        if (nl == std::string_view::npos) break;
+        const std::string_view line = text.substr(0, nl);
+        text.remove_prefix(nl + 1);
+        const auto step = number_after(line, "step");
+        const std::string run = run_of(line);
+        if (line.substr(0, 7) != "{\"v\":1," || run.empty() || !step) continue;
+        const std::string_view event = string_after(line, "event"), command = string_after(line, "command");
+        auto& s = steps[{run, *step}];
+        if (command == "confirm" || event.substr(0, 7) == "revert_") s.resolved = true;
+        else if (command == "apply" && (event == "intent" || event == "applied") && string_after(line, "time") > after)
+            if (const auto to = number_after(line, "to_mib")) s = Step{*to, std::string(string_after(line, "boot")), false};
+    }
+    std::optional<units::MiB> lowest;
+    for (const auto& [key, s] : steps)
+        if (!s.resolved && !s.boot.empty() && s.boot != current_boot && (!lowest || s.value < lowest->count()))
+            lowest = units::MiB::from_count(s.value);
+    return lowest;
+}
+
+Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
+                                                         std::string_view current_boot, std::string_view after) {
+    auto text = trusted::read_file(path, owner, kMaxJournalBytes);
+    if (!text) return Error{"cannot check the journal for hangs: " + text.error().message};
+    if (!text->has_value()) return std::optional<units::MiB>{};
+    return find_hang_ceiling(**text, current_boot, after);
+}
 
 std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB value) {
     const std::string confirmed_tail = ",\"readback_mib\":" + std::to_string(value.count()) + "}";

@@ -36,4 +36,14 @@ struct Confirmation {
 [[nodiscard]] Expected<std::optional<Confirmation>> find_confirmation_in(const std::string& path, uid_t owner,
                                                                          units::MiB value);
 
+// The lowest value a ramp step hung at, per the journal text, among steps recorded after `after`
+// (an ISO 8601 UTC time; a hang known when a value was stored was overridden then): a step whose
+// intent or apply is from a boot other than `current_boot` and that was never confirmed or
+// reverted. The boot action's own hangs are the boot guard's (`tripped`), not counted here.
+[[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot,
+                                                          std::string_view after);
+[[nodiscard]] Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
+                                                                       std::string_view current_boot,
+                                                                       std::string_view after);
+
 }  // namespace wiredcap::journal

@@ -64,5 +64,27 @@ TEST(Confirmation, TornOrForeignLinesNeverMatch) {
         << "another schema version";
 }
 
+// --- find_hang_ceiling: the boot action's check (issue 11 item 4) ----------------------------
+
+std::string step_line(std::string_view event, const std::string& command, std::uint64_t step, units::MiB v,
+                      const std::string& boot, std::int64_t time) {
+    return to_json_line(Record{command, std::string(event), std::string("r-9"), step, 80_GiB, v, std::nullopt, ""},
+                        Stamp{boot, 0}, time);
+}
+
+TEST(HangCeiling, AnUnconfirmedStepFromAnEarlierBootIsAHang) {
+    const std::string j = step_line("intent", "apply", 1, 96_GiB, "B1", 1764410000) +
+                          step_line("applied", "apply", 1, 96_GiB, "B1", 1764410001) +
+                          step_line("confirmed", "confirm", 1, 96_GiB, "B1", 1764410002) +
+                          step_line("intent", "apply", 2, 112_GiB, "B1", 1764410003) +
+                          step_line("applied", "apply", 2, 112_GiB, "B1", 1764410004);
+    EXPECT_EQ(find_hang_ceiling(j, "B2", "1970-01-01T00:00:00Z"), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(find_hang_ceiling(j, "B1", "1970-01-01T00:00:00Z"), std::nullopt) << "this boot: still running";
+    // Stored after the hang (with --ignore-hang-ceiling): not counted against the stored value.
+    EXPECT_EQ(find_hang_ceiling(j, "B2", utc_iso8601(1764410005)), std::nullopt);
+    const std::string reverted = j + step_line("revert_applied", "apply", 2, 96_GiB, "B1", 1764410006);
+    EXPECT_EQ(find_hang_ceiling(reverted, "B2", "1970-01-01T00:00:00Z"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace wiredcap::journal
