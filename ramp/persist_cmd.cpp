@@ -251,7 +251,7 @@ Expected<PersistChoice, PersistError> choose_persist_value(const PersistArgs& ar
         c.from = "the journal's last confirmed step (" + ramp_ref_text(*journal.last_confirmed) + ")";
     } else {
         return usage("no value was ever confirmed in a ramp on this machine (" + journal_source +
-                     "); confirm one with wiredcap ramp --to SIZE, then run wiredcap persist again "
+                     "); confirm one with wiredcap ramp --to SIZE first, and persist stores it "
                      "(or give SIZE, with --unconfirmed for a value no ramp confirmed)");
     }
     const auto& ceiling = journal.hang_ceiling;

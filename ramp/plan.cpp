@@ -27,7 +27,7 @@ std::optional<PlanError> check_request(const PlanInput& in, MiB step) {
     if (in.target <= in.effective)
         return PlanError{ExitCode::usage, units::describe(in.target) + " is not above the effective cap now, " +
                                               units::describe(in.effective) + " [" + in.effective_source +
-                                              "]; a ramp only raises it (to lower it: wiredcap set, or reset)"};
+                                              "]; a ramp only raises it (to lower it: wiredcap set SIZE, or wiredcap reset)"};
     return std::nullopt;
 }
 

@@ -88,7 +88,10 @@ Expected<MiB> highest_settable(const Status& s) {
     return *top;
 }
 
-std::string limit_text(const Expected<MiB>& v) { return v ? units::describe(*v) : v.error().message; }
+std::string limit_text(const Expected<MiB>& v) {
+    if (v) return units::describe(*v);
+    return v.error().message.starts_with("none") ? v.error().message : "unknown (" + v.error().message + ")";
+}
 
 std::optional<Bytes> headroom(const Status& s) {
     if (!s.machine.memsize.value || !s.machine.knob.value) return std::nullopt;

@@ -1,9 +1,11 @@
 // The simulated Macs: named machine profiles a fresh simulator state is made from.
 //
-// The numbers are PLAUSIBLE, NOT MEASURED. RAM sizes are exact (Apple's "16 GB" is 16 GiB of
-// bytes); the default caps follow the shape DESIGN.md section 2 reports for recent macOS (about
-// 2/3 of RAM at 16 GiB, about 75-78% at 48-64 GiB, about 80-84% from 128 GiB up) but no figure
-// here was read from a real machine. The related keys' values are guesses of the same kind.
+// One profile per Apple Silicon memory size sold (8 to 512 GB), plus a Ventura machine. RAM sizes
+// are exact (Apple's "16 GB" is 16 GiB of bytes). Each default cap says where it comes from
+// (default_cap_basis): three are published measurements (16, 48 and 128 GB; docs/bands.md
+// cites them), the rest are ESTIMATES: 2/3 of RAM up to 36 GiB (the old rule, which the 16 GB
+// measurement still matches), about 75-78% at 64-96 GiB, about 82-84% from 192 GiB up (the shape
+// of the 48 and 128 GB measurements). The related keys' values are guesses of the same kind.
 // Tests that depend on a profile assert the shape (ranges), never an exact figure.
 #pragma once
 
@@ -35,6 +37,7 @@ struct Profile {
     units::MiB default_cap;        // the effective cap while iogpu.wired_limit_mb is 0
     bool has_wired_limit_mb;       // false before macOS 14 (Sonoma)
     RelatedValues related;
+    std::string_view default_cap_basis;  // "measured: <source>" or "estimate: <rule>"
 };
 
 inline constexpr std::string_view kDefaultProfileName = "m2ultra-192";

@@ -16,11 +16,35 @@ expected=$here/expected/$scenario.txt
 rm -rf "$WORK" && mkdir -p "$WORK/etc" && chmod 755 "$WORK" "$WORK/etc"
 POLICY=$WORK/etc/wiredcap.conf
 sim() { "$SIM" --state "$WORK/sim-state" "$@" >/dev/null || { echo "sim $* failed" >&2; exit 1; }; }
+policy() { printf '%s\n' "$@" > "$POLICY"; chmod 644 "$POLICY"; }
 # Every scenario's machine has a pinned clock: its uptime moves only when the story says so
 # (`machine advance`), so the transcript's uptimes are exact and compared like everything else.
 sim_init() { sim init "$@"; sim clock pinned; }
-policy() { printf '%s\n' "$@" > "$POLICY"; chmod 644 "$POLICY"; }
 band_192() { policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'; }
+# Every command wiredcap suggests must be one it accepts right now (issue 11 item 6): each
+# `wiredcap SUBCOMMAND ...` in what it printed (not a "wiredcap set:" message prefix, not one
+# with a placeholder such as SIZE) runs against a copy of the same simulated state, journal and
+# policy; a usage error (2) or a refusal (3) fails the scenario. `set` gets --yes and `ramp`
+# --dry-run, the answers a person would give (a ramp's refusals all happen in its plan).
+check_suggestions() {
+  local cmd copy rc
+  while IFS= read -r cmd; do
+    case $cmd in *[[:upper:]]*) continue ;; esac
+    copy=$WORK/suggestion && rm -rf "$copy" && mkdir -p "$copy" && chmod 755 "$copy"
+    cp -a "$WORK/etc" "$copy/etc" && cp -a "$WORK/sim-state" "$copy/sim-state"
+    [ -d "$WORK/journal" ] && cp -a "$WORK/journal" "$copy/journal"
+    read -r -a words <<<"${cmd#wiredcap }"
+    case ${words[0]} in set) words+=(--yes) ;; ramp) words+=(--dry-run) ;; esac
+    "$WIREDCAP" --policy "$copy/etc/wiredcap.conf" --journal "$copy/journal/journal.jsonl" --sim-state "$copy/sim-state" \
+      "${words[@]}" >"$copy/out" 2>"$copy/err" </dev/null
+    rc=$?
+    echo "suggested: $cmd -> exit $rc" >>"$WORK/suggestions.log"
+    if [ "$rc" = 2 ] || [ "$rc" = 3 ]; then
+      echo "SUGGESTION NOT ACCEPTED (exit $rc): $cmd: $(cat "$copy/err")" >&3
+    fi
+  done < <(cat "$WORK/out" "$WORK/err" | grep -oE 'wiredcap (status|set|reset|ramp|recover|persist|policy check|convert)( (--[a-z-]+|[0-9][0-9.]*[A-Za-z]+|[A-Z]+))*($|[^:a-z])' |
+           sed -E 's/[^A-Za-z0-9-]$//')
+}
 # Runs wiredcap on this tree and appends what it printed, and its exit code, to the transcript.
 # Returns wiredcap's exit code, so a scenario can chain commands as a script would (&&).
 wc() {
@@ -32,6 +56,7 @@ wc() {
   echo "[exit $rc]"
   sed 's/^/out| /' "$WORK/out"
   sed 's/^/err| /' "$WORK/err"
+  check_suggestions
   return $rc
 }
 # The LaunchDaemon's boot action, run the way launchd would (as root), with this tree's files.
@@ -43,6 +68,8 @@ boot() {
   sed 's/^/out| /' "$WORK/out"
   sed 's/^/err| /' "$WORK/err"
 }
+# The journal's last record, as the helper wrote it (what an override leaves behind).
+journal() { echo "\$ tail -n 1 journal.jsonl"; tail -n 1 "$WORK/journal/journal.jsonl"; }
 # A change to the simulated machine that the story depends on (reboot, time passing), shown.
 machine() { echo "\$ wiredcap-sim $*"; sim "$@"; }
 # A test model with known contents (tests/golden/make_model.py): sparse, so its weights cost nothing.
@@ -51,6 +78,8 @@ model() { python3 "$here/make_model.py" "$@" || { echo "make_model.py $* failed"
 fit_command() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command"] or "")' "$WORK/out" | sed 's/^wiredcap //'; }
 needs_root() { [ "$(id -u)" = 0 ] || { echo "SKIP: $scenario runs the boot action, which is root's only"; exit 77; }; }
 
+exec 3>&2
+: >"$WORK/suggestions.log"
 case $scenario in
   status_m4_16_builtin_too_small) sim_init --profile m4-16; wc status; wc status --json ;;
   status_m1max_64)     sim_init --profile m1max-64
@@ -100,13 +129,21 @@ case $scenario in
                        wc ramp --to 96GiB --timeout 25h --dry-run; wc ramp --to 96GiB --probe-timeout 1e3s --dry-run
                        wc ramp --to 96GiB --unattended; wc ramp --to 96GiB --check true
                        wc ramp --to 96GiB
+                       wc ramp --to 112GiB --dry-run; wc ramp --to 158GiB --dry-run; wc ramp --to 166GiB --dry-run
                        wc set 80GiB --yes; wc ramp --to 64GiB --dry-run ;;
   ramp_unattended)     sim_init --profile m2ultra-192; band_192
-                       wc ramp --to 96GiB --step 16GiB --dry-run --json
-                       wc ramp --to 96GiB --step 16GiB --unattended --check true
+                       wc ramp --to 174GiB --step 8GiB --dry-run --json
+                       wc ramp --to 174GiB --step 8GiB --unattended --check true
                        wc status
-                       wc ramp --to 112GiB --step 16GiB --unattended --check false --json
+                       wc ramp --to 176GiB --step 8GiB --unattended --check false --json
                        wc recover ;;
+  hang_binds_every_write) needs_root; sim_init --profile m2ultra-192; band_192
+                       wc persist 174GiB --unconfirmed; machine hang-above 170GiB
+                       wc ramp --to 174GiB --step 8GiB --unattended --check true
+                       machine reboot; boot; wc recover; wc status
+                       wc set 174GiB --yes; wc set 170GiB --yes --json; wc ramp --to 176GiB --dry-run
+                       wc persist 174GiB --unconfirmed; wc persist 174GiB --unconfirmed --ignore-hang-ceiling; journal
+                       wc set 166GiB --yes; wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
   persist_refusals)    sim_init --profile m2ultra-192; band_192
                        wc persist; wc persist --json; wc persist 80GiB; wc persist 80GiB --json
                        wc persist 96; wc persist 0MiB; wc persist default; wc persist -5GiB; wc persist 96G
@@ -124,11 +161,11 @@ case $scenario in
                        rm "$WORK/etc/wiredcap.boot-disabled"
                        wc persist --off; wc persist --off --json; wc status ;;
   persist_boot_trip)   needs_root; sim_init --profile m2ultra-192; band_192
-                       wc ramp --to 96GiB --step 16GiB --unattended --check true
+                       wc ramp --to 174GiB --step 8GiB --unattended --check true
                        wc persist; wc persist --json
                        machine reboot; boot; machine reboot; boot
                        wc status; wc status --json; wc recover; wc recover --json
-                       wc persist; wc ramp --to 112GiB --dry-run
+                       wc persist; wc ramp --to 176GiB --dry-run
                        wc reset; wc reset --json; wc status; wc persist --off
                        wc persist 80GiB --json ;;
   persist_boot_failed) needs_root; sim_init --profile m2ultra-192; band_192
@@ -169,6 +206,12 @@ esac > "$WORK/transcript.raw" 2>&1
 # Normalise what differs between runs (the work directory, boot ids, times, run ids): one shared
 # definition, lib.sh's normalize_output.
 normalize_output "$WORK" < "$WORK/transcript.raw" > "$WORK/transcript"
+
+# The counts come from the log: the scenario ran in the redirected block's shell.
+checked=$(grep -c "" "$WORK/suggestions.log")
+refused=$(grep -cE -- '-> exit (2|3)$' "$WORK/suggestions.log")
+echo "checked $checked suggested commands; $refused not accepted"
+[ "$refused" = 0 ] || { echo "FAIL: $scenario printed a suggestion wiredcap does not accept (above)"; exit 1; }
 
 if [ "${WIREDCAP_UPDATE_GOLDEN:-}" = 1 ]; then
   mkdir -p "$here/expected" && cp "$WORK/transcript" "$expected"

@@ -136,8 +136,9 @@ protected:
 TEST(Profiles, TheNamedMachinesExist) {
     std::set<std::string_view> names;
     for (const auto& p : sim::all_profiles()) names.insert(p.name);
-    EXPECT_EQ(names, (std::set<std::string_view>{"m4-16", "m1max-64", "m2ultra-192", "m3ultra-256", "m3ultra-512",
-                                                 "ventura-64"}));
+    EXPECT_EQ(names, (std::set<std::string_view>{"m2-8", "m4-16", "m3pro-18", "m4-24", "m4-32", "m3max-36", "m5pro-48",
+                                                 "m1max-64", "m2max-96", "m4max-128", "m2ultra-192", "m3ultra-256",
+                                                 "m3ultra-512", "ventura-64"}));
     EXPECT_EQ(sim::find_profile("m9-1"), nullptr);
     EXPECT_EQ(sim::find_profile("M4-16"), nullptr);  // names are exact
 }
@@ -155,16 +156,28 @@ TEST(Profiles, MemsizeIsTheGiBInTheName) {
     }
 }
 
-// DESIGN.md section 2: about 2/3 at 16 GiB, about 75-78% at 48-64 GiB, about 80-84% from 128 GiB.
+// Issue 11: every Apple Silicon memory size sold has a profile, and each default cap says
+// whether it was measured (with its source) or is an estimate.
+TEST(Profiles, EveryMemorySizeSoldHasOneAndItsCapSaysWhereItComesFrom) {
+    std::set<std::uint64_t> sizes;
+    for (const auto& p : sim::all_profiles()) {
+        if (p.has_wired_limit_mb) sizes.insert(p.memsize.count() >> 30);
+        const auto basis = p.default_cap_basis;
+        EXPECT_TRUE(basis.starts_with("measured: ") || basis.starts_with("estimate: ")) << p.name;
+    }
+    EXPECT_EQ(sizes, (std::set<std::uint64_t>{8, 16, 18, 24, 32, 36, 48, 64, 96, 128, 192, 256, 512}));
+}
+
+// About 2/3 up to 36 GiB, about 75-78% at 48-96 GiB, about 80-84% from 128 GiB.
 TEST(Profiles, DefaultCapFollowsTheReportedBands) {
     for (const auto& p : sim::all_profiles()) {
         if (!p.has_wired_limit_mb) continue;
         const auto share = permille(p.default_cap, p.memsize);
         const auto gib = p.memsize.count() >> 30;
-        if (gib <= 16) {
+        if (gib <= 36) {
             EXPECT_GE(share, 660U) << p.name;
             EXPECT_LE(share, 670U) << p.name;
-        } else if (gib <= 64) {
+        } else if (gib <= 96) {
             EXPECT_GE(share, 750U) << p.name;
             EXPECT_LE(share, 780U) << p.name;
         } else {
