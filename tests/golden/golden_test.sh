@@ -85,7 +85,7 @@ case $scenario in
   status_m1max_64)     sim_init --profile m1max-64
                        policy 'min = 24GiB' 'max = 52GiB' 'reserve = 12GiB' 'max_step = 8GiB' 'group = daemon'
                        wc status; wc status --json ;;
-  status_m2ultra_192)  sim_init --profile m2ultra-192; band_192; wc set 96GiB --yes; wc status; wc status --json ;;
+  status_m2ultra_192)  sim_init --profile m2ultra-192; band_192; wc status; wc set 96GiB --yes; wc status; wc status --json ;;
   status_m3ultra_512)  sim_init --profile m3ultra-512
                        policy 'min = 256GiB' 'max = 480GiB' 'reserve = 32GiB' 'max_step = 32GiB'
                        wc status; wc status --json ;;

@@ -32,6 +32,20 @@ else
   max=$(( ram - $( [ $((ram / 16)) -gt 8192 ] && echo $(( (ram / 16 + 1023) / 1024 * 1024 )) || echo 8192) ))
 fi
 
+# "highest you may set", typed exactly as status prints it, is accepted by set (issue 11 item 5),
+# here from the OS default; the state is restored afterwards (the OS default, nothing written).
+highest_is_accepted() {
+  wc status
+  local top
+  top=$(sed -n 's/.*highest you may set  *\([0-9]* MiB\) (.*/\1/p' "$WORK/out")
+  [ -n "$top" ] || return 0  # no band reaches anything here: status says why instead
+  cp "$STATE" "$WORK/state.before"
+  wc set "$top" --yes
+  [ "$RC" = 0 ] || fail "status printed 'highest you may set $top' but set refused it ($RC): $(cat "$WORK/err")"
+  cp "$WORK/state.before" "$STATE"
+}
+highest_is_accepted
+
 # At or below the effective cap: refused, naming it and its source; nothing written.
 for below in "$eff" "$((eff - 1))" "$((eff / 2 + 1))"; do
   wc ramp --to "${below}MiB" --unattended --check true
