@@ -26,7 +26,7 @@ _wiredcap() {
     local global_opts="--help --version --json --helper --policy --journal --sim-state"
     local commands="status set reset ramp recover persist policy convert fit"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --for --context --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling"
+    local ramp_opts="--to --for --context --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
     local fit_opts="--context --kv-type --parallel"
     local persist_store_opts="--unconfirmed --ignore-hang-ceiling"
 
@@ -37,7 +37,7 @@ _wiredcap() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --parallel | --step | --timeout | --probe | --probe-timeout | --check)
+            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -76,7 +76,7 @@ _wiredcap() {
             _wiredcap_reply -W "f16 q8_0 q4_0" -- "$cur"
             return 0
             ;;
-        --step | --timeout | --probe-timeout | --context | --parallel)
+        --step | --timeout | --probe-timeout | --context | --parallel | --from)
             return 0
             ;;
     esac
@@ -85,7 +85,7 @@ _wiredcap() {
     case $cmd in
         "") if [[ $cur == -* ]]; then words="$global_opts -h"; else words=$commands; fi ;;
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
-        set) if [[ $cur == -* ]]; then words="--yes $global_opts"; else words=default; fi ;;
+        set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from $global_opts"; else words=default; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
         fit)
             if [[ $cur == -* ]]; then

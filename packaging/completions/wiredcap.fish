@@ -38,6 +38,8 @@ complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB 
 
 # set SIZE [--yes]
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l yes -d 'Do not ask before raising the cap'
+complete -c wiredcap -n '__fish_seen_subcommand_from set' -l ignore-hang-ceiling -d 'Allow a value at or above one that hung before'
+complete -c wiredcap -n '__fish_seen_subcommand_from set' -l from -x -d 'The GPU cap now, when Metal cannot be read'
 complete -c wiredcap -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from default' -a default -d 'The OS default (same as reset)'
 
 # policy check [FILE]
@@ -56,6 +58,7 @@ complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l dry-run -d 'Print 
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l unattended -d 'No person: --check decides each step'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l check -x -a '(__fish_complete_command)' -d 'With --unattended: exit 0 keeps the step'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l ignore-hang-ceiling -d 'Allow steps at or above a value that hung before'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l from -x -d 'The GPU cap now, when Metal cannot be read'
 
 # persist [SIZE] [--unconfirmed] [--ignore-hang-ceiling], or persist --off alone.
 # Succeeds when the line after `persist` already stores a value: a SIZE or an option of storing
