@@ -324,5 +324,39 @@ TEST(HelperArgsUsage, StrayArgumentAfterOptionsIsUnexpected) {
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "97GiB"}), "unexpected");
 }
 
+// --- --effective and --ignore-hang-ceiling (issue 11) ----------------------------------------
+
+TEST(HelperArgs, ApplyTakesTheEffectiveCapWithItsSourceAndTheHangOverride) {
+    auto inv = parse({"apply", "166GiB", "--effective", "161792MiB", "--effective-source", "simulated-metal",
+                      "--ignore-hang-ceiling", "--run", "r-1", "--step", "1"});
+    ASSERT_TRUE(inv) << error_of(inv);
+    EXPECT_EQ(inv->effective, std::optional<units::MiB>(161792_MiB));
+    EXPECT_EQ(inv->effective_source, std::optional<std::string>("simulated-metal"));
+    EXPECT_TRUE(inv->ignore_hang_ceiling);
+    EXPECT_EQ(inv->step, std::optional<std::uint64_t>(1));
+    auto p = parse({"persist", "96GiB", "--unconfirmed", "--ignore-hang-ceiling"});
+    ASSERT_TRUE(p) << error_of(p);
+    EXPECT_TRUE(p->ignore_hang_ceiling);
+}
+
+TEST(HelperArgsUsage, EffectiveIsStrict) {
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "161792"}), "no unit");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "0MiB", "--effective-source", "metal"}), "above 0 MiB");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "150000MB", "--effective-source", "metal"}),
+                    "not a whole number of MiB");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB", "--effective-source", "guess"}),
+                    "--effective-source needs one of");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB"}), "go together");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective-source", "metal"}), "go together");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB", "--effective", "158GiB", "--effective-source",
+                             "metal"}), "unexpected or repeated");
+    EXPECT_CONTAINS(refusal({"reset", "--effective", "158GiB", "--effective-source", "metal"}), "belongs to apply");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--effective", "158GiB", "--effective-source", "metal"}),
+                    "belongs to apply");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--ignore-hang-ceiling", "--ignore-hang-ceiling"}), "unexpected or repeated");
+    EXPECT_CONTAINS(refusal({"persist", "--off", "--ignore-hang-ceiling"}), "--ignore-hang-ceiling to apply and persist");
+    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", "1", "--ignore-hang-ceiling"}), "--ignore-hang-ceiling to apply and persist");
+}
+
 }  // namespace
 }  // namespace wiredcap::helper
