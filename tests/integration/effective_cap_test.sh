@@ -76,3 +76,18 @@ for v in $history; do [ "$v" -gt "$eff" ] || fail "wrote $v MiB, not above the e
 grep -q "\"step\":1,.*\"effective_mib\":$eff,\"effective_source\":\"simulated-metal\"" "$JOURNAL" ||
   fail "the first step's records do not carry the effective cap: $(grep '"step":1' "$JOURNAL")"
 note "wrote $(echo $history) (all above $eff MiB)"
+
+# --from SIZE reaches the helper as --effective SIZE --effective-source given (unit-tested in
+# ramp.EffectiveCap.*); the helper measures max_step from it and journals it as given.
+"$SIM" --state "$STATE" reboot >/dev/null
+[ "$(knob)" = 0 ] || fail "not back at the OS default after the reboot"
+top=$(sed -n 's/^max = \([0-9]*\)MiB$/\1/p' "$POLICY" 2>/dev/null)
+[ -n "$top" ] || top=$max
+step=$( [ -f "$POLICY" ] && echo 1024 || echo 8192 )  # the small Macs' policy, or the built-in band
+given=$(( top - step ))
+helper apply "${top}MiB" --effective "$((given - 1))MiB" --effective-source given
+[ "$RC" = 3 ] || fail "apply ${top}MiB from a given $((given - 1))MiB is more than max_step: expected 3, got $RC"
+helper apply "${top}MiB" --effective "${given}MiB" --effective-source given
+[ "$RC" = 0 ] || fail "apply ${top}MiB from a given effective cap of ${given}MiB (one max_step below): $RC: $ERR"
+tail -n 2 "$JOURNAL" | grep -q "\"effective_mib\":$given,\"effective_source\":\"given\"" ||
+  fail "the given effective cap is not journaled as given: $(tail -n 2 "$JOURNAL")"
