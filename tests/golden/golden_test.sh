@@ -29,7 +29,7 @@ band_192() { policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 1
 check_suggestions() {
   local cmd copy rc
   while IFS= read -r cmd; do
-    case $cmd in *[[:upper:]]*) continue ;; esac
+    [[ " $cmd " =~ \ [A-Z]+\  ]] && continue  # a placeholder such as SIZE: a syntax, not a command
     copy=$WORK/suggestion && rm -rf "$copy" && mkdir -p "$copy" && chmod 755 "$copy"
     cp -a "$WORK/etc" "$copy/etc" && cp -a "$WORK/sim-state" "$copy/sim-state"
     [ -d "$WORK/journal" ] && cp -a "$WORK/journal" "$copy/journal"
@@ -136,7 +136,8 @@ case $scenario in
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        wc status
                        wc ramp --to 176GiB --step 8GiB --unattended --check false --json
-                       wc recover ;;
+                       wc recover
+                       wc ramp --to 176GiB --step 2GiB --unattended --check true; machine reboot; wc recover ;;
   hang_binds_every_write) needs_root; sim_init --profile m2ultra-192; band_192
                        wc persist 174GiB --unconfirmed; machine hang-above 170GiB
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
