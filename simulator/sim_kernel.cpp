@@ -300,4 +300,12 @@ Expected<Ok> SimKernel::set_hang_above(const fs::path& state_path, MiB above) {
     return set_field(state_path, [above](SimState& s) { s.hang_above = above; });
 }
 
+Expected<Ok> SimKernel::set_default_cap(const fs::path& state_path, MiB cap) {
+    auto s = sim::load_state(state_path);
+    if (!s) return s.error();
+    if (cap.count() == 0 || !(units::Bytes(cap) < s->memsize))
+        return Error{"the default cap must be above 0 and below the memory size"};
+    return set_field(state_path, [cap](SimState& st) { st.default_cap = cap; });
+}
+
 }  // namespace wiredcap::kernel

@@ -94,6 +94,9 @@ public:
     // simulated clock is the host's.
     [[nodiscard]] static Expected<Ok> set_clock_pinned(const std::filesystem::path& state_path, bool pinned);
     [[nodiscard]] static Expected<Ok> set_hang_above(const std::filesystem::path& state_path, units::MiB above);
+    // The OS default's cap (what Metal reports while the knob is 0), for a machine whose default
+    // differs from its profile's; above 0 and below the memory size.
+    [[nodiscard]] static Expected<Ok> set_default_cap(const std::filesystem::path& state_path, units::MiB cap);
 
 private:
     std::filesystem::path path_;

@@ -3,7 +3,8 @@
     python3 capture_session.py [WIREDCAP WIREDCAP_SIM WORKDIR]
 
 (defaults: build/dev/bin/wiredcap, build/dev/bin/wiredcap-sim, build/dev/tests/pty/work/capture).
-On a 120-column pseudo-terminal, from a fresh m2ultra-192 simulator with the band 64..176 GiB:
+On a 120-column pseudo-terminal, from a fresh m2ultra-192 simulator whose OS default cap is set to
+64 GiB (as in ramp_test.py), with the band 64..176 GiB:
 `wiredcap ramp --to 112GiB --step 16GiB --timeout 8s`, the plan, `yes` at step 1, `yes` at
 step 2, then nothing at step 3 until the deadline reverts it. Prints what the terminal showed,
 with the countdown's in-place redraws collapsed to their final state. Not a test: it asserts

@@ -8,8 +8,9 @@ simulator's state file all live there, passed with --policy/--journal/--sim-stat
 outside it is touched. A failing case prints every transcript it made (what the terminal
 showed, with countdown redraws collapsed), the other commands it ran, and the journal.
 
-The simulated machine is an m2ultra-192 (192 GiB) with the band 64..176 GiB, max_step 16 GiB:
-from the OS default (0) a ramp counts from min, so --step 16GiB gives 80 GiB, 96 GiB, 112 GiB.
+The simulated machine is an m2ultra-192 (192 GiB) whose OS default cap is set to 64 GiB, with the
+band 64..176 GiB, max_step 16 GiB: from the OS default (0) a ramp counts from the effective cap,
+64 GiB, so --step 16GiB gives 80 GiB, 96 GiB, 112 GiB.
 """
 
 import json
@@ -78,6 +79,9 @@ class Tree:
             f.write("\n".join(POLICY) + "\n")
         os.chmod(self.policy, 0o644)
         self.sim("init", "--profile", "m2ultra-192")
+        # These cases are about the prompt and the guard, written for a plan of 80, 96, 112 GiB:
+        # a Mac whose OS default is the band's floor (64 GiB), so the plan starts there.
+        self.sim("default-cap", "64GiB")
 
     def slow_helper(self, seconds, only=None):
         """A wiredcap-helper that takes `seconds` longer for every call, or only for calls of

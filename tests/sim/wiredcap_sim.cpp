@@ -62,6 +62,7 @@ Commands:
                                         changed, before it returns (the writer has not seen it yet)
   width 4|8                             byte width of the kernel's integer for the knob
   hang-above SIZE|off                   a write above SIZE hangs the machine until a reboot
+  default-cap SIZE                      the OS default's cap (Metal's figure while the knob is 0)
   history                               the values written, oldest first, one per line
   metal                                 what Metal's recommendedMaxWorkingSetSize would say
   advance DURATION                      let DURATION of awake time pass at once: the uptime
@@ -277,6 +278,13 @@ int cmd_hang_above(const fs::path& state, Args args) {
     return finish(SimKernel::set_hang_above(state, *size));
 }
 
+int cmd_default_cap(const fs::path& state, Args args) {
+    if (args.size() != 1) return usage_error("default-cap takes a size");
+    auto size = wiredcap::units::parse_size_as<MiB>(args[0]);
+    if (!size) return usage_error("default-cap: " + size.error().message);
+    return finish(SimKernel::set_default_cap(state, *size));
+}
+
 int cmd_history(const fs::path& state, Args args) {
     if (!args.empty()) return usage_error("history takes no arguments");
     auto s = sim::load_state(state);
@@ -324,8 +332,9 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"init", cmd_init},   {"reboot", cmd_reboot},         {"show", cmd_show},       {"fault", cmd_fault},
-    {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"history", cmd_history}, {"metal", cmd_metal},
-    {"advance", cmd_advance}, {"uptime", cmd_uptime}, {"clock", cmd_clock},
+    {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"default-cap", cmd_default_cap},
+    {"history", cmd_history}, {"metal", cmd_metal}, {"advance", cmd_advance}, {"uptime", cmd_uptime},
+    {"clock", cmd_clock},
 };
 
 int run(Args words) {
