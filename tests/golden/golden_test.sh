@@ -201,6 +201,14 @@ case $scenario in
                        wc ramp --context 8192 --to 96GiB --dry-run; wc ramp --dry-run
                        wc ramp --for "$WORK/big.gguf" --context 32768 --step 16GiB --unattended --check true
                        wc status ;;
+  readme_quick_start)  # README's quick start, as written there, on the default simulated Mac (no policy)
+                       sim_init; rm -f "$POLICY"
+                       cmd=$(grep -o 'wiredcap ramp --to [0-9A-Za-z]* --timeout [0-9a-z]*' "$here/../../README.md" | head -n 1)
+                       [ -n "$cmd" ] || { echo "README has no quick-start ramp"; exit 1; }
+                       read -r -a quick <<<"${cmd#wiredcap }"
+                       wc status; wc "${quick[@]}" --dry-run
+                       wc "${quick[@]}" --unattended --check true
+                       echo "\$ wiredcap-sim history"; "$SIM" --state "$WORK/sim-state" history ;;
   *) echo "no scenario '$scenario'" >&2; exit 2 ;;
 esac > "$WORK/transcript.raw" 2>&1
 
