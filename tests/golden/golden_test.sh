@@ -138,7 +138,10 @@ case $scenario in
                        wc ramp --to 176GiB --step 8GiB --unattended --check false --json
                        wc recover
                        wc ramp --to 176GiB --step 2GiB --unattended --check true; machine reboot; wc recover ;;
-  hang_binds_every_write) needs_root; sim_init --profile m2ultra-192; band_192
+  hang_binds_every_write) needs_root; sim_init --profile m2ultra-192
+                       # A band whose floor is one max_step below 174 GiB: persist --unconfirmed
+                       # may store at most one step above the OS default (measured from min).
+                       policy 'min = 160GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        wc persist 174GiB --unconfirmed; machine hang-above 170GiB
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        machine reboot; boot; wc recover; wc status
