@@ -1,5 +1,5 @@
 // The ramp's guard: a separate process that reverts a step nobody confirmed, even when the
-// prompting process is killed outright (SIGKILL), stopped, or its own revert fails. DESIGN.md
+// prompting process is killed outright (SIGKILL), stopped, or its own revert fails. docs/design.md
 // section 6: "the timer does not live only in the prompting process".
 //
 // It stands down only on evidence (issue 12). Two pipes: wiredcap -> guard carries requests,

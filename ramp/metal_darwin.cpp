@@ -1,5 +1,5 @@
 // Metal's own figure for the effective GPU cap: -[MTLDevice recommendedMaxWorkingSetSize] of the
-// default device, which follows iogpu.wired_limit_mb exactly (DESIGN.md section 2).
+// default device, which follows iogpu.wired_limit_mb exactly (docs/design.md section 2).
 //
 // NOT RUN HERE. wiredcap is developed on Linux without a Mac: this file is compiled for
 // aarch64-macos and x86_64-macos by tools/cross-build (zig c++ with Darwin's libc headers only,

@@ -1,4 +1,4 @@
-// The ramp's plan (DESIGN.md section 6): the exact values it will try, computed before anything
+// The ramp's plan (docs/design.md section 6): the exact values it will try, computed before anything
 // is touched, and refused as a whole when any part breaks the policy.
 #pragma once
 

@@ -1,4 +1,4 @@
-// `wiredcap ramp --to SIZE`: the supervised ramp of DESIGN.md section 6. Plan first; then per
+// `wiredcap ramp --to SIZE`: the supervised ramp of docs/design.md section 6. Plan first; then per
 // step: the helper journals the intent, writes, reads back; an optional probe runs; a person
 // confirms within the deadline or the step is reverted to the last confirmed value. A guard
 // process reverts even if this one is killed.

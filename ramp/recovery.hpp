@@ -1,4 +1,4 @@
-// What the journal says about past ramps (DESIGN.md section 6): the last value a person
+// What the journal says about past ramps (docs/design.md section 6): the last value a person
 // confirmed, the lowest value that hung, and any run that never concluded.
 //
 // The rule: a step that was applied (or whose intent was recorded) but was never confirmed

@@ -1,4 +1,4 @@
-// The confirmation prompt of the supervised ramp (DESIGN.md section 6): a fixed deadline shown
+// The confirmation prompt of the supervised ramp (docs/design.md section 6): a fixed deadline shown
 // as a live countdown, a line typed by a person, and every way a person can say no.
 //
 //   yes            -> Answer::yes      (continue)

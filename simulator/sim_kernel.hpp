@@ -1,7 +1,7 @@
 // The simulated Mac: a Kernel whose machine lives in a state file (sim_state.hpp).
 //
 // It is the backend on every machine that is not a Mac and the workhorse of the tests, so it
-// models macOS as DESIGN.md section 2 describes it: the knob counts MiB, 0 is the OS default
+// models macOS as docs/design.md section 2 describes it: the knob counts MiB, 0 is the OS default
 // (not "unlimited"), the default cap is per machine, a reboot gives a new boot id and resets the
 // knob, and the kernel's integer is 4 or 8 bytes wide. On top of that it can misbehave on
 // purpose: refuse writes, read back a different value, lack the key, or hang above a value. And

@@ -11,7 +11,7 @@ using namespace units::literals;
 
 // Sonoma and later. wired_lwm_mb 0 stands for "the OS default" as the cap's 0 does; the
 // dynamic low-water mark is assumed on. disable_wired_collector is given only to macOS 26.1
-// profiles, the release DESIGN.md names for the idle-unwiring collector; whether older
+// profiles, the release docs/design.md section 2 names for the idle-unwiring collector; whether older
 // releases have the key is unconfirmed, and its absence exercises the "not present" path.
 constexpr RelatedValues kSonoma{0, 1, std::nullopt, std::nullopt};
 constexpr RelatedValues kTahoe{0, 1, 0, std::nullopt};

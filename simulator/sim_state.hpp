@@ -58,7 +58,7 @@ namespace wiredcap::kernel::sim {
 inline constexpr std::size_t kHistoryCap = 256;
 
 // The longest stall a fault may ask for: ten minutes. The stalls exist so that a test can kill
-// the process that is writing the knob at an exact point (DESIGN.md section 6, crash points);
+// the process that is writing the knob at an exact point (docs/design.md section 6, crash points);
 // a longer one is a typo, not a test.
 inline constexpr std::uint64_t kMaxStallMs = 600'000;
 

@@ -1,6 +1,6 @@
 // The boot state: the value `wiredcap persist` stored for boot, and the boot guard that makes the
 // LaunchDaemon's boot action try it once per boot and never twice after a boot that did not
-// survive it (DESIGN.md section 2: re-applying at boot turns one hang into a boot loop).
+// survive it (docs/design.md section 2: re-applying at boot turns one hang into a boot loop).
 //
 // One small root-owned file next to the journal, written only by the helper, replaced atomically
 // (temporary file, flush, rename, flush of the directory) under the helper's exclusive

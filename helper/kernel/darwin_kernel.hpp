@@ -2,7 +2,7 @@
 //
 // NOT RUN HERE. wiredcap is developed on Linux without a Mac: this code is compiled (and
 // cross-compiled with zig c++ -target aarch64-macos, plain libc only, no SDK frameworks) but has
-// never executed. Everything it does is specified in DESIGN.md section 2; the simulated Mac
+// never executed. Everything it does is specified in docs/design.md section 2; the simulated Mac
 // (sim_kernel.hpp) models the same behaviour and is what the tests run.
 #pragma once
 

@@ -4,7 +4,7 @@
 // only: a production macOS build has no simulator, WIREDCAP_KERNEL_WITH_SIMULATOR); everywhere
 // else the simulated Mac, at the named state file or at the compiled-in default. Whoever calls this
 // decides whether a state path may be honoured at all: a setuid helper must pass nullopt
-// (DESIGN.md section 3, "Trust rule").
+// (docs/design.md section 3, "Trust rule").
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// The permitted band (DESIGN.md section 5): which values root allows the cap to take, how much
+// The permitted band (docs/design.md section 5): which values root allows the cap to take, how much
 // memory is always left to the OS, who may raise the cap, and how far in one step.
 //
 // File format (/etc/wiredcap.conf): `key = value` lines, whole-line `#` comments, sizes always

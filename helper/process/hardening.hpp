@@ -1,5 +1,5 @@
 // The first thing the helper does, before it opens, reads or allocates anything that matters
-// (DESIGN.md section 8): make the process state the caller handed over harmless.
+// (docs/design.md section 8): make the process state the caller handed over harmless.
 #pragma once
 
 namespace wiredcap::process {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash points of a ramp step (DESIGN.md section 6), one scenario per CTest test:
+# Crash points of a ramp step (docs/design.md section 6), one scenario per CTest test:
 #   crash_points_test.sh WIREDCAP HELPER SIM WORKDIR SCENARIO
 #
 # A step is: the helper journals `intent`, writes iogpu.wired_limit_mb, reads it back, journals

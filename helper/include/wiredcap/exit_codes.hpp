@@ -1,4 +1,4 @@
-// The exit codes of wiredcap and wiredcap-helper (DESIGN.md section 7). One list for both
+// The exit codes of wiredcap and wiredcap-helper (docs/design.md section 7). One list for both
 // programs, so a script sees the same number whichever of them refused. Documented in
 // README.md ("Exit codes") and in `wiredcap --help`; a value never changes meaning.
 #pragma once

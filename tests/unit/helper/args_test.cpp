@@ -1,4 +1,4 @@
-// The helper's argv parser (DESIGN.md section 8): a small fixed grammar; every other shape is
+// The helper's argv parser (docs/design.md section 8): a small fixed grammar; every other shape is
 // a usage error that says what was wrong.
 #include "src/args.hpp"
 

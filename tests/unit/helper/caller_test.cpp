@@ -1,4 +1,4 @@
-// Who may change the cap (DESIGN.md section 8): root always; anyone else only through the
+// Who may change the cap (docs/design.md section 8): root always; anyone else only through the
 // policy's group, looked up in the group database and matched against the real gid and the
 // supplementary groups. Callers are built directly: identity comes from the kernel, and
 // these tests check the decision, not getuid().

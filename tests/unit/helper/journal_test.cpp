@@ -1,4 +1,4 @@
-// The journal (DESIGN.md sections 6 and 8): append-only JSON lines, schema v1, one write and
+// The journal (docs/design.md sections 6 and 8): append-only JSON lines, schema v1, one write and
 // one flush per record, opened and checked like a trusted file.
 #include "journal/journal.hpp"
 

@@ -1,4 +1,4 @@
-// The policy file parser and validator, the built-in band, and refusal() (DESIGN.md section 5).
+// The policy file parser and validator, the built-in band, and refusal() (docs/design.md section 5).
 #include "policy/policy.hpp"
 
 #include <gtest/gtest.h>

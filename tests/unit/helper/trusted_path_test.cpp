@@ -1,4 +1,4 @@
-// Loading files that decide what root does, sudo/doas style (DESIGN.md sections 5 and 8):
+// Loading files that decide what root does, sudo/doas style (docs/design.md sections 5 and 8):
 // realpath on the directory, an O_NOFOLLOW walk checking every directory, and fstat checks on
 // the file's own descriptor.
 #include "policy/trusted_path.hpp"

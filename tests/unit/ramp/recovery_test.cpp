@@ -1,4 +1,4 @@
-// What `wiredcap recover` concludes from the journal (DESIGN.md section 6). Each journal here
+// What `wiredcap recover` concludes from the journal (docs/design.md section 6). Each journal here
 // is written with the helper's own record writer and read back with the journal reader, so
 // the stories below are the bytes the real programs would exchange.
 #include "recovery.hpp"

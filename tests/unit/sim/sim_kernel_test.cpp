@@ -1,4 +1,4 @@
-// The simulated Mac: profiles, the state file, and Kernel behaviour as DESIGN.md section 2
+// The simulated Mac: profiles, the state file, and Kernel behaviour as docs/design.md section 2
 // describes macOS. Every test gets its own temporary directory.
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // MiB, and refused the very value it was written to allow. Here every size carries its unit in
 // its type, so that mistake is a compile error, not a review comment.
 //
-// Rules (DESIGN.md section 4):
+// Rules (docs/design.md section 4):
 //  * A count is a std::uint64_t. No floating point anywhere.
 //  * Invariant: every quantity's size in bytes fits in std::uint64_t. It is checked whenever a
 //    quantity is made, so converting to a finer unit can never overflow.
