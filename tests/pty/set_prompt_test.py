@@ -17,7 +17,8 @@ import ramp_test  # noqa: E402
 from pty_driver import PtySession  # noqa: E402
 from ramp_test import check  # noqa: E402
 
-QUESTION = r"Raise iogpu\.wired_limit_mb from the OS default to 81920 MiB .*\? Type yes to continue: "
+QUESTION = (r"Raise the GPU's cap from the OS default's 65536 MiB .* \[SIMULATED Metal recommendedMaxWorkingSetSize "
+            r"\(simulator model\)\] to 81920 MiB .*\(iogpu\.wired_limit_mb\)\? Type yes to continue: ")
 DECLINED, USAGE = 13, 2
 
 
