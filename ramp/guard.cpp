@@ -61,6 +61,20 @@ std::optional<std::uint64_t> parse_u64(const std::string& s) {
     return v;
 }
 
+// A message's step number (its second word), or none. A plain pair rather than std::optional:
+// GCC 12 at -O3 takes an optional built in a conditional expression for a maybe-uninitialized
+// read (-Wmaybe-uninitialized), which fails the release build with warnings as errors.
+struct StepNo {
+    bool valid = false;
+    std::uint64_t n = 0;
+};
+
+StepNo step_no(const std::vector<std::string>& w) {
+    if (w.size() < 2) return {};
+    const auto v = parse_u64(w[1]);
+    return v ? StepNo{true, *v} : StepNo{};
+}
+
 std::vector<std::string> words(const std::string& line) {
     std::istringstream in(line);
     std::vector<std::string> w;
@@ -130,16 +144,12 @@ private:
         if (pending_.size() > kMaxMessage) pending_.clear();
     }
 
-    [[nodiscard]] bool armed_for(const std::optional<std::uint64_t>& step) const {
-        return armed_ && step && armed_->step == *step;
-    }
-    [[nodiscard]] bool acted_on(const std::optional<std::uint64_t>& step) const {
-        return acted_step_ && step && *acted_step_ == *step;
-    }
+    [[nodiscard]] bool armed_for(StepNo step) const { return armed_ && step.valid && armed_->step == step.n; }
+    [[nodiscard]] bool acted_on(StepNo step) const { return acted_step_ && step.valid && *acted_step_ == step.n; }
 
     void handle(const std::vector<std::string>& w) {
         if (w.empty()) return;
-        const std::optional<std::uint64_t> step = w.size() > 1 ? parse_u64(w[1]) : std::nullopt;
+        const StepNo step = step_no(w);
         if (w[0] == "done" && w.size() == 1) {
             finish();  // the ramp ended: a step still armed is reverted first
         } else if (w[0] == "arm") {
@@ -155,7 +165,7 @@ private:
 
     // wiredcap is about to resolve the step itself: room for its helper call, unless the guard
     // got there first.
-    void on_claim(const std::optional<std::uint64_t>& step, const std::string& seq) {
+    void on_claim(StepNo step, const std::string& seq) {
         if (acted_on(step) && !armed_for(step)) return answer("mine " + seq);
         if (armed_for(step))
             armed_->deadline_ms = std::max(armed_->deadline_ms, now_ms() + to_ms(kHelperCallBudget));
@@ -163,7 +173,7 @@ private:
     }
 
     // wiredcap says the knob is back at the target: believed only after the guard's own read.
-    void on_restored(const std::optional<std::uint64_t>& step, const std::string& seq) {
+    void on_restored(StepNo step, const std::string& seq) {
         if (armed_for(step)) {
             const HelperReply r = helper_.run({"read"});
             if (reported_mib(r, "wired_limit_mib") == std::optional<std::uint64_t>(armed_->target())) {
