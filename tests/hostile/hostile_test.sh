@@ -1050,6 +1050,10 @@ unconfirmed_persist_is_one_step() {
 # ends the process before main() (no program can answer): those are not tried here.
 # RLIMIT_AS and RLIMIT_FSIZE have their own scenarios (rlimit_as, rlimit_fsize_journal_first).
 each_rlimit_gets_a_clean_answer() {
+  # A sanitizer build's runtime needs stack, descriptors and CPU of its own before and after the
+  # helper's code (and exits 1 on its own when it cannot have them): under it the answer to a
+  # lowered limit is the runtime's, not the helper's. The dev suite runs this scenario.
+  [ "$SANITIZED" = 1 ] && { echo "SKIP: a sanitizer runtime's own needs decide the outcome under low limits"; exit 77; }
   fresh_fixture
   local lim cmd results=""
   for lim in stack=16384 stack=24576 stack=32768 stack=65536 stack=98304 stack=131072 stack=262144 \
@@ -1082,12 +1086,16 @@ each_rlimit_gets_a_clean_answer() {
 # anything; apply, persist and reset give it up after their last write to root's files, and
 # then only write their answer to stdout and stderr.
 root_is_given_up() {
+  # Under a sanitizer its runtime writes records of its own (16 bytes to an internal descriptor)
+  # after the helper's code gave up root, which strace cannot tell from the helper's writes. The
+  # dev suite runs this scenario.
+  [ "$SANITIZED" = 1 ] && { echo "SKIP: a sanitizer runtime's own writes cannot be told from the helper's"; exit 77; }
   fresh_fixture
   command -v strace >/dev/null || fail "strace is missing"
   traced() {  # traced NAME ARGS...
     local name=$1; shift
     strace -f -qq -e trace=setuid,setgid,openat,write,rename,renameat,unlink,unlinkat,mkdir,mkdirat \
-      -o "$WORK/$name.strace" "$SPAWN" --as "$MEMBER" -- "$HELPER" "$@" >/dev/null 2>&1
+      -o "$WORK/$name.strace" "$SPAWN" --as "$MEMBER" ${TRACED_ENV[@]+"${TRACED_ENV[@]}"} -- "$HELPER" "$@" >/dev/null 2>&1
   }
   # The line number of the helper's setuid(65534), and of its first open / last change of a file.
   line_of() { grep -n "$2" "$WORK/$1.strace" | sed -n "${3:-1}p" | cut -d: -f1; }
