@@ -52,40 +52,66 @@ std::string_view string_after(std::string_view line, std::string_view key) {
 
 }  // namespace
 
-std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot, std::string_view after) {
+namespace {
+
+// The last store of a value for boot, if it overrode the hang ceiling: hangs already known then
+// (from boots other than the store's) were overridden by a person and do not bind that value.
+struct Waiver {
+    std::size_t index;
+    std::string boot;
+};
+
+bool is_store_record(std::string_view line, std::string_view command, std::string_view event) {
+    return command == "persist" && (event == "persisted" || event == "unchanged") && line.find("\"to_mib\":") != line.npos;
+}
+
+}  // namespace
+
+std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot) {
     struct Step {
         std::uint64_t value;
         std::string boot;
+        std::size_t index;  // of its latest intent or apply: the journal's order, not its clock
         bool resolved;
     };
     std::map<std::pair<std::string, std::uint64_t>, Step> steps;
-    while (!text.empty()) {
+    std::optional<Waiver> waiver;
+    for (std::size_t index = 0; !text.empty(); ++index) {
         const auto nl = text.find('\n');
         if (nl == std::string_view::npos) break;
         const std::string_view line = text.substr(0, nl);
         text.remove_prefix(nl + 1);
+        if (line.substr(0, 7) != "{\"v\":1,") continue;
+        const std::string_view event = string_after(line, "event"), command = string_after(line, "command");
+        if (is_store_record(line, command, event)) {
+            waiver.reset();  // a store without the override keeps every hang binding
+            if (line.find(",\"ignore_hang_ceiling\":true") != line.npos)
+                waiver = Waiver{index, std::string(string_after(line, "boot"))};
+            continue;
+        }
         const auto step = number_after(line, "step");
         const std::string run = run_of(line);
-        if (line.substr(0, 7) != "{\"v\":1," || run.empty() || !step) continue;
-        const std::string_view event = string_after(line, "event"), command = string_after(line, "command");
+        if (run.empty() || !step) continue;
         auto& s = steps[{run, *step}];
         if (command == "confirm" || event.substr(0, 7) == "revert_") s.resolved = true;
-        else if (command == "apply" && (event == "intent" || event == "applied") && string_after(line, "time") > after)
-            if (const auto to = number_after(line, "to_mib")) s = Step{*to, std::string(string_after(line, "boot")), false};
+        else if (command == "apply" && (event == "intent" || event == "applied"))
+            if (const auto to = number_after(line, "to_mib"))
+                s = Step{*to, std::string(string_after(line, "boot")), index, false};
     }
+    auto waived = [&](const Step& s) { return waiver && s.index < waiver->index && s.boot != waiver->boot; };
     std::optional<units::MiB> lowest;
     for (const auto& [key, s] : steps)
-        if (!s.resolved && !s.boot.empty() && s.boot != current_boot && (!lowest || s.value < lowest->count()))
+        if (!s.resolved && !s.boot.empty() && s.boot != current_boot && !waived(s) && (!lowest || s.value < lowest->count()))
             lowest = units::MiB::from_count(s.value);
     return lowest;
 }
 
 Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
-                                                         std::string_view current_boot, std::string_view after) {
+                                                         std::string_view current_boot) {
     auto text = trusted::read_file(path, owner, kMaxJournalBytes);
     if (!text) return Error{"cannot check the journal for hangs: " + text.error().message};
     if (!text->has_value()) return std::optional<units::MiB>{};
-    return find_hang_ceiling(**text, current_boot, after);
+    return find_hang_ceiling(**text, current_boot);
 }
 
 std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB value) {

@@ -36,14 +36,15 @@ struct Confirmation {
 [[nodiscard]] Expected<std::optional<Confirmation>> find_confirmation_in(const std::string& path, uid_t owner,
                                                                          units::MiB value);
 
-// The lowest value a ramp step hung at, per the journal text, among steps recorded after `after`
-// (an ISO 8601 UTC time; a hang known when a value was stored was overridden then): a step whose
-// intent or apply is from a boot other than `current_boot` and that was never confirmed or
-// reverted. The boot action's own hangs are the boot guard's (`tripped`), not counted here.
-[[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot,
-                                                          std::string_view after);
+// The lowest value a ramp step hung at, per the journal text: a step whose intent or apply is
+// from a boot other than `current_boot` and that was never confirmed or reverted. Records are
+// taken in file order, never by their times (one second holds many records, and a clock can be
+// set back). Hangs known when the value for boot was stored with persist --ignore-hang-ceiling
+// (steps before that record, from other boots) were overridden by a person and are not counted;
+// a later store without the override counts every hang again. The boot action's own hangs are
+// the boot guard's (`tripped`), not counted here.
+[[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot);
 [[nodiscard]] Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
-                                                                       std::string_view current_boot,
-                                                                       std::string_view after);
+                                                                       std::string_view current_boot);
 
 }  // namespace wiredcap::journal

@@ -131,10 +131,9 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     // step by step): from the OS default, as after every boot, at most one step.
     const MiB from = s.confirmed ? s.value : MiB::zero();
     if (auto why = policy::refusal(*p, *mem, from, s.value)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
-    // A ramp step that hung after the value was stored binds it too (one known then was
-    // overridden with persist --ignore-hang-ceiling, which the journal records).
-    auto hang = journal::find_hang_ceiling_in(ctx.journal_path, ctx.trusted_owner, boot_id,
-                                              journal::utc_iso8601(s.persisted_time));
+    // A ramp step that hung binds it too, unless it was known and overridden when the value was
+    // stored (persist --ignore-hang-ceiling, which the journal records).
+    auto hang = journal::find_hang_ceiling_in(ctx.journal_path, ctx.trusted_owner, boot_id);
     if (!hang) return fail(a.refuse(ExitCode::journal_failed, hang.error().message));
     if (*hang && s.value >= **hang)
         return fail(a.refuse(ExitCode::refused_by_policy, units::to_string(s.value) + " is at or above " +

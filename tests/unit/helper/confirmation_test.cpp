@@ -72,18 +72,58 @@ std::string step_line(std::string_view event, const std::string& command, std::u
                         Stamp{boot, 0}, time);
 }
 
+std::string store_line(units::MiB v, const std::string& boot, std::int64_t time, bool ignore_hang_ceiling,
+                       const std::string& event = "persisted") {
+    Record r{"persist", event, std::nullopt, std::nullopt, std::nullopt, v, std::nullopt, "unconfirmed"};
+    r.ignore_hang_ceiling = ignore_hang_ceiling;
+    return to_json_line(r, Stamp{boot, 0}, time);
+}
+
+// Step 1 confirmed at 96 GiB, step 2 at 112 GiB applied and never concluded, all in boot B1.
+std::string hung_ramp(std::int64_t t0) {
+    return step_line("intent", "apply", 1, 96_GiB, "B1", t0) + step_line("applied", "apply", 1, 96_GiB, "B1", t0 + 1) +
+           step_line("confirmed", "confirm", 1, 96_GiB, "B1", t0 + 2) +
+           step_line("intent", "apply", 2, 112_GiB, "B1", t0 + 3) + step_line("applied", "apply", 2, 112_GiB, "B1", t0 + 4);
+}
+
 TEST(HangCeiling, AnUnconfirmedStepFromAnEarlierBootIsAHang) {
-    const std::string j = step_line("intent", "apply", 1, 96_GiB, "B1", 1764410000) +
-                          step_line("applied", "apply", 1, 96_GiB, "B1", 1764410001) +
-                          step_line("confirmed", "confirm", 1, 96_GiB, "B1", 1764410002) +
-                          step_line("intent", "apply", 2, 112_GiB, "B1", 1764410003) +
-                          step_line("applied", "apply", 2, 112_GiB, "B1", 1764410004);
-    EXPECT_EQ(find_hang_ceiling(j, "B2", "1970-01-01T00:00:00Z"), std::optional<units::MiB>(112_GiB));
-    EXPECT_EQ(find_hang_ceiling(j, "B1", "1970-01-01T00:00:00Z"), std::nullopt) << "this boot: still running";
-    // Stored after the hang (with --ignore-hang-ceiling): not counted against the stored value.
-    EXPECT_EQ(find_hang_ceiling(j, "B2", utc_iso8601(1764410005)), std::nullopt);
+    const std::string j = hung_ramp(1764410000);
+    EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(find_hang_ceiling(j, "B1"), std::nullopt) << "this boot: still running";
     const std::string reverted = j + step_line("revert_applied", "apply", 2, 96_GiB, "B1", 1764410006);
-    EXPECT_EQ(find_hang_ceiling(reverted, "B2", "1970-01-01T00:00:00Z"), std::nullopt);
+    EXPECT_EQ(find_hang_ceiling(reverted, "B2"), std::nullopt);
+}
+
+// The golden hang_binds_every_write stored a value and hung a ramp within one second: the
+// boot action compared times to the second and missed the hang. Order, not time, decides.
+TEST(HangCeiling, AHangInTheSameSecondAsTheStoreStillBinds) {
+    const std::int64_t t = 1764410000;
+    const std::string same_second = store_line(112_GiB, "B1", t, false) + hung_ramp(t - 4);
+    EXPECT_EQ(find_hang_ceiling(same_second, "B2"), std::optional<units::MiB>(112_GiB));
+    const std::string overridden_then = store_line(112_GiB, "B1", t, true) + hung_ramp(t - 4);
+    EXPECT_EQ(find_hang_ceiling(overridden_then, "B2"), std::optional<units::MiB>(112_GiB))
+        << "the hang came after the override: nobody overrode it";
+    const std::string clock_set_back = store_line(112_GiB, "B1", t, true) + hung_ramp(t - 3600);
+    EXPECT_EQ(find_hang_ceiling(clock_set_back, "B2"), std::optional<units::MiB>(112_GiB));
+}
+
+TEST(HangCeiling, OnlyAStoreThatOverrodeAKnownHangWaivesIt) {
+    const std::int64_t t = 1764410000;
+    const std::string hang = hung_ramp(t);
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true), "B3"), std::nullopt)
+        << "known in B2 (a hang from B1) and overridden";
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, false), "B3"),
+              std::optional<units::MiB>(112_GiB))
+        << "a store without the override keeps it binding";
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true) + store_line(112_GiB, "B2", t + 70, false),
+                                "B3"),
+              std::optional<units::MiB>(112_GiB))
+        << "the last store decides";
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true, "unchanged"), "B3"), std::nullopt)
+        << "storing the same value again with the override";
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B1", t + 5, true), "B2"),
+              std::optional<units::MiB>(112_GiB))
+        << "stored in the boot the ramp ran in: the step was no hang yet, so nothing was overridden";
 }
 
 }  // namespace
