@@ -68,7 +68,7 @@ std::string next_sentence(const MachineReadings& m) {
                     "To forget it: wiredcap persist --off (or wiredcap reset).";
     if (g && g->disabled.value_or(false))
         s += "\nThe boot action is disabled now: " + g->switch_path + " exists (or cannot be checked).";
-    // Only the macOS package installs the daemon (Homebrew cannot: see README): say when it is missing.
+    // Only the macOS package installs the daemon (Homebrew cannot: see docs/install.md): say when it is missing.
     if (m.backend == "darwin" && !std::filesystem::exists(kLaunchDaemonPlist))
         s += "\nBut the LaunchDaemon is not installed here (" + std::string(kLaunchDaemonPlist) +
              " is missing, as after a Homebrew install): nothing applies the stored value at boot.";

@@ -70,9 +70,9 @@ if [ "$configured_prefix" != "$prefix" ]; then
   echo "note: this build was configured with prefix $configured_prefix, so its wiredcap would look there"
 fi
 
-# README's table of what gets installed lists every file too.
+# docs/install.md's table of what gets installed lists every file too.
 while read -r path _; do
-  check "README lists /usr/local/$path" grep -q -F "/usr/local/$path" "$src/README.md"
+  check "docs/install.md lists /usr/local/$path" grep -q -F "/usr/local/$path" "$src/docs/install.md"
 done <<<"$documented"
 
 finish

@@ -41,7 +41,8 @@ switch_mentioned_in=(
   packaging/LAYOUT.md
   packaging/man/wiredcap-helper.8
   packaging/man/wiredcap.1
-  README.md
+  docs/install.md
+  docs/recovery.md
 )
 
 check "the plist exists" test -f "$plist"
