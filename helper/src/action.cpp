@@ -151,6 +151,17 @@ std::optional<Failure> read_previous(Action& a, Context& ctx) {
     return std::nullopt;
 }
 
+// Whether the knob moved, from the read-back after a write and the read before it: never from
+// the request, which a refused or clamped write does not honour.
+namespace {
+void report_changed(Action& a, MiB after) {
+    a.readback_ = after;
+    if (a.previous_) a.out().boolean("changed", after != *a.previous_);
+    else a.out().null("changed");  // nothing to compare with: unknown, not assumed
+    a.out().object("readback_mib", read_back(after));
+}
+}  // namespace
+
 std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, const std::optional<std::string>& revert) {
     const std::string prefix = revert ? "revert_" : "";
     const std::string why = revert ? *revert : "";
@@ -160,18 +171,20 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
     auto w = ctx.kernel.write_wired_limit(value);
     if (!w) {
         (void)a.record(prefix + "write_failed", with_why(w.error().message));
+        // A refused write may still have moved the knob: the read-back says, not the request.
+        if (auto after = ctx.kernel.read_wired_limit()) report_changed(a, *after);
+        else a.out().null("changed");
         return Failure{exit_for(w.error().kind), "the kernel refused to set iogpu.wired_limit_mb to " +
                                                      units::to_string(value) + ": " + w.error().message};
     }
     auto back = ctx.kernel.read_wired_limit();
     if (!back) {
         (void)a.record(prefix + "mismatch", with_why("read-back failed: " + back.error().message));
-        a.out().object("readback_mib", JsonObject().null("value").str("source", kReadBack).str("error", back.error().message));
+        a.out().null("changed").object("readback_mib", JsonObject().null("value").str("source", kReadBack).str("error", back.error().message));
         return Failure{ExitCode::readback_differs, "wrote " + units::to_string(value) +
                                                        " but could not read it back: " + back.error().message};
     }
-    a.readback_ = *back;
-    a.out().object("readback_mib", read_back(*back));
+    report_changed(a, *back);
     if (*back != value) {
         (void)a.record(prefix + "mismatch", with_why("read back " + units::to_string(*back)));
         return Failure{ExitCode::readback_differs, "requested " + units::to_string(value) + " but the kernel reads back " +

@@ -72,7 +72,6 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     if (auto why = policy::refusal(auth->policy, auth->memsize, *a.previous_, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (*a.previous_ == value) return unchanged(a, value);
-    a.out().boolean("changed", true);
     return write_and_verify(a, ctx, value, inv.revert);
 }
 
@@ -85,10 +84,7 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     a.out().num("requested_mib", 0);
     std::optional<Failure> f;
     if (a.previous_->count() == 0) f = unchanged(a, MiB::zero());
-    else {
-        a.out().boolean("changed", true);
-        f = write_and_verify(a, ctx, MiB::zero(), inv.revert);
-    }
+    else f = write_and_verify(a, ctx, MiB::zero(), inv.revert);
     if (inv.run) return f;
     auto removed = remove_persisted(a, ctx, "persist_removed");
     if (!removed) return f ? f : removed.error();
