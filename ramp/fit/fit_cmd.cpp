@@ -5,8 +5,10 @@
 #include <ostream>
 
 #include "fit/overhead.hpp"
+#include "journal_reader.hpp"
 #include "metal.hpp"
 #include "readings.hpp"
+#include "recovery.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
@@ -74,7 +76,7 @@ JsonObject mib_json(const std::optional<MiB>& v, std::string_view source) {
     return o.str("source", source);
 }
 
-constexpr std::string_view kHighestSource = "computed: policy max, memory minus the reserve";
+constexpr std::string_view kHighestSource = "computed: policy max, memory minus the reserve, hang ceiling";
 constexpr std::string_view kTotalSource = "computed: weights + KV cache + overhead";
 
 void render_json(const FitAnswer& a, const std::string& path, std::ostream& out) {
@@ -167,6 +169,14 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
     const auto metal = cli::read_metal(*machine, ctx.helper.dev());
     a.simulated = machine->simulated();
     VerdictInput in{a.total, machine->knob.value, metal.working_set, machine->memsize.value, machine->policy};
+    // A value that hung binds the advice as it binds the ramp: fit never suggests a ramp that
+    // would be refused. An unreadable journal leaves it unknown (no advice), as the ramp refuses.
+    if (auto contents = journal_view::read_journal(cli::journal_path(ctx.helper.dev()))) {
+        const auto report = recovery::analyse(contents->entries, machine->boot_id.value.value_or(""));
+        if (report.hang_ceiling) in.hang_ceiling = report.hang_ceiling->value;
+    } else {
+        in.hang_unknown = contents.error().message;
+    }
     a.verdict = decide(in, metal.source);
     if (!metal.working_set && !a.verdict.cap) a.verdict.cap_source = metal.why_unknown;
     return a;

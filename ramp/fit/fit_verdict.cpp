@@ -11,13 +11,17 @@ using units::MiB;
 
 constexpr std::uint64_t kMiBPerGiB = 1024;
 
-// The highest value the ramp may reach: the policy's max and memory minus the reserve, the
-// lower of the two (memory rounded down: an upper limit never rounds up).
+// The highest value the ramp may reach: the policy's max, memory minus the reserve, and strictly
+// below a value that hung, the lowest of them (memory rounded down: an upper limit never rounds
+// up). Zero when nothing is left (the ramp would refuse every step).
 std::optional<MiB> highest_of(const VerdictInput& in) {
-    if (!in.policy || !in.memsize) return std::nullopt;
+    if (!in.policy || !in.memsize || !in.hang_unknown.empty()) return std::nullopt;
     const auto usable = checked_sub(units::floor_cast<MiB>(*in.memsize), in.policy->reserve);
     if (!usable) return MiB::zero();
-    return std::min(in.policy->max, *usable);
+    MiB top = std::min(in.policy->max, *usable);
+    if (in.hang_ceiling && *in.hang_ceiling <= top)
+        top = checked_sub(*in.hang_ceiling, MiB::from_count_or_throw(1)).value_or(MiB::zero());
+    return top;
 }
 
 // The value to raise to: the need in whole GiB when that still fits the limit (a number a
@@ -66,11 +70,14 @@ VerdictResult decide(const VerdictInput& in, std::string_view metal_source) {
         return r;
     }
     if (!r.highest) {
-        r.why = in.policy ? "physical memory could not be read" : "the policy could not be loaded";
+        r.why = !in.policy ? "the policy could not be loaded"
+                : !in.hang_unknown.empty() ? "the hang ceiling is unknown: " + in.hang_unknown
+                : "physical memory could not be read";
         return r;
     }
     const auto need = units::ceil_cast<MiB>(in.total);
-    if (!need || *need > *r.highest) {
+    // Below the band's floor a ramp starts at the floor: it must fit under the highest too.
+    if (!need || std::max(*need, in.policy->min) > *r.highest) {
         r.verdict = Verdict::does_not_fit;
         r.why = "the total is above the highest allowed " + units::to_string(*r.highest);
         return r;

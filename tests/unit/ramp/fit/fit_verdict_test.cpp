@@ -88,5 +88,41 @@ TEST(FitVerdict, UnknownCapIsUnknownNotAGuess) {
     EXPECT_EQ(decide(in, "Metal").verdict, Verdict::unknown);
 }
 
+// A value that hung binds fit's advice as it binds the ramp: the suggested ramp is one the ramp
+// accepts (strictly below the ceiling), or there is none.
+TEST(FitVerdict, TheHangCeilingBindsTheAdvice) {
+    auto in = mac(gib(160));
+    in.hang_ceiling = mib(168 * 1024);
+    auto r = decide(in, "Metal");
+    ASSERT_EQ(r.verdict, Verdict::fits_after_raise);
+    EXPECT_EQ(*r.highest, mib(168 * 1024 - 1));
+    EXPECT_EQ(*r.command, "wiredcap ramp --to 160GiB");
+    in.total = gib(168);
+    r = decide(in, "Metal");
+    EXPECT_EQ(r.verdict, Verdict::does_not_fit) << "168 GiB hung: a model needing it does not fit";
+    EXPECT_FALSE(r.command);
+    in.total = checked_add(gib(167), Bytes::from_count_or_throw(1)).value();
+    r = decide(in, "Metal");
+    ASSERT_EQ(r.verdict, Verdict::fits_after_raise);
+    EXPECT_EQ(*r.recommended, mib(167 * 1024 + 1)) << "whole GiB would reach the ceiling: exact MiB";
+}
+
+TEST(FitVerdict, AHangCeilingBelowTheBandLeavesNoRaise) {
+    auto in = mac(gib(150));
+    in.hang_ceiling = mib(60 * 1024);
+    const auto r = decide(in, "Metal");
+    EXPECT_EQ(r.verdict, Verdict::does_not_fit);
+    EXPECT_FALSE(r.command);
+}
+
+TEST(FitVerdict, AnUnreadableJournalGivesNoAdvice) {
+    auto in = mac(gib(160));
+    in.hang_unknown = "cannot read the journal";
+    const auto r = decide(in, "Metal");
+    EXPECT_EQ(r.verdict, Verdict::unknown);
+    EXPECT_FALSE(r.command);
+    EXPECT_NE(r.why.find("hang ceiling is unknown"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace wiredcap::fit
