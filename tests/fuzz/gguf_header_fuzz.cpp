@@ -11,22 +11,13 @@
 #include "fit/gguf_header.hpp"
 #include "fit/kv_cache.hpp"
 
+#include "fuzz_checks.hpp"
+
 namespace {
 
+using wiredcap::fuzz::printable_message;
+using wiredcap::fuzz::require;
 using namespace wiredcap::fit;
-
-void require(bool ok) {
-    if (!ok) std::abort();
-}
-
-// Messages reach terminals: never a raw control or non-ASCII byte from the file.
-bool printable_message(std::string_view m) {
-    for (const char ch : m) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c >= 0x7f) return false;
-    }
-    return true;
-}
 
 }  // namespace
 

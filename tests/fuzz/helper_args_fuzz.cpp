@@ -18,27 +18,17 @@
 #include "src/args.hpp"
 #include "wiredcap/units/format.hpp"
 
+#include "fuzz_checks.hpp"
+
 namespace {
 
+using wiredcap::fuzz::printable_message;
+using wiredcap::fuzz::require;
 using namespace wiredcap;
 using helper::Command;
 using helper::Invocation;
 
 constexpr std::size_t kMaxArgs = 16;
-
-void require(bool ok) {
-    if (!ok) std::abort();
-}
-
-// Printable ASCII only: a usage error goes to the caller's terminal and, for a setuid helper,
-// may be logged; no byte of argv may reach it raw.
-bool printable(std::string_view text) {
-    for (const char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c >= 0x7f) return false;
-    }
-    return true;
-}
 
 bool run_id_ok(std::string_view s) {
     if (s.empty() || s.size() > 64) return false;
@@ -48,7 +38,7 @@ bool run_id_ok(std::string_view s) {
 }
 
 bool dev_path_ok(const std::optional<std::string>& p) {
-    return !p || (!p->empty() && p->front() == '/' && p->size() <= 1024 && printable(*p));
+    return !p || (!p->empty() && p->front() == '/' && p->size() <= 1024 && printable_message(*p));
 }
 
 template <std::size_t N>
@@ -137,7 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto inv = helper::parse_args(args);
     if (!inv) {
         const std::string& message = inv.error().message;
-        require(!message.empty() && printable(message));
+        require(!message.empty() && printable_message(message));
         return 0;
     }
     check_invocation(*inv);

@@ -18,26 +18,16 @@
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 
+#include "fuzz_checks.hpp"
+
 namespace {
 
+using wiredcap::fuzz::printable_message;
+using wiredcap::fuzz::require;
 using namespace wiredcap;
 using namespace wiredcap::units::literals;
 using units::Bytes;
 using units::MiB;
-
-void require(bool ok) {
-    if (!ok) std::abort();
-}
-
-// Printable ASCII only: messages and warnings reach terminals, logs and root's journal, so no
-// byte of the file may arrive in them raw (no control character, tab included; no high byte).
-bool printable(std::string_view text) {
-    for (const char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c >= 0x7f) return false;
-    }
-    return true;
-}
 
 // 8 GiB is smaller than most bands allow; the last is not a whole number of MiB (memsize is a
 // byte count; the parser must floor it, never round it up).
@@ -60,7 +50,7 @@ void check_refusal(const policy::Policy& p, Bytes memsize, MiB current, MiB valu
         require(!why.has_value());
     } else {
         require(why.has_value());
-        require(!why->empty() && printable(*why));
+        require(!why->empty() && printable_message(*why));
     }
 }
 
@@ -72,8 +62,8 @@ void check_policy(const policy::Policy& p, Bytes memsize) {
     const auto usable = checked_sub(ram_of(memsize), p.reserve);
     require(usable.has_value() && !(p.max > *usable));
     require(p.max_step.count() > 0);
-    for (const auto& w : p.warnings) require(!w.empty() && printable(w));
-    if (p.group) require(!p.group->empty() && p.group->size() <= 32 && printable(*p.group));
+    for (const auto& w : p.warnings) require(!w.empty() && printable_message(w));
+    if (p.group) require(!p.group->empty() && p.group->size() <= 32 && printable_message(*p.group));
 
     // The values a caller is most likely to try, from each kind of current cap.
     const MiB one = 1_MiB;
@@ -99,7 +89,7 @@ void check(std::string_view text, Bytes memsize) {
     const auto parsed = policy::parse(text, memsize);
     if (!parsed) {
         const std::string& message = parsed.error().message;
-        require(!message.empty() && printable(message));
+        require(!message.empty() && printable_message(message));
         return;
     }
     check_policy(*parsed, memsize);

@@ -10,21 +10,13 @@
 #include "fit/hf_config.hpp"
 #include "fit/safetensors_header.hpp"
 
+#include "fuzz_checks.hpp"
+
 namespace {
 
+using wiredcap::fuzz::printable_message;
+using wiredcap::fuzz::require;
 using namespace wiredcap::fit;
-
-void require(bool ok) {
-    if (!ok) std::abort();
-}
-
-bool printable_message(std::string_view m) {
-    for (const char ch : m) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c >= 0x7f) return false;
-    }
-    return true;
-}
 
 }  // namespace
 

@@ -788,31 +788,42 @@ def case_json_summary_to_a_file():
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
 
 
-def main(argv):
-    global T
+def run_main(argv, cases, install_tree):
+    """Runs the case argv[1] of `cases` on a fresh Tree, which install_tree(tree) makes the
+    module's T; shared by every pty test script. Returns the exit code."""
     if len(argv) == 2 and argv[1] == "list":
-        print("\n".join(CASES))
+        print("\n".join(cases))
         return 0
-    if len(argv) != 5 or argv[1] not in CASES:
-        print(f"usage: {argv[0]} CASE WIREDCAP WIREDCAP_SIM WORKDIR   (cases: {', '.join(CASES)})", file=sys.stderr)
+    if len(argv) != 5 or argv[1] not in cases:
+        print(f"usage: {argv[0]} CASE WIREDCAP WIREDCAP_SIM WORKDIR   (cases: {', '.join(cases)})", file=sys.stderr)
         return 2
-    T = Tree(argv[2], argv[3], argv[4])
+    tree = Tree(argv[2], argv[3], argv[4])
+    install_tree(tree)
     started = time.monotonic()
     try:
-        T.build()
-        CASES[argv[1]]()
+        tree.build()
+        cases[argv[1]]()
     except Exception as e:  # noqa: BLE001 - Failed, PtyTimeout from the driver, or a crash here
-        print(T.report(), file=sys.stderr)
+        print(tree.report(), file=sys.stderr)
         if not isinstance(e, AssertionError):
             traceback.print_exc()
         print(f"FAIL {argv[1]} ({time.monotonic() - started:.1f} s): {e}", file=sys.stderr)
         return 1
     finally:
-        for _, s in T.sessions:
+        for _, s in tree.sessions:
             s.kill()
             s.close()
     print(f"PASS {argv[1]} ({time.monotonic() - started:.1f} s)")
     return 0
+
+
+def install_tree(tree):
+    global T
+    T = tree
+
+
+def main(argv):
+    return run_main(argv, CASES, install_tree)
 
 
 if __name__ == "__main__":
