@@ -1,6 +1,6 @@
 #include "metal.hpp"
 
-#include "make_kernel.hpp"
+#include "default_state_path.hpp"
 #include "sim_kernel.hpp"
 #include "metal_probe.hpp"
 

@@ -4,16 +4,11 @@
 #include "darwin_kernel.hpp"
 #endif
 #ifdef WIREDCAP_KERNEL_WITH_SIMULATOR
+#include "default_state_path.hpp"
 #include "sim_kernel.hpp"
 #endif
 
-#ifndef WIREDCAP_DEFAULT_SIM_STATE
-#define WIREDCAP_DEFAULT_SIM_STATE "/var/lib/wiredcap/sim-state"
-#endif
-
 namespace wiredcap::kernel {
-
-std::string_view default_sim_state_path() noexcept { return WIREDCAP_DEFAULT_SIM_STATE; }
 
 std::unique_ptr<Kernel> make_default_kernel(const std::optional<std::string>& sim_state_path) {
 #ifdef WIREDCAP_KERNEL_WITH_SIMULATOR

@@ -2,7 +2,8 @@
 //
 // On macOS the real one (sysctlbyname) unless a simulator state file is named (test builds
 // only: a production macOS build has no simulator, WIREDCAP_KERNEL_WITH_SIMULATOR); everywhere
-// else the simulated Mac, at the named state file or at the compiled-in default. Whoever calls this
+// else the simulated Mac, at the named state file or at the compiled-in default
+// (simulator/default_state_path.hpp). Whoever calls this
 // decides whether a state path may be honoured at all: a setuid helper must pass nullopt
 // (docs/design.md section 3, "Trust rule").
 #pragma once
@@ -15,11 +16,6 @@
 #include "wiredcap/kernel/kernel.hpp"
 
 namespace wiredcap::kernel {
-
-// The state file the simulated Mac uses when none is named: WIREDCAP_DEFAULT_SIM_STATE as
-// compiled in (a test build may point it at a fixed, root-owned file), else
-// /var/lib/wiredcap/sim-state.
-[[nodiscard]] std::string_view default_sim_state_path() noexcept;
 
 [[nodiscard]] std::unique_ptr<Kernel> make_default_kernel(const std::optional<std::string>& sim_state_path);
 

@@ -19,7 +19,7 @@
 #include <system_error>
 #include <vector>
 
-#include "make_kernel.hpp"
+#include "default_state_path.hpp"
 #include "sim_kernel.hpp"
 #include "sim_kernel.hpp"
 #include "sim_profiles.hpp"

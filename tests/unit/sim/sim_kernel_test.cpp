@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "default_state_path.hpp"
 #include "make_kernel.hpp"
 #include "sim_kernel.hpp"
 #include "sim_kernel.hpp"
