@@ -4,7 +4,7 @@
 
 #include <iosfwd>
 
-#include "helper_client.hpp"
+#include "readings/helper_client.hpp"
 
 namespace wiredcap::cli {
 

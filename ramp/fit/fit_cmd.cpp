@@ -5,10 +5,10 @@
 #include <ostream>
 
 #include "fit/overhead.hpp"
-#include "journal_reader.hpp"
-#include "metal.hpp"
-#include "readings.hpp"
-#include "recovery.hpp"
+#include "engine/recovery.hpp"
+#include "readings/journal_reader.hpp"
+#include "readings/metal.hpp"
+#include "readings/readings.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"

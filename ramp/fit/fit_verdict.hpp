@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "readings.hpp"
+#include "readings/readings.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::fit {

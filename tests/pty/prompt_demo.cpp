@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "terminal_prompt.hpp"
+#include "engine/terminal_prompt.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "convert.hpp"
+#include "commands/convert.hpp"
 #include "wiredcap/exit_codes.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // The LaunchDaemon's state as status and persist report it: launchctl print-disabled in both of
 // its formats, and what each combination of loaded/enabled makes wiredcap say.
-#include "launchd_state.hpp"
+#include "readings/launchd_state.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // What `wiredcap recover` concludes from the journal (docs/design.md section 6). Each journal here
 // is written with the helper's own record writer and read back with the journal reader, so
 // the stories below are the bytes the real programs would exchange.
-#include "recovery.hpp"
+#include "engine/recovery.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "journal/journal.hpp"
-#include "journal_reader.hpp"
+#include "readings/journal_reader.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::units {

@@ -1,0 +1,279 @@
+#include "commands/persist_cmd.hpp"
+
+#include <filesystem>
+#include <ostream>
+
+#include "readings/journal_reader.hpp"
+#include "readings/launchd_state.hpp"
+#include "readings/readings.hpp"
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/units/format.hpp"
+#include "wiredcap/units/parse.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+using units::MiB;
+
+constexpr const char* kReadBackSource = "boot state file read-back";
+constexpr const char* kForgetHint = "to forget the stored value: wiredcap persist --off";
+
+constexpr const char* kFromCommandLine = "the command line";
+constexpr const char* kLaunchDaemonPlist = "/Library/LaunchDaemons/org.wiredcap.boot.plist";
+
+PersistError usage(std::string message) { return PersistError{ExitCode::usage, std::move(message)}; }
+
+// --off takes nothing else: each option it would ignore is named, so nothing is silently dropped.
+std::optional<PersistError> off_conflict(const PersistRequest& req) {
+    if (req.size)
+        return usage("persist --off forgets the stored value and takes no SIZE (got " + units::quote_input(*req.size) +
+                     "); to store a value: wiredcap persist SIZE");
+    if (req.unconfirmed) return usage("--unconfirmed is for storing a value; persist --off takes no other option");
+    if (req.ignore_hang_ceiling)
+        return usage("--ignore-hang-ceiling is for storing a value; persist --off takes no other option");
+    return std::nullopt;
+}
+
+// SIZE as `set` reads it, except that the OS default is not a value to store: with nothing
+// stored, every boot keeps the OS default already.
+Expected<MiB, PersistError> parse_size(const std::string& text) {
+    if (text == "default")
+        return usage("'default' is the OS default, which every boot keeps when nothing is stored; " +
+                     std::string(kForgetHint));
+    auto value = units::parse_size_as<MiB>(text);
+    if (!value) return usage(value.error().message);
+    if (value->count() == 0)
+        return usage("0 means the OS default to the kernel, which every boot keeps when nothing is stored; " +
+                     std::string(kForgetHint));
+    return *value;
+}
+
+std::string ramp_ref_text(const recovery::StepRef& r) {
+    return "run " + r.run + " step " + std::to_string(r.step) + ", " + r.time;
+}
+
+std::string minutes_or_seconds(std::uint64_t s) {
+    if (s % 60 == 0) return std::to_string(s / 60) + " min";
+    return std::to_string(s) + " s";
+}
+
+// What happens next, in one sentence: the boot action's rule, with this machine's healthy_after.
+std::string next_sentence(const MachineReadings& m) {
+    const auto& g = m.boot_guard;
+    const auto healthy_after = m.policy ? m.policy->healthy_after_s : std::nullopt;
+    const std::string after = healthy_after ? minutes_or_seconds(*healthy_after) + " of uptime"
+                                            : "healthy_after of uptime (the policy's; unknown now)";
+    std::string s = "The LaunchDaemon applies it once at each boot and marks it healthy after " + after +
+                    "; it never applies it again after a boot that did not get there. "
+                    "To forget it: wiredcap persist --off (or wiredcap reset).";
+    if (g && g->disabled.value_or(false))
+        s += "\nThe boot action is disabled now: " + g->switch_path + " exists (or cannot be checked).";
+    // Only the macOS package installs the daemon (Homebrew cannot: see docs/install.md): say when it is missing.
+    if (m.backend == "darwin" && !std::filesystem::exists(kLaunchDaemonPlist))
+        s += "\nBut the LaunchDaemon is not installed here (" + std::string(kLaunchDaemonPlist) +
+             " is missing, as after a Homebrew install): nothing applies the stored value at boot.";
+    return s;
+}
+
+struct ReadBack {
+    std::optional<MiB> value;
+    std::string error;
+};
+
+// The helper's {"value":N|null,"source":"boot state file read-back","error"?}.
+ReadBack persisted_of(const json::Value& j) {
+    ReadBack r;
+    const json::Value* o = json::get(j, "persisted_mib");
+    if (o == nullptr) return ReadBack{std::nullopt, "the helper reported no read-back of the boot state file"};
+    if (const json::Value* e = json::get(*o, "error"); e && json::as_string(*e)) r.error = *json::as_string(*e);
+    const json::Value* v = json::get(*o, "value");
+    if (v != nullptr && json::as_u64(*v)) r.value = MiB::from_count(*json::as_u64(*v));
+    else if ((v == nullptr || !v->is_null()) && r.error.empty()) r.error = "the helper's read-back of the boot state file is not a MiB count";
+    return r;
+}
+
+bool flag(const json::Value& j, std::string_view key) {
+    const json::Value* v = json::get(j, key);
+    return v && json::as_bool(*v).value_or(false);
+}
+
+std::string basis_of(const json::Value& j) {
+    const json::Value* b = json::get(j, "basis");
+    return b && json::as_string(*b) ? *json::as_string(*b) : std::string();
+}
+
+JsonObject persisted_json(const ReadBack& r) {
+    JsonObject o;
+    if (r.value) o.num("mib", r.value->count()); else o.null("mib");
+    o.str("source", kReadBackSource);
+    if (!r.error.empty()) o.str("why_unknown", r.error);
+    return o;
+}
+
+// A refusal before the helper read the file back has no read-back to report: none is made up.
+JsonObject with_read_back(JsonObject o, const json::Value& j, const ReadBack& r) {
+    if (json::get(j, "persisted_mib") != nullptr) o.object("persisted", persisted_json(r));
+    return o;
+}
+
+// The start of every JSON answer, success or not.
+JsonObject json_head(bool off, bool simulated) {
+    JsonObject o;
+    o.str("schema", "wiredcap.persist/1");
+    return o.boolean("simulated", simulated).boolean("off", off);
+}
+
+ExitCode fail(CliContext& ctx, JsonObject o, ExitCode code, const std::string& message) {
+    if (ctx.json) ctx.out << o.boolean("ok", false).num("exit", static_cast<std::uint64_t>(to_int(code))).str("error", message).text() << "\n";
+    ctx.err << "wiredcap persist: " << message << "\n";
+    return code;
+}
+
+std::string stored_line(bool simulated, const ReadBack& r) {
+    const std::string value = r.value ? units::describe(*r.value) : r.error.empty() ? "nothing" : "unknown (" + r.error + ")";
+    return std::string(simulated ? "SIMULATED " : "") + "stored for boot = " + value + "   [" + kReadBackSource + "]\n";
+}
+
+std::string basis_line(const std::string& basis, const PersistChoice& c, bool from_journal) {
+    const std::string what = basis == "confirmed"     ? "confirmed in a ramp on this machine (per the journal)"
+                             : basis == "unconfirmed" ? "unconfirmed (stored with --unconfirmed)"
+                                                      : "not reported by the helper";
+    return "basis: " + what + "\n" + (from_journal ? "value: " + c.from + "\n" : "");
+}
+
+ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistChoice& c, const MachineReadings& m) {
+    JsonObject o = json_head(false, m.simulated());
+    o.num("requested_mib", c.value.count()).str("requested_from", c.from);
+    if (!reply.json) return fail(ctx, o, reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code(), reply.error);
+    const json::Value& j = *reply.json;
+    const ReadBack stored = persisted_of(j);
+    if (!reply.ok()) return fail(ctx, with_read_back(o, j, stored), reply.code(), reply.error);
+    const std::string basis = basis_of(j);
+    const bool changed = flag(j, "changed");
+    const std::string next = next_sentence(m);
+    if (ctx.json) {
+        if (basis.empty()) o.null("basis"); else o.str("basis", basis);
+        o.object("persisted", persisted_json(stored)).boolean("changed", changed);
+        o.boolean("at_or_above_hang_ceiling", c.at_or_above_ceiling);
+        const auto healthy_after = m.policy ? m.policy->healthy_after_s : std::nullopt;
+        if (healthy_after) o.num("healthy_after_s", *healthy_after); else o.null("healthy_after_s");
+        ctx.out << o.str("next", next).boolean("ok", stored.value == std::optional<MiB>(c.value)).text() << "\n";
+    } else {
+        ctx.out << stored_line(m.simulated(), stored) << basis_line(basis, c, c.from != kFromCommandLine);
+        if (c.at_or_above_ceiling) ctx.out << "at or above the hang ceiling: stored because of --ignore-hang-ceiling\n";
+        ctx.out << (changed ? "stored now\n" : "unchanged: this value was already stored for boot\n") << next << "\n";
+    }
+    if (!stored.value) {
+        ctx.err << "wiredcap persist: the helper reported success, but the boot state file reads back no value\n";
+        return ExitCode::internal_error;
+    }
+    if (*stored.value != c.value) {
+        ctx.err << "wiredcap persist: the boot state file reads back " << units::to_string(*stored.value) << ", not the "
+                << units::to_string(c.value) << " asked for\n";
+        return ExitCode::internal_error;
+    }
+    // Stored is not applied: a daemon that is not loaded, or that the person switched off in
+    // Login Items, never runs. Said on stderr, so scripts reading the JSON see it too.
+    if (auto warning = persist_warning(read_daemon_state(m.simulated())))
+        ctx.err << "wiredcap persist: warning: " << *warning << "\n";
+    return ExitCode::ok;
+}
+
+ExitCode report_off(CliContext& ctx, const HelperReply& reply) {
+    const json::Value* backend = reply.json ? json::get(*reply.json, "backend") : nullptr;
+    const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
+    JsonObject o = json_head(true, simulated);
+    if (!reply.json) return fail(ctx, o, reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code(), reply.error);
+    const ReadBack stored = persisted_of(*reply.json);
+    if (!reply.ok()) return fail(ctx, with_read_back(o, *reply.json, stored), reply.code(), reply.error);
+    const bool changed = flag(*reply.json, "changed");
+    // Forgotten means the file reads back as nothing, not merely that the helper said so.
+    const bool gone = !stored.value && stored.error.empty();
+    if (ctx.json) {
+        ctx.out << o.object("persisted", persisted_json(stored)).boolean("changed", changed).boolean("ok", gone).text() << "\n";
+    } else {
+        ctx.out << stored_line(simulated, stored)
+                << (changed ? "forgot the value stored for boot\n" : "unchanged: nothing was stored for boot\n");
+        if (gone) ctx.out << "The boot action has nothing to apply: every boot keeps the OS default.\n";
+    }
+    if (!gone) {
+        ctx.err << "wiredcap persist: the helper reported success, but the boot state file does not read back empty\n";
+        return ExitCode::internal_error;
+    }
+    return ExitCode::ok;
+}
+
+ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& args) {
+    auto machine = read_machine(ctx.helper);
+    if (!machine) {
+        ctx.err << "wiredcap persist: " << machine.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    const std::string path = journal_path(ctx.helper.dev());
+    auto contents = journal_view::read_journal(path);
+    if (!contents)
+        return fail(ctx, json_head(false, machine->simulated()), ExitCode::internal_error,
+                    contents.error().message + "; the last confirmed value and the hang ceiling are unknown");
+    const auto report = recovery::analyse(contents->entries, machine->boot_id.value.value_or(""));
+    auto choice = choose_persist_value(args, report, req.ignore_hang_ceiling, "journal " + path);
+    if (!choice) return fail(ctx, json_head(false, machine->simulated()), choice.error().code, choice.error().message);
+    std::vector<std::string> helper_args{"persist", units::to_string(choice->value)};
+    if (req.unconfirmed) helper_args.emplace_back("--unconfirmed");
+    if (choice->at_or_above_ceiling) helper_args.emplace_back("--ignore-hang-ceiling");  // journaled
+    return report_store(ctx, ctx.helper.run(helper_args), *choice, *machine);
+}
+
+}  // namespace
+
+Expected<PersistArgs, PersistError> check_persist_args(const PersistRequest& req) {
+    if (req.off) {
+        if (auto e = off_conflict(req)) return *e;
+        return PersistArgs{true, std::nullopt};
+    }
+    if (!req.size) {
+        if (req.unconfirmed)
+            return usage("--unconfirmed needs SIZE: without SIZE the value is the journal's last confirmed one, "
+                         "which needs no override");
+        return PersistArgs{false, std::nullopt};
+    }
+    auto value = parse_size(*req.size);
+    if (!value) return value.error();
+    return PersistArgs{false, *value};
+}
+
+Expected<PersistChoice, PersistError> choose_persist_value(const PersistArgs& args, const recovery::Report& journal,
+                                                           bool ignore_hang_ceiling, const std::string& journal_source) {
+    PersistChoice c{MiB::zero(), kFromCommandLine, false};
+    if (args.size) {
+        c.value = *args.size;
+    } else if (journal.last_confirmed) {
+        c.value = journal.last_confirmed->value;
+        c.from = "the journal's last confirmed step (" + ramp_ref_text(*journal.last_confirmed) + ")";
+    } else {
+        return usage("no value was ever confirmed in a ramp on this machine (" + journal_source +
+                     "); confirm one with wiredcap ramp --to SIZE first, and persist stores it "
+                     "(or give SIZE, with --unconfirmed for a value no ramp confirmed)");
+    }
+    const auto& ceiling = journal.hang_ceiling;
+    if (ceiling && c.value >= ceiling->value) {
+        if (!ignore_hang_ceiling)
+            return PersistError{ExitCode::refused_by_policy,
+                                units::to_string(c.value) + " is at or above the hang ceiling: " +
+                                    units::describe(ceiling->value) + " " + recovery::hang_origin(*ceiling) +
+                                    "; persist a lower value, or pass --ignore-hang-ceiling"};
+        c.at_or_above_ceiling = true;
+    }
+    return c;
+}
+
+ExitCode run_persist(CliContext& ctx, const PersistRequest& req) {
+    auto args = check_persist_args(req);
+    if (!args) {
+        ctx.err << "wiredcap persist: " << args.error().message << "\n";
+        return args.error().code;
+    }
+    if (args->off) return report_off(ctx, ctx.helper.run({"persist", "--off"}));
+    return store(ctx, req, *args);
+}
+
+}  // namespace wiredcap::cli

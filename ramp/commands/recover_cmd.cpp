@@ -1,0 +1,161 @@
+#include "commands/recover_cmd.hpp"
+
+#include <ostream>
+
+#include "engine/effective_cap.hpp"
+#include "readings/journal_reader.hpp"
+#include "readings/metal.hpp"
+#include "policy/policy.hpp"
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/units/format.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+std::string where(const recovery::StepRef& r) {
+    return "run " + r.run + " step " + std::to_string(r.step) + " (" + units::describe(r.value) + ", " + r.time + ")";
+}
+
+// Records the outcome the journal lacks for one run; false when the helper refused. A run
+// whose last step is from this boot may still be live (between a confirmation and its next
+// step): closing it would hide a later hang, so it is left for a later boot to settle.
+bool record_outcome(const CliContext& ctx, const recovery::UnresolvedRun& u, std::string_view boot, std::ostream& say) {
+    const auto outcome = recovery::outcome_to_record(u.state);
+    if (!outcome) return true;
+    if (u.state == recovery::RunState::ended_without_record && u.at.boot == boot) return true;
+    const HelperReply r = ctx.helper.run({"end", "--run", u.at.run, "--outcome", std::string(*outcome)});
+    if (r.ok()) return true;
+    say << "  could not record run " << u.at.run << " as " << *outcome << ": " << r.error << "\n";
+    return false;
+}
+
+void explain(const recovery::UnresolvedRun& u, std::ostream& say) {
+    switch (u.state) {
+        case recovery::RunState::hung_in_earlier_boot:
+            say << "The machine hung at " << where(u.at) << ": the step was applied, never confirmed,\n"
+                << "and the machine has rebooted since (the reboot reset the cap to the OS default).\n";
+            break;
+        case recovery::RunState::interrupted_in_earlier_boot:
+            say << "The machine went down at " << where(u.at) << " before the step was verified and\n"
+                << "confirmed, and has rebooted since. It is treated as a hang.\n";
+            break;
+        case recovery::RunState::awaiting_in_this_boot:
+            say << where(u.at) << " awaits confirmation in this boot: a ramp is running now, or it was\n"
+                << "killed and its guard is reverting it. If no 'wiredcap ramp' is running: wiredcap reset\n";
+            break;
+        case recovery::RunState::revert_unproven_in_this_boot:
+            say << where(u.at) << " was not shown reverted: the run's end record says the revert\n"
+                << "failed or reads back another value than its revert target. Run: wiredcap reset\n";
+            break;
+        case recovery::RunState::ended_without_record:
+            say << "Run " << u.at.run << " stopped after " << where(u.at)
+                << " without recording its end; nothing was at risk.\n";
+            break;
+    }
+}
+
+policy::Policy as_policy(const PolicyView& v, units::MiB max_step) {
+    return policy::Policy{v.min, v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {}};
+}
+
+// The command that would put `value` back now, checked by the helper's own rule (band, memory
+// minus reserve, max_step from the effective cap): `set` when one change is allowed, `ramp`
+// when only the step is too large, otherwise no command and why.
+std::string use_again(const CliContext& ctx, const MachineReadings& m, units::MiB value) {
+    const std::string v = std::to_string(value.count()) + "MiB";
+    if (!m.policy || !m.memsize.value) return "No command is suggested: the policy or the memory size is unknown.\n";
+    auto eff = effective_cap(m, read_metal(m, ctx.helper.dev()), std::nullopt);
+    if (!eff) return "To use it again, give the GPU's cap now (Metal cannot be read): wiredcap set " + v + " --from SIZE\n";
+    const auto mem = *m.memsize.value;
+    const auto knob = m.knob.value.value_or(units::MiB::zero());
+    if (!policy::refusal(as_policy(*m.policy, m.policy->max_step), mem, knob, value, eff->value))
+        return "To use it again: wiredcap set " + v + "\n";
+    const auto why = policy::refusal(as_policy(*m.policy, units::MiB::max()), mem, knob, value, eff->value);
+    if (!why && value > eff->value) return "To use it again, step by step: wiredcap ramp --to " + v + "\n";
+    return "It is not suggested again: " + why.value_or("it is not above the effective cap") + ".\n";
+}
+
+}  // namespace
+
+Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine, std::ostream& say) {
+    auto contents = journal_view::read_journal(journal_path(ctx.helper.dev()));
+    if (!contents) return contents.error();
+    RecoverResult result;
+    result.report = recovery::analyse(contents->entries, machine.boot_id.value.value_or(""));
+    for (const auto& w : contents->warnings) say << "journal: " << w << "\n";
+    for (const auto& u : result.report.unresolved) {
+        explain(u, say);
+        if (u.state == recovery::RunState::awaiting_in_this_boot ||
+            u.state == recovery::RunState::revert_unproven_in_this_boot)
+            result.ramp_in_progress = true;
+        else if (!record_outcome(ctx, u, machine.boot_id.value.value_or(""), say)) result.could_not_record = true;
+    }
+    return result;
+}
+
+ExitCode run_recover(CliContext& ctx) {
+    auto machine = read_machine(ctx.helper);
+    if (!machine) {
+        ctx.err << "wiredcap recover: " << machine.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    std::ostream& say = ctx.json ? ctx.err : ctx.out;
+    auto result = recover(ctx, *machine, say);
+    if (!result) {
+        ctx.err << "wiredcap recover: " << result.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    const auto& rep = result->report;
+    const std::string sim = machine->simulated() ? " [SIMULATED]" : "";
+    if (ctx.json) {
+        JsonObject o;
+        o.str("schema", "wiredcap.recover/1").boolean("simulated", machine->simulated());
+        // A ramp step keeps the shape it always had; a boot that never became healthy has no
+        // run or step (null), and `kind` says what it is.
+        auto step = [](const recovery::StepRef& r) {
+            JsonObject s;
+            s.num("mib", r.value.count());
+            if (r.kind == recovery::RefKind::ramp_step) return s.str("run", r.run).num("step", r.step).str("time", r.time);
+            return s.null("run").null("step").str("time", r.time).str("kind", recovery::kind_name(r.kind));
+        };
+        if (rep.hang_ceiling) o.object("hang_ceiling", step(*rep.hang_ceiling)); else o.null("hang_ceiling");
+        if (rep.last_confirmed) o.object("last_confirmed", step(*rep.last_confirmed)); else o.null("last_confirmed");
+        JsonObject knob;
+        if (machine->knob.value) knob.num("mib", machine->knob.value->count()); else knob.null("mib");
+        o.object("wired_limit", knob.str("source", "kernel read-back"));
+        o.boolean("ramp_in_progress", result->ramp_in_progress).boolean("recorded", !result->could_not_record);
+        o.str("source", "journal " + journal_path(ctx.helper.dev()));
+        ctx.out << o.text() << "\n";
+    } else {
+        if (rep.hang_ceiling && rep.hang_ceiling->kind == recovery::RefKind::ramp_step)
+            say << "Hang ceiling: " << where(*rep.hang_ceiling) << " hung. Later ramps stop below it"
+                << " (override: --ignore-hang-ceiling)." << sim << "\n";
+        else if (rep.hang_ceiling)
+            say << "Hang ceiling: " << units::describe(rep.hang_ceiling->value) << " "
+                << recovery::hang_origin(*rep.hang_ceiling) << ". Later ramps stop below it"
+                << " (override: --ignore-hang-ceiling)." << sim << "\n";
+        else
+            say << "No step has ever hung." << sim << "\n";
+        if (rep.last_confirmed) {
+            say << "Last confirmed value: " << where(*rep.last_confirmed) << ".\n";
+            // Suggest re-applying it only when the kernel does not hold it now (or cannot say), and
+            // never when it is at or above the hang ceiling (a boot trip can be at the very value a
+            // ramp confirmed earlier).
+            const bool hung_since = rep.hang_ceiling && rep.hang_ceiling->value <= rep.last_confirmed->value;
+            if (hung_since)
+                say << "Nothing was re-applied. That value is at or above the hang ceiling: it is not suggested again.\n";
+            else if (machine->knob.value != std::optional<units::MiB>(rep.last_confirmed->value))
+                say << "Nothing was re-applied. " << use_again(ctx, *machine, rep.last_confirmed->value);
+        }
+        else
+            say << "No ramp step was ever confirmed.\n";
+        if (machine->knob.value)
+            say << "iogpu.wired_limit_mb now reads "
+                << (machine->knob.value->count() == 0 ? std::string("0 (OS default policy)") : units::describe(*machine->knob.value))
+                << "   [kernel read-back" << (machine->simulated() ? ", SIMULATED" : "") << "]\n";
+    }
+    if (result->ramp_in_progress || result->could_not_record) return ExitCode::unresolved_journal;
+    return ExitCode::ok;
+}
+
+}  // namespace wiredcap::cli

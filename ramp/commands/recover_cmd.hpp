@@ -1,0 +1,26 @@
+// `wiredcap recover` (also run before every ramp): reads the journal, records each ramp that
+// hung in an earlier boot as hung (so it becomes the hang ceiling), reports the last confirmed
+// value and what to do next. It never re-applies anything. Running it twice is harmless.
+#pragma once
+
+#include <iosfwd>
+
+#include "cli_context.hpp"
+#include "readings/readings.hpp"
+#include "engine/recovery.hpp"
+#include "wiredcap/exit_codes.hpp"
+
+namespace wiredcap::cli {
+
+struct RecoverResult {
+    recovery::Report report;
+    bool ramp_in_progress = false;  // a step awaits confirmation in this boot
+    bool could_not_record = false;  // an outcome could not be journaled (not permitted?)
+};
+
+// Analyses and records; writes its account to `say`. Errors only when the journal is unreadable.
+[[nodiscard]] Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine, std::ostream& say);
+
+[[nodiscard]] ExitCode run_recover(CliContext& ctx);
+
+}  // namespace wiredcap::cli

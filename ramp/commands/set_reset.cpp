@@ -1,0 +1,226 @@
+#include "commands/set_reset.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <ostream>
+
+#include "engine/effective_cap.hpp"
+#include "readings/journal_reader.hpp"
+#include "readings/metal.hpp"
+#include "readings/readings.hpp"
+#include "engine/recovery.hpp"
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/units/format.hpp"
+#include "wiredcap/units/parse.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+using units::MiB;
+
+std::optional<std::uint64_t> reading_mib(const json::Value& j, std::string_view key) {
+    const json::Value* r = json::get(j, key);
+    const json::Value* v = r ? json::get(*r, "value") : nullptr;
+    return v ? json::as_u64(*v) : std::nullopt;
+}
+
+JsonObject mib_reading(std::optional<std::uint64_t> mib, std::string_view source) {
+    JsonObject o;
+    if (mib) o.num("mib", *mib); else o.null("mib");
+    return o.str("source", source);
+}
+
+// The knob as the helper's `read` reports it now, or why it cannot say.
+struct KnobNow {
+    std::optional<std::uint64_t> mib;
+    std::string why_unknown;
+};
+
+KnobNow reread_knob(const CliContext& ctx) {
+    const HelperReply r = ctx.helper.run({"read"});
+    if (!r.json) return KnobNow{std::nullopt, r.error.empty() ? "the helper gave no answer" : r.error};
+    if (auto v = reading_mib(*r.json, "wired_limit_mib")) return KnobNow{v, {}};
+    const json::Value* wl = json::get(*r.json, "wired_limit_mib");
+    const json::Value* err = wl ? json::get(*wl, "error") : nullptr;
+    return KnobNow{std::nullopt, err && json::as_string(*err) ? *json::as_string(*err) : "the helper reported no value"};
+}
+
+// What a `set` knew before the change: which way it moves the GPU's cap, and from what.
+struct Before {
+    Direction direction;
+    EffectiveCap effective;
+};
+
+// Reports the helper's answer: the value read back, never the value requested. When the change
+// failed without a read-back (a refused write, exit 5), the kernel is asked again: the report
+// names what it holds now (or why that is unknown), and a change only if the readings show one.
+ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb,
+                const std::optional<Before>& before = std::nullopt) {
+    if (!reply.json) {
+        ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
+        return reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code();
+    }
+    const json::Value& j = *reply.json;
+    auto readback = reading_mib(j, "readback_mib");
+    std::string source = "kernel read-back";
+    std::string why_unknown;
+    if (!reply.ok() && !readback) {
+        const KnobNow now = reread_knob(ctx);
+        readback = now.mib;
+        source = "kernel";
+        why_unknown = now.why_unknown;
+    }
+    const auto previous = reading_mib(j, "previous_mib");
+    const bool changed = readback && previous && *readback != *previous;
+    // A plain reset also forgets the value stored for boot; only the helper knows if there was one.
+    // Two plain bools, not an optional<bool>: GCC 12 at -O2 reports the optional's flag as
+    // maybe-uninitialized (a false positive that -Werror turned into a broken release build).
+    const json::Value* forgot = json::get(j, "persist_removed");
+    const bool persist_known = forgot && json::as_bool(*forgot);
+    const bool persist_removed = persist_known && *json::as_bool(*forgot);
+    const json::Value* backend = json::get(j, "backend");
+    const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
+    if (ctx.json) {
+        JsonObject o;
+        o.str("schema", "wiredcap.change/1").str("command", verb).boolean("ok", reply.ok()).boolean("simulated", simulated);
+        JsonObject now = mib_reading(readback, source);
+        if (!readback && !why_unknown.empty()) now.str("error", why_unknown);
+        o.object("previous", mib_reading(previous, "kernel read-back")).object("wired_limit", now).boolean("changed", changed);
+        if (const json::Value* req = json::get(j, "requested_mib"); req && json::as_u64(*req)) o.num("requested_mib", *json::as_u64(*req));
+        if (persist_known) o.boolean("persist_removed", persist_removed);
+        if (before) {
+            o.str("direction", direction_name(before->direction));
+            o.object("effective_before",
+                     JsonObject().num("mib", before->effective.value.count()).str("source", before->effective.source));
+        }
+        if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
+        ctx.out << o.text() << "\n";
+    }
+    if (!reply.ok()) {
+        ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
+        if (readback) ctx.err << "iogpu.wired_limit_mb now reads " << *readback << " MiB [" << source << "]\n";
+        else if (!why_unknown.empty()) ctx.err << "iogpu.wired_limit_mb now: unknown (" << why_unknown << ")\n";
+        return reply.code();
+    }
+    if (!readback) {
+        ctx.err << "wiredcap " << verb << ": the helper reported no read-back\n";
+        return ExitCode::internal_error;
+    }
+    if (ctx.json) return ExitCode::ok;
+    const MiB now = *MiB::from_count(*readback);
+    const std::string value = now.count() == 0 ? "0 (OS default policy)" : units::describe(now);
+    ctx.out << (simulated ? "SIMULATED " : "") << "iogpu.wired_limit_mb = " << value << "   [kernel read-back]\n";
+    if (before && changed)
+        ctx.out << (before->direction == Direction::raise   ? "raised"
+                    : before->direction == Direction::lower ? "lowered"
+                                                            : "kept")
+                << " the GPU's cap: it was " << effective_text(before->effective) << "\n";
+    if (!changed) ctx.out << "unchanged: the kernel already held this value\n";
+    else ctx.out << "Running MLX, Ollama or llama.cpp processes keep the old cap until restarted.\n";
+    if (persist_removed) ctx.out << "also forgot the value stored for boot\n";
+    return ExitCode::ok;
+}
+
+// A raise, or any change away from the OS default, asks first. No terminal to ask on is a usage
+// error (pass --yes); a person saying no is not (exit 13, declined).
+std::string from_text(const Before& b, MiB current) {
+    return (current.count() == 0 ? "the OS default's " : "") + units::describe(b.effective.value);
+}
+
+ExitCode no_terminal(CliContext& ctx, const Before& b, MiB current, MiB to) {
+    ctx.err << "wiredcap set: " << (b.direction == Direction::raise ? "raising" : "changing") << " the GPU's cap from "
+            << from_text(b, current) << " [" << b.effective.source << "] to " << units::describe(to)
+            << " needs confirmation; no terminal to ask on, so pass --yes\n";
+    return ExitCode::usage;
+}
+
+bool confirmed_change(CliContext& ctx, const Before& b, MiB current, MiB to) {
+    const std::string verb = b.direction == Direction::raise ? "Raise" : b.direction == Direction::lower ? "Lower" : "Set";
+    ctx.err << verb << " the GPU's cap from " << from_text(b, current) << " [" << b.effective.source << "] to "
+            << units::describe(to) << " (iogpu.wired_limit_mb)? Type yes to continue: " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer) || answer != "yes") {
+        ctx.err << "not changed\n";
+        return false;
+    }
+    return true;
+}
+
+// A value at or above the journal's hang ceiling needs --ignore-hang-ceiling; an unreadable
+// journal leaves the ceiling unknown, which refuses (fail closed).
+std::optional<std::string> hang_refusal(CliContext& ctx, const MachineReadings& m, MiB value, bool ignore) {
+    const std::string path = journal_path(ctx.helper.dev());
+    auto contents = journal_view::read_journal(path);
+    if (!contents) return contents.error().message + "; the hang ceiling is unknown, so nothing was changed";
+    const auto report = recovery::analyse(contents->entries, m.boot_id.value.value_or(""));
+    const auto& c = report.hang_ceiling;
+    if (!c || value < c->value || ignore) return std::nullopt;
+    return units::describe(value) + " is at or above the hang ceiling: " + units::describe(c->value) + " " +
+           recovery::hang_origin(*c) + "; choose a lower value, or pass --ignore-hang-ceiling";
+}
+
+}  // namespace
+
+Direction direction_of(MiB effective, MiB value) {
+    return value > effective ? Direction::raise : value < effective ? Direction::lower : Direction::same;
+}
+
+std::string_view direction_name(Direction d) {
+    switch (d) {
+        case Direction::raise: return "raise";
+        case Direction::lower: return "lower";
+        case Direction::same: return "same";
+    }
+    return "unknown";
+}
+
+ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
+    if (req.size == "default") return run_reset(ctx);
+    auto value = units::parse_size_as<MiB>(req.size);
+    if (!value) {
+        ctx.err << "wiredcap set: " << value.error().message << "\n";
+        return ExitCode::usage;
+    }
+    if (value->count() == 0) {
+        ctx.err << "wiredcap set: 0 means the OS default to the kernel; write 'default' (or use reset)\n";
+        return ExitCode::usage;
+    }
+    auto from = parse_from(req.from);
+    if (!from) {
+        ctx.err << "wiredcap set: " << from.error().message << "\n";
+        return ExitCode::usage;
+    }
+    auto machine = read_machine(ctx.helper);
+    if (!machine) {
+        ctx.err << "wiredcap set: " << machine.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    // Without a knob to read the helper refuses with the platform's own answer.
+    if (!machine->knob.value) return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
+    if (auto why = hang_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
+        ctx.err << "wiredcap set: " << *why << "\n";
+        return ExitCode::refused_by_policy;
+    }
+    auto effective = effective_cap(*machine, read_metal(*machine, ctx.helper.dev()), *from);
+    if (!effective) {
+        ctx.err << "wiredcap set: " << effective.error().message << "\n";
+        return ExitCode::usage;
+    }
+    const Before before{direction_of(effective->value, *value), *effective};
+    const MiB current = *machine->knob.value;
+    const bool ask = before.direction == Direction::raise || (current.count() == 0 && *value != current);
+    if (ask && !req.yes) {
+        if (::isatty(tty_in_fd) == 0) return no_terminal(ctx, before, current, *value);
+        if (!confirmed_change(ctx, before, current, *value)) return ExitCode::declined;
+    }
+    std::vector<std::string> args{"apply", units::to_string(*value)};
+    const auto extra = effective_args(*effective);
+    args.insert(args.end(), extra.begin(), extra.end());
+    if (req.ignore_hang_ceiling) args.emplace_back("--ignore-hang-ceiling");
+    return report(ctx, ctx.helper.run(args), "set", before);
+}
+
+ExitCode run_reset(CliContext& ctx) { return report(ctx, ctx.helper.run({"reset"}), "reset"); }
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,277 @@
+#include "commands/status.hpp"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "commands/boot_view.hpp"
+#include "engine/effective_cap.hpp"
+#include "readings/journal_reader.hpp"
+#include "readings/launchd_state.hpp"
+#include "readings/metal.hpp"
+#include "readings/readings.hpp"
+#include "engine/recovery.hpp"
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/units/casts.hpp"
+#include "wiredcap/units/format.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+using units::Bytes;
+using units::MiB;
+
+struct Status {
+    MachineReadings machine;
+    MetalReading metal;
+    std::optional<recovery::Report> journal;
+    std::string journal_source;
+    std::string journal_error;
+    DaemonState daemon;
+};
+
+std::string size_text(Bytes b) {
+    if (auto mib = units::exact_cast<MiB>(b)) return units::describe(*mib);
+    return std::to_string(b.count()) + " B (" + units::truncated_decimal(b, units::SizeUnit::gibibytes, 2) + " GiB)";
+}
+
+// The unit a related key counts in, by Apple's naming: *_mb keys count MiB (as the knob does),
+// debug.iogpu.wired_limit counts bytes (macOS 13, unconfirmed); the others are flags.
+std::string related_unit(std::string_view name) {
+    if (name.size() > 3 && name.substr(name.size() - 3) == "_mb") return " MiB";
+    if (name == "debug.iogpu.wired_limit") return " B (reportedly bytes)";
+    return "";
+}
+
+std::string knob_text(const Reading<MiB>& knob) {
+    if (!knob.value) return "unknown (" + knob.error + ")";
+    if (knob.value->count() == 0) return "0 (OS default policy)";
+    return units::describe(*knob.value);
+}
+
+// The cap the GPU lives under right now, and what sets it.
+std::string binding_text(const Status& s) {
+    const auto& knob = s.machine.knob.value;
+    if (!knob) return "unknown: the knob could not be read";
+    if (knob->count() != 0) return "the knob, " + units::to_string(*knob);
+    if (s.metal.working_set) return "the OS default policy, " + size_text(*s.metal.working_set) + " per Metal";
+    return "the OS default policy (its value is unknown: " + s.metal.why_unknown + ")";
+}
+
+// The highest value a ramp could reach: the policy's max, memory minus reserve, and strictly
+// below a hang ceiling. Empty with the reason when there is none or it is unknown.
+Expected<MiB> highest_ramp_target(const Status& s) {
+    if (!s.machine.policy) return Error{"the policy is unknown"};
+    if (!s.machine.memsize.value) return Error{"the memory size is unknown"};
+    MiB top = s.machine.policy->max;
+    const auto usable = checked_sub(units::floor_cast<MiB>(*s.machine.memsize.value), s.machine.policy->reserve);
+    if (!usable) return Error{"memory is smaller than the reserve"};
+    if (*usable < top) top = *usable;
+    if (s.journal && s.journal->hang_ceiling && s.journal->hang_ceiling->value <= top) {
+        const auto below = checked_sub(s.journal->hang_ceiling->value, MiB::from_count_or_throw(1));
+        if (!below || *below < s.machine.policy->min) return Error{"none: the hang ceiling is at or below the band"};
+        top = *below;
+    }
+    return top;
+}
+
+// The highest value `set` accepts right now, typed as printed: the same, and at most max_step
+// above the effective cap (the helper's rule; never from below the band's min).
+Expected<MiB> highest_settable(const Status& s) {
+    auto top = highest_ramp_target(s);
+    if (!top) return top;
+    auto effective = effective_cap(s.machine, s.metal, std::nullopt);
+    if (!effective) return Error{"unknown: the effective cap is unknown (give --from to set)"};
+    const MiB base = effective->value < s.machine.policy->min ? s.machine.policy->min : effective->value;
+    const auto one_step = checked_add(base, s.machine.policy->max_step);
+    if (one_step && *one_step < *top) return *one_step;
+    return *top;
+}
+
+std::string limit_text(const Expected<MiB>& v) {
+    if (v) return units::describe(*v);
+    return v.error().message.starts_with("none") ? v.error().message : "unknown (" + v.error().message + ")";
+}
+
+std::optional<Bytes> headroom(const Status& s) {
+    if (!s.machine.memsize.value || !s.machine.knob.value) return std::nullopt;
+    std::optional<Bytes> cap;
+    if (s.machine.knob.value->count() != 0) cap = Bytes(*s.machine.knob.value);
+    else if (s.metal.working_set) cap = s.metal.working_set;
+    if (!cap) return std::nullopt;
+    return checked_sub(*s.machine.memsize.value, *cap);
+}
+
+std::string step_text(const recovery::StepRef& r) {
+    return fmt::format("{} (run {} step {}, {})", units::describe(r.value), r.run, r.step, r.time);
+}
+
+// A ramp step that hung keeps its established wording; a boot that never became healthy says
+// what the journal knows of it (recovery::hang_origin).
+std::string hang_text(const recovery::StepRef& r) {
+    if (r.kind == recovery::RefKind::ramp_step) return step_text(r) + " hung";
+    return units::describe(r.value) + " " + recovery::hang_origin(r);
+}
+
+// The value stored for boot, its guard, and the switch that disables the boot action.
+template <class Line>
+void render_boot(const MachineReadings& m, Line& line) {
+    if (!m.boot_guard) {
+        line("stored for boot", "unknown (not reported by the helper)", "helper");
+        return;
+    }
+    const BootGuard& g = *m.boot_guard;
+    line("stored for boot", stored_text(g), g.source);
+    if (g.persisted) line("boot guard", guard_text(g, m), guard_source(g, m));
+    line("boot action", switch_text(g), "helper");
+}
+
+JsonObject daemon_json(const DaemonState& d) {
+    JsonObject o;
+    o.str("label", kDaemonLabel).boolean("applicable", d.applicable);
+    if (d.loaded) o.boolean("loaded", *d.loaded); else o.null("loaded");
+    if (d.enabled) o.boolean("enabled", *d.enabled); else o.null("enabled");
+    o.str("source", d.source.empty() ? "none" : d.source);
+    if (!d.loaded || !d.enabled) o.str("why_unknown", d.why_unknown);
+    return o;
+}
+
+void render_human(const Status& s, std::ostream& out) {
+    const std::string sim = s.machine.simulated() ? "SIMULATED " : "";
+    auto line = [&](std::string_view label, const std::string& value, const std::string& source) {
+        out << fmt::format("{}{:<31}{}{}\n", sim, label, value, source.empty() ? "" : "   [" + source + "]");
+    };
+    const auto& m = s.machine;
+    // The one thing that must not scroll by: the boot guard refused the stored value.
+    if (m.boot_guard)
+        if (auto alert = boot_alert(*m.boot_guard)) out << *alert << "\n";
+    if (m.simulated()) out << "SIMULATED Mac: these are readings of the simulator, not of a real machine\n";
+    line("physical memory", m.memsize.value ? size_text(*m.memsize.value) : "unknown (" + m.memsize.error + ")",
+         "kernel hw.memsize");
+    line("iogpu.wired_limit_mb", knob_text(m.knob), m.knob.source);
+    line("effective GPU cap", s.metal.working_set ? size_text(*s.metal.working_set) : "unknown (" + s.metal.why_unknown + ")",
+         s.metal.source);
+    for (const auto& [name, r] : m.related)
+        line(name, r.value ? *r.value + related_unit(name) : "not present", "kernel, read-only");
+    if (m.policy) {
+        line("permitted band", units::to_string(m.policy->min) + " to " + units::describe(m.policy->max), m.policy->source);
+        line("largest single raise", units::describe(m.policy->max_step), m.policy->source);
+        line("reserve for the OS", units::describe(m.policy->reserve), m.policy->source);
+        for (const auto& w : m.policy->warnings) line("policy warning", w, m.policy->source);
+    } else {
+        line("permitted band", "unknown (" + m.policy_error + ")", "policy");
+    }
+    const auto room = headroom(s);
+    line("headroom left to the OS", room ? size_text(*room) : "unknown", "computed: memory minus the binding cap");
+    line("binding now", binding_text(s), "");
+    line("highest you may set", limit_text(highest_settable(s)), "computed: the ramp's limit, max_step above the effective cap");
+    line("highest a ramp may reach", limit_text(highest_ramp_target(s)), "computed: band, memory minus reserve, hang ceiling");
+    if (s.journal) {
+        const auto& j = *s.journal;
+        line("last confirmed ramp step", j.last_confirmed ? step_text(*j.last_confirmed) : "none", s.journal_source);
+        line("hang ceiling", j.hang_ceiling ? hang_text(*j.hang_ceiling) : "none recorded", s.journal_source);
+        if (!j.unresolved.empty())
+            line("unresolved ramps", std::to_string(j.unresolved.size()) + ": run 'wiredcap recover'", s.journal_source);
+    } else {
+        line("journal", "unreadable (" + s.journal_error + ")", s.journal_source);
+    }
+    render_boot(m, line);
+    line("LaunchDaemon", daemon_text(s.daemon), s.daemon.source);
+    line("you", m.may_change ? "may change the cap" : "may not change the cap: " + m.may_change_why, "helper");
+}
+
+JsonObject bytes_reading(const std::optional<Bytes>& b, const std::string& source, const std::string& why) {
+    JsonObject o;
+    if (b) o.num("bytes", b->count()); else o.null("bytes");
+    o.str("source", source);
+    if (!b) o.str("why_unknown", why);
+    return o;
+}
+
+JsonObject mib_json(const std::optional<MiB>& v, const std::string& source) {
+    JsonObject o;
+    if (v) o.num("mib", v->count()); else o.null("mib");
+    return o.str("source", source);
+}
+
+// A ramp step as {mib, run, step, time, boot}, as it always was; a boot that never became
+// healthy has no run or step (null) and says what it is in `kind`.
+JsonObject step_json(const recovery::StepRef& r) {
+    JsonObject o;
+    o.num("mib", r.value.count());
+    if (r.kind == recovery::RefKind::ramp_step) return o.str("run", r.run).num("step", r.step).str("time", r.time).str("boot", r.boot);
+    return o.null("run").null("step").str("time", r.time).str("boot", r.boot).str("kind", recovery::kind_name(r.kind));
+}
+
+void render_json(const Status& s, std::ostream& out) {
+    const auto& m = s.machine;
+    JsonObject o;
+    o.str("schema", "wiredcap.status/1").str("backend", m.backend).boolean("simulated", m.simulated());
+    o.object("memsize", bytes_reading(m.memsize.value, "kernel hw.memsize", m.memsize.error));
+    JsonObject knob = mib_json(m.knob.value, m.knob.source);
+    if (m.knob.value) knob.boolean("os_default", m.knob.value->count() == 0); else knob.str("why_unknown", m.knob.error);
+    o.object("wired_limit", knob);
+    o.object("effective_cap", bytes_reading(s.metal.working_set, s.metal.source, s.metal.why_unknown));
+    JsonObject related;
+    for (const auto& [name, r] : m.related) {
+        JsonObject v;
+        if (r.value) v.str("value", *r.value); else v.null("value");
+        related.object(name, v.str("source", "kernel"));
+    }
+    o.object("related", related);
+    if (m.policy) {
+        o.object("policy", JsonObject().num("min_mib", m.policy->min.count()).num("max_mib", m.policy->max.count())
+                               .num("reserve_mib", m.policy->reserve.count()).num("max_step_mib", m.policy->max_step.count())
+                               .str("source", m.policy->source).strings("warnings", m.policy->warnings));
+    } else {
+        o.object("policy", JsonObject().null("min_mib").str("error", m.policy_error));
+    }
+    o.object("headroom", bytes_reading(headroom(s), "computed: memory minus the binding cap", "a term is unknown"));
+    const auto settable = highest_settable(s), ramp_top = highest_ramp_target(s);
+    o.object("highest_settable", mib_json(settable ? std::optional<MiB>(*settable) : std::nullopt,
+                                          "computed: the ramp's limit, max_step above the effective cap"));
+    o.object("highest_ramp_target", mib_json(ramp_top ? std::optional<MiB>(*ramp_top) : std::nullopt,
+                                             "computed: band, memory minus reserve, hang ceiling"));
+    JsonObject journal;
+    journal.str("source", s.journal_source);
+    if (s.journal) {
+        if (s.journal->last_confirmed) journal.object("last_confirmed", step_json(*s.journal->last_confirmed));
+        else journal.null("last_confirmed");
+        if (s.journal->hang_ceiling) journal.object("hang_ceiling", step_json(*s.journal->hang_ceiling));
+        else journal.null("hang_ceiling");
+        journal.num("unresolved_runs", s.journal->unresolved.size());
+    } else {
+        journal.str("error", s.journal_error);
+    }
+    o.object("journal", journal);
+    o.object("caller", JsonObject().boolean("may_change", m.may_change).str("why", m.may_change_why).str("source", "helper"));
+    JsonObject uptime;
+    if (m.uptime.value) uptime.num("s", static_cast<std::uint64_t>(m.uptime.value->count())); else uptime.null("s");
+    uptime.str("source", m.uptime.source.empty() ? "kernel" : m.uptime.source);
+    if (!m.uptime.value) uptime.str("why_unknown", m.uptime.error);
+    o.object("uptime", uptime);
+    o.object("boot_guard", boot_guard_status_json(m));
+    o.object("launch_daemon", daemon_json(s.daemon));
+    out << o.text() << "\n";
+}
+
+}  // namespace
+
+ExitCode run_status(CliContext& ctx) {
+    auto machine = read_machine(ctx.helper);
+    if (!machine) {
+        ctx.err << "wiredcap status: " << machine.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    Status s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt, "journal " + journal_path(ctx.helper.dev()), {},
+             read_daemon_state(machine->simulated())};
+    if (auto contents = journal_view::read_journal(journal_path(ctx.helper.dev())))
+        s.journal = recovery::analyse(contents->entries, s.machine.boot_id.value.value_or(""));
+    else
+        s.journal_error = contents.error().message;
+    if (ctx.json) render_json(s, ctx.out); else render_human(s, ctx.out);
+    if (s.machine.helper_exit == to_int(ExitCode::unsupported_platform)) return ExitCode::unsupported_platform;
+    return ExitCode::ok;
+}
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,86 @@
+// What the journal says about past ramps (docs/design.md section 6): the last value a person
+// confirmed, the lowest value that hung, and any run that never concluded.
+//
+// The rule: a step that was applied (or whose intent was recorded) but was never confirmed
+// nor reverted, in an EARLIER boot than the current one, is where the machine hung: the
+// forced reboot was the rollback. In the CURRENT boot the same state means a ramp is running
+// now or its process died (its guard reverts it): unresolved, never a hang.
+//
+// An `end` record settles a run only on evidence: no step is still at risk, or the end's own
+// read-back is the run's revert target (the value before step 1, or the last confirmed one) and
+// its outcome is not revert_failed. Otherwise the run is treated as if it had not ended: in this
+// boot it is revert_unproven_in_this_boot (a `wiredcap reset` settles it, as for awaiting), after
+// a reboot it is classified like any step left at risk (the value was in force when the machine
+// went down, so it counts as a hang: never round toward danger).
+//
+// The boot action (wiredcap persist, the LaunchDaemon) adds one more kind of hang: a
+// "command":"boot","event":"tripped" record with to_mib V says the boot guard found a boot
+// that applied V and never became healthy. It counts as a hang at V. The boot action's other
+// records (intent, applied, healthy, ...) carry no run: they are neither ramp steps nor runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "readings/journal_reader.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::recovery {
+
+// Where a recorded value came from.
+enum class RefKind {
+    ramp_step,   // a step of a ramp run: run and step say which
+    boot_apply,  // the boot action's apply of a stored value, in a boot that never became
+                 // healthy (time and boot are the apply's)
+    boot_trip,   // the same, when the apply is no longer in the journal: time and boot are
+                 // those of the boot that found it (the guard's trip)
+};
+
+struct StepRef {
+    std::string run;         // empty unless ramp_step
+    std::uint64_t step = 0;  // 0 unless ramp_step
+    units::MiB value = units::MiB::zero();
+    std::string time;
+    std::string boot;
+    RefKind kind = RefKind::ramp_step;
+};
+
+enum class RunState {
+    hung_in_earlier_boot,        // applied, never confirmed, then the machine rebooted
+    interrupted_in_earlier_boot, // intent recorded, no outcome, then the machine rebooted
+    awaiting_in_this_boot,       // applied or intended in this boot, not yet confirmed/reverted
+    revert_unproven_in_this_boot,// ended in this boot, but its `end` says revert_failed or reads
+                                 // back another value than the run's revert target, and no
+                                 // record since shows the step settled (issue 12)
+    ended_without_record,        // nothing at risk (last step confirmed or reverted), no "end"
+};
+
+struct UnresolvedRun {
+    StepRef at;  // the step in question (for ended_without_record: the last step)
+    RunState state;
+};
+
+struct Report {
+    std::optional<StepRef> last_confirmed;  // the most recent confirmed step, any run
+    std::optional<StepRef> hang_ceiling;    // the lowest value that hung (recorded or found now)
+    std::vector<StepRef> hangs;             // every step that hung, oldest first
+    std::vector<UnresolvedRun> unresolved;  // runs with no "end" record
+};
+
+[[nodiscard]] Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot);
+
+// How a hang at `r` came about, to follow its value in a sentence: "hung in run R step N (T)",
+// or for the boot action "was applied by the boot action at T in boot B, and that boot never
+// became healthy".
+[[nodiscard]] std::string hang_origin(const StepRef& r);
+
+// "ramp_step", "boot_apply" or "boot_trip" (the JSON `kind` of a step reference).
+[[nodiscard]] std::string_view kind_name(RefKind k);
+
+// The "end" outcome recover records for each unresolved run (nullopt: leave it alone).
+[[nodiscard]] std::optional<std::string_view> outcome_to_record(RunState s);
+
+}  // namespace wiredcap::recovery

@@ -1,0 +1,291 @@
+#include "engine/terminal_prompt.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+namespace wiredcap::cli {
+namespace {
+
+// --- signals ---------------------------------------------------------------------------------
+
+// The only state a handler touches. A handler may do nothing but store to a volatile
+// sig_atomic_t; everything else happens in ask(), which polls this.
+volatile sig_atomic_t g_signal = 0;
+
+constexpr int kWatched[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr std::size_t kWatchedCount = sizeof kWatched / sizeof kWatched[0];
+
+// The handlers that were in place before the outermost SignalWatch, restored after it. Nested
+// watches share them (wiredcap has one at a time; nesting is only made harmless).
+struct sigaction g_previous[kWatchedCount];
+int g_watch_depth = 0;
+
+extern "C" void record_signal(int signo) {
+    if (g_signal == 0) g_signal = signo;  // the first one decides
+}
+
+// --- output ----------------------------------------------------------------------------------
+
+// Best effort: the screen is for the person, and a terminal that went away must not turn a
+// prompt into an error. EINTR means a signal arrived, which ends the prompt anyway.
+void write_all(int fd, std::string_view s) {
+    while (!s.empty()) {
+        const ssize_t n = ::write(fd, s.data(), s.size());
+        if (n <= 0) return;
+        s.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+// --- the typed line --------------------------------------------------------------------------
+
+// Long enough for any answer, short enough that the prompt line never wraps (a wrapped line
+// cannot be redrawn in place with \r).
+constexpr std::size_t kMaxLine = 40;
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    return s;
+}
+
+std::optional<Answer> parse_answer(std::string_view line) {
+    const std::string_view word = trim(line);
+    if (word == "yes") return Answer::yes;
+    if (word == "stop") return Answer::stop;
+    if (word == "no") return Answer::no;
+    return std::nullopt;
+}
+
+// Removes the last character, including all bytes of a UTF-8 sequence.
+void erase_last(std::string& line) {
+    while (!line.empty() && (static_cast<unsigned char>(line.back()) & 0xC0U) == 0x80U) line.pop_back();
+    if (!line.empty()) line.pop_back();
+}
+
+// What one input byte means. Escape sequences (arrow keys, function keys) are swallowed whole
+// so that "ESC [ A" does not leave "[A" in the line.
+enum class Key { none, text, erase, kill, enter, eof };
+
+class LineEditor {
+public:
+    Key feed(unsigned char c) {
+        if (escape_ != Escape::none) return swallow_escape(c);
+        switch (c) {
+        case 0x1B: escape_ = Escape::start; return Key::none;
+        case '\r':
+        case '\n': return Key::enter;
+        case 0x04: return line_.empty() ? Key::eof : Key::none;  // Ctrl-D ends input only on an empty line
+        case 0x7F:
+        case 0x08: erase_last(line_); return Key::erase;
+        case 0x15: line_.clear(); return Key::kill;  // Ctrl-U
+        default: break;
+        }
+        if (c < 0x20) return Key::none;  // other control characters mean nothing here
+        if (line_.size() >= kMaxLine) return Key::none;
+        line_.push_back(static_cast<char>(c));
+        return Key::text;
+    }
+    [[nodiscard]] const std::string& line() const noexcept { return line_; }
+    void clear() { line_.clear(); }
+
+private:
+    enum class Escape { none, start, csi };
+    Key swallow_escape(unsigned char c) {
+        if (escape_ == Escape::start && (c == '[' || c == 'O')) {
+            escape_ = Escape::csi;
+        } else if (escape_ == Escape::start || (c >= 0x40 && c <= 0x7E)) {
+            escape_ = Escape::none;  // a two-byte escape, or the final byte of a sequence
+        }
+        return Key::none;
+    }
+    std::string line_;
+    Escape escape_ = Escape::none;
+};
+
+// --- time ------------------------------------------------------------------------------------
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+// Whole seconds left, rounded up: "1 s left" until the very end, never "0 s left".
+long long seconds_left(steady_clock::duration left) {
+    const auto ms = std::chrono::ceil<milliseconds>(left).count();
+    return (ms + 999) / 1000;
+}
+
+// How long one poll may sleep: at most a quarter second (so signals are honoured promptly),
+// never past the deadline, and no longer than until the countdown's number changes.
+int poll_timeout_ms(steady_clock::duration left) {
+    const long long ms = std::chrono::ceil<milliseconds>(left).count();
+    const long long until_tick = ms - (seconds_left(left) - 1) * 1000;
+    return static_cast<int>(std::clamp(std::min(ms, until_tick), 1LL, 250LL));
+}
+
+}  // namespace
+
+std::string_view answer_name(Answer a) {
+    switch (a) {
+    case Answer::yes: return "yes";
+    case Answer::stop: return "stop";
+    case Answer::no: return "no";
+    case Answer::eof: return "eof";
+    case Answer::interrupt: return "interrupt";
+    case Answer::terminate: return "terminate";
+    case Answer::hangup: return "hangup";
+    case Answer::timeout: return "timeout";
+    }
+    return "unknown";
+}
+
+// --- SignalWatch -----------------------------------------------------------------------------
+
+SignalWatch::SignalWatch() {
+    if (g_watch_depth++ > 0) return;
+    g_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = record_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;  // no SA_RESTART: a blocked poll() or read() must return EINTR
+    for (std::size_t i = 0; i < kWatchedCount; ++i) ::sigaction(kWatched[i], &sa, &g_previous[i]);
+}
+
+SignalWatch::~SignalWatch() {
+    if (--g_watch_depth > 0) return;
+    for (std::size_t i = 0; i < kWatchedCount; ++i) ::sigaction(kWatched[i], &g_previous[i], nullptr);
+}
+
+std::optional<Answer> SignalWatch::pending() const {
+    switch (g_signal) {
+    case SIGINT: return Answer::interrupt;
+    case SIGTERM: return Answer::terminate;
+    case SIGHUP: return Answer::hangup;
+    default: return std::nullopt;
+    }
+}
+
+// --- Terminal --------------------------------------------------------------------------------
+
+Expected<Terminal> Terminal::open(int in_fd, int out_fd) {
+    constexpr const char* way_out = " To run without a person, name the check that decides: --unattended --check CMD";
+    if (::isatty(in_fd) == 0)
+        return Error{std::string("standard input is not a terminal: piped input is not a person.") + way_out};
+    if (::isatty(out_fd) == 0)
+        return Error{std::string("standard output is not a terminal: nobody would see the question.") + way_out};
+    struct termios saved {};
+    if (::tcgetattr(in_fd, &saved) != 0) return Error{"cannot read the terminal's settings"};
+
+    struct termios raw = saved;
+    // Our own line editing: no canonical mode, no echo. ISIG stays on so Ctrl-C still raises
+    // SIGINT. IEXTEN off so Ctrl-V/Ctrl-O are plain bytes; IXON off so Ctrl-S cannot freeze
+    // output and block a redraw past the deadline.
+    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO | ECHONL | IEXTEN);
+    raw.c_iflag &= ~static_cast<tcflag_t>(IXON);
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    if (::tcsetattr(in_fd, TCSAFLUSH, &raw) != 0) return Error{"cannot change the terminal's settings"};
+    return Terminal(in_fd, out_fd, saved);
+}
+
+Terminal::Terminal(Terminal&& other) noexcept
+    : in_(other.in_), out_(other.out_), saved_(other.saved_), owns_(std::exchange(other.owns_, false)) {}
+
+Terminal::~Terminal() {
+    if (owns_) ::tcsetattr(in_, TCSAFLUSH, &saved_);
+}
+
+namespace {
+
+// One prompt in progress: what is typed, what is shown, and when it is over.
+class Prompt {
+public:
+    Prompt(int in, int out, const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals)
+        : in_(in), out_(out), question_(question), deadline_(deadline), signals_(signals) {}
+
+    Answer run() {
+        for (;;) {
+            if (auto s = signals_.pending()) return *s;
+            const auto left = deadline_ - steady_clock::now();
+            if (left <= steady_clock::duration::zero()) return Answer::timeout;
+            if (seconds_left(left) != shown_seconds_) redraw(left);
+            if (auto a = wait_for_input(poll_timeout_ms(left))) return *a;
+        }
+    }
+
+private:
+    void redraw(steady_clock::duration left) {
+        shown_seconds_ = seconds_left(left);
+        write_all(out_, "\r\033[K" + question_ + " [" + std::to_string(shown_seconds_) + " s left] > " + editor_.line());
+    }
+    void redraw() { redraw(deadline_ - steady_clock::now()); }
+
+    std::optional<Answer> wait_for_input(int timeout_ms) {
+        struct pollfd pfd = {in_, POLLIN, 0};
+        const int rc = ::poll(&pfd, 1, timeout_ms);
+        if (rc <= 0) return std::nullopt;  // timeout, or EINTR: the loop checks signals and time
+        char buf[64];
+        const ssize_t n = ::read(in_, buf, sizeof buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) return std::nullopt;
+        if (n <= 0) return terminal_gone();  // 0 or EIO: the terminal went away
+        for (ssize_t i = 0; i < n; ++i) {
+            if (auto a = on_key(static_cast<unsigned char>(buf[i]))) return a;
+        }
+        return std::nullopt;
+    }
+
+    // Closing a terminal window wakes the reader (read gives EIO) a moment before the kernel
+    // sends SIGHUP. Wait briefly for it so the answer says what happened.
+    std::optional<Answer> terminal_gone() {
+        if (!signals_.pending()) ::poll(nullptr, 0, 100);
+        if (auto s = signals_.pending()) return s;
+        return Answer::eof;
+    }
+
+    std::optional<Answer> on_key(unsigned char c) {
+        switch (editor_.feed(c)) {
+        case Key::none: return std::nullopt;
+        case Key::eof: return Answer::eof;
+        case Key::enter: return submit();
+        case Key::text:
+        case Key::erase:
+        case Key::kill: redraw(); return std::nullopt;
+        }
+        return std::nullopt;
+    }
+
+    std::optional<Answer> submit() {
+        if (auto a = parse_answer(editor_.line())) return a;
+        editor_.clear();
+        write_all(out_, "\r\033[K  Please type yes (continue), stop (keep this value and end) or no (revert).\n");
+        redraw();
+        return std::nullopt;
+    }
+
+    int in_;
+    int out_;
+    const std::string& question_;
+    steady_clock::time_point deadline_;
+    const SignalWatch& signals_;
+    LineEditor editor_;
+    long long shown_seconds_ = -1;
+};
+
+}  // namespace
+
+Answer Terminal::ask(const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals) {
+    // Only what is typed after the question is shown counts: "yes" typed ahead (or a stray
+    // burst of "yes\nyes\n") must not confirm a step nobody has seen.
+    ::tcflush(in_, TCIFLUSH);
+    Prompt prompt(in_, out_, question, deadline, signals);
+    const Answer a = prompt.run();
+    write_all(out_, "\n");
+    return a;
+}
+
+}  // namespace wiredcap::cli
