@@ -19,6 +19,8 @@
 #include "commands/set_reset.hpp"
 #include "commands/status.hpp"
 #include "suggest.hpp"
+#include "output/terminal_width.hpp"
+#include "output/wrapping_buf.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/units/parse.hpp"
 #include "wiredcap/version.hpp"
@@ -157,6 +159,9 @@ int dispatch(CLI::App& app, Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Human output fits the terminal (or COLUMNS, or 80 when piped): every message, table and
+    // refusal is wrapped at one place. Standard output is wrapped only without --json below.
+    const wiredcap::cli::WrappedStream err_fits(std::cerr, wiredcap::cli::output_width(STDERR_FILENO));
     // Named here, so that Usage: shows "wiredcap" and not argv[0]'s absolute path.
     CLI::App app{"wiredcap: set the Apple Silicon GPU wired-memory cap (iogpu.wired_limit_mb) safely", "wiredcap"};
     app.set_version_flag("--version", std::string("wiredcap ") + wiredcap::kVersion, "Print the version and exit");
@@ -199,6 +204,9 @@ int main(int argc, char** argv) {
                   << "\n(run 'wiredcap --help' for usage)\n";
         return wiredcap::to_int(ExitCode::usage);
     }
+    // The JSON object on stdout is one line by design, whatever the width.
+    std::optional<wiredcap::cli::WrappedStream> out_fits;
+    if (!o.json) out_fits.emplace(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
     try {
         if (*to) o.convert.to_unit = o.convert_to;
         o.convert.size = size_text(o.convert_size);

@@ -29,22 +29,23 @@ bool record_outcome(const CliContext& ctx, const recovery::UnresolvedRun& u, std
     return false;
 }
 
+// One paragraph per run, written as one line: the output stream wraps it to the terminal.
 void explain(const recovery::UnresolvedRun& u, std::ostream& say) {
     switch (u.state) {
         case recovery::RunState::hung_in_earlier_boot:
-            say << "The machine hung at " << where(u.at) << ": the step was applied, never confirmed,\n"
+            say << "The machine hung at " << where(u.at) << ": the step was applied, never confirmed, "
                 << "and the machine has rebooted since (the reboot reset the cap to the OS default).\n";
             break;
         case recovery::RunState::interrupted_in_earlier_boot:
-            say << "The machine went down at " << where(u.at) << " before the step was verified and\n"
+            say << "The machine went down at " << where(u.at) << " before the step was verified and "
                 << "confirmed, and has rebooted since. It is treated as a hang.\n";
             break;
         case recovery::RunState::awaiting_in_this_boot:
-            say << where(u.at) << " awaits confirmation in this boot: a ramp is running now, or it was\n"
+            say << where(u.at) << " awaits confirmation in this boot: a ramp is running now, or it was "
                 << "killed and its guard is reverting it. If no 'wiredcap ramp' is running: wiredcap reset\n";
             break;
         case recovery::RunState::revert_unproven_in_this_boot:
-            say << where(u.at) << " was not shown reverted: the run's end record says the revert\n"
+            say << where(u.at) << " was not shown reverted: the run's end record says the revert "
                 << "failed or reads back another value than its revert target. Run: wiredcap reset\n";
             break;
         case recovery::RunState::ended_without_record:

@@ -6,6 +6,7 @@
 
 #include "commands/boot_view.hpp"
 #include "engine/effective_cap.hpp"
+#include "output/footnotes.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/launchd_state.hpp"
 #include "readings/metal.hpp"
@@ -136,10 +137,13 @@ JsonObject daemon_json(const DaemonState& d) {
     return o;
 }
 
+// One row per value, its source as a footnote ([n], listed under the table): the rows fit 80
+// columns however long the paths are, and a simulated Mac is said once, above and below.
 void render_human(const Status& s, std::ostream& out) {
-    const std::string sim = s.machine.simulated() ? "SIMULATED " : "";
+    Footnotes sources;
     auto line = [&](std::string_view label, const std::string& value, const std::string& source) {
-        out << fmt::format("{}{:<31}{}{}\n", sim, label, value, source.empty() ? "" : "   [" + source + "]");
+        const std::string mark = sources.mark(source);
+        out << fmt::format("{:<31}{}{}\n", label, value, mark.empty() ? "" : " " + mark);
     };
     const auto& m = s.machine;
     // The one thing that must not scroll by: the boot guard refused the stored value.
@@ -178,6 +182,7 @@ void render_human(const Status& s, std::ostream& out) {
     render_boot(m, line);
     line("LaunchDaemon", daemon_text(s.daemon), s.daemon.source);
     line("you", m.may_change ? "may change the cap" : "may not change the cap: " + m.may_change_why, "helper");
+    sources.print(out, m.simulated() ? "sources (of the SIMULATED Mac):" : "sources:");
 }
 
 JsonObject bytes_reading(const std::optional<Bytes>& b, const std::string& source, const std::string& why) {

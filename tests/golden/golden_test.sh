@@ -6,14 +6,24 @@
 # WIREDCAP_UPDATE_GOLDEN=1 rewrites the expected file instead (review the diff before committing).
 # Exit 77 (skipped): a boot scenario when not run as root (the boot action is root's only).
 set -uo pipefail
-WIREDCAP=$1 SIM=$2 WORK=$3 scenario=$4
+WIREDCAP=$1 SIM=$2 RESULTS=$3 scenario=$4
 HELPER=${5:-$(dirname "$WIREDCAP")/wiredcap-helper}
 here=$(cd "$(dirname "$0")" && pwd)
 expected=$here/expected/$scenario.txt
 # shellcheck source=../integration/lib.sh
 . "$here/../integration/lib.sh"  # normalize_output
 
-rm -rf "$WORK" && mkdir -p "$WORK/etc" && chmod 755 "$WORK" "$WORK/etc"
+# Human output is wrapped to the width (80 unless WIREDCAP_GOLDEN_COLUMNS says otherwise), and
+# every line is checked against it (check_width). At a width other than 80 the scenario is run
+# for those checks only: the transcript is compared at 80.
+export COLUMNS=${WIREDCAP_GOLDEN_COLUMNS:-80}
+# The paths wiredcap prints are part of the lines it wraps, so the scenario runs in a directory
+# whose path has one length wherever the build tree is (/tmp/wcg.XXXXXX): the lines
+# break at the same places in every checkout. It is removed when the scenario passes; RESULTS
+# keeps the transcript either way.
+WORK=$(mktemp -d /tmp/wcg.XXXXXX) || exit 1
+mkdir -p "$WORK/etc" && chmod 755 "$WORK" "$WORK/etc"
+rm -rf "$RESULTS" && mkdir -p "$RESULTS" && echo "$WORK" > "$RESULTS/workdir"
 POLICY=$WORK/etc/wiredcap.conf
 sim() { "$SIM" --state "$WORK/sim-state" "$@" >/dev/null || { echo "sim $* failed" >&2; exit 1; }; }
 policy() { printf '%s\n' "$@" > "$POLICY"; chmod 644 "$POLICY"; }
@@ -45,6 +55,22 @@ check_suggestions() {
   done < <(cat "$WORK/out" "$WORK/err" | grep -oE 'wiredcap (status|set|reset|ramp|recover|persist|policy check|convert)( (--[a-z-]+|[0-9][0-9.]*[A-Za-z]+|[A-Z]+))*($|[^:a-z])' |
            sed -E 's/[^A-Za-z0-9-]$//')
 }
+# Every line a person reads fits the width (issue 15 item 4); the JSON object is one line by
+# design and exempt, and so is a row that is one word alone (a path wider than the terminal is
+# never cut). A line too wide is reported on fd 3 and counted in widths.log.
+check_width() {
+  local stream line
+  for stream in out err; do
+    while IFS= read -r line; do
+      [[ $line == "{"* ]] && continue
+      [[ ${line#"${line%%[! ]*}"} != *" "* ]] && continue
+      if [ "${#line}" -gt "$COLUMNS" ]; then
+        echo "LINE WIDER THAN $COLUMNS (${#line}) in $stream of 'wiredcap $*': $line" >&3
+        echo "$*" >>"$WORK/widths.log"
+      fi
+    done <"$WORK/$stream"
+  done
+}
 # Runs wiredcap on this tree and appends what it printed, and its exit code, to the transcript.
 # Returns wiredcap's exit code, so a scenario can chain commands as a script would (&&).
 wc() {
@@ -57,6 +83,7 @@ wc() {
   sed 's/^/out| /' "$WORK/out"
   sed 's/^/err| /' "$WORK/err"
   check_suggestions
+  check_width "$@"
   return $rc
 }
 # The LaunchDaemon's boot action, run the way launchd would (as root), with this tree's files.
@@ -80,6 +107,7 @@ needs_root() { [ "$(id -u)" = 0 ] || { echo "SKIP: $scenario runs the boot actio
 
 exec 3>&2
 : >"$WORK/suggestions.log"
+: >"$WORK/widths.log"
 case $scenario in
   status_m4_16_builtin_too_small) sim_init --profile m4-16; wc status; wc status --json ;;
   status_m1max_64)     sim_init --profile m1max-64
@@ -224,9 +252,19 @@ checked=$(grep -c "" "$WORK/suggestions.log")
 refused=$(grep -cE -- '-> exit (2|3)$' "$WORK/suggestions.log")
 echo "checked $checked suggested commands; $refused not accepted"
 [ "$refused" = 0 ] || { echo "FAIL: $scenario printed a suggestion wiredcap does not accept (above)"; exit 1; }
+cp "$WORK/transcript" "$RESULTS/transcript"
+wide=$(grep -c "" "$WORK/widths.log")
+echo "checked every human line at $COLUMNS columns; $wide commands printed a wider one"
+[ "$wide" = 0 ] || { echo "FAIL: $scenario printed lines wider than $COLUMNS columns (above)"; exit 1; }
+if [ "$COLUMNS" != 80 ]; then
+  rm -rf "$WORK"
+  echo "PASS: $scenario at $COLUMNS columns"
+  exit 0
+fi
 
 if [ "${WIREDCAP_UPDATE_GOLDEN:-}" = 1 ]; then
   mkdir -p "$here/expected" && cp "$WORK/transcript" "$expected"
+  rm -rf "$WORK"
   echo "updated $expected"
   exit 0
 fi
@@ -235,4 +273,5 @@ if ! diff -u "$expected" "$WORK/transcript"; then
   echo "FAIL: $scenario differs from $expected"
   exit 1
 fi
+rm -rf "$WORK"
 echo "PASS: $scenario"

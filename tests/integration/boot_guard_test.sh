@@ -263,12 +263,14 @@ loop_scenario() {
   wcap status
   expect_rc 0
   local first
-  first=$(printf '%s\n' "$OUT" | head -n 1)
+  # The alert's paragraph: its first line and the rows it was wrapped into (indented), as one.
+  first=$(printf '%s\n' "$OUT" | awk 'NR == 1 || /^  / { print; next } { exit }')
+  first=$(flat "$first")
   [[ $first == "BOOT GUARD TRIPPED at "* ]] || fail "the first line of status is not the trip: $first
 $OUT"
   [[ $first == *"98304 MiB"* ]] || fail "the first line of status does not name the value: $first"
   [[ $first == *"wiredcap persist --off"* ]] || fail "the first line of status does not say what to run: $first"
-  printf '%s\n' "$OUT" | grep 'hang ceiling' | grep -q '98304 MiB.*boot action' ||
+  flat "$OUT" | grep -q 'hang ceiling 98304 MiB ([^)]*) was applied by the boot action' ||
     fail "status does not count the trip as a hang ceiling at 98304 MiB: $OUT"
   wcap persist 96GiB
   expect_rc 3; expect_err 'at or above the hang ceiling'
@@ -374,8 +376,8 @@ healthy_scenario() {
   wcap status
   expect_rc 0
   [[ $(printf '%s\n' "$OUT" | head -n 1) != BOOT* ]] || fail "status starts with an alarm: $OUT"
-  printf '%s\n' "$OUT" | grep 'stored for boot' | grep -q '81920 MiB' || fail "status lacks 'stored for boot ... 81920 MiB': $OUT"
-  printf '%s\n' "$OUT" | grep 'boot guard' | grep -q healthy || fail "status lacks 'boot guard ... healthy': $OUT"
+  printf '%s\n' "$OUT" | unwrap | grep 'stored for boot' | grep -q '81920 MiB' || fail "status lacks 'stored for boot ... 81920 MiB': $OUT"
+  printf '%s\n' "$OUT" | unwrap | grep 'boot guard' | grep -q healthy || fail "status lacks 'boot guard ... healthy': $OUT"
 }
 
 # At early boot launchd may run the action before the GPU driver registers iogpu.wired_limit_mb.
@@ -483,7 +485,7 @@ switch_disables() {
     expect_guard armed
     expect_boot_guard disabled true
     wcap status
-    printf '%s\n' "$OUT" | grep 'boot action' | grep -q DISABLED || fail "status does not show the switch ($kind): $OUT"
+    printf '%s\n' "$OUT" | unwrap | grep 'boot action' | grep -q DISABLED || fail "status does not show the switch ($kind): $OUT"
   done
   rm -rf "$SWITCH"
   expect_boot_guard disabled false

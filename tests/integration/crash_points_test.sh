@@ -197,8 +197,8 @@ stderr: $ERR"
 }
 
 expect_no_err() { [ -z "$ERR" ] || fail "unexpected stderr: $ERR"; }
-expect_out_lacks() { [[ $OUT != *"$1"* ]] || fail "stdout has '$1': $OUT"; }
-expect_err_lacks() { [[ $ERR != *"$1"* ]] || fail "stderr has '$1': $ERR"; }
+expect_out_lacks() { [[ $(flat "$OUT") != *"$(flat "$1")"* ]] || fail "stdout has '$1': $OUT"; }
+expect_err_lacks() { [[ $(flat "$ERR") != *"$(flat "$1")"* ]] || fail "stderr has '$1': $ERR"; }
 
 # After a reboot: the first recover records `end hung` for the run and nothing else; a second
 # one finds nothing to record and answers exactly the same.

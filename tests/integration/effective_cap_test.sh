@@ -24,7 +24,7 @@ note "$profile: RAM $ram MiB, effective cap $eff MiB (OS default)"
 if [ "$ram" -lt 32768 ]; then
   wc ramp --to "$((eff + 512))MiB" --unattended --check true
   [ "$RC" = 11 ] || fail "no built-in band below 32 GiB: expected exit 11, got $RC: $(cat "$WORK/err")"
-  grep -q "raising the cap is unsafe here" "$WORK/err" || fail "no reason given: $(cat "$WORK/err")"
+  flat "$(cat "$WORK/err")" | grep -q "raising the cap is unsafe here" || fail "no reason given: $(cat "$WORK/err")"
   [ -z "$(sim history)" ] || fail "something was written: $(sim history)"
   write_policy "min = $((ram / 4))MiB" "max = $((ram - 4096))MiB" 'reserve = 4GiB' 'max_step = 1GiB'
   max=$((ram - 4096))
@@ -37,7 +37,7 @@ fi
 highest_is_accepted() {
   wc status
   local top
-  top=$(sed -n 's/.*highest you may set  *\([0-9]* MiB\) (.*/\1/p' "$WORK/out")
+  top=$(unwrap <"$WORK/out" | sed -n 's/.*highest you may set  *\([0-9]* MiB\) (.*/\1/p')
   [ -n "$top" ] || return 0  # no band reaches anything here: status says why instead
   cp "$STATE" "$WORK/state.before"
   wc set "$top" --yes
@@ -51,8 +51,8 @@ for below in "$eff" "$((eff - 1))" "$((eff / 2 + 1))"; do
   wc ramp --to "${below}MiB" --unattended --check true
   [ "$RC" = 2 ] || [ "$RC" = 3 ] || fail "--to ${below}MiB (effective $eff MiB): expected a refusal, got $RC"
   if [ "$RC" = 2 ]; then
-    grep -q "not above the effective cap now, $eff MiB" "$WORK/err" || fail "the refusal does not name $eff MiB: $(cat "$WORK/err")"
-    grep -q "Metal recommendedMaxWorkingSetSize" "$WORK/err" || fail "the refusal does not name its source: $(cat "$WORK/err")"
+    flat "$(cat "$WORK/err")" | grep -q "not above the effective cap now, $eff MiB" || fail "the refusal does not name $eff MiB: $(cat "$WORK/err")"
+    flat "$(cat "$WORK/err")" | grep -q "Metal recommendedMaxWorkingSetSize" || fail "the refusal does not name its source: $(cat "$WORK/err")"
   fi
   [ -z "$(sim history)" ] || fail "--to ${below}MiB wrote: $(sim history)"
 done

@@ -40,8 +40,13 @@ knob() { sim show | sed -n 's/^knob_mib=//p'; }
 knob_is() { [ "$(knob)" = "$1" ]; }
 
 expect_rc() { [ "$RC" -eq "$1" ] || fail "expected exit $1, got $RC; stdout: $OUT; stderr: $ERR"; }
-expect_out() { [[ $OUT == *"$1"* ]] || fail "stdout lacks '$1': $OUT"; }
-expect_err() { [[ $ERR == *"$1"* ]] || fail "stderr lacks '$1': $ERR"; }
+# wiredcap wraps its human output to 80 columns (COLUMNS, the terminal): a message is looked
+# for in the text with its line breaks and runs of spaces read as one space.
+flat() { printf '%s' "$1" | tr -s ' \n' '  '; }
+# A table's rows with the rows they were wrapped into (indented) joined back: one row per value.
+unwrap() { awk 'NR > 1 && /^ / { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { print "" }'; }
+expect_out() { [[ $(flat "$OUT") == *"$(flat "$1")"* ]] || fail "stdout lacks '$1': $OUT"; }
+expect_err() { [[ $(flat "$ERR") == *"$(flat "$1")"* ]] || fail "stderr lacks '$1': $ERR"; }
 expect_knob() { local k; k=$(knob); [ "$k" = "$1" ] || fail "knob is $k MiB, expected $1 MiB"; }
 expect_one_line() { [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 1 ] || fail "stdout is not one line: $OUT"; }
 last_event() { tail -n 1 "$JOURNAL" | sed -n 's/.*"event":"\([a-z_]*\)".*/\1/p'; }

@@ -187,6 +187,11 @@ def run_id(session):
     return m.group(1)
 
 
+def unwrap(text):
+    """wiredcap's output with the rows a line was wrapped into (indented) joined back to it."""
+    return re.sub(r"\n +", " ", text)
+
+
 def plan_steps(text):
     """The plan's step table as [(step number, MiB)]."""
     return [(int(n), int(v)) for n, v in re.findall(r"(?m)^\s+(\d+)\s+(\d+) MiB \(", text)]
@@ -696,12 +701,12 @@ def case_hang_story():
     history = T.history()
     first = T.wc("recover")
     check(first.returncode == 0, f"recover exited {first.returncode}, expected 0")
-    hang = re.search(rf"Hang ceiling: run {run} step 2 \({STEP2} MiB \(96\.00 GiB.*\) hung\.", first.stdout)
+    hang = re.search(rf"Hang ceiling: run {run} step 2 \({STEP2} MiB \(96\.00 GiB.*\) hung\.", unwrap(first.stdout))
     check(hang, f"recover does not name run {run} step 2 ({STEP2} MiB) as the hang ceiling")
-    check(re.search(rf"Last confirmed value: run {run} step 1 \({STEP1} MiB", first.stdout),
+    check(re.search(rf"Last confirmed value: run {run} step 1 \({STEP1} MiB", unwrap(first.stdout)),
           f"recover does not name step 1 ({STEP1} MiB) as the last confirmed value")
     check(f"wiredcap set {STEP1}MiB" in first.stdout, "recover does not give the command to set the last good value")
-    check(re.search(r"iogpu\.wired_limit_mb now reads 0 \(OS default policy\)", first.stdout),
+    check(re.search(r"iogpu\.wired_limit_mb now reads 0 \(OS default policy\)", unwrap(first.stdout)),
           "recover does not show the knob's value now")
     check(T.knob() == 0 and T.history() == history, "recover changed the knob (nothing may be re-applied)")
     ends = [r.get("reason") for e, _, r in events(run) if e == "end"]
@@ -717,7 +722,7 @@ def case_hang_story():
 
     status = T.wc("status")
     check(status.returncode == 0, f"status exited {status.returncode}")
-    check(re.search(rf"(?m)^.*hang ceiling\s+{STEP2} MiB \(96\.00 GiB.*step 2", status.stdout),
+    check(re.search(rf"(?m)^.*hang ceiling\s+{STEP2} MiB \(96\.00 GiB.*step 2", unwrap(status.stdout)),
           "status does not show the hang ceiling (98304 MiB, step 2)")
 
     dry = T.wc("ramp", "--to", "112GiB", "--step", "16GiB", "--dry-run")
@@ -725,7 +730,7 @@ def case_hang_story():
     steps = plan_steps(dry.stdout)
     check(steps and all(v < STEP2 for _, v in steps), f"the next plan {steps} does not stop below {STEP2} MiB")
     check(re.search(rf"note: {STEP2} MiB hung in run {run} step 2.*stops below it.*--ignore-hang-ceiling",
-                    dry.stdout), "the next plan does not say why it stops early")
+                    unwrap(dry.stdout)), "the next plan does not say why it stops early")
     over = T.wc("ramp", "--to", "112GiB", "--step", "16GiB", "--dry-run", "--ignore-hang-ceiling")
     check(over.returncode == 0, f"ramp --dry-run --ignore-hang-ceiling exited {over.returncode}")
     check([v for _, v in plan_steps(over.stdout)] == [STEP1, STEP2, STEP3],

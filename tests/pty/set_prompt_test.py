@@ -15,8 +15,10 @@ import ramp_test  # noqa: E402
 from pty_driver import PtySession  # noqa: E402
 from ramp_test import check  # noqa: E402
 
+# The question is wrapped to the terminal's width (80 here): any space may be a line break.
 QUESTION = (r"Raise the GPU's cap from the OS default's 65536 MiB .* \[SIMULATED Metal recommendedMaxWorkingSetSize "
-            r"\(simulator model\)\] to 81920 MiB .*\(iogpu\.wired_limit_mb\)\? Type yes to continue: ")
+            r"\(simulator model\)\] to 81920 MiB .*\(iogpu\.wired_limit_mb\)\? Type yes to continue: "
+            ).replace(" ", r"\s+").replace(".*", r"[\s\S]*")
 DECLINED, USAGE = 13, 2
 
 
