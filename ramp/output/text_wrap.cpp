@@ -137,8 +137,10 @@ std::vector<Unit> glue(const std::vector<Word>& words, std::size_t row_width) {
         if (n == 0) n = 1;
         Unit u{words[i].gap, std::vector<Word>(words.begin() + static_cast<std::ptrdiff_t>(i),
                                                words.begin() + static_cast<std::ptrdiff_t>(i + n)), command};
-        // A footnote mark ("[3]") stays with the value it marks.
-        if (is_footnote_mark(u) && !units.empty()) {
+        // A footnote mark ("[3]") stays with the value it marks, unless that word alone fills
+        // a row (a long path).
+        if (is_footnote_mark(u) && !units.empty() &&
+            units.back().width() + u.gap + u.width() <= row_width) {
             for (auto& w : u.words) units.back().words.push_back(std::move(w));
             i += n;
             continue;

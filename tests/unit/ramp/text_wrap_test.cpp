@@ -82,6 +82,17 @@ TEST(TextWrap, APathWiderThanARowIsKeptWholeOnItsOwn) {
     EXPECT_EQ(rows[2], "  valid");
 }
 
+TEST(TextWrap, AFootnoteMarkLeavesAPathThatFillsTheRow) {
+    const std::string path = "/" + std::string(76, 'p') + ")";
+    const auto rows = wrap_line("boot action                    enabled (nothing at " + path + " [11]", 80);
+    EXPECT_EQ(rows.back().substr(rows.back().find_first_not_of(' ')), "[11]");
+    for (const auto& r : rows) {
+        if (r.find(' ', r.find_first_not_of(' ')) != std::string::npos) {
+            EXPECT_LE(r.size(), 80u) << r;
+        }
+    }
+}
+
 TEST(TextWrap, NoRowExceedsTheWidthAtAnyWidth) {
     const std::string line = "wiredcap ramp: every step would be at or above 98304 MiB (96.00 GiB, 103.07 GB), which hung in run "
                              "r-20261201-101010-abcd step 2 (2026-12-01T10:10:10Z); choose --to below it, or pass --ignore-hang-ceiling";
