@@ -7,8 +7,6 @@ sets it), without COLUMNS unless the case says so, and reads every line the term
 """
 import os
 import sys
-import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ramp_test  # noqa: E402
@@ -63,28 +61,13 @@ def case_columns_overrides_the_terminal():
 CASES = {name[len("case_"):]: f for name, f in globals().items() if name.startswith("case_")}
 
 
-def main(argv):
+def install_tree(tree):
     global T
-    if len(argv) != 5 or argv[1] not in CASES:
-        print(f"usage: {argv[0]} CASE WIREDCAP WIREDCAP_SIM WORKDIR   (cases: {', '.join(CASES)})", file=sys.stderr)
-        return 2
-    T = ramp_test.Tree(argv[2], argv[3], argv[4])
-    started = time.monotonic()
-    try:
-        T.build()
-        CASES[argv[1]]()
-    except Exception as e:  # noqa: BLE001 - Failed, PtyTimeout from the driver, or a crash here
-        print(T.report(), file=sys.stderr)
-        if not isinstance(e, AssertionError):
-            traceback.print_exc()
-        print(f"FAIL {argv[1]} ({time.monotonic() - started:.1f} s): {e}", file=sys.stderr)
-        return 1
-    finally:
-        for _, s in T.sessions:
-            s.kill()
-            s.close()
-    print(f"PASS {argv[1]} ({time.monotonic() - started:.1f} s)")
-    return 0
+    T = tree
+
+
+def main(argv):
+    return ramp_test.run_main(argv, CASES, install_tree)
 
 
 if __name__ == "__main__":
