@@ -12,6 +12,8 @@
 #include "cli_context.hpp"
 #include "commands/convert.hpp"
 #include "fit/fit_cmd.hpp"
+#include "json_contract.hpp"
+#include "json_mode.hpp"
 #include "commands/persist_cmd.hpp"
 #include "commands/policy_check.hpp"
 #include "engine/ramp.hpp"
@@ -55,7 +57,7 @@ struct Options {
 };
 
 void add_global_options(CLI::App& app, Options& o) {
-    app.add_flag("--json", o.json, "One JSON object on stdout (schemas: docs/json-schema.md)");
+    app.add_flag("--json", o.json, "One JSON object on stdout, also on failure (schemas: docs/schema/)");
     app.add_option("--helper", o.helper, "The wiredcap-helper to run (absolute path; default: beside wiredcap, else installed)")
         ->check(CLI::ExistingFile);
     auto* dev = "Development and tests only (a setuid helper refuses it)";
@@ -137,23 +139,51 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, const 
     return std::nullopt;
 }
 
-int dispatch(CLI::App& app, Options& o) {
+ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream& err) {
     wiredcap::cli::CliContext ctx{wiredcap::cli::HelperClient(wiredcap::cli::locate_helper(o.helper), o.dev), o.json,
-                                  std::cout, std::cerr};
+                                  out, err};
     auto is = [&](const char* name) { return app.got_subcommand(name); };
     if (is("convert")) {
         o.convert.json = o.json;
-        return wiredcap::to_int(wiredcap::cli::run_convert(o.convert, std::cout, std::cerr));
+        return wiredcap::cli::run_convert(o.convert, out, err);
     }
-    if (is("status")) return wiredcap::to_int(wiredcap::cli::run_status(ctx));
-    if (is("set")) return wiredcap::to_int(wiredcap::cli::run_set(ctx, o.set, STDIN_FILENO));
-    if (is("reset")) return wiredcap::to_int(wiredcap::cli::run_reset(ctx));
-    if (is("policy")) return wiredcap::to_int(wiredcap::cli::run_policy_check(ctx, o.policy_file));
-    if (is("ramp")) return wiredcap::to_int(wiredcap::cli::run_ramp(ctx, o.ramp));
-    if (is("recover")) return wiredcap::to_int(wiredcap::cli::run_recover(ctx));
-    if (is("persist")) return wiredcap::to_int(wiredcap::cli::run_persist(ctx, o.persist));
-    if (is("fit")) return wiredcap::to_int(wiredcap::fit::run_fit(ctx, o.fit));
-    return wiredcap::to_int(ExitCode::usage);
+    if (is("status")) return wiredcap::cli::run_status(ctx);
+    if (is("set")) return wiredcap::cli::run_set(ctx, o.set, STDIN_FILENO);
+    if (is("reset")) return wiredcap::cli::run_reset(ctx);
+    if (is("policy")) return wiredcap::cli::run_policy_check(ctx, o.policy_file);
+    if (is("ramp")) return wiredcap::cli::run_ramp(ctx, o.ramp);
+    if (is("recover")) return wiredcap::cli::run_recover(ctx);
+    if (is("persist")) return wiredcap::cli::run_persist(ctx, o.persist);
+    if (is("fit")) return wiredcap::fit::run_fit(ctx, o.fit);
+    return ExitCode::usage;
+}
+
+// The command's name as the error object gives it ("set", "policy check"); empty when none.
+std::string command_name(const CLI::App& app) {
+    std::string name;
+    for (const CLI::App* at = &app;;) {
+        const auto got = at->get_subcommands();
+        if (got.empty()) return name;
+        at = got.front();
+        name += (name.empty() ? "" : " ") + at->get_name();
+    }
+}
+
+// The first word of argv that names a command, for an error object after a refused parse.
+std::string command_word(const CLI::App& app, int argc, const char* const* argv) {
+    const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+    for (int i = 1; i < argc; ++i)
+        for (const auto* sub : subs)
+            if (sub->get_name() == argv[i]) return argv[i];
+    return {};
+}
+
+int dispatch(CLI::App& app, Options& o) {
+    if (!o.json) return wiredcap::to_int(run_command(app, o, std::cout, std::cerr));
+    wiredcap::cli::JsonMode mode(std::cout, std::cerr);
+    const ExitCode code = run_command(app, o, mode.out(), mode.err());
+    mode.finish(command_name(app), code);
+    return wiredcap::to_int(code);
 }
 
 }  // namespace
@@ -200,8 +230,10 @@ int main(int argc, char** argv) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help or --version
         // CLI11's own exit numbers would collide with ours: every usage error is 2.
         const auto unknown = unknown_command(app, argc, argv);
-        std::cerr << "wiredcap: " << (unknown ? *unknown : std::string(e.what()))
-                  << "\n(run 'wiredcap --help' for usage)\n";
+        const std::string message = unknown ? *unknown : std::string(e.what());
+        std::cerr << "wiredcap: " << message << "\n(run 'wiredcap --help' for usage)\n";
+        if (wiredcap::cli::wants_json(argc, argv))
+            std::cout << wiredcap::cli::contract::error(command_word(app, argc, argv), ExitCode::usage, message) << "\n";
         return wiredcap::to_int(ExitCode::usage);
     }
     // The JSON object on stdout is one line by design, whatever the width.

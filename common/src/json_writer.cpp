@@ -49,6 +49,15 @@ JsonObject& JsonObject::strings(std::string_view key, const std::vector<std::str
     }
     return raw(key, a + "]");
 }
+JsonObject& JsonObject::decimal(std::string_view key, std::string_view digits) {
+    const auto dot = digits.find('.');
+    const auto all_digits = [](std::string_view s) {
+        return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    const bool ok = dot == std::string_view::npos ? all_digits(digits)
+                                                  : all_digits(digits.substr(0, dot)) && all_digits(digits.substr(dot + 1));
+    return raw(key, ok ? digits : "null");
+}
 JsonObject& JsonObject::object(std::string_view key, const JsonObject& value) { return raw(key, value.text()); }
 
 }  // namespace wiredcap

@@ -24,6 +24,9 @@ public:
     JsonObject& null(std::string_view key);
     JsonObject& object(std::string_view key, const JsonObject& value);
     JsonObject& strings(std::string_view key, const std::vector<std::string>& values);
+    // An exact decimal written as a JSON number ("96", "103.079215104"): digits with at most
+    // one '.' between digits. Anything else is written as null, never as a malformed number.
+    JsonObject& decimal(std::string_view key, std::string_view digits);
     // An array already written as JSON text, e.g. of objects built with text().
     JsonObject& raw_array(std::string_view key, std::string_view json_array) { return raw(key, json_array); }
 

@@ -110,5 +110,12 @@ TEST(JsonObject, StringArrays) {
     EXPECT_EQ(o.text(), "{\"none\":[],\"one\":[\"a\"],\"three\":[\"x\",\"\",\"q\\\"\\n\"]}");
 }
 
+// convert's exact decimals are JSON numbers; text that is not one becomes null, never malformed JSON.
+TEST(JsonObject, DecimalIsANumberOrNull) {
+    EXPECT_EQ(JsonObject().decimal("a", "96").decimal("b", "103.079215104").text(), R"({"a":96,"b":103.079215104})");
+    for (const char* bad : {"", ".5", "5.", "1.2.3", "1e3", "-1", "9 6", "\"96\""})
+        EXPECT_EQ(JsonObject().decimal("a", bad).text(), R"({"a":null})") << bad;
+}
+
 }  // namespace
 }  // namespace wiredcap
