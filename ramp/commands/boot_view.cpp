@@ -57,7 +57,7 @@ std::string healthy_text(const BootGuard& g, const MachineReadings& m) {
 
 JsonObject seconds_reading(const std::optional<std::uint64_t>& s, std::string_view source, const std::string& why) {
     JsonObject o;
-    if (s) o.num("s", *s); else o.null("s");
+    if (s) o.num("value", *s); else o.null("value");
     o.str("source", source);
     if (!s) o.str("why_unknown", why);
     return o;
@@ -65,7 +65,8 @@ JsonObject seconds_reading(const std::optional<std::uint64_t>& s, std::string_vi
 
 JsonObject stored_json(const BootGuard& g) {
     JsonObject o;
-    if (g.persisted) o.num("mib", g.persisted->count()); else o.null("mib");
+    // Null without why_unknown: nothing is stored (a valid answer, not an unknown one).
+    if (g.persisted) o.num("value", g.persisted->count()); else o.null("value");
     o.str("source", g.source);
     if (!g.persisted && !g.error.empty()) o.str("why_unknown", g.error);
     return o;
@@ -161,7 +162,7 @@ std::string switch_text(const BootGuard& g) {
 JsonObject boot_guard_status_json(const MachineReadings& m) {
     JsonObject o;
     if (!m.boot_guard) {
-        return o.object("stored", JsonObject().null("mib").str("source", "helper").str("why_unknown", "not reported by the helper"))
+        return o.object("stored", JsonObject().null("value").str("source", "helper").str("why_unknown", "not reported by the helper"))
             .null("guard")
             .null("alert");
     }

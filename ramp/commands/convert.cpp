@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "json_contract.hpp"
 #include "wiredcap/units/units.hpp"
 
 namespace wiredcap::cli {
@@ -33,8 +34,8 @@ ExitCode convert_to(const ConvertRequest& req, std::ostream& out, std::ostream& 
     if (!count) return fail(err, count.error().message);
     const auto sym = units::info(*target).symbol;
     if (req.json)
-        out << fmt::format(R"({{"schema":"wiredcap.convert/1","source":"computed","input":"{}","unit":"{}","count":{}}})",
-                           shown(req.size), sym, *count)
+        out << contract::head("wiredcap.convert/2").str("source", "computed").str("input", shown(req.size))
+                   .str("unit", sym).num("count", *count).text()
             << "\n";
     else
         out << *count << " " << sym << "\n";
@@ -50,9 +51,9 @@ ExitCode convert_for_admin(const ConvertRequest& req, std::ostream& out, std::os
     const auto gib = units::exact_decimal(b, SizeUnit::gibibytes);
     const auto gb = units::exact_decimal(b, SizeUnit::gigabytes);
     if (req.json) {
-        out << fmt::format(
-                   R"({{"schema":"wiredcap.convert/1","source":"computed","input":"{}","MiB":{},"GiB":"{}","GB":"{}","B":{}}})",
-                   shown(req.size), *mib, gib, gb, b.count())
+        // Every figure a JSON number, exact: GiB and GB as exact decimals (they always terminate).
+        out << contract::head("wiredcap.convert/2").str("source", "computed").str("input", shown(req.size))
+                   .num("mib", *mib).decimal("gib", gib).decimal("gb", gb).num("bytes", b.count()).text()
             << "\n";
         return ExitCode::ok;
     }

@@ -6,6 +6,7 @@
 #include "readings/journal_reader.hpp"
 #include "readings/launchd_state.hpp"
 #include "readings/readings.hpp"
+#include "json_contract.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
@@ -104,7 +105,8 @@ std::string basis_of(const json::Value& j) {
 
 JsonObject persisted_json(const ReadBack& r) {
     JsonObject o;
-    if (r.value) o.num("mib", r.value->count()); else o.null("mib");
+    // Null without why_unknown: nothing is stored (a valid answer, not an unknown one).
+    if (r.value) o.num("value", r.value->count()); else o.null("value");
     o.str("source", kReadBackSource);
     if (!r.error.empty()) o.str("why_unknown", r.error);
     return o;
@@ -118,8 +120,7 @@ JsonObject with_read_back(JsonObject o, const json::Value& j, const ReadBack& r)
 
 // The start of every JSON answer, success or not.
 JsonObject json_head(bool off, bool simulated) {
-    JsonObject o;
-    o.str("schema", "wiredcap.persist/1");
+    JsonObject o = contract::head("wiredcap.persist/2");
     return o.boolean("simulated", simulated).boolean("off", off);
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <ostream>
 
+#include "json_contract.hpp"
 #include "policy/policy.hpp"
 #include "policy/trusted_path.hpp"
 #include "readings/readings.hpp"
@@ -55,9 +56,10 @@ std::string row(std::string_view key, MiB v) {
                        units::truncated_decimal(v, units::SizeUnit::gigabytes, 2));
 }
 
-JsonObject band_json(MiB v) {
-    return JsonObject().num("mib", v.count()).str("gib", units::exact_decimal(v, units::SizeUnit::gibibytes))
-        .str("gb", units::exact_decimal(v, units::SizeUnit::gigabytes));
+// The band's four sizes, as every JSON answer gives sizes: integers, in MiB.
+JsonObject& add_band(JsonObject& o, MiB min, MiB max, MiB reserve, MiB max_step) {
+    return o.num("min_mib", min.count()).num("max_mib", max.count()).num("reserve_mib", reserve.count())
+        .num("max_step_mib", max_step.count());
 }
 
 // No installed policy file: not invalid. The helper then uses the built-in band, or, on a Mac
@@ -66,12 +68,11 @@ JsonObject band_json(MiB v) {
 ExitCode report_no_file(CliContext& ctx, const std::string& path, const MachineReadings& machine) {
     const auto band = policy::builtin(*machine.memsize.value);
     if (ctx.json) {
-        JsonObject o;
-        o.str("schema", "wiredcap.policy-check/1").str("file", path).boolean("exists", false).boolean("valid", true);
+        JsonObject o = contract::head("wiredcap.policy-check/2");
+        o.str("file", path).boolean("exists", false).boolean("valid", true);
         if (band) {
-            o.str("band_source", "built-in default").object("min", band_json(band->min))
-                .object("max", band_json(band->max)).object("reserve", band_json(band->reserve))
-                .object("max_step", band_json(band->max_step)).null("group");
+            o.str("band_source", "built-in default");
+            add_band(o, band->min, band->max, band->reserve, band->max_step).null("group");
         } else {
             o.null("band_source").str("why_no_band", band.error().message);
         }
@@ -117,7 +118,7 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
     if (!parsed && text) parsed = Error{path + ": " + parsed.error().message};
     if (!parsed) {
         if (ctx.json)
-            ctx.out << JsonObject().str("schema", "wiredcap.policy-check/1").str("file", path).boolean("valid", false)
+            ctx.out << contract::head("wiredcap.policy-check/2").str("file", path).boolean("valid", false)
                            .str("error", parsed.error().message).text() << "\n";
         ctx.err << "wiredcap policy check: " << parsed.error().message << "\n";
         return ExitCode::policy_invalid;
@@ -125,13 +126,12 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
     const auto& p = *parsed;
     const std::string mem_source = std::string("kernel hw.memsize") + (machine->simulated() ? ", SIMULATED" : "");
     if (ctx.json) {
-        JsonObject o;
-        o.str("schema", "wiredcap.policy-check/1").str("file", path).boolean("valid", true)
-            .boolean("ownership_checked", is_installed);
-        o.object("min", band_json(p.min)).object("max", band_json(p.max)).object("reserve", band_json(p.reserve));
-        o.object("max_step", band_json(p.max_step));
+        JsonObject o = contract::head("wiredcap.policy-check/2");
+        o.str("file", path).boolean("exists", true).boolean("valid", true).boolean("ownership_checked", is_installed);
+        o.str("band_source", is_installed ? "policy file " + path : "candidate file " + path);
+        add_band(o, p.min, p.max, p.reserve, p.max_step);
         if (p.group) o.str("group", *p.group); else o.null("group");
-        o.object("memsize", JsonObject().num("bytes", machine->memsize.value->count()).str("source", mem_source));
+        o.object("memsize", contract::limit_from_bytes(machine->memsize.value, mem_source, ""));
         o.strings("warnings", p.warnings);
         ctx.out << o.text() << "\n";
     } else {

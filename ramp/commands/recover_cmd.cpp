@@ -5,6 +5,7 @@
 #include "engine/effective_cap.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
+#include "json_contract.hpp"
 #include "policy/policy.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
@@ -109,21 +110,19 @@ ExitCode run_recover(CliContext& ctx) {
     const auto& rep = result->report;
     const std::string sim = machine->simulated() ? " [SIMULATED]" : "";
     if (ctx.json) {
-        JsonObject o;
-        o.str("schema", "wiredcap.recover/1").boolean("simulated", machine->simulated());
-        // A ramp step keeps the shape it always had; a boot that never became healthy has no
-        // run or step (null), and `kind` says what it is.
+        JsonObject o = contract::head("wiredcap.recover/2");
+        o.boolean("simulated", machine->simulated());
+        // A ramp step is {value, run, step, time}; a boot that never became healthy has no run
+        // or step (null), and `kind` says what it is.
         auto step = [](const recovery::StepRef& r) {
             JsonObject s;
-            s.num("mib", r.value.count());
+            s.num("value", r.value.count());
             if (r.kind == recovery::RefKind::ramp_step) return s.str("run", r.run).num("step", r.step).str("time", r.time);
             return s.null("run").null("step").str("time", r.time).str("kind", recovery::kind_name(r.kind));
         };
         if (rep.hang_ceiling) o.object("hang_ceiling", step(*rep.hang_ceiling)); else o.null("hang_ceiling");
         if (rep.last_confirmed) o.object("last_confirmed", step(*rep.last_confirmed)); else o.null("last_confirmed");
-        JsonObject knob;
-        if (machine->knob.value) knob.num("mib", machine->knob.value->count()); else knob.null("mib");
-        o.object("wired_limit", knob.str("source", "kernel read-back"));
+        o.object("wired_limit", contract::size(machine->knob.value, "kernel read-back", machine->knob.error));
         o.boolean("ramp_in_progress", result->ramp_in_progress).boolean("recorded", !result->could_not_record);
         o.str("source", "journal " + journal_path(ctx.helper.dev()));
         ctx.out << o.text() << "\n";

@@ -10,6 +10,7 @@
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
 #include "engine/recovery.hpp"
+#include "json_contract.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
@@ -23,12 +24,6 @@ std::optional<std::uint64_t> reading_mib(const json::Value& j, std::string_view 
     const json::Value* r = json::get(j, key);
     const json::Value* v = r ? json::get(*r, "value") : nullptr;
     return v ? json::as_u64(*v) : std::nullopt;
-}
-
-JsonObject mib_reading(std::optional<std::uint64_t> mib, std::string_view source) {
-    JsonObject o;
-    if (mib) o.num("mib", *mib); else o.null("mib");
-    return o.str("source", source);
 }
 
 // The knob as the helper's `read` reports it now, or why it cannot say.
@@ -82,17 +77,17 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     const json::Value* backend = json::get(j, "backend");
     const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
     if (ctx.json) {
-        JsonObject o;
-        o.str("schema", "wiredcap.change/1").str("command", verb).boolean("ok", reply.ok()).boolean("simulated", simulated);
-        JsonObject now = mib_reading(readback, source);
-        if (!readback && !why_unknown.empty()) now.str("error", why_unknown);
-        o.object("previous", mib_reading(previous, "kernel read-back")).object("wired_limit", now).boolean("changed", changed);
+        JsonObject o = contract::head("wiredcap.change/2");
+        o.str("command", verb).boolean("ok", reply.ok()).boolean("simulated", simulated);
+        const JsonObject now = contract::size_of_count(readback, source, why_unknown.empty() ? "the helper reported no read-back" : why_unknown);
+        o.object("previous", contract::size_of_count(previous, "kernel read-back", "the helper reported no reading before the change"))
+            .object("wired_limit", now)
+            .boolean("changed", changed);
         if (const json::Value* req = json::get(j, "requested_mib"); req && json::as_u64(*req)) o.num("requested_mib", *json::as_u64(*req));
         if (persist_known) o.boolean("persist_removed", persist_removed);
         if (before) {
             o.str("direction", direction_name(before->direction));
-            o.object("effective_before",
-                     JsonObject().num("mib", before->effective.value.count()).str("source", before->effective.source));
+            o.object("effective_before", contract::size(before->effective.value, before->effective.source, ""));
         }
         if (!reply.ok()) o.num("exit", static_cast<std::uint64_t>(to_int(reply.code()))).str("error", reply.error);
         ctx.out << o.text() << "\n";

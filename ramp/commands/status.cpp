@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <ostream>
 
 #include "commands/boot_view.hpp"
@@ -12,9 +13,11 @@
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
 #include "engine/recovery.hpp"
+#include "json_contract.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/units/parse.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -185,58 +188,75 @@ void render_human(const Status& s, std::ostream& out) {
     sources.print(out, m.simulated() ? "sources (of the SIMULATED Mac):" : "sources:");
 }
 
-JsonObject bytes_reading(const std::optional<Bytes>& b, const std::string& source, const std::string& why) {
-    JsonObject o;
-    if (b) o.num("bytes", b->count()); else o.null("bytes");
-    o.str("source", source);
-    if (!b) o.str("why_unknown", why);
-    return o;
+// A related key's reading: an integer as the kernel reports it (a flag, or a size). Sizes are
+// MiB like everything else; debug.iogpu.wired_limit reportedly counts bytes, so it is given in
+// MiB rounded down, and its source says so.
+JsonObject related_json(std::string_view name, const Reading<std::string>& r) {
+    if (!r.value) return contract::size_of_count(std::nullopt, "kernel, read-only", "not present on this system");
+    std::uint64_t n = 0;
+    const auto* end = r.value->data() + r.value->size();
+    const auto parsed = std::from_chars(r.value->data(), end, n);
+    if (parsed.ec != std::errc() || parsed.ptr != end)
+        return contract::size_of_count(std::nullopt, "kernel, read-only", "not an unsigned integer: " + units::quote_input(*r.value));
+    if (name == "debug.iogpu.wired_limit")
+        return contract::limit_from_bytes(Bytes::from_count(n), "kernel, read-only (reportedly bytes: MiB rounded down)", "");
+    return contract::size_of_count(n, "kernel, read-only", "");
 }
 
-JsonObject mib_json(const std::optional<MiB>& v, const std::string& source) {
+// Which cap binds now: the knob when it is set, else the OS default policy (Metal's figure).
+JsonObject binding_json(const Status& s) {
+    const auto& knob = s.machine.knob.value;
     JsonObject o;
-    if (v) o.num("mib", v->count()); else o.null("mib");
-    return o.str("source", source);
+    if (!knob) {
+        o.null("by").null("value").str("source", s.machine.knob.source).str("why_unknown", "the knob could not be read: " + s.machine.knob.error);
+        return o;
+    }
+    if (knob->count() != 0) {
+        o.str("by", "knob").num("value", knob->count()).str("source", s.machine.knob.source);
+        return o;
+    }
+    o.str("by", "os_default");
+    if (s.metal.working_set) return o.num("value", units::floor_cast<MiB>(*s.metal.working_set).count()).str("source", s.metal.source);
+    return o.null("value").str("source", s.metal.source).str("why_unknown", s.metal.why_unknown);
 }
 
-// A ramp step as {mib, run, step, time, boot}, as it always was; a boot that never became
-// healthy has no run or step (null) and says what it is in `kind`.
+// A ramp step as {value, run, step, time, boot}; a boot that never became healthy has no run or
+// step (null) and says what it is in `kind`.
 JsonObject step_json(const recovery::StepRef& r) {
     JsonObject o;
-    o.num("mib", r.value.count());
+    o.num("value", r.value.count());
     if (r.kind == recovery::RefKind::ramp_step) return o.str("run", r.run).num("step", r.step).str("time", r.time).str("boot", r.boot);
     return o.null("run").null("step").str("time", r.time).str("boot", r.boot).str("kind", recovery::kind_name(r.kind));
 }
 
+JsonObject limit_json(const Expected<MiB>& v, std::string_view source) {
+    return contract::size(v ? std::optional<MiB>(*v) : std::nullopt, source, v ? "" : v.error().message);
+}
+
 void render_json(const Status& s, std::ostream& out) {
     const auto& m = s.machine;
-    JsonObject o;
-    o.str("schema", "wiredcap.status/1").str("backend", m.backend).boolean("simulated", m.simulated());
-    o.object("memsize", bytes_reading(m.memsize.value, "kernel hw.memsize", m.memsize.error));
-    JsonObject knob = mib_json(m.knob.value, m.knob.source);
-    if (m.knob.value) knob.boolean("os_default", m.knob.value->count() == 0); else knob.str("why_unknown", m.knob.error);
+    JsonObject o = contract::head("wiredcap.status/2");
+    o.str("backend", m.backend).boolean("simulated", m.simulated());
+    o.object("memsize", contract::limit_from_bytes(m.memsize.value, "kernel hw.memsize", m.memsize.error));
+    JsonObject knob = contract::size(m.knob.value, m.knob.source, m.knob.error);
+    if (m.knob.value) knob.boolean("os_default", m.knob.value->count() == 0);
     o.object("wired_limit", knob);
-    o.object("effective_cap", bytes_reading(s.metal.working_set, s.metal.source, s.metal.why_unknown));
+    o.object("effective_cap", contract::limit_from_bytes(s.metal.working_set, s.metal.source, s.metal.why_unknown));
+    o.object("binding", binding_json(s));
     JsonObject related;
-    for (const auto& [name, r] : m.related) {
-        JsonObject v;
-        if (r.value) v.str("value", *r.value); else v.null("value");
-        related.object(name, v.str("source", "kernel"));
-    }
+    for (const auto& [name, r] : m.related) related.object(name, related_json(name, r));
     o.object("related", related);
     if (m.policy) {
         o.object("policy", JsonObject().num("min_mib", m.policy->min.count()).num("max_mib", m.policy->max.count())
                                .num("reserve_mib", m.policy->reserve.count()).num("max_step_mib", m.policy->max_step.count())
                                .str("source", m.policy->source).strings("warnings", m.policy->warnings));
     } else {
-        o.object("policy", JsonObject().null("min_mib").str("error", m.policy_error));
+        o.object("policy", JsonObject().str("source", "policy").str("why_unknown", m.policy_error));
     }
-    o.object("headroom", bytes_reading(headroom(s), "computed: memory minus the binding cap", "a term is unknown"));
-    const auto settable = highest_settable(s), ramp_top = highest_ramp_target(s);
-    o.object("highest_settable", mib_json(settable ? std::optional<MiB>(*settable) : std::nullopt,
-                                          "computed: the ramp's limit, max_step above the effective cap"));
-    o.object("highest_ramp_target", mib_json(ramp_top ? std::optional<MiB>(*ramp_top) : std::nullopt,
-                                             "computed: band, memory minus reserve, hang ceiling"));
+    // Memory minus the binding cap, from the exact figures and then rounded down.
+    o.object("headroom", contract::limit_from_bytes(headroom(s), "computed: memory minus the binding cap", "a term is unknown"));
+    o.object("highest_settable", limit_json(highest_settable(s), "computed: the ramp's limit, max_step above the effective cap"));
+    o.object("highest_ramp_target", limit_json(highest_ramp_target(s), "computed: band, memory minus reserve, hang ceiling"));
     JsonObject journal;
     journal.str("source", s.journal_source);
     if (s.journal) {
@@ -246,14 +266,14 @@ void render_json(const Status& s, std::ostream& out) {
         else journal.null("hang_ceiling");
         journal.num("unresolved_runs", s.journal->unresolved.size());
     } else {
-        journal.str("error", s.journal_error);
+        journal.str("why_unknown", s.journal_error);
     }
     o.object("journal", journal);
     o.object("caller", JsonObject().boolean("may_change", m.may_change).str("why", m.may_change_why).str("source", "helper"));
     JsonObject uptime;
-    if (m.uptime.value) uptime.num("s", static_cast<std::uint64_t>(m.uptime.value->count())); else uptime.null("s");
+    if (m.uptime.value) uptime.num("value", static_cast<std::uint64_t>(m.uptime.value->count())); else uptime.null("value");
     uptime.str("source", m.uptime.source.empty() ? "kernel" : m.uptime.source);
-    if (!m.uptime.value) uptime.str("why_unknown", m.uptime.error);
+    if (!m.uptime.value) uptime.str("why_unknown", m.uptime.error.empty() ? "not reported" : m.uptime.error);
     o.object("uptime", uptime);
     o.object("boot_guard", boot_guard_status_json(m));
     o.object("launch_daemon", daemon_json(s.daemon));

@@ -39,7 +39,7 @@ Expected<Plan, PlanError> make_plan(const PlanInput& in) {
     // Steps count from the effective cap (the OS default's value when the knob is 0), never from
     // below the band's floor: the helper permits every value up to min anyway.
     const MiB base = in.effective < in.policy.min ? in.policy.min : in.effective;
-    Plan plan{base, step, {}, std::nullopt};
+    Plan plan{base, step, {}, in.target, std::nullopt, std::nullopt};
     MiB next = base;
     while (next < in.target) {
         const auto up = checked_add(next, step);
@@ -50,6 +50,7 @@ Expected<Plan, PlanError> make_plan(const PlanInput& in) {
     if (in.hang_ceiling && !in.ignore_hang_ceiling) {
         const auto& c = *in.hang_ceiling;
         std::erase_if(plan.steps, [&](MiB v) { return v >= c.value; });
+        plan.ceiling = c.value;
         const std::string origin = recovery::hang_origin(c);
         plan.stopped_below_ceiling =
             units::to_string(c.value) + " " + origin + "; the plan stops below it (--ignore-hang-ceiling to go further)";

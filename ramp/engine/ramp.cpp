@@ -17,6 +17,7 @@
 #include "readings/readings.hpp"
 #include "commands/recover_cmd.hpp"
 #include "engine/terminal_prompt.hpp"
+#include "json_contract.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
@@ -115,16 +116,20 @@ void print_plan(std::ostream& say, const std::string& run, const MachineReadings
         << "  to undo at any time: wiredcap reset\n";
 }
 
-// The plan as one JSON object (schema wiredcap.ramp-plan/1), for --dry-run --json.
-std::string plan_json(const std::string& run, const Plan& plan, MiB now) {
+// The plan as one JSON object (schema wiredcap.ramp-plan/2), for --dry-run --json: every figure
+// a number; the note is the same sentence a person reads.
+std::string plan_json(const std::string& run, const Plan& plan, MiB now, const EffectiveCap& effective) {
     std::string steps = "[";
     for (const MiB v : plan.steps) steps += (steps.size() > 1 ? "," : "") + std::to_string(v.count());
-    JsonObject o;
-    o.str("schema", "wiredcap.ramp-plan/1").str("run", run);
-    o.object("now", JsonObject().num("mib", now.count()).str("source", "kernel"));
+    JsonObject o = contract::head("wiredcap.ramp-plan/2");
+    o.str("run", run);
+    o.object("now", contract::size(now, "kernel", ""));
+    o.object("effective_cap", contract::size(effective.value, effective.source, ""));
+    o.num("base_mib", plan.base.count()).num("step_mib", plan.step.count()).num("target_mib", plan.target.count());
     o.raw_array("steps_mib", steps + "]");
-    if (plan.stopped_below_ceiling) o.str("stopped_below_ceiling", *plan.stopped_below_ceiling);
-    else o.null("stopped_below_ceiling");
+    o.boolean("stopped_below_ceiling", plan.ceiling.has_value());
+    if (plan.ceiling) o.num("hang_ceiling_mib", plan.ceiling->count()); else o.null("hang_ceiling_mib");
+    if (plan.stopped_below_ceiling) o.str("note", *plan.stopped_below_ceiling); else o.null("note");
     return o.text();
 }
 
@@ -155,7 +160,7 @@ public:
         args.insert(args.end(), every_args_.begin(), every_args_.end());
         const HelperReply r = ctx_.helper.run(args);
         const auto rb = readback(r);
-        record_.push_back(StepRecord{step, value, rb, {}});
+        record_.push_back(StepRecord{step, value, rb, {}, {}});
         if (r.ok() && rb) {
             say_ << fmt::format("step {}: iogpu.wired_limit_mb = {}   [kernel read-back]\n", step, cap_text(*rb));
             return ExitCode::ok;
@@ -213,8 +218,13 @@ public:
         if (a == Guard::Answer::released) reverted_ = true;  // the guard read the target itself
     }
 
-    void answered(std::string_view what) {
-        if (!record_.empty()) record_.back().answer = std::string(what);
+    // `what` is a word (yes, stop, no, ..., check_passed, check_failed); `detail` what a person
+    // reads about it (the check's exit and time).
+    void answered(std::string_view what, std::string_view detail = {}) {
+        if (!record_.empty()) {
+            record_.back().answer = std::string(what);
+            record_.back().detail = std::string(detail);
+        }
     }
 
     // Records how the run ended, as the read-backs say: "reverted" stands only for a revert that
@@ -239,24 +249,21 @@ public:
 
     // The run as one JSON object (schema wiredcap.ramp/1): every value a read-back.
     [[nodiscard]] std::string summary(ExitCode code) const {
-        JsonObject o;
-        o.str("schema", "wiredcap.ramp/1").str("run", run_).str("outcome", outcome_.empty() ? "aborted" : outcome_);
+        JsonObject o = contract::head("wiredcap.ramp/2");
+        o.str("run", run_).str("outcome", outcome_.empty() ? "aborted" : outcome_);
         o.num("exit", static_cast<std::uint64_t>(to_int(code)));
-        o.object("before", JsonObject().num("mib", before_.count()).str("source", "kernel read-back"));
+        o.object("before", contract::size(before_, "kernel read-back", ""));
         std::string steps = "[";
         for (const auto& r : record_) {
             JsonObject st;
             st.num("step", r.step).num("requested_mib", r.requested.count());
-            if (r.readback) st.object("readback", JsonObject().num("mib", r.readback->count()).str("source", "kernel read-back"));
-            else st.object("readback", JsonObject().null("mib").str("source", "kernel read-back"));
+            st.object("readback", contract::size(r.readback, "kernel read-back", "the helper reported no read-back"));
             st.str("answer", r.answer);
+            if (!r.detail.empty()) st.str("detail", r.detail);
             steps += (steps.size() > 1 ? "," : "") + st.text();
         }
         o.raw_array("steps", steps + "]");
-        const auto now = read_knob();
-        JsonObject fin;
-        if (now) fin.num("mib", now->count()); else fin.null("mib");
-        o.object("final", fin.str("source", "kernel"));
+        o.object("final", contract::size(read_knob(), "kernel", "the knob could not be read"));
         return o.text();
     }
 
@@ -304,6 +311,7 @@ private:
         MiB requested;
         std::optional<MiB> readback;
         std::string answer;
+        std::string detail;
     };
 
     const CliContext& ctx_;
@@ -386,7 +394,7 @@ ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Pla
             return rc;
         }
         const ProbeResult r = run_step_command(*req.check, s.probe_timeout, signals, say);
-        session.answered(r.passed() ? "check passed: " + r.describe() : "check failed: " + r.describe());
+        session.answered(r.passed() ? "check_passed" : "check_failed", r.describe());
         if (auto sig = signals.pending()) return revert_on_signal(session, step, *sig);
         if (!r.passed() || !session.confirm(step)) {
             session.revert(step, "probe");
@@ -508,7 +516,7 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     print_plan(say, run, prepared->machine, prepared->effective, prepared->plan, *settings, req.unattended);
     if (req.dry_run) {
         say << "dry run: nothing was changed\n";
-        if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value) << "\n";
+        if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value, prepared->effective) << "\n";
         return ExitCode::ok;
     }
     Session session(ctx, say, run, *prepared->machine.knob.value);

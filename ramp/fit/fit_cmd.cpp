@@ -9,6 +9,7 @@
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
+#include "json_contract.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
@@ -52,55 +53,38 @@ std::string size_text(Bytes b) {
     return head + " (" + std::to_string(b.count()) + " B)";
 }
 
-// A requirement in MiB rounds up, a limit rounds down: both toward safety.
-JsonObject need_json(Bytes b, std::string_view source) {
-    const auto mib = units::ceil_cast<MiB>(b);
-    JsonObject o;
-    o.num("bytes", b.count());
-    if (mib) o.num("mib", mib->count()); else o.null("mib");
-    return o.str("source", source);
-}
-
-JsonObject limit_json(const std::optional<Bytes>& b, std::string_view source, std::string_view why) {
-    JsonObject o;
-    if (b) o.num("bytes", b->count()).num("mib", units::floor_cast<MiB>(*b).count());
-    else o.null("bytes").null("mib");
-    o.str("source", source);
-    if (!b) o.str("why_unknown", why);
-    return o;
-}
-
-JsonObject mib_json(const std::optional<MiB>& v, std::string_view source) {
-    JsonObject o;
-    if (v) o.num("bytes", Bytes(*v).count()).num("mib", v->count()); else o.null("bytes").null("mib");
-    return o.str("source", source);
-}
-
 constexpr std::string_view kHighestSource = "computed: policy max, memory minus the reserve, hang ceiling";
 constexpr std::string_view kTotalSource = "computed: weights + KV cache + overhead";
 
+// Sizes as every answer gives them (json_contract.hpp): what the model needs in MiB rounded up,
+// a limit rounded down, both toward safety.
 void render_json(const FitAnswer& a, const std::string& path, std::ostream& out) {
     const auto& m = a.model;
     JsonObject model;
     model.str("path", path).str("format", m.format_text).str("architecture", m.arch.name).strings("files", m.files);
     if (m.arch.trained_context) model.num("trained_context", *m.arch.trained_context); else model.null("trained_context");
-    JsonObject o;
-    o.str("schema", "wiredcap.fit/1").boolean("simulated", a.simulated);
+    JsonObject o = cli::contract::head("wiredcap.fit/2");
+    o.boolean("simulated", a.simulated);
     o.object("model", model);
     o.object("request", JsonObject().num("context", a.kv_request.context).num("parallel", a.kv_request.parallel)
                             .str("kv_type", kv_type_name(a.kv_request.type)));
-    o.object("weights", need_json(m.weights, m.weights_source));
-    o.object("kv_cache", need_json(a.kv.total, m.arch.source).num("full_layers", a.kv.full_layers)
+    o.object("weights", cli::contract::need_from_bytes(m.weights, m.weights_source));
+    o.object("kv_cache", cli::contract::need_from_bytes(a.kv.total, m.arch.source).num("full_layers", a.kv.full_layers)
                              .num("window_layers", a.kv.window_layers).num("full_cells", a.kv.full_cells)
                              .num("window_cells", a.kv.window_cells));
-    o.object("kv_per_token", JsonObject().num("bytes", a.kv.per_token.count()).str("source", m.arch.source));
-    o.object("overhead", need_json(kOverhead, kOverheadSource).boolean("estimate", true));
-    o.object("total", need_json(a.total, kTotalSource));
+    // A rate, not a size: one token adds far less than a MiB, so this one figure counts bytes,
+    // and its name says so.
+    o.object("kv_bytes_per_token", JsonObject().num("value", a.kv.per_token.count()).str("source", m.arch.source));
+    o.object("overhead", cli::contract::need_from_bytes(kOverhead, kOverheadSource).boolean("estimate", true));
+    o.object("total", cli::contract::need_from_bytes(a.total, kTotalSource));
     const auto& v = a.verdict;
-    o.object("effective_cap", limit_json(v.cap, v.cap ? v.cap_source : "Metal recommendedMaxWorkingSetSize", v.cap_source));
-    o.object("highest", mib_json(v.highest, kHighestSource));
+    o.object("effective_cap", cli::contract::limit_from_bytes(v.cap, v.cap ? v.cap_source : "Metal recommendedMaxWorkingSetSize",
+                                                              v.cap_source));
+    o.object("highest", cli::contract::size(v.highest, kHighestSource, "the policy, the memory size or the hang ceiling is unknown"));
     o.str("verdict", verdict_name(v.verdict));
-    o.object("recommended", mib_json(v.recommended, "computed: total rounded up to whole GiB within the limits"));
+    // null: there is nothing to raise to (the verdict says why).
+    if (v.recommended) o.object("recommended", cli::contract::size(v.recommended, "computed: total rounded up to whole GiB within the limits", ""));
+    else o.null("recommended");
     if (v.command) o.str("command", *v.command); else o.null("command");
     if (v.why.empty()) o.null("why"); else o.str("why", v.why);
     o.strings("notes", m.arch.notes);

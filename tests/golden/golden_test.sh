@@ -84,8 +84,23 @@ wc() {
   sed 's/^/err| /' "$WORK/err"
   check_suggestions
   check_width "$@"
+  keep_json "$@"
   return $rc
 }
+# Every run with --json keeps its stdout, which must be one answer that its published schema
+# (docs/schema/) accepts; validated after the scenario. An empty stdout is kept too: under
+# --json there is always an answer, a failure included.
+keep_json() {
+  local a
+  for a in "$@"; do
+    if [ "$a" = --json ]; then
+      json_count=$((json_count + 1))
+      cp "$WORK/out" "$WORK/json/$(printf '%03d' "$json_count").json"
+      return
+    fi
+  done
+}
+json_count=0
 # The LaunchDaemon's boot action, run the way launchd would (as root), with this tree's files.
 boot() {
   echo "\$ wiredcap-helper boot"
@@ -108,6 +123,7 @@ needs_root() { [ "$(id -u)" = 0 ] || { echo "SKIP: $scenario runs the boot actio
 exec 3>&2
 : >"$WORK/suggestions.log"
 : >"$WORK/widths.log"
+mkdir -p "$WORK/json"
 case $scenario in
   status_m4_16_builtin_too_small) sim_init --profile m4-16; wc status; wc status --json ;;
   status_m1max_64)     sim_init --profile m1max-64
@@ -260,6 +276,14 @@ if [ "$COLUMNS" != 80 ]; then
   rm -rf "$WORK"
   echo "PASS: $scenario at $COLUMNS columns"
   exit 0
+fi
+
+# Every JSON answer against its schema, in update mode too: a golden never records one that
+# breaks the published contract.
+json_answers=("$WORK"/json/*.json)
+if [ -e "${json_answers[0]}" ]; then
+  python3 "$here/../schema/validate_json.py" "$here/../../docs/schema" "${json_answers[@]}" ||
+    { echo "FAIL: $scenario printed JSON its schema (docs/schema/) does not accept"; exit 1; }
 fi
 
 if [ "${WIREDCAP_UPDATE_GOLDEN:-}" = 1 ]; then

@@ -6,6 +6,7 @@
 
 #include "commands/convert.hpp"
 #include "wiredcap/exit_codes.hpp"
+#include "wiredcap/version.hpp"
 
 namespace {
 
@@ -58,7 +59,8 @@ TEST(ConvertTo, OtherUnits) {
 TEST(ConvertTo, Json) {
     const auto r = convert("232GiB", "MiB", true);
     expect_ok(r);
-    EXPECT_EQ(r.out, R"({"schema":"wiredcap.convert/1","source":"computed","input":"232GiB","unit":"MiB","count":237568})"
+    EXPECT_EQ(r.out, R"({"schema":"wiredcap.convert/2","version":")" + std::string(wiredcap::kVersion) +
+                         R"(","source":"computed","input":"232GiB","unit":"MiB","count":237568})"
                      "\n");
 }
 
@@ -86,7 +88,8 @@ TEST(ConvertForAdmin, Json) {
     const auto r = convert("232GiB", std::nullopt, true);
     expect_ok(r);
     EXPECT_EQ(r.out,
-              R"({"schema":"wiredcap.convert/1","source":"computed","input":"232GiB","MiB":237568,"GiB":"232","GB":"249.108103168","B":249108103168})"
+              R"({"schema":"wiredcap.convert/2","version":")" + std::string(wiredcap::kVersion) +
+                  R"(","source":"computed","input":"232GiB","mib":237568,"gib":232,"gb":249.108103168,"bytes":249108103168})"
               "\n");
 }
 

@@ -202,9 +202,9 @@ TEST(BootView, JsonCarriesTheComputedFigureWithItsSource) {
     MachineReadings m = machine("BOOT-A", 100);
     m.boot_guard = trying(31, 600);
     const std::string j = boot_guard_status_json(m).text();
-    EXPECT_TRUE(contains(j, R"("stored":{"mib":98304,"source":"boot state file /var/lib/wiredcap/boot.state"})")) << j;
+    EXPECT_TRUE(contains(j, R"("stored":{"value":98304,"source":"boot state file /var/lib/wiredcap/boot.state"})")) << j;
     EXPECT_TRUE(contains(j, R"("guard":"trying","guard_boot":"BOOT-A","this_boot":true)")) << j;
-    EXPECT_TRUE(contains(j, R"("healthy_in":{"s":531,"source":"computed: )")) << j;
+    EXPECT_TRUE(contains(j, R"("healthy_in":{"value":531,"source":"computed: )")) << j;
     EXPECT_TRUE(contains(j, R"("switch":{"path":"/etc/wiredcap.boot-disabled","present":false,"source":"helper"})")) << j;
     EXPECT_TRUE(contains(j, R"("alert":null)")) << j;
 }
@@ -212,10 +212,10 @@ TEST(BootView, JsonCarriesTheComputedFigureWithItsSource) {
 TEST(BootView, JsonUnknownIsNullWithWhy) {
     MachineReadings m = machine("BOOT-A", std::nullopt);
     m.boot_guard = trying(31, 600);
-    EXPECT_TRUE(contains(boot_guard_status_json(m).text(), R"("healthy_in":{"s":null,)"));
+    EXPECT_TRUE(contains(boot_guard_status_json(m).text(), R"("healthy_in":{"value":null,)"));
     m.boot_guard.reset();  // the helper did not report one
     const std::string j = boot_guard_status_json(m).text();
-    EXPECT_TRUE(contains(j, R"("stored":{"mib":null,"source":"helper","why_unknown":"not reported by the helper"})")) << j;
+    EXPECT_TRUE(contains(j, R"("stored":{"value":null,"source":"helper","why_unknown":"not reported by the helper"})")) << j;
     BootGuard unreadable;
     unreadable.source = "boot state file /b";
     unreadable.error = "bad line";
