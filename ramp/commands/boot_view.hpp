@@ -40,7 +40,7 @@ struct HealthyIn {
 [[nodiscard]] std::string guard_source(const BootGuard& g, const MachineReadings& m);
 [[nodiscard]] std::string switch_text(const BootGuard& g);
 
-// `boot_guard` of wiredcap.status/1 (docs/json-schema.md).
+// `boot_guard` of wiredcap.status/2 (docs/schema/status-2.json).
 [[nodiscard]] JsonObject boot_guard_status_json(const MachineReadings& m);
 
 }  // namespace wiredcap::cli

@@ -247,7 +247,7 @@ public:
     // True once the guard has reverted a step itself: the ramp is over.
     [[nodiscard]] bool guard_has_acted() const { return guard_acted_; }
 
-    // The run as one JSON object (schema wiredcap.ramp/1): every value a read-back.
+    // The run as one JSON object (schema wiredcap.ramp/2): every value a read-back.
     [[nodiscard]] std::string summary(ExitCode code) const {
         JsonObject o = contract::head("wiredcap.ramp/2");
         o.str("run", run_).str("outcome", outcome_.empty() ? "aborted" : outcome_);
@@ -500,7 +500,14 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
             ctx.err << "wiredcap ramp: " << target.error().message << "\n";
             return target.error().code;
         }
-        if (target->empty()) return ExitCode::ok;
+        if (target->empty()) {
+            // Nothing to ramp (the model fits now): under --json, a plan with no steps says so.
+            if (ctx.json)
+                ctx.out << contract::head("wiredcap.ramp-plan/2").str("run", run).raw_array("steps_mib", "[]")
+                               .str("note", "the model fits under the cap the GPU has now: nothing to ramp").text()
+                        << "\n";
+            return ExitCode::ok;
+        }
         auto parsed = parse_target(*target);
         if (!parsed) {
             ctx.err << "wiredcap ramp: " << parsed.error().message << "\n";

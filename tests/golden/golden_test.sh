@@ -162,12 +162,15 @@ case $scenario in
   cli_conventions)     sim_init --profile m2ultra-192; band_192
                        wc stauts; wc policy chek; wc frobnicate
                        wc convert 96 GiB; wc convert 96 GiB --json; wc convert 232000MB; wc convert 232000MB --to MiB
-                       wc convert 96 GiB MiB; wc set 96GiB ;;
+                       wc convert 96 GiB MiB; wc set 96GiB
+                       # Under --json a failure is an answer too (wiredcap.error/1) on stdout.
+                       wc frobnicate --json; wc convert 232000MB --json; wc set 96GiB --json ;;
   # README's install line on a fresh simulated Mac (no policy file): both commands run.
   install_line)        sim_init --profile m2ultra-192
                        wc policy check && wc status ;;
   ramp_refusals)       sim_init --profile m2ultra-192; band_192
                        wc ramp --to 232000MB --dry-run; wc ramp --to 200GiB --dry-run; wc ramp --to 32GiB --dry-run
+                       wc ramp --to 200GiB --dry-run --json
                        wc ramp --to 96GiB --step 32GiB --dry-run; wc ramp --to 96GiB --step 0MiB --dry-run
                        wc ramp --to 96GiB --timeout 60 --dry-run; wc ramp --to 96GiB --timeout 0s --dry-run
                        wc ramp --to 96GiB --timeout 25h --dry-run; wc ramp --to 96GiB --probe-timeout 1e3s --dry-run
@@ -189,9 +192,10 @@ case $scenario in
                        wc persist 174GiB --unconfirmed; machine hang-above 170GiB
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        machine reboot; boot; wc recover; wc status
-                       wc set 174GiB --yes; wc set 170GiB --yes --json; wc ramp --to 176GiB --dry-run
+                       wc set 174GiB --yes; wc set 170GiB --yes --json; wc ramp --to 176GiB --dry-run; wc ramp --to 176GiB --dry-run --json
                        wc persist 174GiB --unconfirmed; wc persist 174GiB --unconfirmed --ignore-hang-ceiling; journal
-                       wc set 166GiB --yes; wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
+                       wc set 166GiB --yes; wc ramp --to 176GiB --step 4GiB --dry-run --json
+                       wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
   persist_refusals)    sim_init --profile m2ultra-192; band_192
                        wc persist; wc persist --json; wc persist 80GiB; wc persist 80GiB --json
                        wc persist 96; wc persist 0MiB; wc persist default; wc persist -5GiB; wc persist 96G
@@ -235,7 +239,7 @@ case $scenario in
                        wc fit "$WORK/big.gguf" --context 32768 --kv-type q4_0 --parallel 2
                        model safetensors "$WORK/mlx-model" 32 4096 32 8 4000; wc fit "$WORK/mlx-model"
                        head -c 200 "$WORK/small.gguf" > "$WORK/cut.gguf"; wc fit "$WORK/cut.gguf"
-                       wc fit "$WORK/missing.gguf"; wc fit "$WORK/small.gguf" --context 0
+                       wc fit "$WORK/missing.gguf"; wc fit "$WORK/missing.gguf" --json; wc fit "$WORK/small.gguf" --context 0
                        wc fit "$WORK/small.gguf" --kv-type q5_0 ;;
   ramp_for)            sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600
@@ -243,7 +247,7 @@ case $scenario in
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --context 131072 --dry-run
-                       wc ramp --for "$WORK/small.gguf" --dry-run
+                       wc ramp --for "$WORK/small.gguf" --dry-run; wc ramp --for "$WORK/small.gguf" --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --to 96GiB --dry-run
                        wc ramp --context 8192 --to 96GiB --dry-run; wc ramp --dry-run
                        wc ramp --for "$WORK/big.gguf" --context 32768 --step 16GiB --unattended --check true

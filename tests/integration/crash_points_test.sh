@@ -157,7 +157,7 @@ step_json() {  # step_json MIB RUN STEP EVENT
   local t
   t=$(journal_time "$4" "$2" "$3")
   [ -n "$t" ] || fail "the journal has no $4 record for run $2 step $3"
-  printf '{"mib":%s,"run":"%s","step":%s,"time":"%s"}' "$1" "$2" "$3" "$t"
+  printf '{"run":"%s","step":%s,"time":"%s","value":%s}' "$2" "$3" "$t" "$1"
 }
 
 journal_sum() { cksum < "$JOURNAL"; }
@@ -177,9 +177,9 @@ recover() {  # recover [--json]: sets OUT, ERR, RC
 expect_recover_json() {  # expect_recover_json HANG_CEILING LAST_CONFIRMED KNOB_MIB RAMP_IN_PROGRESS
   expect_one_line
   local want got
-  want=$(printf '%s\n' "keys=hang_ceiling last_confirmed ramp_in_progress recorded schema simulated source wired_limit" \
-    'schema="wiredcap.recover/1"' "simulated=true" "hang_ceiling=$1" "last_confirmed=$2" \
-    "wired_limit={\"mib\":$3,\"source\":\"kernel read-back\"}" "ramp_in_progress=$4" "recorded=true" \
+  want=$(printf '%s\n' "keys=hang_ceiling last_confirmed ramp_in_progress recorded schema simulated source version wired_limit" \
+    'schema="wiredcap.recover/2"' "simulated=true" "hang_ceiling=$1" "last_confirmed=$2" \
+    "wired_limit={\"source\":\"kernel read-back\",\"value\":$3}" "ramp_in_progress=$4" "recorded=true" \
     "source=\"journal $JOURNAL\"")
   got=$(py -c '
 import json, sys

@@ -740,17 +740,30 @@ def case_hang_story():
 
 # ---- 10. --json ----------------------------------------------------------------------------
 
+def check_against_schema(summary):
+    """The answer as docs/schema/ publishes it, checked by the same validator as the goldens."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ramp-summary-{os.getpid()}.json")
+    with open(path, "w") as f:
+        f.write(json.dumps(summary, separators=(",", ":")))
+    r = subprocess.run([sys.executable, os.path.join(here, "..", "schema", "validate_json.py"),
+                        os.path.join(here, "..", "..", "docs", "schema"), path], capture_output=True, text=True)
+    os.unlink(path)
+    check(r.returncode == 0, f"the summary does not match its schema: {r.stdout}{r.stderr}")
+
+
 def check_summary(summary, run):
-    check(summary.get("schema") == "wiredcap.ramp/1", f"schema {summary.get('schema')!r}")
+    check_against_schema(summary)
+    check(summary.get("schema") == "wiredcap.ramp/2", f"schema {summary.get('schema')!r}")
     check(summary.get("run") == run, f"run {summary.get('run')!r}, expected {run}")
     check(summary.get("outcome") == "completed" and summary.get("exit") == 0, f"outcome/exit: {summary}")
-    check(summary.get("before", {}).get("mib") == 0, f"before: {summary.get('before')}")
+    check(summary.get("before", {}).get("value") == 0, f"before: {summary.get('before')}")
     steps = summary.get("steps", [])
-    check([(st.get("step"), st.get("requested_mib"), st.get("readback", {}).get("mib"), st.get("answer"))
+    check([(st.get("step"), st.get("requested_mib"), st.get("readback", {}).get("value"), st.get("answer"))
            for st in steps] == [(1, STEP1, STEP1, "yes"), (2, STEP2, STEP2, "yes")],
           f"steps: {steps}")
     check(all(st["readback"].get("source") == "kernel read-back" for st in steps), f"read-back sources: {steps}")
-    check(summary.get("final", {}).get("mib") == STEP2, f"final: {summary.get('final')}")
+    check(summary.get("final", {}).get("value") == STEP2, f"final: {summary.get('final')}")
 
 
 def case_json_summary():
