@@ -1,4 +1,4 @@
-// The shapes every `--json` answer shares (docs/json-schema.md, docs/schema/common.json): the
+// The shapes every `--json` answer shares (docs/json-schema.md, docs/schema/common-2.json): the
 // head (schema and version), a size, and a reading. One place writes them, so that one output
 // cannot drift from the others.
 //   - A size is an integer count of MiB (the unit of iogpu.wired_limit_mb). A figure measured in
