@@ -8,6 +8,15 @@
       intent may be the very last record (a run stopped between intent and outcome: `wiredcap
       recover` reports it). --never-to MIB: no intent or outcome ever names that value.
 
+  hostile_check.py concurrent FILE CALLS BOUND
+      The journal after many helpers ran at once, each call with its own run id. CALLS has one
+      line per call: "RUN COMMAND EXIT FLAGS", FLAGS a comma-separated subset of unlocked (it
+      went on without the helper's lock), applied-unrecorded (exit 12 after the write: the
+      intent stands alone), lost-EVENT (a reset that could not record EVENT), or "-". The
+      journal is at most BOUND bytes, every line is one complete record, each call left exactly
+      the records its answer implies, and the records of every call that held the lock are
+      adjacent: intent, then its outcome.
+
   hostile_check.py opens STRACE_LOG HELPER
       The files the helper process opened (or tried to), from `strace -f -y -o LOG -e
       trace=open,openat,openat2,creat,execve`, from its execve of HELPER on: one normalised line
@@ -78,6 +87,65 @@ def check_journal(path, never_to, allow_interrupted):
     print(f"journal: {len(records)} complete records ({summary}); {interrupted} interrupted")
 
 
+def read_records(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data and not data.endswith(b"\n"):
+        fail(f"{path}: the last record is torn (no final newline): {data[-120:]!r}")
+    records = []
+    for n, raw in enumerate(data.split(b"\n")[:-1], start=1):
+        try:
+            rec = json.loads(raw.decode("ascii"))
+        except (UnicodeDecodeError, ValueError) as e:
+            fail(f"{path}:{n}: not a complete JSON record ({e}): {raw[:200]!r}")
+        if not isinstance(rec, dict) or any(k not in rec for k in REQUIRED) or rec["v"] != 1:
+            fail(f"{path}:{n}: not a schema-1 journal record: {raw[:200]!r}")
+        records.append((n, rec))
+    return data, records
+
+
+def expected_events(command, rc, flags, events):
+    """The events a call's answer implies, given the outcome events it actually left."""
+    outcome = [e for e in events if e in ("applied", "unchanged")]
+    if rc == 0:
+        unchanged = outcome == ["unchanged"] or "lost-unchanged" in flags
+        want = ["unchanged"] if unchanged else ["intent", "applied"]
+        return [e for e in want if f"lost-{e}" not in flags]
+    if rc == 12 and command == "apply":
+        return ["intent"] if "applied-unrecorded" in flags else []
+    fail(f"unexpected exit {rc} for {command} (flags {sorted(flags)})")
+
+
+def check_concurrent(path, calls_path, bound):
+    data, records = read_records(path)
+    if len(data) > bound:
+        fail(f"{path}: {len(data)} bytes, past the bound of {bound}")
+    calls = {}
+    with open(calls_path) as f:
+        for line in f:
+            run, command, rc, flags = line.split()
+            calls[run] = (command, int(rc), set(flags.split(",")) - {"-"})
+    by_run = {}
+    for n, rec in records:
+        if rec.get("run") not in calls:
+            fail(f"{path}:{n}: a record of no call: {json.dumps(rec)}")
+        by_run.setdefault(rec["run"], []).append(rec["event"])
+    for run, (command, rc, flags) in calls.items():
+        got = by_run.get(run, [])
+        want = expected_events(command, rc, flags, got)
+        if got != want:
+            fail(f"call {run} ({command}, exit {rc}, {sorted(flags) or 'no flags'}) left {got}, expected {want}")
+    locked = [rec for _, rec in records if "unlocked" not in calls[rec["run"]][2]]
+    for i, rec in enumerate(locked):
+        if rec["event"] == "intent" and i + 1 < len(locked) and locked[i + 1]["run"] != rec["run"]:
+            if not calls[rec["run"]][2] & {"applied-unrecorded", "lost-applied"}:
+                fail(f"the intent of {rec['run']} is followed by another call's record: {json.dumps(locked[i + 1])}")
+    unlocked = sum("unlocked" in c[2] for c in calls.values())
+    ok = sum(c[1] == 0 for c in calls.values())
+    print(f"concurrent: {len(calls)} calls ({ok} exit 0, {unlocked} without the lock), "
+          f"{len(records)} whole records, {len(data)} of {bound} bytes")
+
+
 LINE = re.compile(r"^(\d+)\s+(open|openat|openat2|creat|execve)\((.*)\) = (.*)$")
 DIRFD = re.compile(r"^(AT_FDCWD|\d+)<([^>]*)>, ")
 STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"')
@@ -143,6 +211,8 @@ def main(argv):
             else:
                 fail(f"unknown option {rest[0]}")
         check_journal(argv[1], never_to, allow)
+    elif len(argv) == 4 and argv[0] == "concurrent":
+        check_concurrent(argv[1], argv[2], int(argv[3]))
     elif len(argv) == 3 and argv[0] == "opens":
         list_opens(argv[1], argv[2])
     else:

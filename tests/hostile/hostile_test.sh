@@ -1300,6 +1300,52 @@ persist_under_signals() {
   [[ $OUT == *'"action":"applied"'* || $OUT == *'"action":"none"'* ]] || fail "root's boot action: $OUT"
 }
 
+# 12. Many helpers at once: four group members and four root loops apply and reset as fast as
+# they can, every call under the same file-size limit (RLIMIT_FSIZE, which the journal reaches
+# part-way through). The helper's lock makes each command's size check, append and undo one
+# step: the journal never passes the limit, every line is one whole record, each call left
+# exactly the records its answer says, and the records of every call that held the lock are
+# adjacent (intent, then its outcome). A reset that went on without the lock (after 0.3 s) is
+# named by its warning; its records are whole too.
+concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN COMMAND EXIT FLAGS" to the log
+  local as=$1 loop=$2 i=$3 run="L$2x$3" args flags=() rc
+  case $((i % 3)) in
+    0) args=(apply 72GiB --run "$run" --step 1) ;;
+    1) args=(apply 80GiB --run "$run" --step 1) ;;
+    2) args=(reset --run "$run" --step 1) ;;
+  esac
+  "$SPAWN" --as "$as" --rlimit fsize="$BOUND" -- "$HELPER" "${args[@]}" >"$WORK/out.$loop" 2>"$WORK/err.$loop"
+  rc=$?
+  grep -q 'went on without it' "$WORK/err.$loop" && flags+=(unlocked)
+  grep -q 'the value was applied' "$WORK/err.$loop" && flags+=(applied-unrecorded)
+  local e
+  for e in intent applied unchanged; do
+    grep -q "could not record '$e'" "$WORK/err.$loop" && flags+=("lost-$e")
+  done
+  local IFS=,
+  echo "$run ${args[0]} $rc ${flags[*]:--}" >> "$WORK/calls.$loop"
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 12 ] || cp "$WORK/err.$loop" "$WORK/unexpected.$run"
+}
+
+concurrent_helpers_keep_the_journal_whole() {
+  fresh_fixture
+  local loops=8 calls=${HOSTILE_CONCURRENT_CALLS:-30} loop pids=()
+  # About half the calls fit: a record is ~200 bytes, and a call leaves one or two.
+  BOUND=$(( loops * calls * 150 ))
+  : > "$JOURNAL"
+  for ((loop = 0; loop < loops; loop++)); do
+    local as=$MEMBER; [ "$loop" -ge 4 ] && as=0:0:
+    ( for ((i = 0; i < calls; i++)); do concurrent_call "$as" "$loop" "$i"; done ) &
+    pids+=($!)
+  done
+  for loop in "${pids[@]}"; do wait "$loop"; done
+  cat "$WORK"/calls.* > "$WORK/calls"
+  "${CHECK[@]}" concurrent "$JOURNAL" "$WORK/calls" "$BOUND" >"$WORK/check" 2>&1 || fail "$(cat "$WORK/check")"
+  note "$(cat "$WORK/check")"
+  grep -q ' 12 ' "$WORK/calls" || fail "no call reached the file-size limit: the bound was never tested"
+  [ "$(grep -c ' 0 ' "$WORK/calls")" -gt $((loops * calls / 3)) ] || fail "too few calls got through: $(grep -c ' 0 ' "$WORK/calls")"
+}
+
 declare -F "$scenario" >/dev/null || fail "no scenario '$scenario'"
 "$scenario"
 echo "PASS: $scenario"
