@@ -15,7 +15,7 @@ namespace wiredcap::identity {
 struct Caller {
     uid_t uid;
     gid_t gid;
-    std::vector<gid_t> groups;  // supplementary groups
+    std::vector<gid_t> groups;  // supplementary groups (Linux; macOS asks the directory service)
 };
 
 [[nodiscard]] Caller current_caller();

@@ -9,6 +9,11 @@
 #include <cerrno>
 #include <cstdlib>
 
+#if defined(__APPLE__)
+#include <libproc.h>
+#else
+#include <dirent.h>
+#endif
 #if defined(__linux__)
 #include <sys/auxv.h>
 #include <sys/prctl.h>
@@ -30,16 +35,55 @@ bool make_std_fds_valid() noexcept {
     return true;
 }
 
-void close_inherited_fds() noexcept {
-#if defined(__linux__) && defined(SYS_close_range)
-    if (::syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
-#endif
-    struct rlimit rl {};
-    rlim_t limit = 1024;
-    if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY) limit = rl.rlim_max;
-    if (limit > 65536) limit = 65536;
-    for (int fd = 3; static_cast<rlim_t>(fd) < limit; ++fd) ::close(fd);
+// Every descriptor above 2 the caller left open, closed whatever the limits: RLIMIT_NOFILE says
+// nothing about descriptors opened before it was lowered, and on macOS its hard limit is usually
+// unlimited, so a loop up to any bound can miss one. Linux closes them in one call; without
+// close_range (before 5.9), and on macOS, the open descriptors are listed and each is closed.
+// False when they cannot be listed: the helper then does not run.
+#if defined(__APPLE__)
+// proc_pidinfo(PROC_PIDLISTFDS) lists this process's open descriptors. Closing them changes
+// the list, so it is taken again until nothing above 2 is left in it.
+bool close_inherited_fds() noexcept {
+    for (int pass = 0; pass < 4; ++pass) {
+        const int bytes = ::proc_pidinfo(::getpid(), PROC_PIDLISTFDS, 0, nullptr, 0);
+        if (bytes <= 0) return false;
+        // Room for more than were open a moment ago; nothing in this process opens any meanwhile.
+        const std::size_t room = static_cast<std::size_t>(bytes) / PROC_PIDLISTFD_SIZE + 16;
+        auto* fds = static_cast<struct proc_fdinfo*>(std::calloc(room, PROC_PIDLISTFD_SIZE));
+        if (fds == nullptr) return false;
+        const int got = ::proc_pidinfo(::getpid(), PROC_PIDLISTFDS, 0, fds, static_cast<int>(room * PROC_PIDLISTFD_SIZE));
+        bool left = false;
+        for (int i = 0; got > 0 && i < got / static_cast<int>(PROC_PIDLISTFD_SIZE); ++i)
+            if (fds[i].proc_fd > 2) { ::close(fds[i].proc_fd); left = true; }
+        std::free(fds);
+        if (got <= 0) return false;
+        if (!left) return true;  // this pass found nothing above 2 to close
+    }
+    return false;
 }
+#else
+// /proc/self/fd lists them where close_range is missing; the directory's own descriptor is
+// skipped while it is read and closed last.
+bool close_listed_fds() noexcept {
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (dir == nullptr) return false;
+    const int own = ::dirfd(dir);
+    while (const struct dirent* e = ::readdir(dir)) {
+        char* end = nullptr;
+        const long fd = std::strtol(e->d_name, &end, 10);
+        if (end != e->d_name && *end == '\0' && fd > 2 && fd != own) ::close(static_cast<int>(fd));
+    }
+    ::closedir(dir);
+    return true;
+}
+
+bool close_inherited_fds() noexcept {
+#if defined(SYS_close_range)
+    if (::syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return true;
+#endif
+    return close_listed_fds();
+}
+#endif
 
 bool disable_core_dumps() noexcept {
     const struct rlimit none {0, 0};
@@ -85,8 +129,7 @@ const char* raise_limits() noexcept {
 }
 
 bool harden() noexcept {
-    if (!make_std_fds_valid()) return false;
-    close_inherited_fds();
+    if (!make_std_fds_valid() || !close_inherited_fds()) return false;
     static char* empty_env[] = {nullptr};
     environ = empty_env;  // nothing below may read the caller's environment
     ::umask(022);

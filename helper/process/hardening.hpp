@@ -4,7 +4,8 @@
 
 namespace wiredcap::process {
 
-// fds 0-2 made valid (/dev/null where closed), every other inherited descriptor closed, the
+// fds 0-2 made valid (/dev/null where closed), every other inherited descriptor closed (the
+// open ones enumerated, whatever RLIMIT_NOFILE says; false when they cannot be), the
 // environment emptied, umask 022, core dumps off and the process not dumpable, SIGXFSZ ignored
 // (a tiny RLIMIT_FSIZE makes the journal write fail instead of killing us mid-record), and
 // every other catchable signal blocked, so no signal lands between the journal's intent and

@@ -559,6 +559,48 @@ inherited_fds_are_closed() {
     head -1 | grep -q 'close_range(3, ' || fail "close_range is not the helper's first act: $(grep -A8 "execve(\"$HELPER" "$WORK/exec.strace")"
 }
 
+# Without close_range (a kernel before 5.9; macOS has none), every inherited descriptor is still
+# closed, whatever RLIMIT_NOFILE says: the helper lists the open ones (/proc/self/fd here,
+# proc_pidinfo on macOS) and closes each. A seccomp filter installed by root makes close_range
+# fail with ENOSYS; the limit is as high as the kernel allows and descriptors sit far above
+# 1024. When the open descriptors cannot be listed either (/proc hidden in a private mount
+# namespace), the helper does not run: nothing changes.
+inherited_fds_are_closed_by_listing() {
+  fresh_fixture
+  local marker=$WORK/inherited-marker top
+  printf 'marker\n' > "$marker"; chmod 644 "$marker"
+  # As high as this root may set it (a container may deny raising the hard limit).
+  top=$(ulimit -Hn); [ "$top" = unlimited ] && top=$(cat /proc/sys/fs/nr_open)
+  [ "$top" -gt 2000 ] || fail "the hard RLIMIT_NOFILE ($top) leaves no room above 1024"
+  sim fault stall-write 1500 >/dev/null
+  "$SPAWN" --as "$AS" --no-close-range --rlimit nofile="$top" --inherit 1000:"$marker" \
+    --inherit-at 1500:"$marker" --inherit-at $((top / 2)):"$marker" --inherit-at $((top - 1)):"$marker" \
+    -- "$HELPER" apply 80GiB >"$WORK/out" 2>"$WORK/err" &
+  local pid=$!
+  wait_for_event intent
+  grep -q '^Seccomp:[[:space:]]*2' "/proc/$pid/status" || fail "the helper runs without the filter: $(grep Seccomp "/proc/$pid/status")"
+  local fds; fds=$(ls -l "/proc/$pid/fd" 2>&1)
+  grep -q "$marker" <<< "$fds" && fail "an inherited descriptor survived into the helper:\n$(grep "$marker" <<< "$fds" | head -5)"
+  local high; high=$(ls "/proc/$pid/fd" | awk '$1 > 2' | wc -l)
+  [ "$high" -le 4 ] || fail "the helper holds $high descriptors above 2:\n$fds"
+  note "RLIMIT_NOFILE $top, close_range blocked: while writing, the helper holds $(ls "/proc/$pid/fd" | tr '\n' ' ')"
+  wait $pid; RC=$?; OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_knob 81920
+  sim fault stall-write off >/dev/null
+  command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
+  unshare -m --propagation private true 2>/dev/null || { echo "SKIP: no private mount namespace here"; exit 77; }
+  local size; size=$(journal_size)
+  export SPAWN AS HELPER marker
+  unshare -m --propagation private bash -c '
+    mount -t tmpfs -o size=4k wcap-noproc /proc || exit 99
+    "$SPAWN" --as "$AS" --no-close-range --inherit 10:"$marker" -- "$HELPER" apply 72GiB
+  ' >"$WORK/out" 2>"$WORK/err"
+  RC=$?; OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
+  [ "$RC" -ne 99 ] || fail "cannot hide /proc in a private mount namespace"
+  expect_rc 1; expect_knob 81920; expect_history "81920 MiB "; expect_journal_size "$size"
+  note "close_range blocked and /proc hidden: exit $RC, nothing changed"
+}
+
 rlimit_nofile() {
   fresh_fixture
   local n results=""

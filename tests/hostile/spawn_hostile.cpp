@@ -13,6 +13,9 @@
 //     --chdir DIR             the working directory handed over
 //     --deleted-cwd DIR       mkdir DIR, chdir into it, rmdir it: the cwd no longer exists
 //     --no-new-privs          PR_SET_NO_NEW_PRIVS: the setuid bit will be ignored
+//     --no-close-range        a seccomp filter (installed as root, so no no_new_privs is needed
+//                             and the setuid bit still works) makes close_range fail with ENOSYS,
+//                             as on a kernel before 5.9: the helper must list its descriptors
 //     --env STRING            add STRING verbatim to the environment, '=' or not (repeatable);
 //                             the environment starts empty
 //     --env-many N            add N variables HOSTILE_0=... to HOSTILE_{N-1}=...
@@ -21,12 +24,16 @@
 // Exit status when the exec does not happen: 120 usage, 121 setup failed, 127 exec failed.
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -93,6 +100,26 @@ int open_inherited(const std::string& file) {
     return fd;
 }
 
+#ifndef __NR_close_range
+#define __NR_close_range 436  // the same number on every architecture
+#endif
+
+// close_range -> ENOSYS for this process and everything it executes; checked before returning.
+void block_close_range() {
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog {static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) die(121, "seccomp filter");
+    errno = 0;
+    if (::syscall(__NR_close_range, 1000000U, 1000000U, 0U) != -1 || errno != ENOSYS)
+        die(121, "the seccomp filter does not block close_range");
+    errno = 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,7 +127,7 @@ int main(int argc, char** argv) {
     std::vector<std::pair<int, rlim_t>> limits;
     std::vector<int> to_close;
     const char* argv0 = nullptr;
-    bool no_argv = false, no_new_privs = false, have_caller = false, have_umask = false;
+    bool no_argv = false, no_new_privs = false, no_close_range = false, have_caller = false, have_umask = false;
     Caller caller;
     mode_t mask = 022;
     int i = 1;
@@ -109,6 +136,7 @@ int main(int argc, char** argv) {
         if (opt == "--") break;
         if (opt == "--no-argv") { no_argv = true; continue; }
         if (opt == "--no-new-privs") { no_new_privs = true; continue; }
+        if (opt == "--no-close-range") { no_close_range = true; continue; }
         if (i + 1 >= argc) die(120, std::string(opt) + " needs a value");
         const std::string_view v = argv[++i];
         if (opt == "--as") {
@@ -171,6 +199,7 @@ int main(int argc, char** argv) {
         const struct rlimit rl {value, value};
         if (::setrlimit(resource, &rl) != 0) die(121, "setrlimit");
     }
+    if (no_close_range) block_close_range();
     if (no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(121, "PR_SET_NO_NEW_PRIVS");
     if (have_caller) {
         if (::setgroups(caller.groups.size(), caller.groups.data()) != 0) die(121, "setgroups");
