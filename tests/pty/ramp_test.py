@@ -803,7 +803,6 @@ def case_json_summary_to_a_file():
     check_summary(json.loads(text), run_id(s))
 
 
-CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
 
 
 def run_main(argv, cases, install_tree):
@@ -835,14 +834,16 @@ def run_main(argv, cases, install_tree):
     return 0
 
 
-def install_tree(tree):
-    global T
-    T = tree
+def run_script(module_globals, argv):
+    """The whole main of a pty test script: its case_* functions, run with its module's T set
+    to the case's Tree."""
+    cases = {name[len("case_"):]: f for name, f in sorted(module_globals.items()) if name.startswith("case_")}
 
+    def install_tree(tree):
+        module_globals["T"] = tree
 
-def main(argv):
-    return run_main(argv, CASES, install_tree)
+    return run_main(argv, cases, install_tree)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(run_script(globals(), sys.argv))

@@ -53,18 +53,7 @@ def case_no_terminal_is_usage():
     check(T.history() == [], f"values written: {T.history()}")
 
 
-CASES = {name[len("case_"):]: f for name, f in globals().items() if name.startswith("case_")}
-T = None
-
-
-def install_tree(tree):
-    global T
-    T = tree
-
-
-def main(argv):
-    return ramp_test.run_main(argv, CASES, install_tree)
-
+T = None  # the Tree of the running case, set by ramp_test.run_script
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(ramp_test.run_script(globals(), sys.argv))

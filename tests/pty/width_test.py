@@ -58,17 +58,5 @@ def case_columns_overrides_the_terminal():
     check(BAND_ROW not in lines, "COLUMNS=80 was ignored: the 82-column row is whole")
 
 
-CASES = {name[len("case_"):]: f for name, f in globals().items() if name.startswith("case_")}
-
-
-def install_tree(tree):
-    global T
-    T = tree
-
-
-def main(argv):
-    return ramp_test.run_main(argv, CASES, install_tree)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(ramp_test.run_script(globals(), sys.argv))
