@@ -66,10 +66,12 @@ policy::Policy as_policy(const PolicyView& v, units::MiB max_step) {
 std::string use_again(const CliContext& ctx, const MachineReadings& m, units::MiB value) {
     const std::string v = std::to_string(value.count()) + "MiB";
     if (!m.policy || !m.memsize.value) return "No command is suggested: the policy or the memory size is unknown.\n";
+    // The knob is where a change starts: unread, it is unknown, never taken for the OS default.
+    if (!m.knob.value) return "No command is suggested: iogpu.wired_limit_mb could not be read.\n";
     auto eff = effective_cap(m, read_metal(m, ctx.helper.dev()), std::nullopt);
     if (!eff) return "To use it again, give the GPU's cap now (Metal cannot be read): wiredcap set " + v + " --from SIZE\n";
     const auto mem = *m.memsize.value;
-    const auto knob = m.knob.value.value_or(units::MiB::zero());
+    const auto knob = *m.knob.value;
     if (!policy::refusal(as_policy(*m.policy, m.policy->max_step), mem, knob, value, eff->value))
         return "To use it again: wiredcap set " + v + "\n";
     const auto why = policy::refusal(as_policy(*m.policy, units::MiB::max()), mem, knob, value, eff->value);
@@ -149,10 +151,13 @@ ExitCode run_recover(CliContext& ctx) {
         }
         else
             say << "No ramp step was ever confirmed.\n";
+        const std::string source = std::string("   [kernel read-back") + (machine->simulated() ? ", SIMULATED" : "") + "]\n";
         if (machine->knob.value)
             say << "iogpu.wired_limit_mb now reads "
                 << (machine->knob.value->count() == 0 ? std::string("0 (OS default policy)") : units::describe(*machine->knob.value))
-                << "   [kernel read-back" << (machine->simulated() ? ", SIMULATED" : "") << "]\n";
+                << source;
+        else  // unknown is an answer too, with why
+            say << "iogpu.wired_limit_mb now reads: unknown (" << machine->knob.error << ")" << source;
     }
     if (result->ramp_in_progress || result->could_not_record) return ExitCode::unresolved_journal;
     return ExitCode::ok;

@@ -196,6 +196,11 @@ case $scenario in
                        wc persist 174GiB --unconfirmed; wc persist 174GiB --unconfirmed --ignore-hang-ceiling; journal
                        wc set 166GiB --yes; wc ramp --to 176GiB --step 4GiB --dry-run --json
                        wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
+  # After a hang, the knob cannot be read: recover says unknown, and suggests no command.
+  recover_knob_unreadable) sim_init --profile m2ultra-192; band_192; machine default-cap 64GiB
+                       wc ramp --to 96GiB --unattended --check true; machine hang-above 88GiB
+                       wc ramp --to 112GiB --unattended --check true
+                       machine reboot; machine fault key-missing on; wc recover; wc recover --json ;;
   persist_refusals)    sim_init --profile m2ultra-192; band_192
                        wc persist; wc persist --json; wc persist 80GiB; wc persist 80GiB --json
                        wc persist 96; wc persist 0MiB; wc persist default; wc persist -5GiB; wc persist 96G
