@@ -524,6 +524,17 @@ std_fds_closed() {
   cmp -s "$POLICY" <(printf '%s\n' "${GOOD_BAND[@]}") || fail "the policy file changed"
 }
 
+# The helper (pid $1), held inside its write, holds none of the descriptors opened on $2 and at
+# most four of its own above 2; $3 labels the note.
+expect_no_inherited_fds() {
+  local pid=$1 marker=$2 fds high
+  fds=$(ls -l "/proc/$pid/fd" 2>&1)
+  grep -q "$marker" <<< "$fds" && fail "an inherited descriptor survived into the helper:\n$(grep "$marker" <<< "$fds" | head -5)"
+  high=$(ls "/proc/$pid/fd" | awk '$1 > 2' | wc -l)
+  [ "$high" -le 4 ] || fail "the helper holds $high descriptors above 2:\n$fds"
+  note "$3while writing, the helper holds: $(ls "/proc/$pid/fd" | tr '\n' ' ')"
+}
+
 inherited_fds_are_closed() {
   fresh_fixture
   local marker=$WORK/inherited-marker
@@ -535,11 +546,7 @@ inherited_fds_are_closed() {
     -- "$HELPER" apply 80GiB >"$WORK/out" 2>"$WORK/err" &
   local pid=$!
   wait_for_event intent          # the helper is now inside the (stalled) kernel write
-  local fds; fds=$(ls -l "/proc/$pid/fd" 2>&1)
-  grep -q "$marker" <<< "$fds" && fail "an inherited descriptor survived into the helper:\n$fds"
-  local high; high=$(ls "/proc/$pid/fd" | awk '$1 > 2' | wc -l)
-  [ "$high" -le 4 ] || fail "the helper holds $high descriptors above 2:\n$fds"
-  note "while writing, the helper holds: $(ls "/proc/$pid/fd" | tr '\n' ' ')"
+  expect_no_inherited_fds "$pid" "$marker" ""
   wait $pid; RC=$?; OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
   expect_rc 0; expect_knob 81920
   sim fault stall-write off >/dev/null
@@ -579,11 +586,7 @@ inherited_fds_are_closed_by_listing() {
   local pid=$!
   wait_for_event intent
   grep -q '^Seccomp:[[:space:]]*2' "/proc/$pid/status" || fail "the helper runs without the filter: $(grep Seccomp "/proc/$pid/status")"
-  local fds; fds=$(ls -l "/proc/$pid/fd" 2>&1)
-  grep -q "$marker" <<< "$fds" && fail "an inherited descriptor survived into the helper:\n$(grep "$marker" <<< "$fds" | head -5)"
-  local high; high=$(ls "/proc/$pid/fd" | awk '$1 > 2' | wc -l)
-  [ "$high" -le 4 ] || fail "the helper holds $high descriptors above 2:\n$fds"
-  note "RLIMIT_NOFILE $top, close_range blocked: while writing, the helper holds $(ls "/proc/$pid/fd" | tr '\n' ' ')"
+  expect_no_inherited_fds "$pid" "$marker" "RLIMIT_NOFILE $top, close_range blocked: "
   wait $pid; RC=$?; OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
   expect_rc 0; expect_knob 81920
   sim fault stall-write off >/dev/null
