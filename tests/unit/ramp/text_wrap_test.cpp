@@ -108,6 +108,10 @@ TEST(TerminalWidth, ColumnsThenTheTerminalThen80) {
     EXPECT_EQ(choose_width("0", std::nullopt), 80u);
     EXPECT_EQ(choose_width("wide", 90), 90u);
     EXPECT_EQ(choose_width("120x", std::nullopt), 80u);
+    EXPECT_EQ(choose_width("19", 100), 100u) << "below the least width a row can hold";
+    EXPECT_EQ(choose_width("-100", std::nullopt), 80u);
+    EXPECT_EQ(choose_width("", 90), 90u);
+    EXPECT_EQ(choose_width("999999999999999999999999", std::nullopt), 80u) << "an overflow is not a width";
 }
 
 TEST(WrappingBuf, WrapsEachLineAndKeepsAHalfLineOpenAcrossAFlush) {
