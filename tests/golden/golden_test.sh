@@ -137,7 +137,11 @@ case $scenario in
   set_and_reset)       sim_init --profile m2ultra-192; band_192
                        wc set 80GiB --yes; wc set 81920MiB --yes; wc set 80GiB --yes --json
                        wc set 232000MB --yes; wc set 200GiB --yes; wc set 0MiB --yes; wc set 96GiB
-                       wc reset; wc reset --json; wc set default ;;
+                       wc reset; wc reset --json; wc set default
+                       # A bad --from (the cap the GPU has now) is a usage error and writes nothing.
+                       wc set 80GiB --yes --from 96; wc set 80GiB --yes --from 0MiB
+                       wc set 80GiB --yes --from 232000MB --json
+                       echo "\$ wiredcap-sim history"; "$SIM" --state "$WORK/sim-state" history ;;
   set_readback_differs) sim_init --profile m2ultra-192; band_192; sim fault readback-offset 1MiB
                        wc set 80GiB --yes; wc set 80GiB --yes --json ;;
   set_write_refused)   sim_init --profile m2ultra-192; band_192; sim fault write-refused on
