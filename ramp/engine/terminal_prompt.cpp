@@ -239,12 +239,13 @@ private:
         return std::nullopt;
     }
 
-    // Closing a terminal window wakes the reader (read gives EIO) a moment before the kernel
-    // sends SIGHUP. Wait briefly for it so the answer says what happened.
+    // Closing a terminal window wakes the reader (read gives 0 or EIO) before the kernel's
+    // SIGHUP is delivered, by a moment that a loaded machine stretches past any wait. In raw
+    // mode Ctrl-D is our own key (Key::eof), so a read that ends here is the terminal hanging
+    // up, whether or not its SIGHUP has arrived yet. A signal already caught names the end.
     std::optional<Answer> terminal_gone() {
-        if (!signals_.pending()) ::poll(nullptr, 0, 100);
         if (auto s = signals_.pending()) return s;
-        return Answer::eof;
+        return Answer::hangup;
     }
 
     std::optional<Answer> on_key(unsigned char c) {

@@ -4,8 +4,9 @@
 //   yes            -> Answer::yes      (continue)
 //   stop           -> Answer::stop     (keep this value, end)
 //   no             -> Answer::no       (revert)
-//   end of input   -> Answer::eof      (Ctrl-D on an empty line, or the terminal went away)
-//   Ctrl-C/SIGINT  -> Answer::interrupt, SIGTERM -> terminate, SIGHUP -> hangup
+//   end of input   -> Answer::eof      (Ctrl-D on an empty line)
+//   Ctrl-C/SIGINT  -> Answer::interrupt, SIGTERM -> terminate
+//   SIGHUP, or the terminal gone (a read of 0 or EIO) -> Answer::hangup
 //   the deadline   -> Answer::timeout
 //   Enter or anything else re-asks; typing never moves the deadline.
 //

@@ -135,6 +135,23 @@ def case_sighup_by_closing_terminal():
         check(got == "hangup", f"answer after the terminal closed: {got!r}")
 
 
+def case_terminal_gone_before_its_sighup():
+    # Closing a window wakes the reader before the kernel's SIGHUP lands; on a loaded machine
+    # the signal can come long after. Held open here: the terminal is not the program's
+    # controlling one, so its closing sends no signal at all. The end is still a hangup, not
+    # Ctrl-D's "eof" (raw mode reads Ctrl-D as a key, so a read that ends is the terminal gone).
+    with tempfile.TemporaryDirectory() as tmp:
+        result = os.path.join(tmp, "answer")
+        with PtySession([DEMO, "10", result], controlling=False) as s:
+            s.read_until(PROMPT)
+            s.hangup()
+            code = s.wait()
+            check(code == 0, f"prompt-demo exited {code}")
+        with open(result) as f:
+            got = f.read().strip()
+        check(got == "hangup", f"answer after the terminal closed without SIGHUP: {got!r}")
+
+
 # ---- the deadline ----
 
 def case_timeout_within_deadline_plus_1s():

@@ -27,8 +27,12 @@ class PtyTimeout(AssertionError):
 
 
 class PtySession:
-    def __init__(self, argv, env=None, size=None):
-        """`size`: (rows, columns) of the terminal, set before the program starts."""
+    def __init__(self, argv, env=None, size=None, controlling=True):
+        """`size`: (rows, columns) of the terminal, set before the program starts.
+        `controlling=False`: the terminal is on fds 0-2 but is not the controlling terminal of
+        the program's new session, so closing it sends no SIGHUP (the moment before a loaded
+        machine delivers the kernel's hangup, held open)."""
+        self.controlling = controlling
         self.argv = list(argv)
         self.output = ""           # everything the program has written so far
         self.pos = 0               # read_until() searches from here
@@ -48,7 +52,10 @@ class PtySession:
     def _child(self, env):
         try:
             os.close(self.master)
-            _make_controlling_terminal(self.slave)
+            if self.controlling:
+                _make_controlling_terminal(self.slave)
+            else:
+                _attach_without_control(self.slave)
             if env is None:
                 os.execv(self.argv[0], self.argv)
             os.execve(self.argv[0], self.argv, env)
@@ -223,6 +230,15 @@ def render_screen(text):
     if line:
         lines.append("".join(line))
     return "\n".join(lines)
+
+
+def _attach_without_control(fd):
+    """In the child: a new session with no controlling terminal, and `fd` on fds 0, 1 and 2."""
+    os.setsid()
+    for target in (0, 1, 2):
+        os.dup2(fd, target)
+    if fd > 2:
+        os.close(fd)
 
 
 def _make_controlling_terminal(fd):
