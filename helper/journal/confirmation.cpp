@@ -1,9 +1,9 @@
 #include "journal/confirmation.hpp"
 
-#include <charconv>
 #include <map>
 #include <utility>
 
+#include "journal/record_fields.hpp"
 #include "policy/trusted_path.hpp"
 
 namespace wiredcap::journal {
@@ -15,44 +15,9 @@ constexpr std::size_t kMaxJournalBytes = 64 * 1024 * 1024;
 constexpr std::string_view kConfirmed = ",\"command\":\"confirm\",\"event\":\"confirmed\",";
 constexpr std::string_view kTripped = ",\"command\":\"boot\",\"event\":\"tripped\",";
 
-// The digits after `"key":` in `line`, as a number.
-std::optional<std::uint64_t> number_after(std::string_view line, std::string_view key) {
-    const std::string k = "\"" + std::string(key) + "\":";
-    const auto at = line.find(k);
-    if (at == std::string_view::npos) return std::nullopt;
-    const char* begin = line.data() + at + k.size();
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(begin, line.data() + line.size(), n);
-    if (ec != std::errc{} || end == begin) return std::nullopt;
-    return n;
-}
-
-// The run id of a record: [A-Za-z0-9-]{1,64}, so it needs no unescaping.
-std::string run_of(std::string_view line) {
-    constexpr std::string_view k = ",\"run\":\"";
-    const auto at = line.find(k);
-    if (at == std::string_view::npos) return {};
-    const auto from = at + k.size();
-    const auto to = line.find('"', from);
-    return to == std::string_view::npos ? std::string() : std::string(line.substr(from, to - from));
-}
-
 bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
-
-// The string after `"key":"` in `line` (journal strings here are ids and times: no escapes).
-std::string_view string_after(std::string_view line, std::string_view key) {
-    const std::string k = "\"" + std::string(key) + "\":\"";
-    const auto at = line.find(k);
-    if (at == std::string_view::npos) return {};
-    const auto from = at + k.size(), to = line.find('"', from);
-    return to == std::string_view::npos ? std::string_view{} : line.substr(from, to - from);
-}
-
-}  // namespace
-
-namespace {
 
 // The last store of a value for boot, if it overrode the hang ceiling: hangs already known then
 // (from boots other than the store's) were overridden by a person and do not bind that value.
@@ -81,7 +46,7 @@ std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_v
         if (nl == std::string_view::npos) break;
         const std::string_view line = text.substr(0, nl);
         text.remove_prefix(nl + 1);
-        if (line.substr(0, 7) != "{\"v\":1,") continue;
+        if (!is_v1_record(line)) continue;
         const std::string_view event = string_after(line, "event"), command = string_after(line, "command");
         if (is_store_record(line, command, event)) {
             waiver.reset();  // a store without the override keeps every hang binding
@@ -90,7 +55,7 @@ std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_v
             continue;
         }
         const auto step = number_after(line, "step");
-        const std::string run = run_of(line);
+        const std::string run(run_of(line));
         if (run.empty() || !step) continue;
         auto& s = steps[{run, *step}];
         if (command == "confirm" || event.substr(0, 7) == "revert_") s.resolved = true;
@@ -122,10 +87,10 @@ std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB 
         if (nl == std::string_view::npos) break;  // a torn last line is not a record
         const std::string_view line = text.substr(0, nl);
         text.remove_prefix(nl + 1);
-        if (line.substr(0, 7) != "{\"v\":1,") continue;
+        if (!is_v1_record(line)) continue;
         if (line.find(kConfirmed) != std::string_view::npos && ends_with(line, confirmed_tail)) {
             const auto step = number_after(line, "step");
-            if (step) found = Confirmation{run_of(line), *step};
+            if (step) found = Confirmation{std::string(run_of(line)), *step};
         } else if (line.find(kTripped) != std::string_view::npos) {
             const auto tripped_at = number_after(line, "to_mib");
             if (!tripped_at || *tripped_at <= value.count()) found.reset();
