@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark: `wiredcap status`, `wiredcap recover` and `wiredcap persist` on a journal of many
-# records (issue 13: a long-lived machine), against the system's `sysctl -n` as the baseline.
-# Reports hyperfine's mean and median per command and the ratio to sysctl, and the peak memory
-# (/usr/bin/time -v).
+# Benchmark: a journal of a million records (issue 13: a long-lived machine). Measures the
+# helper's compaction of it (helper/journal/compaction.hpp) -- the first journaled command after
+# the journal grew that large, here `end`, whose records end the bench's own run -- and then
+# `wiredcap status`, `wiredcap recover` and `wiredcap persist` on the compacted journal, against
+# the system's `sysctl -n` as the baseline. Reports hyperfine's mean and median per command and
+# the ratio to sysctl, the journal's and the archive's sizes, and the peak memory (/usr/bin/time -v).
 #
 # Usage: bench/journal_scale.sh [RECORDS] [RUNS]   (default 1000000 records, 5 runs; builds the
 # release preset first; needs hyperfine and python3)
@@ -10,14 +12,11 @@
 # The journal is generated in the helper's own record format (helper/journal/journal.hpp):
 # RECORDS records of completed two-step ramps (intent, applied, confirmed for each step, an
 # `end`, then a reset), 20 ramps per boot, so every earlier boot is settled and recover has
-# nothing to record. Each run of a command starts from the same journal (hyperfine --prepare).
+# nothing to record; the helper never writes such a journal itself (it compacts past 1 MiB), so it
+# stands for one from before compaction, or a million records written over the years. Each run
+# of a command starts from the same journal (hyperfine --prepare).
 #
-# Figures (2026-12-01, 2 shared cores under load ~14, release build; noisy):
-#   1,000,000 records (154 MiB): the CLI refuses a journal past 64 MiB: status answers in
-#     62 ms (2x sysctl) with the journal "unreadable"; recover and persist exit 1.
-#   400,000 records (61 MiB): status 78 s mean (1722x sysctl), recover 57 s; persist 54 s
-#     (exit 3: 80GiB is more than max_step above this simulated Mac's OS default). The
-#     journal is not yet compacted: these are the figures compaction must bring down.
+# FIGURES
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records=${1:-1000000}
@@ -68,28 +67,54 @@ EOF
 
 cli=("$bin/wiredcap" --helper "$bin/wiredcap-helper" --policy "$work/etc/wiredcap.conf"
      --journal "$work/journal/journal.jsonl" --sim-state "$work/sim-state")
-restore="cp $work/journal.gen $work/journal/journal.jsonl && rm -f $work/journal/boot.state"
+helper=("$bin/wiredcap-helper" --policy "$work/etc/wiredcap.conf" --journal "$work/journal/journal.jsonl"
+        --sim-state "$work/sim-state")
+j=$work/journal/journal.jsonl
+restore="cp $work/journal.gen $j && rm -f $j.1 $work/journal/boot.state"
 eval "$restore"
 "${cli[@]}" status >/dev/null  # creates the simulated Mac's state on first use
-size=$(stat -c %s "$work/journal.gen")
-echo "journal: $records records, $((size / 1024 / 1024)) MiB"
-# What status made of it (a journal it refuses to read is fast and wrong: the figures below
-# then measure a refusal; hyperfine's exit codes show recover's and persist's).
-"${cli[@]}" status 2>&1 | grep -E '^journal ' | cut -c1-160 || true
+mib() { echo $(( $(stat -c %s "$1") / 1024 / 1024 )); }
+echo "journal: $records records, $(mib "$work/journal.gen") MiB"
 
-hyperfine -i --runs "$runs" --prepare "$restore" --export-json "$work/hyperfine.json" \
-  -n status "${cli[*]} status" -n recover "${cli[*]} recover" -n persist "${cli[*]} persist 80GiB" \
+# 1. The compaction: the first journaled command on the grown journal.
+hyperfine -i --runs "$runs" --prepare "$restore" --export-json "$work/compaction.json" \
+  -n compaction "${helper[*]} end --run bench --outcome aborted" >"$work/compaction.txt"
+eval "$restore"
+"${helper[@]}" end --run bench --outcome aborted >/dev/null
+echo "after it: journal $(wc -l <"$j") records ($(stat -c %s "$j") bytes), archive $(mib "$j.1") MiB"
+grep -o '"reason":"kept [^"]*"' "$j" || { echo "no compaction record" >&2; exit 1; }
+cp "$j" "$work/journal.compacted"
+
+# 2. The commands people run, on the compacted journal. persist 72GiB is refused (exit 3): the
+# generated journal's last ramp is cut short mid-step in an earlier boot, which is a hang at
+# 72 GiB; the check that refuses it reads the whole journal, which is what is measured.
+again="cp $work/journal.compacted $j && rm -f $work/journal/boot.state"
+"${cli[@]}" status 2>&1 | grep -E '^(journal|last confirmed|hang ceiling)' | cut -c1-100 || true
+hyperfine -i --runs "$runs" --prepare "$again" --export-json "$work/hyperfine.json" \
+  -n status "${cli[*]} status" -n recover "${cli[*]} recover" -n persist "${cli[*]} persist 72GiB" \
   -n sysctl "sysctl -n kernel.ostype" >"$work/hyperfine.txt" || true
-python3 - "$work/hyperfine.json" <<'EOF'
+# 3. The largest journal the helper leaves between two compactions: 1.5 MiB (1 MiB, plus the
+# 512 KiB after which the next one is due), uncompacted; and 12 MiB, for comparison.
+head -c $((3 * 512 * 1024)) "$work/journal.gen" | sed '$d' >"$work/journal.1.5mib"
+head -c $((12 * 1024 * 1024)) "$work/journal.gen" | sed '$d' >"$work/journal.12mib"
+largest="cp $work/journal.1.5mib $j && rm -f $work/journal/boot.state"
+hyperfine -i --runs "$runs" --prepare "$largest" --export-json "$work/largest.json" \
+  -n "status (1.5 MiB)" "${cli[*]} status" -n "recover (1.5 MiB)" "${cli[*]} recover" >"$work/largest.txt" || true
+larger="cp $work/journal.12mib $j && rm -f $work/journal/boot.state"
+hyperfine -i --runs "$runs" --prepare "$larger" --export-json "$work/larger.json" \
+  -n "status (12 MiB)" "${cli[*]} status" >"$work/larger.txt" || true
+python3 - "$work/compaction.json" "$work/hyperfine.json" "$work/largest.json" "$work/larger.json" <<'EOF'
 import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+r = {x["command"]: x for f in sys.argv[1:] for x in json.load(open(f))["results"]}
 base = r["sysctl"]["mean"]
-for name in ("status", "recover", "persist", "sysctl"):
+for name in ("compaction", "status", "recover", "persist", "status (1.5 MiB)", "recover (1.5 MiB)",
+             "status (12 MiB)", "sysctl"):
     x = r[name]
     codes = sorted(set(x.get("exit_codes", [0])))
-    print("%-8s mean %9.1f ms, median %9.1f ms, %8.0fx sysctl; exit codes %s" %
+    print("%-16s mean %9.1f ms, median %9.1f ms, %8.0fx sysctl; exit codes %s" %
           (name, x["mean"] * 1000, x["median"] * 1000, x["mean"] / base, codes))
 EOF
 peak_kib() { /usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): //p'; }
 eval "$restore"
-echo "peak RSS: status $(peak_kib "${cli[@]}" status) KiB, recover $(peak_kib "${cli[@]}" recover) KiB"
+echo "peak RSS: compaction $(peak_kib "${helper[@]}" end --run bench --outcome aborted) KiB," \
+     "status $(peak_kib "${cli[@]}" status) KiB, recover $(peak_kib "${cli[@]}" recover) KiB"

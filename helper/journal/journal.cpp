@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "journal/compaction.hpp"
 #include "journal/owned_by_root.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "policy/trusted_path.hpp"
@@ -118,7 +119,7 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
         if (auto own = own_by_root(fd.get(), "the journal " + path); !own) return Error{"journal: " + own.error().message};
     auto checked = trusted::check_file(fd.get(), path, owner);
     if (!checked) return Error{"journal: " + checked.error().message};
-    return Writer(std::move(*dir), std::move(fd), path);
+    return Writer(std::move(*dir), std::move(fd), path, owner, *checked);
 }
 
 Expected<Ok> Writer::lock(std::chrono::milliseconds wait, uid_t owner) {
@@ -155,7 +156,43 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     }
     if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
     mirror_to_syslog(line);
-    return Ok{};
+    return locked() ? Expected<Ok>(Ok{}) : follow_a_compaction(line);
+}
+
+// Without the lock a compaction may have moved the journal away while this record was being
+// written to it (compaction.cpp): the record is then appended again to the journal now in place.
+Expected<Ok> Writer::follow_a_compaction(const std::string& line) {
+    auto split = trusted::split_path(path_);
+    if (!split) return split.error();
+    struct stat mine {}, named {};
+    if (::fstat(fd_.get(), &mine) != 0 || ::fstatat(dir_.get(), split->name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0)
+        return Ok{};  // the record is on disk where it was written; nothing better to do
+    if (mine.st_dev == named.st_dev && mine.st_ino == named.st_ino) return Ok{};
+    auto now = open(path_, owner_);
+    if (!now) return Error{"the journal was compacted while this record was written; " + now.error().message};
+    fd_ = std::move(now->fd_);
+    if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) return w;
+    return flush_to_disk(fd_.get(), "the journal " + path_);
+}
+
+// Best effort: every record is on disk either way. A failure is told to the system log, and the
+// next multiple of kCompactEvery tries again.
+void Writer::compact_if_due(const Stamp& s) {
+    struct stat now {};
+    if (!locked() || ::fstat(fd_.get(), &now) != 0) return;
+    if (!compaction_due(opened_size_, static_cast<std::size_t>(now.st_size))) return;
+    auto split = trusted::split_path(path_);
+    if (!split) return;
+    auto c = compact_journal(dir_.get(), fd_.get(), split->name, path_);
+    if (!c) {
+        mirror_to_syslog("wiredcap-helper: " + c.error().message);
+        return;
+    }
+    fd_ = std::move(c->journal);
+    Record done{"journal", "compacted", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) + " records; the rest are in " +
+                    split->name + ".1"};
+    (void)append(done, s);
 }
 
 }  // namespace wiredcap::journal

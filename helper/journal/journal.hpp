@@ -72,18 +72,26 @@ public:
     // limit (RLIMIT_FSIZE, which a caller hands over) is refused before a byte is written.
     [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s);
 
+    // At the end of a command, under the lock: compacts the journal if this command's records
+    // made it due (compaction.hpp), and records that it did. Never before a kernel write, so a
+    // command's change is not delayed by it.
+    void compact_if_due(const Stamp& s);
+
     // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most
     // `wait`; held until the Writer is gone. Everything the command changes happens under it.
     [[nodiscard]] Expected<Ok> lock(std::chrono::milliseconds wait, uid_t owner);
     [[nodiscard]] bool locked() const { return lock_.has_value(); }
 
 private:
-    Writer(UniqueFd dir, UniqueFd fd, std::string path)
-        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)) {}
+    Writer(UniqueFd dir, UniqueFd fd, std::string path, uid_t owner, std::size_t size)
+        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), owner_(owner), opened_size_(size) {}
     Expected<Ok> close_torn_line();
+    Expected<Ok> follow_a_compaction(const std::string& line);
     UniqueFd dir_;
     UniqueFd fd_;
     std::string path_;
+    uid_t owner_;
+    std::size_t opened_size_;  // the journal's size when this command opened it
     std::optional<Lock> lock_;
 };
 

@@ -84,6 +84,8 @@ Failure Action::refuse(ExitCode code, std::string why) {
 // After the last record nothing privileged is left: the journal (and the helper's lock) is
 // closed and root given up before the answer is written.
 Result Action::finish(const std::optional<Failure>& f) {
+    // Not in reset: the safe direction stays within its second whatever the journal's size.
+    if (writer_ && !best_effort_) writer_->compact_if_due(stamp_);
     writer_.reset();
     if (!process::drop_root()) warn("could not give up root after the last write");
     out_.boolean("ok", !f);

@@ -1,0 +1,94 @@
+// Keeping root's journal bounded on a long-lived machine (docs/design.md section 3, "Compaction").
+//
+// Past a size, the helper, under its lock, rewrites the journal with only the records that its
+// readers still need, and keeps the file as it was as the one archive generation beside it
+// (`journal.jsonl.1`, replaced at each compaction). Every record also went to the system log.
+//
+// The readers are `persist`'s confirmation check and the hang ceiling (confirmation.hpp) in the
+// helper, and `recover`/`status` (ramp/engine/recovery.hpp) in the CLI. A compaction must not
+// change any of their answers, for this boot or any later one. So it keeps, in their order:
+//   - every record of a run that is not closed. A run is closed when it has an `end` record
+//     and each of its steps is settled by its own records: of
+//     the step's forward records (intent, applied, unchanged, mismatch, write_failed) and its
+//     settling ones (confirmed, revert_applied), the last is a settling one -- or the step has
+//     no forward record at all;
+//   - every record of a closed run that holds the latest confirmation of some value, or the
+//     latest confirmation of all;
+//   - every record of `persist` and of the boot action (`boot`), and any run-less confirmation;
+//   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
+//     the steps at risk in its boot).
+// Everything else -- closed runs, plain `set` and `reset` records of other boots, refusals,
+// torn lines -- is in the archive only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "wiredcap/unique_fd.hpp"
+#include "wiredcap/units/expected.hpp"
+
+namespace wiredcap::journal {
+
+// The decision, in two passes over the same lines: survey() each line in order, then keeps()
+// for each line in the same order.
+class Compaction {
+public:
+    void survey(std::string_view line);
+    [[nodiscard]] bool keeps(std::string_view line);
+
+private:
+    struct RunInfo {
+        bool ended = false;
+        bool holds_a_latest_confirmation = false;
+        std::map<std::uint64_t, bool> step_settled;  // per step: is its last forward-or-settling
+                                                     // record a settling one?
+    };
+    struct Latest {
+        std::size_t index;
+        std::string run;
+    };
+    void decide();
+    [[nodiscard]] bool closed(const RunInfo& r) const;
+
+    std::unordered_map<std::string, RunInfo> runs_;
+    std::map<std::uint64_t, Latest> latest_confirmation_;  // by value
+    std::string latest_confirmed_run_;
+    std::set<std::string> boots_of_kept_runs_;
+    std::size_t surveyed_ = 0;
+    bool decided_ = false;
+};
+
+// Journal text with only what a compaction keeps (a torn last line is dropped).
+[[nodiscard]] std::string compact_text(std::string_view text);
+
+struct Compacted {
+    UniqueFd journal;         // the new journal, open for appending
+    std::size_t records = 0;  // complete lines the old journal held
+    std::size_t kept = 0;     // of them, the ones the new journal holds
+};
+
+// Compacts the journal `name` in the directory `dir_fd`, open as `fd`; `path` names it in
+// messages. Crash-safe: the kept records go to a new file (root's, flushed), the old journal is
+// linked as `name.1` (the archive), and the new file is renamed over `name`, so `name` always
+// holds either the whole old journal or the whole new one. Streams the old file: its size is
+// not bounded by memory. Call only under the helper's lock.
+[[nodiscard]] Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path);
+
+// Whether a command that took the journal from `before` to `after` bytes is due a compaction:
+// each time it grows across a multiple of kCompactEvery past kCompactFrom, so the cost (one
+// pass over the file) is paid once per kCompactEvery appended, whatever the kept records weigh;
+// and at every append past kCompactAlways, the size past which the readers refuse a journal
+// (a journal from before compaction existed is compacted by the next command). 1 MiB is about
+// 7,000 records, months of ramps, and keeps `status` and `recover` within ~0.1 s
+// (bench/journal_scale.sh: a 12 MiB journal took 0.8-2.4 s).
+inline constexpr std::size_t kCompactFrom = std::size_t{1} << 20;
+inline constexpr std::size_t kCompactEvery = std::size_t{512} << 10;
+inline constexpr std::size_t kCompactAlways = std::size_t{64} << 20;
+[[nodiscard]] bool compaction_due(std::size_t before, std::size_t after);
+
+}  // namespace wiredcap::journal

@@ -1,0 +1,191 @@
+// Journal compaction (helper/journal/compaction.hpp): what is kept, and the file swap. That no
+// reader's answer changes is tests/unit/ramp/compaction_equivalence_test.cpp's, which links the
+// CLI's recovery too.
+#include "journal/compaction.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "journal/journal.hpp"
+#include "temp_tree.hpp"
+
+namespace wiredcap::journal {
+namespace {
+
+using units::MiB;
+
+MiB mib(std::uint64_t n) { return MiB::from_count_or_throw(n); }
+
+// One record in the helper's own format.
+std::string rec(const std::string& boot, const std::string& command, const std::string& event,
+                std::optional<std::string> run = std::nullopt, std::optional<std::uint64_t> step = std::nullopt,
+                std::optional<std::uint64_t> to = std::nullopt, std::optional<std::uint64_t> back = std::nullopt,
+                const std::string& reason = {}) {
+    Record r{command, event, std::move(run), step, std::nullopt, to ? std::optional(mib(*to)) : std::nullopt,
+             back ? std::optional(mib(*back)) : std::nullopt, reason};
+    return to_json_line(r, Stamp{boot, 501}, 1796113200);
+}
+
+// A two-step ramp in `boot` that a person confirmed at each step and that ended completed.
+std::string completed_run(const std::string& boot, const std::string& run, std::uint64_t a, std::uint64_t b) {
+    return rec(boot, "apply", "intent", run, 1, a) + rec(boot, "apply", "applied", run, 1, a, a) +
+           rec(boot, "confirm", "confirmed", run, 1, std::nullopt, a) + rec(boot, "apply", "intent", run, 2, b) +
+           rec(boot, "apply", "applied", run, 2, b, b) + rec(boot, "confirm", "confirmed", run, 2, std::nullopt, b) +
+           rec(boot, "end", "end", run, std::nullopt, std::nullopt, b, "completed");
+}
+
+std::string plain_reset(const std::string& boot) {
+    return rec(boot, "reset", "intent", std::nullopt, std::nullopt, 0) +
+           rec(boot, "reset", "applied", std::nullopt, std::nullopt, 0, 0);
+}
+
+TEST(CompactionDue, OnlyPastTheThresholdAndOncePerInterval) {
+    EXPECT_FALSE(compaction_due(0, 300));
+    EXPECT_FALSE(compaction_due(kCompactFrom - 400, kCompactFrom - 100));
+    EXPECT_TRUE(compaction_due(kCompactFrom - 100, kCompactFrom + 200));
+    EXPECT_FALSE(compaction_due(kCompactFrom + 200, kCompactFrom + 500));
+    EXPECT_TRUE(compaction_due(kCompactFrom + kCompactEvery - 1, kCompactFrom + kCompactEvery + 300));
+    EXPECT_TRUE(compaction_due(kCompactAlways + 10, kCompactAlways + 300));  // a journal from before compaction
+}
+
+TEST(Compaction, AClosedRunIsDroppedAndItsLatestConfirmationsKeepTheirRun) {
+    const std::string text = completed_run("B1", "r1", 81920, 98304) + completed_run("B1", "r2", 81920, 114688) +
+                             completed_run("B1", "r3", 98304, 114688) + completed_run("B1", "r4", 81920, 98304);
+    const std::string kept = compact_text(text);
+    // r4 holds the latest 80 and 96 GiB confirmations (and the latest of all); r3 the latest of
+    // 112 GiB. r1 and r2 hold none and are closed.
+    EXPECT_NOT_CONTAINS(kept, "\"run\":\"r1\"");
+    EXPECT_NOT_CONTAINS(kept, "\"run\":\"r2\"");
+    EXPECT_EQ(kept, completed_run("B1", "r3", 98304, 114688) + completed_run("B1", "r4", 81920, 98304));
+}
+
+TEST(Compaction, ARunThatHungOrNeverEndedOrIsAtRiskIsKeptWhole) {
+    const std::string hung = rec("B1", "apply", "intent", "h", 1, 81920) + rec("B1", "apply", "applied", "h", 1, 81920, 81920) +
+                             rec("B2", "end", "end", "h", std::nullopt, std::nullopt, 0, "hung");
+    const std::string open = rec("B2", "apply", "intent", "o", 1, 81920) + rec("B2", "apply", "applied", "o", 1, 81920, 81920);
+    // Ended, but its step was applied again after the revert: still at risk by its own records.
+    const std::string at_risk = rec("B2", "apply", "applied", "a", 1, 81920, 81920) +
+                                rec("B2", "apply", "revert_applied", "a", 1, 0, 0, "no") +
+                                rec("B2", "apply", "mismatch", "a", 1, 81920, 0) +
+                                rec("B2", "end", "end", "a", std::nullopt, std::nullopt, 0, "reverted");
+    const std::string text = completed_run("B0", "old", 73728, 81920) + hung + open + at_risk +
+                             completed_run("B2", "new", 73728, 81920);
+    EXPECT_EQ(compact_text(text), hung + open + at_risk + completed_run("B2", "new", 73728, 81920));
+}
+
+TEST(Compaction, BootPersistAndResetsThatSettleAKeptRunAreKept) {
+    const std::string boot = rec("B1", "boot", "intent", std::nullopt, std::nullopt, 81920) +
+                             rec("B1", "boot", "tripped", std::nullopt, std::nullopt, 81920);
+    const std::string store = rec("B1", "persist", "persisted", std::nullopt, std::nullopt, 81920);
+    const std::string set = rec("B1", "apply", "applied", std::nullopt, std::nullopt, 81920, 81920);
+    const std::string at_risk = rec("B3", "apply", "applied", "k", 1, 81920, 81920);
+    const std::string text = plain_reset("B3") /* before the kept run: settles nothing of it */ + boot + store + set +
+                             plain_reset("B2") /* a boot with no kept run */ + at_risk + plain_reset("B3") +
+                             "{\"v\":1,\"torn\n" + "not json\n";
+    EXPECT_EQ(compact_text(text), boot + store + at_risk + plain_reset("B3").substr(plain_reset("B3").find('\n') + 1));
+}
+
+TEST(Compaction, ATornLastLineIsNotCarried) {
+    const std::string text = rec("B1", "apply", "intent", "k", 1, 81920) + "{\"v\":1,\"time\":\"2026";
+    EXPECT_EQ(compact_text(text), rec("B1", "apply", "intent", "k", 1, 81920));
+}
+
+// --- the file ----------------------------------------------------------------------------------
+
+class CompactionFile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = tree_.dir("journal");
+        path_ = dir_ + "/journal.jsonl";
+    }
+    [[nodiscard]] UniqueFd open_dir() const { return UniqueFd(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); }
+
+    test::TempTree tree_;
+    std::string dir_, path_;
+};
+
+TEST_F(CompactionFile, TheOldJournalIsTheArchiveAndTheNewHoldsWhatIsKept) {
+    std::string old;
+    for (int i = 0; i < 2000; ++i) old += completed_run("B1", "r" + std::to_string(i), 73728, 81920) + plain_reset("B1");
+    const std::string open = rec("B1", "apply", "applied", "open", 1, 98304, 98304);
+    old += open;
+    tree_.file("journal/journal.jsonl", old);
+    UniqueFd dir = open_dir();
+    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    auto c = compact_journal(dir.get(), fd.get(), "journal.jsonl", path_);
+    ASSERT_TRUE(c) << test::error_of(c);
+    EXPECT_EQ(c->records, 2000u * 9 + 1);
+    EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1"), old);
+    const std::string now = test::TempTree::slurp(path_);
+    EXPECT_EQ(now, compact_text(old));
+    EXPECT_EQ(c->kept, 7u + 1u + 1u);  // r1999 (the latest confirmations), the reset after it, the open run
+    struct stat st {};
+    ASSERT_EQ(::stat(path_.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0644u);
+    EXPECT_NE(::access((dir_ + "/journal.jsonl.compact").c_str(), F_OK), 0);
+    EXPECT_NE(::access((dir_ + "/journal.jsonl.1.new").c_str(), F_OK), 0);
+    // The descriptor handed back appends to the journal now in place.
+    ASSERT_EQ(::write(c->journal.get(), "x\n", 2), 2);
+    EXPECT_EQ(test::TempTree::slurp(path_), now + "x\n");
+}
+
+TEST_F(CompactionFile, ALeftoverOfACompactionCutShortIsReplaced) {
+    tree_.file("journal/journal.jsonl", rec("B1", "apply", "applied", "open", 1, 98304, 98304));
+    tree_.file("journal/journal.jsonl.compact", "half a compaction\n");
+    tree_.file("journal/journal.jsonl.1.new", "half an archive\n");
+    UniqueFd dir = open_dir();
+    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    auto c = compact_journal(dir.get(), fd.get(), "journal.jsonl", path_);
+    ASSERT_TRUE(c) << test::error_of(c);
+    EXPECT_EQ(test::TempTree::slurp(path_), rec("B1", "apply", "applied", "open", 1, 98304, 98304));
+}
+
+// A command under the lock whose records take the journal past the threshold compacts it at
+// its end, and says so.
+TEST_F(CompactionFile, ACommandThatCrossesTheThresholdCompactsAtItsEndAndRecordsIt) {
+    std::string old;
+    while (old.size() < kCompactFrom - 2000) old += completed_run("B1", "r" + std::to_string(old.size()), 73728, 81920);
+    old += std::string(kCompactFrom - 60 - old.size() - 1, 'x') + "\n";  // 60 bytes short of the threshold
+    tree_.file("journal/journal.jsonl", old);
+    auto w = Writer::open(path_, ::geteuid());
+    ASSERT_TRUE(w) << test::error_of(w);
+    ASSERT_TRUE(w->lock(std::chrono::milliseconds(500), ::geteuid()));
+    const Record r{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
+    ASSERT_TRUE(w->append(r, Stamp{"B1", 501}));
+    EXPECT_EQ(test::TempTree::slurp(path_).size(), kCompactFrom - 60 + to_json_line(r, Stamp{"B1", 501}, 0).size())
+        << "an append compacts nothing: the command's kernel write is not kept waiting";
+    w->compact_if_due(Stamp{"B1", 501});
+    const std::string now = test::TempTree::slurp(path_);
+    EXPECT_LT(now.size(), std::size_t{4096});
+    EXPECT_CONTAINS(now, "\"run\":\"next\"");
+    EXPECT_CONTAINS(now, "\"command\":\"journal\",\"event\":\"compacted\"");
+    EXPECT_CONTAINS(now, "the rest are in journal.jsonl.1");
+    // The archive is the journal as it was, the triggering record included.
+    EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1").substr(0, old.size()), old);
+    // Appends go on into the compacted journal.
+    ASSERT_TRUE(w->append(Record{"apply", "applied", std::string("next"), 1, std::nullopt, mib(98304), mib(98304), ""},
+                          Stamp{"B1", 501}));
+    EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"event\":\"applied\",\"run\":\"next\"");
+}
+
+// A reset that went on without the lock writes to the journal it opened; if a compaction moved
+// that file away meanwhile, its record is appended again to the journal now in place.
+TEST_F(CompactionFile, ARecordWrittenWithoutTheLockFollowsACompaction) {
+    tree_.file("journal/journal.jsonl", rec("B1", "apply", "applied", "open", 1, 98304, 98304));
+    auto unlocked = Writer::open(path_, ::geteuid());
+    ASSERT_TRUE(unlocked) << test::error_of(unlocked);
+    UniqueFd dir = open_dir();
+    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    ASSERT_TRUE(compact_journal(dir.get(), fd.get(), "journal.jsonl", path_));
+    ASSERT_TRUE(unlocked->append(Record{"reset", "applied", std::nullopt, std::nullopt, std::nullopt, mib(0), mib(0), ""},
+                                 Stamp{"B1", 0}));
+    EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"command\":\"reset\",\"event\":\"applied\"");
+}
+
+}  // namespace
+}  // namespace wiredcap::journal
