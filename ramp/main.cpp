@@ -227,7 +227,10 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);  // --help or --version
+        if (e.get_exit_code() == 0) {  // --help or --version: fits the terminal like the rest
+            const wiredcap::cli::WrappedStream help_fits(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
+            return app.exit(e);
+        }
         // CLI11's own exit numbers would collide with ours: every usage error is 2.
         const auto unknown = unknown_command(app, argc, argv);
         const std::string message = unknown ? *unknown : std::string(e.what());

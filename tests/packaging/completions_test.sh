@@ -25,7 +25,7 @@ mkdir -p "$work/files"
 : >"$work/files/policy-b.conf"
 
 # --- what --help lists ----------------------------------------------------------------------
-cli_options() { grep -oE '^ +(-[A-Za-z], ?)?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*'; }
+cli_options() { grep -oE '^  (-[A-Za-z], ?)?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*'; }
 cli_section() { awk -v s="$1:" '$0 == s { on = 1; next } on && /^$/ { on = 0 } on && /^  [A-Za-z]/ { print $1 }'; }
 all_options=() all_commands=()
 walk() {

@@ -6,6 +6,7 @@
 # - the exit codes are listed once, at the end of `wiredcap --help`, and each is in EXIT STATUS;
 # - every option, command, REASON and OUTCOME of `wiredcap-helper --help` appears in
 #   wiredcap-helper(8), each command with its own entry;
+# - every --help fits 80 columns (a pipe, no COLUMNS);
 # - both pages format without a warning: groff -ww, man -l, and mandoc -T lint (macOS's man is
 #   mandoc).
 #   man_matches_help.sh WIREDCAP WIREDCAP_HELPER SOURCE_DIR WORK_DIR
@@ -34,8 +35,9 @@ for page in "$man1" "$man8"; do
 done
 
 # --- helpers ----------------------------------------------------------------------------------
-# Long options in the option column of a CLI11 help text.
-cli_options() { grep -oE '^ +(-[A-Za-z], ?)?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*'; }
+# Long options in the option column of a CLI11 help text (indent 2; a wrapped description
+# continues at the description column, and may start with an option it names).
+cli_options() { grep -oE '^  (-[A-Za-z], ?)?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*'; }
 # Names listed in one section ("Subcommands:", "Positionals:") of a CLI11 help text.
 cli_section() { awk -v s="$1:" '$0 == s { on = 1; next } on && /^$/ { on = 0 } on && /^  [A-Za-z]/ { print $1 }'; }
 # The text's lines that are entries of one section of a rendered page ("COMMANDS").
@@ -51,8 +53,9 @@ all_help=$work/all-help.txt
 # Walks `wiredcap [PATH...] --help` and every subcommand below it.
 walk() {
   local help sub
-  help=$("$wiredcap" "$@" --help) || { fail "wiredcap $* --help failed"; return; }
+  help=$(COLUMNS= "$wiredcap" "$@" --help) || { fail "wiredcap $* --help failed"; return; }
   printf '%s\n' "$help" >>"$all_help"
+  check "wiredcap $* --help fits 80 columns" test -z "$(printf '%s\n' "$help" | awk 'length > 80')"
   while read -r opt; do
     check "wiredcap(1) names option $opt (from wiredcap $* --help)" has_word "$page" "$opt"
   done < <(printf '%s\n' "$help" | cli_options | sort -u)
@@ -85,6 +88,7 @@ check "the exit codes appear in exactly one help text (the top level)" test "$(g
 page=$work/wiredcap-helper.8.txt
 page_section COMMANDS <"$page" >"$work/helper.commands.txt"
 help=$("$helper" --help) || fail "wiredcap-helper --help failed"
+check "wiredcap-helper --help fits 80 columns" test -z "$(printf '%s\n' "$help" | awk 'length > 80')"
 while read -r opt; do
   check "wiredcap-helper(8) names option $opt" has_word "$page" "$opt"
 done < <(printf '%s\n' "$help" | grep -oE -- '--[a-z][a-z-]*' | sort -u)
