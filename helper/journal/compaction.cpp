@@ -51,11 +51,12 @@ void Compaction::survey(std::string_view line) {
     if (event == "confirmed") {
         const auto value = number_after(line, "readback_mib");
         // A confirmation whose value cannot be read keeps its run: nothing is assumed about it.
-        latest_confirmation_[value.value_or(UINT64_MAX)] = Latest{index, std::string(run)};
+        latest_confirmation_[value.value_or(UINT64_MAX)] = std::string(run);
         latest_confirmed_run_ = std::string(run);
     }
     if (run.empty()) return;
     RunInfo& r = runs_[std::string(run)];
+    r.last_index = index;
     if (event == "end") {
         r.ended = true;
         return;
@@ -68,22 +69,26 @@ void Compaction::survey(std::string_view line) {
 }
 
 bool Compaction::closed(const RunInfo& r) const {
-    if (!r.ended || r.holds_a_latest_confirmation) return false;
+    if (!r.ended || r.must_stay) return false;
     for (const auto& [step, settled] : r.step_settled)
         if (!settled) return false;
     return true;
 }
 
 void Compaction::decide() {
-    for (const auto& [value, latest] : latest_confirmation_)
-        if (auto it = runs_.find(latest.run); it != runs_.end()) it->second.holds_a_latest_confirmation = true;
-    if (auto it = runs_.find(latest_confirmed_run_); it != runs_.end()) it->second.holds_a_latest_confirmation = true;
+    for (const auto& [value, run] : latest_confirmation_)
+        if (auto it = runs_.find(run); it != runs_.end()) it->second.must_stay = true;
+    if (auto it = runs_.find(latest_confirmed_run_); it != runs_.end()) it->second.must_stay = true;
+    for (auto& [id, r] : runs_)
+        if (recent(r.last_index)) r.must_stay = true;
     decided_ = true;
 }
 
 bool Compaction::keeps(std::string_view line) {
     if (!decided_) decide();
+    const std::size_t index = judged_++;
     if (!is_v1_record(line)) return false;
+    if (recent(index)) return true;
     const auto run = run_of(line);
     if (run.empty()) {
         if (is_needed_without_run(line)) return true;
@@ -107,8 +112,8 @@ void for_each_line(std::string_view text, const std::function<void(std::string_v
 
 }  // namespace
 
-std::string compact_text(std::string_view text) {
-    Compaction c;
+std::string compact_text(std::string_view text, std::size_t keep_recent) {
+    Compaction c(keep_recent);
     for_each_line(text, [&](std::string_view l) { c.survey(l); });
     std::string out;
     for_each_line(text, [&](std::string_view l) {

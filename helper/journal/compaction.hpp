@@ -16,7 +16,10 @@
 //     latest confirmation of all;
 //   - every record of `persist` and of the boot action (`boot`), and any run-less confirmation;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
-//     the steps at risk in its boot).
+//     the steps at risk in its boot);
+//   - the most recent kKeepRecent records whatever they are, and every run with a record among
+//     them whole, so that the journal still shows what was done last (the command that
+//     compacted it included).
 // Everything else -- closed runs, plain `set` and `reset` records of other boots, refusals,
 // torn lines -- is in the archive only.
 #pragma once
@@ -34,37 +37,40 @@
 
 namespace wiredcap::journal {
 
+inline constexpr std::size_t kKeepRecent = 1000;
+
 // The decision, in two passes over the same lines: survey() each line in order, then keeps()
 // for each line in the same order.
 class Compaction {
 public:
+    explicit Compaction(std::size_t keep_recent = kKeepRecent) : keep_recent_(keep_recent) {}
     void survey(std::string_view line);
     [[nodiscard]] bool keeps(std::string_view line);
 
 private:
     struct RunInfo {
         bool ended = false;
-        bool holds_a_latest_confirmation = false;
+        bool must_stay = false;       // holds a latest confirmation, or a recent record
+        std::size_t last_index = 0;   // of its most recent record
         std::map<std::uint64_t, bool> step_settled;  // per step: is its last forward-or-settling
                                                      // record a settling one?
     };
-    struct Latest {
-        std::size_t index;
-        std::string run;
-    };
     void decide();
     [[nodiscard]] bool closed(const RunInfo& r) const;
+    [[nodiscard]] bool recent(std::size_t index) const { return index + keep_recent_ >= surveyed_; }
 
+    std::size_t keep_recent_;
     std::unordered_map<std::string, RunInfo> runs_;
-    std::map<std::uint64_t, Latest> latest_confirmation_;  // by value
+    std::map<std::uint64_t, std::string> latest_confirmation_;  // value -> the run that holds it
     std::string latest_confirmed_run_;
     std::set<std::string> boots_of_kept_runs_;
     std::size_t surveyed_ = 0;
+    std::size_t judged_ = 0;
     bool decided_ = false;
 };
 
 // Journal text with only what a compaction keeps (a torn last line is dropped).
-[[nodiscard]] std::string compact_text(std::string_view text);
+[[nodiscard]] std::string compact_text(std::string_view text, std::size_t keep_recent = kKeepRecent);
 
 struct Compacted {
     UniqueFd journal;         // the new journal, open for appending
