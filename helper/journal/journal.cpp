@@ -141,6 +141,16 @@ Expected<Ok> Writer::close_torn_line() {
     return last == '\n' ? Expected<Ok>(Ok{}) : write_all(fd_.get(), "\n", "the journal " + path_);
 }
 
+void take_back_partial_write(int fd, off_t size, std::string_view line) {
+    struct stat now {};
+    if (::fstat(fd, &now) != 0 || now.st_size <= size) return;
+    const auto written = static_cast<std::size_t>(now.st_size - size);
+    if (written > line.size()) return;
+    std::string tail(written, '\0');
+    if (::pread(fd, tail.data(), written, size) != static_cast<ssize_t>(written)) return;
+    if (tail == line.substr(0, written)) (void)::ftruncate(fd, size);
+}
+
 Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     if (auto torn = close_torn_line(); !torn) return torn;
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
@@ -149,9 +159,9 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {
         // Whole or absent: a write cut short (ENOSPC, EFBIG, EIO after part of it) is taken back,
-        // under the lock, where no other helper can have appended meanwhile. Without the lock
-        // (a reset that went on without it) the part stays, and the next record closes it.
-        if (locked()) (void)::ftruncate(fd_.get(), before.st_size);
+        // under the lock, where no other locked helper can have appended meanwhile. Without the
+        // lock (a reset that went on without it) the part stays, and the next record closes it.
+        if (locked()) take_back_partial_write(fd_.get(), before.st_size, line);
         return w;
     }
     if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;

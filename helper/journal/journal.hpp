@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "journal/helper_lock.hpp"
 #include "wiredcap/unique_fd.hpp"
@@ -60,6 +61,12 @@ struct Stamp {
 [[nodiscard]] Expected<Ok> flush_to_disk(int fd, const std::string& what);
 
 [[nodiscard]] std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time);
+
+// After a write of `line` at the end of the file `fd` (then `size` bytes) was cut short:
+// truncates the file back to `size` if all it holds past `size` is the start of `line`. A reset
+// that went on without the helper's lock may have appended after the part written, and its
+// record is not this helper's to cut (it stays, after a torn line that readers skip).
+void take_back_partial_write(int fd, off_t size, std::string_view line);
 
 class Writer {
 public:

@@ -773,6 +773,46 @@ created_files_belong_to_root() {
   note "$(stat -c '%n %U:%G %a' "$FIXTURE/journal" "$JOURNAL" "$FIXTURE/journal/boot.state")"
 }
 
+# Issue 13: the journal is compacted by the setuid helper, as root, when a group member's call
+# takes it past 1 MiB: the new journal and the archive are root's (0644), nothing is left half
+# done, and the member's own records are in the new journal.
+compaction_by_a_member_is_roots() {
+  fresh_fixture
+  mkdir -p "$FIXTURE/journal" && chmod 755 "$FIXTURE/journal"
+  python3 -S - "$JOURNAL" $((1024 * 1024 - 100)) <<'PY' || fail "cannot write the journal"
+import sys
+path, size = sys.argv[1], int(sys.argv[2])
+out, n = "", 0
+while len(out) < size - 2000:
+    run = "old-%06d" % n
+    n += 1
+    for ev, extra in (("intent", ""), ("applied", ',"readback_mib":73728')):
+        out += ('{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"apply","event":"%s",'
+                '"run":"%s","step":1,"to_mib":73728%s}\n' % (ev, run, extra))
+    out += ('{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"apply",'
+            '"event":"revert_applied","run":"%s","step":1,"to_mib":0,"readback_mib":0,"reason":"no"}\n' % run)
+    out += ('{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"end","event":"end",'
+            '"run":"%s","readback_mib":0,"reason":"reverted"}\n' % run)
+head = '{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"apply","event":"refused","reason":"'
+out += head + "x" * (size - len(out) - len(head) - 3) + '"}\n'
+open(path, "w").write(out)
+PY
+  chmod 644 "$JOURNAL"
+  [ "$(journal_size)" -eq $((1024 * 1024 - 100)) ] || fail "the journal is $(journal_size) bytes"
+  AS=$MEMBER
+  run --umask 000 -- apply 80GiB; expect_rc 0; expect_knob 81920
+  grep -q '"command":"journal","event":"compacted"' "$JOURNAL" || fail "the member's call did not compact the journal"
+  [ "$(journal_size)" -lt $((512 * 1024)) ] || fail "the compacted journal is $(journal_size) bytes"
+  local f
+  for f in "$JOURNAL" "$JOURNAL.1"; do
+    [ "$(stat -c '%u:%g %a' "$f")" = "0:0 644" ] || fail "$f is $(stat -c '%U:%G %a' "$f"), not root:root 644"
+  done
+  for f in "$JOURNAL.compact" "$JOURNAL.1.new"; do [ ! -e "$f" ] || fail "$f was left behind"; done
+  grep -q "\"uid\":$NOBODY,\"command\":\"apply\",\"event\":\"applied\",.*\"to_mib\":81920," "$JOURNAL" ||
+    fail "the member's apply is not in the compacted journal: $(tail -n 3 "$JOURNAL")"
+  note "$(stat -c '%n %U:%G %a %s' "$JOURNAL" "$JOURNAL.1")"
+}
+
 deleted_cwd() {
   fresh_fixture
   run --deleted-cwd "$WORK/gone" -- apply 80GiB

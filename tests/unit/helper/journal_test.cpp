@@ -370,5 +370,32 @@ TEST_F(JournalFile, AppendUnderTinyFileSizeLimitFails) {
     EXPECT_CONTAINS(r.output, "cannot write the journal");
 }
 
+// --- a write cut short --------------------------------------------------------------------------
+
+class TakeBack : public ::testing::Test {
+protected:
+    // The journal after a write of kLine was cut short: `kBefore`, then whatever `after` is.
+    std::string run(const std::string& after) {
+        const std::string path = tree_.file("j", kBefore + after);
+        UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+        take_back_partial_write(fd.get(), static_cast<off_t>(kBefore.size()), kLine);
+        return test::TempTree::slurp(path);
+    }
+    const std::string kBefore = "{\"v\":1,\"event\":\"applied\"}\n";
+    const std::string kLine = "{\"v\":1,\"event\":\"intent\",\"to_mib\":98304}\n";
+    test::TempTree tree_;
+};
+
+TEST_F(TakeBack, OnlyThisHelpersPartIsTakenBack) { EXPECT_EQ(run(kLine.substr(0, 12)), kBefore); }
+
+TEST_F(TakeBack, ARecordAppendedAfterThePartIsNotCut) {
+    // A reset that went on without the lock wrote its record after the part.
+    const std::string reset = "{\"v\":1,\"command\":\"reset\",\"event\":\"applied\"}\n";
+    EXPECT_EQ(run(kLine.substr(0, 12) + reset), kBefore + kLine.substr(0, 12) + reset);
+    EXPECT_EQ(run(reset), kBefore + reset) << "nothing of this helper's was written";
+}
+
+TEST_F(TakeBack, NothingWrittenNothingCut) { EXPECT_EQ(run(""), kBefore); }
+
 }  // namespace
 }  // namespace wiredcap::journal
