@@ -382,7 +382,10 @@ protected:
         return test::TempTree::slurp(path);
     }
     const std::string kBefore = "{\"v\":1,\"event\":\"applied\"}\n";
-    const std::string kLine = "{\"v\":1,\"event\":\"intent\",\"to_mib\":98304}\n";
+    // A record as long as the helper's (longer than a part of it and another record together).
+    const std::string kLine = "{\"v\":1,\"time\":\"2026-11-29T08:40:00Z\",\"boot\":\"A06B7C1E-59D4-4B2B-9C4A-"
+                              "1D2E3F405162\",\"uid\":501,\"command\":\"apply\",\"event\":\"intent\",\"run\":\"r-1\","
+                              "\"step\":2,\"from_mib\":81920,\"to_mib\":98304}\n";
     test::TempTree tree_;
 };
 
@@ -391,6 +394,7 @@ TEST_F(TakeBack, OnlyThisHelpersPartIsTakenBack) { EXPECT_EQ(run(kLine.substr(0,
 TEST_F(TakeBack, ARecordAppendedAfterThePartIsNotCut) {
     // A reset that went on without the lock wrote its record after the part.
     const std::string reset = "{\"v\":1,\"command\":\"reset\",\"event\":\"applied\"}\n";
+    ASSERT_LT(12 + reset.size(), kLine.size());
     EXPECT_EQ(run(kLine.substr(0, 12) + reset), kBefore + kLine.substr(0, 12) + reset);
     EXPECT_EQ(run(reset), kBefore + reset) << "nothing of this helper's was written";
 }
