@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <exception>
 
 #include "journal/compaction.hpp"
 #include "journal/owned_by_root.hpp"
@@ -193,7 +194,14 @@ void Writer::compact_if_due(const Stamp& s) {
     if (!compaction_due(opened_size_, static_cast<std::size_t>(now.st_size))) return;
     auto split = trusted::split_path(path_);
     if (!split) return;
-    auto c = compact_journal(dir_.get(), fd_.get(), split->name, path_);
+    // The command's work is done and recorded: running out of memory here (a caller's
+    // RLIMIT_AS) must not turn its answer into an internal error. A leftover file is removed
+    // by the next compaction.
+    Expected<Compacted> c = Error{"cannot compact the journal " + path_ + ": out of memory"};
+    try {
+        c = compact_journal(dir_.get(), fd_.get(), split->name, path_);
+    } catch (const std::exception&) {
+    }
     if (!c) {
         mirror_to_syslog("wiredcap-helper: " + c.error().message);
         return;

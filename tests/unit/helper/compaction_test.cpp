@@ -4,10 +4,12 @@
 #include "journal/compaction.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -185,6 +187,45 @@ TEST_F(CompactionFile, ACommandThatCrossesTheThresholdCompactsAtItsEndAndRecords
     ASSERT_TRUE(w->append(Record{"apply", "applied", std::string("next"), 1, std::nullopt, mib(98304), mib(98304), ""},
                           Stamp{"B1", 501}));
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"event\":\"applied\",\"run\":\"next\"");
+}
+
+// Out of memory in the middle of a compaction (a caller's RLIMIT_AS) ends neither the command
+// nor the helper: the journal stays as it was, and the next command tries again.
+TEST_F(CompactionFile, OutOfMemoryLeavesTheJournalWhole) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "a sanitizer runtime reserves terabytes of address space; RLIMIT_AS cannot be tested";
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    GTEST_SKIP() << "a sanitizer runtime reserves terabytes of address space; RLIMIT_AS cannot be tested";
+#endif
+#endif
+    std::string old;
+    while (old.size() < kCompactFrom - 2000) old += completed_run("B1", "r" + std::to_string(old.size()), 73728, 81920);
+    old += std::string(kCompactFrom - 60 - old.size() - 1, 'x') + "\n";
+    tree_.file("journal/journal.jsonl", old);
+    const std::string path = path_;
+    auto r = test::run_in_child([path]() -> std::string {
+        auto w = Writer::open(path, ::geteuid());
+        if (!w || !w->lock(std::chrono::milliseconds(500), ::geteuid())) return "cannot open";
+        const Record rec{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
+        if (!w->append(rec, Stamp{"B1", 501})) return "cannot append";
+        // Room for little more than what is mapped now: the compaction's 1 MiB block cannot be had.
+        std::ifstream status("/proc/self/status");
+        std::string line;
+        std::uint64_t vm_kib = 0;
+        while (std::getline(status, line))
+            if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
+        const rlimit rl{(vm_kib + 256) * 1024, RLIM_INFINITY};
+        if (vm_kib == 0 || ::setrlimit(RLIMIT_AS, &rl) != 0) return "cannot limit";
+        w->compact_if_due(Stamp{"B1", 501});
+        return "survived";
+    }, std::chrono::seconds(30));  // a loaded machine: the deadline is only against a hang
+    ASSERT_TRUE(r.finished) << "the child did not finish within 30 s";
+    EXPECT_EQ(r.output, "survived");
+    const std::string now = test::TempTree::slurp(path_);
+    EXPECT_EQ(now.substr(0, old.size()), old) << "the journal was not left whole";
+    EXPECT_NOT_CONTAINS(now, "\"event\":\"compacted\"");
 }
 
 // A reset that went on without the lock writes to the journal it opened; if a compaction moved
