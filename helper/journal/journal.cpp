@@ -129,6 +129,24 @@ Expected<Ok> Writer::lock(std::chrono::milliseconds wait, uid_t owner) {
     auto l = Lock::take(dir_.get(), split->dir, owner, wait);
     if (!l) return l.error();
     lock_.emplace(std::move(*l));
+    // The journal was opened before the wait: a helper that held the lock meanwhile may have
+    // compacted it, and the file this one holds is now the archive. Appends go to the journal.
+    if (auto moved = still_the_journal(); !moved) return moved.error();
+    return Ok{};
+}
+
+Expected<Ok> Writer::still_the_journal() {
+    auto split = trusted::split_path(path_);
+    if (!split) return split.error();
+    struct stat mine {}, named {};
+    if (::fstat(fd_.get(), &mine) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    if (::fstatat(dir_.get(), split->name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && mine.st_dev == named.st_dev &&
+        mine.st_ino == named.st_ino)
+        return Ok{};
+    auto now = open(path_, owner_);
+    if (!now) return Error{"the journal was replaced while this command waited: " + now.error().message};
+    fd_ = std::move(now->fd_);
+    opened_size_ = now->opened_size_;
     return Ok{};
 }
 
@@ -173,15 +191,10 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
 // Without the lock a compaction may have moved the journal away while this record was being
 // written to it (compaction.cpp): the record is then appended again to the journal now in place.
 Expected<Ok> Writer::follow_a_compaction(const std::string& line) {
-    auto split = trusted::split_path(path_);
-    if (!split) return split.error();
-    struct stat mine {}, named {};
-    if (::fstat(fd_.get(), &mine) != 0 || ::fstatat(dir_.get(), split->name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0)
-        return Ok{};  // the record is on disk where it was written; nothing better to do
-    if (mine.st_dev == named.st_dev && mine.st_ino == named.st_ino) return Ok{};
-    auto now = open(path_, owner_);
-    if (!now) return Error{"the journal was compacted while this record was written; " + now.error().message};
-    fd_ = std::move(now->fd_);
+    const int before = fd_.get();
+    if (auto same = still_the_journal(); !same)
+        return Error{"the journal was compacted while this record was written; " + same.error().message};
+    if (fd_.get() == before) return Ok{};
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) return w;
     return flush_to_disk(fd_.get(), "the journal " + path_);
 }

@@ -94,6 +94,8 @@ private:
         : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), owner_(owner), opened_size_(size) {}
     Expected<Ok> close_torn_line();
     Expected<Ok> follow_a_compaction(const std::string& line);
+    // Reopens the journal if its name no longer refers to the file this Writer holds.
+    Expected<Ok> still_the_journal();
     UniqueFd dir_;
     UniqueFd fd_;
     std::string path_;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -189,6 +190,23 @@ TEST_F(CompactionFile, ACommandThatCrossesTheThresholdCompactsAtItsEndAndRecords
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"event\":\"applied\",\"run\":\"next\"");
 }
 
+// A helper opens the journal, then waits for the lock while another compacts it: once it has
+// the lock, its records go to the journal, not to the archive it opened.
+TEST_F(CompactionFile, AHelperThatWaitedForTheLockWritesToTheNewJournal) {
+    tree_.file("journal/journal.jsonl", rec("B1", "apply", "applied", "open", 1, 98304, 98304));
+    auto waiting = Writer::open(path_, ::geteuid());
+    ASSERT_TRUE(waiting) << test::error_of(waiting);
+    UniqueFd dir = open_dir();
+    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    ASSERT_TRUE(compact_journal(dir.get(), fd.get(), "journal.jsonl", path_));
+    const std::string archive = test::TempTree::slurp(dir_ + "/journal.jsonl.1");
+    ASSERT_TRUE(waiting->lock(std::chrono::milliseconds(500), ::geteuid()));
+    ASSERT_TRUE(waiting->append(Record{"apply", "intent", std::string("late"), 1, std::nullopt, mib(81920), std::nullopt, ""},
+                                Stamp{"B1", 501}));
+    EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"run\":\"late\"");
+    EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1"), archive) << "a record went to the archive";
+}
+
 // Out of memory in the middle of a compaction (a caller's RLIMIT_AS) ends neither the command
 // nor the helper: the journal stays as it was, and the next command tries again.
 TEST_F(CompactionFile, OutOfMemoryLeavesTheJournalWhole) {
@@ -210,14 +228,26 @@ TEST_F(CompactionFile, OutOfMemoryLeavesTheJournalWhole) {
         if (!w || !w->lock(std::chrono::milliseconds(500), ::geteuid())) return "cannot open";
         const Record rec{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
         if (!w->append(rec, Stamp{"B1", 501})) return "cannot append";
-        // Room for little more than what is mapped now: the compaction's 1 MiB block cannot be had.
+        // No 1 MiB block to be had, whatever this process freed before: the address space is
+        // limited, every free byte is taken in small blocks, and 256 KiB is given back for the
+        // small allocations around the compaction's 1 MiB read buffer.
         std::ifstream status("/proc/self/status");
         std::string line;
         std::uint64_t vm_kib = 0;
         while (std::getline(status, line))
             if (line.rfind("VmSize:", 0) == 0) vm_kib = std::stoull(line.substr(7));
-        const rlimit rl{(vm_kib + 256) * 1024, RLIM_INFINITY};
+        const rlimit rl{(vm_kib + 1024) * 1024, RLIM_INFINITY};
         if (vm_kib == 0 || ::setrlimit(RLIMIT_AS, &rl) != 0) return "cannot limit";
+        void* taken = nullptr;
+        while (void* p = std::malloc(16 * 1024)) {
+            *static_cast<void**>(p) = taken;  // a list through the blocks themselves
+            taken = p;
+        }
+        for (int i = 0; i < 16 && taken != nullptr; ++i) {
+            void* next = *static_cast<void**>(taken);
+            std::free(taken);
+            taken = next;
+        }
         w->compact_if_due(Stamp{"B1", 501});
         return "survived";
     }, std::chrono::seconds(30));  // a loaded machine: the deadline is only against a hang
