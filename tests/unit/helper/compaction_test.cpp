@@ -120,6 +120,13 @@ protected:
         path_ = dir_ + "/journal.jsonl";
     }
     [[nodiscard]] UniqueFd open_dir() const { return UniqueFd(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)); }
+    // Another helper compacts the journal now, as it would under its lock.
+    void compact_now() const {
+        UniqueFd dir = open_dir();
+        UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+        auto c = compact_journal(dir.get(), fd.get(), "journal.jsonl", path_);
+        ASSERT_TRUE(c) << test::error_of(c);
+    }
 
     test::TempTree tree_;
     std::string dir_, path_;
@@ -155,10 +162,7 @@ TEST_F(CompactionFile, ALeftoverOfACompactionCutShortIsReplaced) {
     tree_.file("journal/journal.jsonl", rec("B1", "apply", "applied", "open", 1, 98304, 98304));
     tree_.file("journal/journal.jsonl.compact", "half a compaction\n");
     tree_.file("journal/journal.jsonl.1.new", "half an archive\n");
-    UniqueFd dir = open_dir();
-    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
-    auto c = compact_journal(dir.get(), fd.get(), "journal.jsonl", path_);
-    ASSERT_TRUE(c) << test::error_of(c);
+    compact_now();
     EXPECT_EQ(test::TempTree::slurp(path_), rec("B1", "apply", "applied", "open", 1, 98304, 98304));
 }
 
@@ -196,9 +200,7 @@ TEST_F(CompactionFile, AHelperThatWaitedForTheLockWritesToTheNewJournal) {
     tree_.file("journal/journal.jsonl", rec("B1", "apply", "applied", "open", 1, 98304, 98304));
     auto waiting = Writer::open(path_, ::geteuid());
     ASSERT_TRUE(waiting) << test::error_of(waiting);
-    UniqueFd dir = open_dir();
-    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
-    ASSERT_TRUE(compact_journal(dir.get(), fd.get(), "journal.jsonl", path_));
+    compact_now();
     const std::string archive = test::TempTree::slurp(dir_ + "/journal.jsonl.1");
     ASSERT_TRUE(waiting->lock(std::chrono::milliseconds(500), ::geteuid()));
     ASSERT_TRUE(waiting->append(Record{"apply", "intent", std::string("late"), 1, std::nullopt, mib(81920), std::nullopt, ""},
@@ -264,9 +266,7 @@ TEST_F(CompactionFile, ARecordWrittenWithoutTheLockFollowsACompaction) {
     tree_.file("journal/journal.jsonl", rec("B1", "apply", "applied", "open", 1, 98304, 98304));
     auto unlocked = Writer::open(path_, ::geteuid());
     ASSERT_TRUE(unlocked) << test::error_of(unlocked);
-    UniqueFd dir = open_dir();
-    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
-    ASSERT_TRUE(compact_journal(dir.get(), fd.get(), "journal.jsonl", path_));
+    compact_now();
     ASSERT_TRUE(unlocked->append(Record{"reset", "applied", std::nullopt, std::nullopt, std::nullopt, mib(0), mib(0), ""},
                                  Stamp{"B1", 0}));
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"command\":\"reset\",\"event\":\"applied\"");
