@@ -8,7 +8,6 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
-#include <limits>
 
 #include "journal/journal.hpp"
 #include "journal/owned_by_root.hpp"
@@ -124,66 +123,26 @@ std::string compact_text(std::string_view text, std::size_t keep_recent) {
 
 namespace {
 
-// A record is a few hundred bytes; a longer line is not one this helper wrote.
-constexpr std::size_t kMaxLine = std::size_t{64} << 10;
-constexpr std::size_t kBlock = std::size_t{1} << 20;
-
 std::string failed(const std::string& what, const std::string& path) {
     return "cannot compact the journal " + path + ": " + what + ": " + std::strerror(errno);
 }
 
-// Calls `f` for each complete line of the file open as `fd` between the offsets `from` and `to`,
-// reading it in blocks from the heap (a caller can shrink the stack). Returns where the last
-// complete line ended: bytes after it (a torn line, or one still being written) are not passed.
-Expected<off_t> for_each_file_line(int fd, off_t from, off_t to, const std::string& path,
-                                   const std::function<void(std::string_view)>& f) {
-    std::string block(kBlock, '\0'), carry;
-    bool too_long = false;
-    off_t at = from, complete = from;
-    while (at < to) {
-        const auto want = static_cast<std::size_t>(std::min<off_t>(static_cast<off_t>(kBlock), to - at));
-        const ssize_t n = ::pread(fd, block.data(), want, at);
+// The file open as `fd` from `from` to its end, up to its last newline: a torn last line (or
+// one still being written) is not a record yet. Read whole, like every trusted file the helper
+// reads; a journal is at most a few MiB once compacted.
+Expected<std::string> complete_lines_from(int fd, off_t from, const std::string& path) {
+    std::string data, block(std::size_t{1} << 20, '\0');  // the heap: a caller can shrink the stack
+    for (off_t at = from;;) {
+        const ssize_t n = ::pread(fd, block.data(), block.size(), at);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return Error{failed("read", path)};
         if (n == 0) break;
-        std::string_view chunk(block.data(), static_cast<std::size_t>(n));
+        data.append(block.data(), static_cast<std::size_t>(n));
         at += n;
-        for (auto nl = chunk.find('\n'); nl != std::string_view::npos; nl = chunk.find('\n')) {
-            if (!too_long && carry.empty()) f(chunk.substr(0, nl));
-            else if (!too_long) f(carry.append(chunk.substr(0, nl)));
-            carry.clear();
-            too_long = false;
-            chunk.remove_prefix(nl + 1);
-            complete = at - static_cast<off_t>(chunk.size());
-        }
-        if (!too_long) carry.append(chunk);
-        if (carry.size() > kMaxLine) {
-            carry.clear();
-            too_long = true;
-        }
     }
-    return complete;
+    data.resize(data.rfind('\n') + 1);  // npos + 1 == 0: no complete line at all
+    return data;
 }
-
-// Appends through a buffer, so that a million kept lines are not a million writes.
-class BufferedOut {
-public:
-    BufferedOut(int fd, std::string what) : fd_(fd), what_(std::move(what)) {}
-    Expected<Ok> add(std::string_view line) {
-        buf_.append(line).push_back('\n');
-        return buf_.size() >= kBlock ? flush() : Expected<Ok>(Ok{});
-    }
-    Expected<Ok> flush() {
-        auto w = write_all(fd_, buf_, what_);
-        buf_.clear();
-        return w;
-    }
-
-private:
-    int fd_;
-    std::string what_;
-    std::string buf_;
-};
 
 // The new journal: root's, 0644 like the journal, created afresh (a leftover of a compaction cut
 // short by a crash is removed first).
@@ -211,15 +170,12 @@ Expected<Ok> swap_in(int dir_fd, const std::string& name, const std::string& tmp
 }  // namespace
 
 Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return Error{failed("fstat", path)};
+    auto old = complete_lines_from(fd, 0, path);
+    if (!old) return old.error();
     Compacted result;
-    Compaction c;
-    auto surveyed = for_each_file_line(fd, 0, st.st_size, path, [&](std::string_view l) {
-        c.survey(l);
-        ++result.records;
-    });
-    if (!surveyed) return surveyed.error();
+    const std::string kept = compact_text(*old);
+    result.records = static_cast<std::size_t>(std::count(old->begin(), old->end(), '\n'));
+    result.kept = static_cast<std::size_t>(std::count(kept.begin(), kept.end(), '\n'));
     const std::string tmp = name + ".compact";
     auto out = create_new_journal(dir_fd, tmp, path);
     if (!out) return out.error();
@@ -227,24 +183,14 @@ Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name,
         (void)::unlinkat(dir_fd, tmp.c_str(), 0);
         return e;
     };
-    BufferedOut kept(out->get(), "the compacted journal " + tmp);
-    Expected<Ok> written = Ok{};
-    auto copied = for_each_file_line(fd, 0, *surveyed, path, [&](std::string_view l) {
-        if (!written || !c.keeps(l)) return;
-        written = kept.add(l);
-        ++result.kept;
-    });
-    if (!copied) return give_up(copied.error());
-    if (!written) return give_up(written.error());
-    if (auto f = kept.flush(); !f) return give_up(f.error());
+    if (auto w = write_all(out->get(), kept, "the compacted journal " + tmp); !w) return give_up(w.error());
     if (auto f = flush_to_disk(out->get(), "the compacted journal " + tmp); !f) return give_up(f.error());
     if (auto s = swap_in(dir_fd, name, tmp, path); !s) return give_up(s.error());
     // A reset that could not wait for the lock appends to whichever file it opened: records it
     // added to the old one before the rename are carried over (complete lines only; one still
     // being written is appended again by its writer, which sees the name moved, journal.cpp).
-    auto late = for_each_file_line(fd, *surveyed, std::numeric_limits<off_t>::max(), path,
-                                   [&](std::string_view l) { written = written ? kept.add(l) : written; });
-    if (late && written) written = kept.flush();
+    if (auto late = complete_lines_from(fd, static_cast<off_t>(old->size()), path); late && !late->empty())
+        (void)write_all(out->get(), *late, "the journal " + path);
     (void)flush_to_disk(out->get(), "the journal " + path);
     (void)flush_to_disk(dir_fd, "the journal's directory");
     result.journal = std::move(*out);

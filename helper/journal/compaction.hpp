@@ -81,8 +81,7 @@ struct Compacted {
 // Compacts the journal `name` in the directory `dir_fd`, open as `fd`; `path` names it in
 // messages. Crash-safe: the kept records go to a new file (root's, flushed), the old journal is
 // linked as `name.1` (the archive), and the new file is renamed over `name`, so `name` always
-// holds either the whole old journal or the whole new one. Streams the old file: its size is
-// not bounded by memory. Call only under the helper's lock.
+// holds either the whole old journal or the whole new one. Call only under the helper's lock.
 [[nodiscard]] Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path);
 
 // Whether a command that took the journal from `before` to `after` bytes is due a compaction:
