@@ -16,11 +16,14 @@
 # stands for one from before compaction, or a million records written over the years. Each run
 # of a command starts from the same journal (hyperfine --prepare).
 #
-# Figures (2026-12-01, release build, 2 shared cores at load ~6, sysctl -n 9.8 ms under it):
-#   1,000,000 records (154 MiB): compaction 3.0 s (kept 1,001 records, 162,709 bytes; peak RSS
-#     33 MiB); then status 53 ms, recover 69 ms, persist 57 ms (exit 3: the hang at 72 GiB).
-#   1.5 MiB uncompacted (the most the helper leaves between compactions): status 251 ms,
-#     recover 310 ms. 12 MiB uncompacted: status 1385 ms.
+# Figures (2026-12-01, release build, 2 shared cores, noisy):
+#   1,000,000 records (154 MiB): compaction keeps 1,001 records (162,709 bytes).
+#     Streaming the file, at load ~6: compaction 3.0 s, peak RSS 33 MiB; then status 53 ms,
+#     recover 69 ms, persist 57 ms (exit 3: the hang at 72 GiB).
+#     Reading it whole (the helper since, simpler), at load ~9: compaction 11-15 s, peak RSS
+#     267 MiB; then status 113 ms, recover 91 ms, persist 114 ms.
+#   1.5 MiB uncompacted (the most the helper leaves between compactions): status 251-329 ms,
+#     recover 310-368 ms. 12 MiB uncompacted: status 1.4-2.3 s.
 #   Before compaction: status 78 s at 400,000 records (quadratic replay, since fixed), and
 #     1,000,000 records refused (over 64 MiB).
 set -euo pipefail
