@@ -3,7 +3,7 @@
 # journal's name holding a whole journal, and the next command compacts it and loses nothing:
 #   compaction_kill_test.sh WIREDCAP HELPER SIM WORKDIR
 #
-# The journal is 66 MiB (past 64 MiB, so every command compacts it, which takes about a second
+# The journal is 66 MiB (past 64 MiB, so every command compacts it; one compaction took 2 s
 # here), holding years of closed ramps, one ramp confirmed at 80 GiB and one whose 96 GiB step
 # hung, both from an earlier boot. The real helper is killed at a tenth, two tenths ... and 11
 # tenths of the time one compaction takes (then later, should the machine have slowed down).
