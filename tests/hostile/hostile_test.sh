@@ -15,6 +15,8 @@ SANITIZED=${SANITIZED:-0}
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../integration/lib.sh
 . "$HERE/../integration/lib.sh"
+# shellcheck source=../private_mount_ns.sh
+. "$HERE/../private_mount_ns.sh"
 CHECK=("python3" "$HERE/hostile_check.py")
 
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root to install a setuid binary"; exit 77; }
@@ -590,11 +592,10 @@ inherited_fds_are_closed_by_listing() {
   wait $pid; RC=$?; OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
   expect_rc 0; expect_knob 81920
   sim fault stall-write off >/dev/null
-  command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
-  unshare -m --propagation private true 2>/dev/null || { echo "SKIP: no private mount namespace here"; exit 77; }
+  private_mount_ns || { echo "SKIP: $PRIVATE_NS_WHY"; exit 77; }
   local size; size=$(journal_size)
   export SPAWN AS HELPER marker
-  unshare -m --propagation private bash -c '
+  "${PRIVATE_NS[@]}" bash -c '
     mount -t tmpfs -o size=4k wcap-noproc /proc || exit 99
     "$SPAWN" --as "$AS" --no-close-range --inherit 10:"$marker" -- "$HELPER" apply 72GiB
   ' >"$WORK/out" 2>"$WORK/err"
@@ -891,13 +892,12 @@ journal_symlink_and_hardlink() {
 # setuid helper, run as nobody inside that namespace, must refuse before touching the kernel.
 full_disk() {
   fresh_fixture
-  command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
-  if ! unshare -m --propagation private true 2>/dev/null; then
-    echo "SKIP: cannot make a private mount namespace here; rlimit_fsize_journal_first covers the same failed write"
+  if ! private_mount_ns; then
+    echo "SKIP: $PRIVATE_NS_WHY; rlimit_fsize_journal_first covers the same failed write"
     exit 77
   fi
   export FIXTURE JOURNAL SPAWN HELPER AS WORK
-  unshare -m --propagation private bash -euc '
+  "${PRIVATE_NS[@]}" bash -euc '
     mount -t tmpfs -o size=64k,mode=755,uid=0,gid=0 wcap-full "$FIXTURE/journal"
     fill() { dd if=/dev/zero of="$FIXTURE/journal/filler" bs=4096 2>/dev/null || true; sync; }
     # 1: an empty journal, the disk full.
@@ -1045,13 +1045,12 @@ outsider_flood_does_not_grow_the_journal() {
 # and the journal is whole (no torn line).
 full_disk_then_reset() {
   fresh_fixture
-  command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
-  unshare -m --propagation private true 2>/dev/null || { echo "SKIP: no private mount namespace here"; exit 77; }
+  private_mount_ns || { echo "SKIP: $PRIVATE_NS_WHY"; exit 77; }
   run -- apply 80GiB; expect_rc 0
   run -- persist 80GiB --unconfirmed; expect_rc 0
   cp -a "$FIXTURE/journal" "$WORK/journal.saved"
   export FIXTURE WORK HELPER
-  unshare -m --propagation private bash -euc '
+  "${PRIVATE_NS[@]}" bash -euc '
     mount -t tmpfs -o size=64k,mode=755,uid=0,gid=0 wcap-full "$FIXTURE/journal"
     cp -a "$WORK/journal.saved/." "$FIXTURE/journal/"
     # Padded with one complete record to a page boundary: not one byte of a record fits.
@@ -1279,9 +1278,9 @@ no_new_privs_is_a_clear_error() {
   expect_rc 4; expect_err "$setuid_off_message"
   # A nosuid mount says the same, naming the mount (private mount namespace, when this machine
   # allows one).
-  if unshare -m --propagation private true 2>/dev/null; then
+  if private_mount_ns; then
     export FIXTURE SPAWN HELPER AS WORK
-    unshare -m --propagation private bash -c '
+    "${PRIVATE_NS[@]}" bash -c '
       mount --bind "$FIXTURE/bin" "$FIXTURE/bin" && mount -o remount,bind,nosuid "$FIXTURE/bin" || exit 90
       "$SPAWN" --as "$AS" -- "$HELPER" apply 80GiB >"$WORK/out" 2>"$WORK/err"; echo $? > "$WORK/rc"'
     if [ $? -ne 90 ]; then
@@ -1292,6 +1291,8 @@ no_new_privs_is_a_clear_error() {
     else
       note "cannot remount nosuid here; that variant was not run"
     fi
+  else
+    note "the nosuid variant was not run: $PRIVATE_NS_WHY"
   fi
   expect_knob 0
   [ ! -s "$JOURNAL" ] || fail "the journal was written"

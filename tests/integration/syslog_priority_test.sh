@@ -10,12 +10,14 @@ HELPER=$1 SIM=$2 WORK=$3
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root for a private /dev/log"; exit 77; }
-command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
+# shellcheck source=../private_mount_ns.sh
+. "$(dirname "$0")/../private_mount_ns.sh"
+private_mount_ns || { echo "SKIP: no private /dev/log: $PRIVATE_NS_WHY"; exit 77; }
 
 new_tree; standard_policy
 mkdir -p "$WORK/overlay/up" "$WORK/overlay/work"
 # shellcheck disable=SC2016  # the inner script expands its own variables
-unshare -m bash -c '
+"${PRIVATE_NS[@]}" bash -c '
   set -e
   mount -t overlay overlay -o "lowerdir=/dev,upperdir=$1/overlay/up,workdir=$1/overlay/work" /dev
   exec python3 - "$@"' _ "$WORK" "$HELPER" "$POLICY" "$JOURNAL" "$STATE" >"$WORK/records" 2>"$WORK/listener.err" <<'PY'

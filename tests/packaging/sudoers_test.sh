@@ -8,7 +8,8 @@
 #   built helper on a simulated 192 GB Mac with packaging/wiredcap.conf.example, all succeed;
 # - real sudo (Debian's, in a private mount namespace with the file as /etc/sudoers) allows
 #   exactly the listed command lines to a member of the group and nothing else, and nothing to
-#   a non-member. That part needs root and unshare; it is skipped, with a note, without them.
+#   a non-member. That part needs root and a private mount namespace; without them the test is
+#   skipped (exit 77) with the reason.
 #   sudoers_test.sh WIREDCAP WIREDCAP_HELPER WIREDCAP_SIM SOURCE_DIR WORK_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/packaging/lib.sh
@@ -66,10 +67,14 @@ done
 check "and resets" quiet h reset
 
 # --- real sudo ----------------------------------------------------------------------------------
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || ! command -v sudo >/dev/null; then
-  echo "note: not checked with real sudo (needs root, unshare and sudo)"
-  finish
+# shellcheck source=../private_mount_ns.sh
+. "$here/../private_mount_ns.sh"
+need sudo
+if [ "$(id -u)" != 0 ]; then
+  echo "SKIP: not checked with real sudo (needs root for a private mount namespace)"
+  exit 77
 fi
+private_mount_ns || { echo "SKIP: not checked with real sudo: $PRIVATE_NS_WHY"; exit 77; }
 gid=64917
 while getent group "$gid" >/dev/null; do gid=$((gid + 1)); done
 install -m 0440 /dev/null "$work/sudoers"
@@ -108,7 +113,7 @@ EOF
   echo "nobody|deny|confirm --run r1 --step 1"
   echo "nobody|deny|--help"
 } >"$work/cases"
-if ! unshare -m bash "$work/in-namespace.sh" "$work" "$installed_helper" <"$work/cases" >"$work/verdicts" 2>"$work/ns.err"; then
+if ! "${PRIVATE_NS[@]}" bash "$work/in-namespace.sh" "$work" "$installed_helper" <"$work/cases" >"$work/verdicts" 2>"$work/ns.err"; then
   cat "$work/ns.err" >&2
   fail "could not set up the mount namespace for sudo"
   finish
