@@ -22,7 +22,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/packaging/lib.sh
 . "$here/lib.sh"
-need ruby python3 cmake
+need ruby python3 cmake make
 src=$1 work=$2
 formula=$src/packaging/homebrew/wiredcap.rb
 prefix=/opt/homebrew/Cellar/wiredcap/0.1.0
