@@ -11,7 +11,11 @@ What counts as an example (and nothing else is one):
     program name is a name, not a command); every `$ ` line of an untagged fenced block (a
     transcript: the lines after it, up to the next `$ `, are its output).
   - man pages: every line of a .nf/.fi block that starts with one of the three programs (or
-    `sudo` and the helper's path): the EXAMPLES section and the SUDO section's lines.
+    `sudo` and the helper's path): the EXAMPLES section and the SUDO section's lines; and
+    bold text (.B, or .BR's first argument) that starts with one, as code spans above. A .nf
+    block after an output-of comment is that command's output (an italic word is `...`).
+  - An untagged fenced block that is none of these fails: output nobody checks. A block that
+    is not command output (a file format, a diagram) says so with a language (```text).
 In a line, only the parts of a `&&` chain that call one of the three programs run; the others
 (cmake, brew, installer ...) are reported as "not wiredcap" and are outside this test.
 
@@ -76,6 +80,7 @@ NOT_RUN = {
     "wiredcap-helper ...": "the program's name with an elision, not a command",
     "wiredcap set": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
     "wiredcap ramp": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
+    "wiredcap fit": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
 }
 # Spans that are output, not a command: checked as a line of that command's output.
 OUTPUT_SPANS = {
@@ -122,6 +127,11 @@ wiredcap-sim reboot""",
 wiredcap-sim default-cap 64GiB &&
 wiredcap ramp --to 96GiB --step 16GiB --unattended --check true && wiredcap persist &&
 wiredcap-sim reboot && wiredcap-helper boot && wiredcap-sim reboot && wiredcap-helper boot""",
+    # 80 GiB persisted; after the reboot the policy no longer permits it; the boot action fails.
+    "boot-action-failed": BAND_192 + """
+wiredcap persist 80GiB --unconfirmed && wiredcap-sim reboot &&
+printf '%s\\n' 'min = 64GiB' 'max = 76GiB' 'reserve = 16GiB' 'max_step = 16GiB' >"$W/etc/wiredcap.conf" &&
+{ wiredcap-helper boot; true; }""",
 }
 # Commands that only make sense after something: that step is added to the example's state
 # (a table, not a comment: they are mentioned in prose in many places).
@@ -296,14 +306,19 @@ def finish_block(doc, lang, start, block, pending, last_sh_end, last_sh_examples
 
 # ---------------------------------------------------------------- extraction: man pages
 
-def roff_text(line):
+def roff_text(line, italic_is_wildcard=False):
+    """Plain text of a roff line; in shown output an italic word (\\fITIME\\fR) is `...`."""
     line = line.replace("\\-", "-").replace("\\(aq", "'").replace("\\(dq", '"')
+    if italic_is_wildcard:
+        line = re.sub(r"\\fI.*?\\f[BRP]", "...", line)
     line = re.sub(r"\\f[BIRP]", "", line)
     return line.replace("\\e", "\\").replace("\\&", "")
 
 
 def man_examples(doc, lines):
-    examples, pending, in_nf = [], {}, False
+    """Commands in .nf blocks and in bold (.B, .BR's first argument) that start with one of
+    the programs; a .nf block after an output-of comment is that command's output."""
+    examples, pending, in_nf, shown = [], {}, False, None
     for number, raw in enumerate(lines, 1):
         if raw.startswith('.\\"'):
             annotation = parse_annotation(raw)
@@ -312,14 +327,29 @@ def man_examples(doc, lines):
             continue
         if raw.startswith(".nf"):
             in_nf = True
+            if "output-of" in pending:
+                shown = Example(doc, number, pending["output-of"], "output-of", pending)
+                examples.append(shown)
             continue
         if raw.startswith(".fi"):
-            in_nf, pending = False, {}
+            in_nf, pending, shown = False, {}, None
             continue
-        if in_nf and not raw.startswith("."):
+        if in_nf and shown is not None:
+            text = roff_text(raw, italic_is_wildcard=True).strip()
+            if text and not raw.startswith("."):
+                shown.expected.append((number, text))
+        elif in_nf and not raw.startswith("."):
             text = roff_text(raw).strip()
             if program_words(text):
                 examples.append(Example(doc, number, text, "man", pending))
+        elif re.match(r"\.BR? ", raw):
+            bold = re.match(r'\.BR? +("([^"]*)"|(\S+))', raw)
+            text = roff_text(bold.group(2) if bold.group(2) is not None else bold.group(3))
+            if raw.startswith(".B ") and bold.group(2) is None:
+                text = roff_text(raw[3:])
+            example = span_example(doc, number, text.strip(), pending)
+            if example:
+                examples.append(example)
     return examples
 
 
