@@ -3,6 +3,7 @@
 # fail with exactly one failure, at the line that was changed, quoting what was changed.
 #   selftest.sh RUNNER README WORKDIR --wiredcap W --helper H --sim S
 set -uo pipefail
+[ "$(id -u)" = 0 ] || { echo "SKIP: the docs tests run as root (as CI does)"; exit 77; }
 runner=$1 readme=$2 work=$3; shift 3
 rm -rf "$work" && mkdir -p "$work" || exit 1
 failed=0
