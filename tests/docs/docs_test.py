@@ -156,7 +156,6 @@ class Example:
         # exit=N: the document shows a refusal; the command must exit N (2 included).
         self.exit = int(annotation["exit"]) if "exit" in annotation else None
         self.expected = []        # [(line number, text)]
-        self.output_of = None     # the command whose output `expected` is, when not this one
         self.not_run = None       # the reason, when it is not run
         self.output_span = None   # for an output span: the command that prints it
         self.problem = None       # a document error found while reading it
@@ -210,16 +209,16 @@ def markdown_examples(doc, lines):
     examples, pending = [], {}
     fence, fence_lang, fence_start, block = None, None, 0, []
     last_sh_block_end, last_sh_examples = -10, []
+    after_sh = []  # the examples of a ```sh block that ended just before this block
     scope_until = None  # an annotation's paragraph scope: examples up to the next blank line
     for number, raw in enumerate(lines, 1):
         stripped = raw.strip()
         if fence is not None:
             if stripped == fence:
-                kind_examples = finish_block(doc, fence_lang, fence_start, block, pending,
-                                             last_sh_block_end, last_sh_examples)
-                examples.extend(e for e in kind_examples if e not in examples)
+                found = finish_block(doc, fence_lang, fence_start, block, pending, after_sh)
+                examples.extend(found)
                 if fence_lang == "sh":
-                    last_sh_block_end, last_sh_examples = number, kind_examples
+                    last_sh_block_end, last_sh_examples = number, found
                 fence, block, pending = None, [], {}
             else:
                 block.append((number, raw))
@@ -227,8 +226,8 @@ def markdown_examples(doc, lines):
         m = re.match(r"^(`{3,})(\S*)", stripped)
         if m:
             fence, fence_lang, fence_start = m.group(1), m.group(2), number
-            if number - last_sh_block_end > 2 or any(lines[i].strip() for i in range(last_sh_block_end, number - 1)):
-                last_sh_examples = []
+            between = lines[last_sh_block_end:number - 1]
+            after_sh = last_sh_examples if not any(l.strip() for l in between) else []
             scope_until = None
             continue
         annotation = parse_annotation(stripped) if stripped.startswith("<!--") else None
@@ -269,13 +268,17 @@ def span_example(doc, number, span, annotation):
     return e
 
 
-def finish_block(doc, lang, start, block, pending, last_sh_end, last_sh_examples):
+def finish_block(doc, lang, start, block, pending, after_sh):
     if lang == "sh":
-        out = []
+        out, continued = [], ""
         for number, raw in block:
             line = strip_comment(raw)
-            if line.strip():
-                out.append(Example(doc, number, line.strip(), "sh", pending))
+            if line.endswith("\\"):  # a command continued on the next line
+                continued += line[:-1]
+                continue
+            line, continued = (continued + line).strip(), ""
+            if line:
+                out.append(Example(doc, number, line, "sh", pending))
         return out
     if lang:
         return []  # another language (text, mermaid ...): not a command, not output
@@ -293,9 +296,9 @@ def finish_block(doc, lang, start, block, pending, last_sh_end, last_sh_examples
             elif current is not None and t:
                 current.expected.append((n, t))
         return out
-    if start - last_sh_end <= 2 and last_sh_examples:
+    if after_sh:
         # An untagged block right after a ```sh block: the output of its last command.
-        last_sh_examples[-1].expected = [(n, t) for n, t in texts if t]
+        after_sh[-1].expected = [(n, t) for n, t in texts if t]
         return []
     # An untagged block that no rule ties to a command would be output nobody checks.
     e = Example(doc, start, "```", "unmarked")
