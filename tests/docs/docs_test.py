@@ -44,6 +44,9 @@ How an example is judged:
     is not 2 (usage error), 1 (internal error) or >= 126 (not run, killed). A refusal (3) or
     any other code the command documents is an answer, not a broken example. With exit=N the
     example must exit N instead.
+  - a --json answer (a wiredcap call alone, not piped) is one object its published schema
+    accepts (tests/schema/validate_json.py), and where a table row names a schema beside the
+    command (docs/json-schema.md), that schema.
   - where the document shows output (a transcript, an output-of block, or an untagged block
     right after a ```sh block), each shown line appears in the real output (stdout and
     stderr), in order. A line `...` is any number of lines; `...` inside a line is any text.
@@ -62,6 +65,7 @@ line, command, expected line and actual output), 2 the runner itself was misused
 as root (skipped: the documents describe root's machine).
 """
 import argparse
+import json
 import os
 import re
 import shlex
@@ -146,6 +150,7 @@ MASKS = [
     (re.compile(r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"), "<BOOT>"),
 ]
 TIMEOUT_S = 120
+SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 class Example:
@@ -159,6 +164,7 @@ class Example:
         self.not_run = None       # the reason, when it is not run
         self.output_span = None   # for an output span: the command that prints it
         self.problem = None       # a document error found while reading it
+        self.schema = None        # the schema a table row names beside a --json command
 
 
 def mask(text):
@@ -241,9 +247,13 @@ def markdown_examples(doc, lines):
             continue
         if scope_until == "paragraph":
             scope_until = "text"
-        for span in re.findall(r"(?<!`)`([^`]+)`(?!`)", raw):
+        spans = re.findall(r"(?<!`)`([^`]+)`(?!`)", raw)
+        named = [s for s in spans if re.fullmatch(r"wiredcap\.[a-z-]+/[0-9]+", s)]
+        for span in spans:
             example = span_example(doc, number, span, pending)
             if example:
+                if len(named) == 1 and "--json" in span.split():
+                    example.schema = named[0]  # a row of json-schema.md's table
                 examples.append(example)
         if scope_until is None:
             pending = {}
@@ -446,7 +456,7 @@ def fresh_state(args, work, command):
 def bash(args, work, script, log):
     env = dict(os.environ, W=work, HOME=os.path.join(work, "home"), WC_BIN=args.wiredcap,
                HELPER_BIN=args.helper, SIM_BIN=args.sim, COLUMNS="80",
-               SOURCE=os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+               SOURCE=SOURCE)
     open(os.path.join(work, "calls"), "w").close()
     result = subprocess.run(["bash", "-c", PRELUDE + "set -o pipefail\n" + script],
                             cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
@@ -518,6 +528,7 @@ def judge(args, example, index, log):
         failures.append(f"{where}: {example.written}\n  ran: {command}\n  no call of "
                         f"wiredcap reached the program (exit {result.returncode})\n"
                         f"  actual output:\n{indent(output)}")
+    failures += json_failures(args, example, command, result, work)
     missing = find_in_order(example.expected, output) if example.expected else None
     if missing:
         failures.append(f"{where}: {example.written}\n  ran: {command}\n  expected line "
@@ -529,6 +540,30 @@ def judge(args, example, index, log):
     state = f" [state {state}]" if state else ""
     note = f"  ({'; '.join(notes)})" if notes else ""
     return failures, f"{where}: {command}{state} -> exit {result.returncode}{shown}{note}"
+
+
+def json_failures(args, example, command, result, work):
+    """A --json answer (stdout of one wiredcap call) is one object its schema accepts, and
+    the schema the document names beside the command."""
+    words = command.split()
+    if words[0] != "wiredcap" or "--json" not in words or re.search(r"[|<>&;]", command):
+        return []
+    where = f"{example.doc}:{example.line}: {example.written}\n  ran: {command}\n "
+    answer = os.path.join(work, "answer.json")
+    with open(answer, "w") as f:
+        f.write(result.stdout)
+    schema_dir = os.path.join(SOURCE, "docs", "schema")
+    check = subprocess.run([sys.executable, os.path.join(SOURCE, "tests", "schema", "validate_json.py"),
+                            schema_dir, answer], capture_output=True, text=True)
+    if check.returncode != 0:
+        return [f"{where} its --json answer is not one its schema (docs/schema/) accepts:\n"
+                f"{indent(check.stdout + check.stderr)}\n  answer:\n{indent(result.stdout)}"]
+    if example.schema:
+        named = json.loads(result.stdout).get("schema")
+        if named != example.schema:
+            return [f"{where} the document names {example.schema} beside it; the answer is "
+                    f"{named}\n  answer:\n{indent(result.stdout)}"]
+    return []
 
 
 def indent(text):

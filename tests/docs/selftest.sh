@@ -41,5 +41,7 @@ doctor table_syntax README.md 's/`wiredcap persist --off`/`wiredcap persist --of
 doctor state_output docs/recovery.md 's/120\.25 GB/120.26 GB/' '(112.00 GiB, 120.25 GB), 2026' "$@"
 # A man page's example with a misspelt option.
 doctor man_example packaging/man/wiredcap.1 's/\\-\\-step 16GiB/\\-\\-stepp 16GiB/' '^wiredcap ramp .*step 16GiB' "$@"
+# A row of the JSON table naming another schema than the command prints.
+doctor schema_row docs/json-schema.md 's/`wiredcap.recover\/2`/`wiredcap.status\/2`/' '^| `wiredcap.recover/2` |' "$@"
 [ "$failed" = 0 ] && echo "PASS: every doctored document failed at its line"
 exit "$failed"
