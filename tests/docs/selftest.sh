@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # the backticks below are Markdown code spans, not commands
 # The docs runner fails a wrong example, and names it: each doctored copy of a document must
 # fail with exactly one failure, at the line that was changed.
 #   selftest.sh RUNNER SOURCE_DIR WORKDIR --wiredcap W --helper H --sim S
