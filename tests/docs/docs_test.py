@@ -53,9 +53,12 @@ How an example is judged:
     Whitespace runs match any whitespace, line breaks included (the output is wrapped to the
     width, the document may wrap elsewhere). Run ids and UTC times are masked on both sides.
 
-Interactive examples are checked for acceptance, not run with a terminal: a `ramp` without
---unattended or --dry-run gets --dry-run (its plan, where all its refusals happen), a `set`
-without --yes gets --yes (the answer a person would give). The report says so per example.
+Interactive examples: a supervised ramp (no --unattended, no --dry-run, alone on its line)
+runs on a pseudo-terminal (tests/pty/pty_driver.py), as a person meets it; at the first step's
+question the person answers `no`, so it reverts (exit 9) and what it showed, its plan, the
+step's read-back and the question, is the output checked. Inside a && chain it gets --dry-run
+instead (its plan, where all its refusals happen). A `set` without --yes gets --yes (the answer
+a person would give). The report says which, per example.
 
 Syntaxes (`wiredcap set SIZE`, `[--step SIZE]`, `f16\\|q8_0`) run too: a placeholder becomes
 a value from PLACEHOLDERS, optional parts are included, the first of alternatives is taken.
@@ -148,9 +151,16 @@ MASKS = [
     (re.compile(r"r-\d{8}-\d{6}-[0-9a-f]{4}"), "<RUN>"),
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"), "<TIME>"),
     (re.compile(r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"), "<BOOT>"),
+    (re.compile(r"\[\d+ s left\]"), "[<N> s left]"),  # a ramp question's countdown
 ]
 TIMEOUT_S = 120
 SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE, "tests", "pty"))
+from pty_driver import PtySession, PtyTimeout, render_screen  # noqa: E402
+
+# The question of an interactive ramp's step; on a terminal the person answers it with
+# ANSWER: no, so the example ends reverted (exit 9), the knob back where it was.
+QUESTION, ANSWER = r"Keep it\? yes / stop / no", "no\r"
 
 
 class Example:
@@ -402,15 +412,26 @@ def runnable(written):
     return (" && ".join(parts) if parts else None), notes
 
 
+def is_interactive_ramp(command):
+    """A supervised ramp alone on its line, input not redirected: a person answers it."""
+    words = command.split()
+    return (words[:2] == ["wiredcap", "ramp"] and "--unattended" not in words
+            and "--dry-run" not in words and not re.search(r"[|<>&;]", command))
+
+
 def interactive_answer(command, notes):
-    """--dry-run for an interactive ramp, --yes for set: acceptance without a terminal."""
+    """--yes for set (the answer a person would give); a ramp that asks a person runs on a
+    terminal alone, and inside a chain gets --dry-run (its plan, where it refuses)."""
     pipe = re.search(r"\s[|<>]", command)
     head, tail = (command[:pipe.start()], command[pipe.start():]) if pipe else (command, "")
     words = head.split()
     if "<" in tail:
         return command  # input redirected: the example is about input that is not a person
     if words[:2] == ["wiredcap", "ramp"] and "--unattended" not in words and "--dry-run" not in words:
-        notes.append("interactive ramp: checked with --dry-run added (its plan)")
+        if is_interactive_ramp(command):
+            notes.append("interactive: run on a terminal, the first step answered no")
+            return command
+        notes.append("interactive ramp in a chain: checked with --dry-run added (its plan)")
         head += " --dry-run"
     if words[:2] == ["wiredcap", "set"] and "--yes" not in words and words[2:3] != ["default"]:
         notes.append("set asks a person: run with --yes added")
@@ -453,18 +474,44 @@ def fresh_state(args, work, command):
             f.write("min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\n")
 
 
+def environment(args, work):
+    return dict(os.environ, W=work, HOME=os.path.join(work, "home"), WC_BIN=args.wiredcap,
+                HELPER_BIN=args.helper, SIM_BIN=args.sim, COLUMNS="80", SOURCE=SOURCE)
+
+
+def calls_made(work):
+    """(exit code, call) of every call of the three programs, from the functions' log."""
+    with open(os.path.join(work, "calls")) as f:
+        return [tuple(l.rstrip("\n").split("\t", 1)) for l in f if l.strip()]
+
+
 def bash(args, work, script, log):
-    env = dict(os.environ, W=work, HOME=os.path.join(work, "home"), WC_BIN=args.wiredcap,
-               HELPER_BIN=args.helper, SIM_BIN=args.sim, COLUMNS="80",
-               SOURCE=SOURCE)
     open(os.path.join(work, "calls"), "w").close()
     result = subprocess.run(["bash", "-c", PRELUDE + "set -o pipefail\n" + script],
-                            cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                            text=True, errors="replace", timeout=TIMEOUT_S)
-    with open(os.path.join(work, "calls")) as f:
-        calls = [tuple(l.rstrip("\n").split("\t", 1)) for l in f if l.strip()]
+                            cwd=work, env=environment(args, work), stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
     log.write(f"$ {script}\n[exit {result.returncode}]\n{result.stdout}{result.stderr}\n")
-    return result, calls
+    return result, calls_made(work)
+
+
+def on_terminal(args, work, command, log):
+    """The command on a terminal (80 columns), as a person runs it: at the first question
+    the person answers ANSWER. Returns a result like bash()'s, the screen as its stdout."""
+    open(os.path.join(work, "calls"), "w").close()
+    argv = ["/bin/bash", "-c", f"cd {shlex.quote(work)} && {PRELUDE}\n{command}"]
+    with PtySession(argv, env=environment(args, work), size=(24, 80)) as session:
+        try:
+            session.read_until(QUESTION, timeout=TIMEOUT_S / 2)
+            session.send(ANSWER)
+        except PtyTimeout:
+            pass  # it ended without asking: judged by its exit code and what it printed
+        try:
+            returncode = session.wait(timeout=TIMEOUT_S / 2)
+        except PtyTimeout:
+            returncode = 124  # still running: killed on leaving the session
+        screen = render_screen(session.output)
+    log.write(f"$ {command}   (on a terminal)\n[exit {returncode}]\n{screen}\n")
+    return subprocess.CompletedProcess(argv, returncode, screen, ""), calls_made(work)
 
 
 def find_in_order(expected, actual):
@@ -508,7 +555,13 @@ def judge(args, example, index, log):
         if setup.returncode != 0:
             return [f"{where}: {example.written}\n  setting up state '{state}' failed (exit "
                     f"{setup.returncode}):\n{indent(setup.stdout + setup.stderr)}"], None
-    result, calls = bash(args, work, command, log)
+    run = on_terminal if is_interactive_ramp(command) else bash
+    result, calls = run(args, work, command, log)
+    if result.returncode == 124 and run is on_terminal:
+        failures_ = [f"{where}: {example.written}\n  ran on a terminal: {command}\n  still "
+                     f"running {TIMEOUT_S} s after it started (answered {ANSWER.strip()!r} at "
+                     f"the first question)\n  actual output:\n{indent(result.stdout)}"]
+        return failures_, None
     output = result.stdout + result.stderr
     failures = []
     if example.exit is not None and result.returncode != example.exit:
