@@ -535,9 +535,8 @@ def judge(args, example, index, log):
     where = f"{example.doc}:{example.line}"
     if example.problem:
         return [f"{where}: {example.problem}"], None
-    command_text = example.output_span or example.written
     try:
-        command, notes = runnable(command_text)
+        command, notes = runnable(example.output_span or example.written)
     except ValueError as error:
         return [f"{where}: {example.written}\n  cannot run: {error}"], None
     if command is None:
@@ -545,43 +544,18 @@ def judge(args, example, index, log):
     states = [example.state] + ([COMMAND_STATES[command]] if command in COMMAND_STATES else [])
     work = os.path.join(args.work, f"ex{index:03d}")
     fresh_state(args, work, command)
-    for state in states:
-        if state not in STATES:
-            return [f"{where}: {example.written}\n  unknown state '{state}' (STATES in "
-                    f"{__file__})"], None
-        if not STATES[state]:
-            continue
-        setup, calls = bash(args, work, STATES[state], log)
-        if setup.returncode != 0:
-            return [f"{where}: {example.written}\n  setting up state '{state}' failed (exit "
-                    f"{setup.returncode}):\n{indent(setup.stdout + setup.stderr)}"], None
+    problem = set_up(args, states, work, log)
+    if problem:
+        return [f"{where}: {example.written}\n  {problem}"], None
     run = on_terminal if is_interactive_ramp(command) else bash
     result, calls = run(args, work, command, log)
     if result.returncode == 124 and run is on_terminal:
-        failures_ = [f"{where}: {example.written}\n  ran on a terminal: {command}\n  still "
-                     f"running {TIMEOUT_S} s after it started (answered {ANSWER.strip()!r} at "
-                     f"the first question)\n  actual output:\n{indent(result.stdout)}"]
-        return failures_, None
-    output = result.stdout + result.stderr
-    failures = []
-    if example.exit is not None and result.returncode != example.exit:
-        failures.append(f"{where}: {example.written}\n  ran: {command}\n  exit "
-                        f"{result.returncode}, but the document shows exit {example.exit}\n"
-                        f"  actual output:\n{indent(output)}")
-    for rc, call in calls:
-        rc = int(rc)
-        if rc == example.exit:
-            continue
-        if rc in (1, 2) or rc >= 126:
-            what = {1: "internal error", 2: "usage error"}.get(rc, "not run or killed")
-            failures.append(f"{where}: {example.written}\n  ran: {call}\n  exit {rc} "
-                            f"({what}): the tool did not accept the example\n  actual output:\n"
-                            f"{indent(output)}")
-    if not calls:
-        failures.append(f"{where}: {example.written}\n  ran: {command}\n  no call of "
-                        f"wiredcap reached the program (exit {result.returncode})\n"
-                        f"  actual output:\n{indent(output)}")
+        return [f"{where}: {example.written}\n  ran on a terminal: {command}\n  still running "
+                f"{TIMEOUT_S} s after it started (answered {ANSWER.strip()!r} at the first "
+                f"question)\n  actual output:\n{indent(result.stdout)}"], None
+    failures = acceptance_failures(f"{where}: {example.written}", example, command, result, calls)
     failures += json_failures(args, example, command, result, work)
+    output = result.stdout + result.stderr
     missing = find_in_order(example.expected, output) if example.expected else None
     if missing:
         failures.append(f"{where}: {example.written}\n  ran: {command}\n  expected line "
@@ -593,6 +567,37 @@ def judge(args, example, index, log):
     state = f" [state {state}]" if state else ""
     note = f"  ({'; '.join(notes)})" if notes else ""
     return failures, f"{where}: {command}{state} -> exit {result.returncode}{shown}{note}"
+
+
+def set_up(args, states, work, log):
+    """Runs each named state's story in the fresh state; a sentence when one fails."""
+    for state in states:
+        if state not in STATES:
+            return f"unknown state '{state}' (STATES in {__file__})"
+        if STATES[state]:
+            setup, _ = bash(args, work, STATES[state], log)
+            if setup.returncode != 0:
+                return (f"setting up state '{state}' failed (exit {setup.returncode}):\n"
+                        f"{indent(setup.stdout + setup.stderr)}")
+    return None
+
+
+def acceptance_failures(what, example, command, result, calls):
+    """The tool accepted every call (or the example exits as the document shows)."""
+    output, failures = result.stdout + result.stderr, []
+    if example.exit is not None and result.returncode != example.exit:
+        failures.append(f"{what}\n  ran: {command}\n  exit {result.returncode}, but the "
+                        f"document shows exit {example.exit}\n  actual output:\n{indent(output)}")
+    for rc, call in calls:
+        rc = int(rc)
+        if rc != example.exit and (rc in (1, 2) or rc >= 126):
+            why = {1: "internal error", 2: "usage error"}.get(rc, "not run or killed")
+            failures.append(f"{what}\n  ran: {call}\n  exit {rc} ({why}): the tool did not "
+                            f"accept the example\n  actual output:\n{indent(output)}")
+    if not calls:
+        failures.append(f"{what}\n  ran: {command}\n  no call of wiredcap reached the program "
+                        f"(exit {result.returncode})\n  actual output:\n{indent(output)}")
+    return failures
 
 
 def json_failures(args, example, command, result, work):
