@@ -37,7 +37,8 @@ code spans of the next paragraph. For a span in prose that the text says is refu
 table REFUSED_SPANS holds the exit code and a line the refusal prints (a comment would apply to
 every span of its paragraph). A comment is the least intrusive place: it is
 invisible when rendered, it sits beside the example it explains, and a reader of the source
-sees why the example shows what it shows.
+sees why the example shows what it shows. A command that only makes sense after something
+(`wiredcap persist` stores the last value a ramp confirmed) gets that step from COMMAND_STATES.
 
 How an example is judged:
   - every call of wiredcap, wiredcap-helper or wiredcap-sim in it was accepted: its exit code
@@ -51,7 +52,8 @@ How an example is judged:
     right after a ```sh block), each shown line appears in the real output (stdout and
     stderr), in order. A line `...` is any number of lines; `...` inside a line is any text.
     Whitespace runs match any whitespace, line breaks included (the output is wrapped to the
-    width, the document may wrap elsewhere). Run ids and UTC times are masked on both sides.
+    width, the document may wrap elsewhere). Run ids, boot ids, UTC times and a question's
+    countdown are masked on both sides (MASKS).
 
 Interactive examples: a supervised ramp (no --unattended, no --dry-run, alone on its line)
 runs on a pseudo-terminal (tests/pty/pty_driver.py), as a person meets it; at the first step's
