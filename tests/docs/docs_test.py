@@ -45,6 +45,8 @@ How an example is judged:
     is not 2 (usage error), 1 (internal error) or >= 126 (not run, killed). A refusal (3) or
     any other code the command documents is an answer, not a broken example. With exit=N the
     example must exit N instead.
+  - in a table row whose last cell lists exit codes (README's commands), the example exits
+    with one of them.
   - a --json answer (a wiredcap call alone, not piped) is one object its published schema
     accepts (tests/schema/validate_json.py), and where a table row names a schema beside the
     command (docs/json-schema.md), that schema.
@@ -177,6 +179,7 @@ class Example:
         self.output_span = None   # for an output span: the command that prints it
         self.problem = None       # a document error found while reading it
         self.schema = None        # the schema a table row names beside a --json command
+        self.exits = None         # the exit codes a table row lists for the command
 
 
 def mask(text):
@@ -261,15 +264,31 @@ def markdown_examples(doc, lines):
             scope_until = "text"
         spans = re.findall(r"(?<!`)`([^`]+)`(?!`)", raw)
         named = [s for s in spans if re.fullmatch(r"wiredcap\.[a-z-]+/[0-9]+", s)]
+        exits = row_exit_codes(raw)
         for span in spans:
             example = span_example(doc, number, span, pending)
             if example:
                 if len(named) == 1 and "--json" in span.split():
                     example.schema = named[0]  # a row of json-schema.md's table
+                example.exits = exits
                 examples.append(example)
         if scope_until is None:
             pending = {}
     return examples
+
+
+def row_exit_codes(line):
+    """The exit codes in the last cell of a table row ("0, 2–7, 11–13"), or None."""
+    if not line.lstrip().startswith("|"):
+        return None
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+    if not cells or not re.fullmatch(r"\d+(\s*[–-]\s*\d+)?(\s*,\s*\d+(\s*[–-]\s*\d+)?)*", cells[-1]):
+        return None
+    codes = set()
+    for part in cells[-1].split(","):
+        low, _, high = part.replace("–", "-").partition("-")
+        codes.update(range(int(low), int(high or low) + 1))
+    return codes
 
 
 def span_example(doc, number, span, annotation):
@@ -587,6 +606,10 @@ def set_up(args, states, work, log):
 def acceptance_failures(what, example, command, result, calls):
     """The tool accepted every call (or the example exits as the document shows)."""
     output, failures = result.stdout + result.stderr, []
+    if example.exits is not None and result.returncode not in example.exits:
+        failures.append(f"{what}\n  ran: {command}\n  exit {result.returncode}, not one of the "
+                        f"exit codes its table row lists ({', '.join(map(str, sorted(example.exits)))})"
+                        f"\n  actual output:\n{indent(output)}")
     if example.exit is not None and result.returncode != example.exit:
         failures.append(f"{what}\n  ran: {command}\n  exit {result.returncode}, but the "
                         f"document shows exit {example.exit}\n  actual output:\n{indent(output)}")

@@ -32,6 +32,8 @@ doctor() {
     echo "ok   $name: the doctored $doc line $line fails:"; grep -A4 '^FAIL ' <<<"$out"
   fi
 }
+# A row of the commands table that lists exit codes the command does not use.
+doctor exit_codes README.md 's/| 0, 7 |$/| 7 |/' '^| `wiredcap status` |.*| 0, 7 |$' "$@"
 # A shown output line that the program does not print (the effective cap, one MiB off).
 doctor output_line README.md 's/161792 MiB/161793 MiB/' '^effective GPU cap  *161792 MiB' "$@"
 # A command in a sh block with an option that does not exist.
