@@ -8,7 +8,7 @@ DOC is a Markdown file (README.md, docs/*.md) or a man page (packaging/man/*.[18
 What counts as an example (and nothing else is one):
   - Markdown: every line of a fenced ```sh block; every `code span` outside fenced blocks that
     starts with `wiredcap`, `wiredcap-helper` or `wiredcap-sim` followed by a space (the bare
-    program name is a name, not a command); every `$ ` line of an untagged fenced block (a
+    program name is a name, not a command), or with `yes | ` and one of them; every `$ ` line of an untagged fenced block (a
     transcript: the lines after it, up to the next `$ `, are its output).
   - man pages: every line of a .nf/.fi block that starts with one of the three programs (or
     `sudo` and the helper's path): the EXAMPLES section and the SUDO section's lines; and
@@ -100,6 +100,7 @@ OUTPUT_SPANS = {
 # Spans the prose says are refused: the exit code and a line the refusal must print.
 REFUSED_SPANS = {
     "wiredcap ramp --to SIZE </dev/null": (2, "standard input is not a terminal"),
+    "yes | wiredcap ramp --to SIZE": (2, "standard input is not a terminal"),
 }
 # Syntaxes whose `...` stands for the command's required options.
 EXPANSIONS = {
@@ -298,7 +299,7 @@ def span_example(doc, number, span, annotation):
         e.output_span = OUTPUT_SPANS[span]
         e.expected = [(number, span)]
         return e
-    if not re.match(r"^(\./build/dev/bin/)?wiredcap(-helper|-sim)? ", span):
+    if not re.match(r"^(yes \| )?(\./build/dev/bin/)?wiredcap(-helper|-sim)? ", span):
         return None
     e = Example(doc, number, span, "inline", annotation)
     if span in NOT_RUN:
@@ -423,6 +424,10 @@ def runnable(written):
     """(shell line to run, notes) from an example as written; None when nothing is ours."""
     notes, parts = [], []
     for segment in written.split(" && "):
+        producer, _, piped = segment.partition(" | ")
+        if piped and program_words(piped) and not program_words(producer):
+            parts.append(f"{producer} | {concrete(program_words(piped))}")  # input piped in
+            continue
         words = program_words(segment)
         if words is None:
             notes.append(f"not wiredcap, not run: {segment.strip()}")
