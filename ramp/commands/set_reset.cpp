@@ -5,6 +5,7 @@
 #include <iostream>
 #include <ostream>
 
+#include "engine/at_rest.hpp"
 #include "engine/effective_cap.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
@@ -249,7 +250,8 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     }
     // Without a knob to read the helper refuses with the platform's own answer.
     if (!machine->knob.value) return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
-    if (*machine->knob.value == *value) return already(ctx, *machine, *value, "set", false);
+    if (*machine->knob.value == *value && nothing_at_risk(ctx, *machine))
+        return already(ctx, *machine, *value, "set", false);
     if (auto why = hang_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
         ctx.err << "wiredcap set: " << *why << "\n";
         return ExitCode::refused_by_policy;
@@ -281,7 +283,8 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
 // Anything less certain goes to the helper, which always lets root reset.
 ExitCode run_reset(CliContext& ctx) {
     if (auto m = read_machine(ctx.helper); m && m->knob.value && m->knob.value->count() == 0 && m->boot_guard &&
-                                           !m->boot_guard->persisted && m->boot_guard->error.empty())
+                                           !m->boot_guard->persisted && m->boot_guard->error.empty() &&
+                                           nothing_at_risk(ctx, *m))
         return already(ctx, *m, MiB::zero(), "reset", true);
     return report(ctx, ctx.helper.run({"reset"}), "reset");
 }

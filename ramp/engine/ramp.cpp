@@ -9,6 +9,7 @@
 
 #include "wiredcap/units/duration.hpp"
 #include "fit/ramp_for.hpp"
+#include "engine/at_rest.hpp"
 #include "engine/effective_cap.hpp"
 #include "engine/guard.hpp"
 #include "readings/metal.hpp"
@@ -483,13 +484,13 @@ int question_fd(UniqueFd& opened) {
     return opened.valid() ? opened.get() : -1;
 }
 
-// Idempotence (issue 24): when the knob already reads the target, the ramp has nothing to do
-// and says so, exit 0, with nothing journaled or written. "Already at" is the knob's read-back,
+// Idempotence (issue 24): when the knob already reads the target and nothing in the journal is
+// at risk, the ramp has nothing to do and says so, exit 0, with nothing journaled or written. "Already at" is the knob's read-back,
 // never Metal's figure: with the knob at 0 the OS default's cap may be at or above the target,
 // and then the plan refuses (a ramp only raises; `wiredcap set` pins the knob).
 std::optional<ExitCode> already_at(CliContext& ctx, MiB target, bool dry_run, std::ostream& say) {
     auto m = read_machine(ctx.helper);
-    if (!m || !m->knob.value || *m->knob.value != target) return std::nullopt;
+    if (!m || !m->knob.value || *m->knob.value != target || !nothing_at_risk(ctx, *m)) return std::nullopt;
     const std::string sim = m->simulated() ? "SIMULATED " : "";
     say << sim << "already at " << units::describe(target) << ": iogpu.wired_limit_mb reads " << units::to_string(target)
         << "   [" << m->knob.source << "]; nothing was changed\n";

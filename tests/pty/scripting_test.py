@@ -235,6 +235,15 @@ def case_ceiling_cut_never_exits_0():
           f"the suggested ramp --to {suggested} exited {p.returncode}: {answer}")
 
 
+def case_already_at_is_not_claimed_for_a_value_at_risk():
+    """A step at 80 GiB awaits confirmation (the helper wrote it; nobody confirmed it): the knob
+    reads 80 GiB, but that value is at risk, so `ramp --to 80GiB` is not "already at" it."""
+    check(code_10() == 10, "with a step at risk, the ramp did not exit 10")
+    p = run_as(["ramp", "--to", "80GiB", "--unattended", "--check", "true"])
+    check(p.returncode == 10, f"ramp --to the value at risk exited {p.returncode}, expected 10")
+    check(T.history() == [STEP1], f"values written: {T.history()}")
+
+
 T = None  # the Tree of the running case, set by ramp_test.run_script
 
 if __name__ == "__main__":
