@@ -195,6 +195,9 @@ case $scenario in
                        wc ramp --to 174GiB --step 8GiB --dry-run --json
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        wc status
+                       # The same ramp again: already there, nothing written or journaled (issue 24).
+                       wc ramp --to 174GiB --step 8GiB --unattended --check true
+                       wc ramp --to 174GiB --step 8GiB --unattended --check true --json; wc ramp --to 174GiB --dry-run --json
                        wc ramp --to 176GiB --step 8GiB --unattended --check false --json
                        wc recover
                        wc ramp --to 176GiB --step 2GiB --unattended --check true; machine reboot; wc recover ;;
