@@ -38,7 +38,7 @@ constexpr const char* kExitCodeHelp = R"(Exit codes (0 only when the cap holds w
   6 read-back differs     7 unsupported platform    8 ramp stopped by user
   9 ramp reverted        10 unresolved journal     11 policy file invalid
  12 journal or boot state write failed             13 declined at the prompt
- 14 no safe band here      15 no policy file         16 policy unreadable
+ 14 no safe band here    15 no policy file         16 policy unreadable
 )";
 
 struct Options {
