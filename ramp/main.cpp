@@ -38,6 +38,7 @@ constexpr const char* kExitCodeHelp = R"(Exit codes (0 only when the cap holds w
   6 read-back differs     7 unsupported platform    8 ramp stopped by user
   9 ramp reverted        10 unresolved journal     11 policy file invalid
  12 journal or boot state write failed             13 declined at the prompt
+ 14 no safe band here    15 no policy file         16 policy unreadable
 )";
 
 struct Options {
@@ -227,6 +228,11 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        // --version --json is an answer like any other (wiredcap.version/1), one line.
+        if (dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr && wiredcap::cli::wants_json(argc, argv)) {
+            std::cout << wiredcap::cli::contract::head("wiredcap.version/1").text() << "\n";
+            return wiredcap::to_int(ExitCode::ok);
+        }
         if (e.get_exit_code() == 0) {  // --help or --version: fits the terminal like the rest
             const wiredcap::cli::WrappedStream help_fits(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
             return app.exit(e);

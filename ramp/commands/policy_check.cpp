@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <ostream>
 
+#include "commands/policy_cause.hpp"
 #include "json_contract.hpp"
 #include "policy/policy.hpp"
 #include "policy/trusted_path.hpp"
@@ -117,11 +118,16 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
     auto parsed = text ? policy::parse(*text, *machine->memsize.value) : Expected<policy::Policy>(text.error());
     if (!parsed && text) parsed = Error{path + ": " + parsed.error().message};
     if (!parsed) {
+        // A file that is not there, or cannot be read, is not a malformed one (issue 24).
+        const PolicyFileState state = text ? PolicyFileState::present : policy_file_state(path);
+        const ExitCode code = state == PolicyFileState::no_file      ? ExitCode::policy_missing
+                              : state == PolicyFileState::unreadable ? ExitCode::policy_unreadable
+                                                                     : ExitCode::policy_invalid;
         if (ctx.json)
             ctx.out << contract::head("wiredcap.policy-check/2").str("file", path).boolean("valid", false)
                            .str("error", parsed.error().message).text() << "\n";
         ctx.err << "wiredcap policy check: " << parsed.error().message << "\n";
-        return ExitCode::policy_invalid;
+        return code;
     }
     const auto& p = *parsed;
     const std::string mem_source = std::string("kernel hw.memsize") + (machine->simulated() ? ", SIMULATED" : "");

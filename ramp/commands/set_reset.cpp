@@ -5,12 +5,19 @@
 #include <iostream>
 #include <ostream>
 
+#include "engine/at_rest.hpp"
 #include "engine/effective_cap.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
 #include "engine/recovery.hpp"
 #include "json_contract.hpp"
+#include "output/wrapping_buf.hpp"
+#include "commands/policy_cause.hpp"
+#include "commands/policy_check.hpp"
+#include "fit/fit_verdict.hpp"
+#include "wiredcap/units/casts.hpp"
+#include "policy/policy.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
@@ -67,13 +74,15 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
         why_unknown = now.why_unknown;
     }
     const auto previous = reading_mib(j, "previous_mib");
-    const bool changed = readback && previous && *readback != *previous;
+    const bool knob_changed = readback && previous && *readback != *previous;
     // A plain reset also forgets the value stored for boot; only the helper knows if there was one.
     // Two plain bools, not an optional<bool>: GCC 12 at -O2 reports the optional's flag as
     // maybe-uninitialized (a false positive that -Werror turned into a broken release build).
     const json::Value* forgot = json::get(j, "persist_removed");
     const bool persist_known = forgot && json::as_bool(*forgot);
     const bool persist_removed = persist_known && *json::as_bool(*forgot);
+    // Forgetting the value stored for boot is a change too (`set default` after `persist`).
+    const bool changed = knob_changed || persist_removed;
     const json::Value* backend = json::get(j, "backend");
     const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
     if (ctx.json) {
@@ -106,12 +115,12 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     const MiB now = *MiB::from_count(*readback);
     const std::string value = now.count() == 0 ? "0 (OS default policy)" : units::describe(now);
     ctx.out << (simulated ? "SIMULATED " : "") << "iogpu.wired_limit_mb = " << value << "   [kernel read-back]\n";
-    if (before && changed)
+    if (before && knob_changed)
         ctx.out << (before->direction == Direction::raise   ? "raised"
                     : before->direction == Direction::lower ? "lowered"
                                                             : "kept")
                 << " the GPU's cap: it was " << effective_text(before->effective) << "\n";
-    if (!changed) ctx.out << "unchanged: the kernel already held this value\n";
+    if (!knob_changed) ctx.out << "unchanged: the kernel already held this value\n";
     else ctx.out << "Running MLX, Ollama or llama.cpp processes keep the old cap until restarted.\n";
     if (persist_removed) ctx.out << "also forgot the value stored for boot\n";
     return ExitCode::ok;
@@ -135,7 +144,9 @@ bool confirmed_change(CliContext& ctx, const Before& b, MiB current, MiB to) {
     ctx.err << verb << " the GPU's cap from " << from_text(b, current) << " [" << b.effective.source << "] to "
             << units::describe(to) << " (iogpu.wired_limit_mb)? Type yes to continue: " << std::flush;
     std::string answer;
-    if (!std::getline(std::cin, answer) || answer != "yes") {
+    const bool read = static_cast<bool>(std::getline(std::cin, answer));
+    line_ended_by_input(ctx.err);
+    if (!read || answer != "yes") {
         ctx.err << "not changed\n";
         return false;
     }
@@ -153,6 +164,52 @@ std::optional<std::string> hang_refusal(CliContext& ctx, const MachineReadings& 
     if (!c || value < c->value || ignore) return std::nullopt;
     return units::describe(value) + " is at or above the hang ceiling: " + units::describe(c->value) + " " +
            recovery::hang_origin(*c) + "; choose a lower value, or pass --ignore-hang-ceiling";
+}
+
+// Idempotence (issue 24): the knob already reads what was asked for. Nothing is written or
+// journaled, and the answer says so: exit 0, changed false.
+ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::string_view verb, bool reset) {
+    if (ctx.json) {
+        JsonObject o = contract::head("wiredcap.change/2");
+        o.str("command", verb).boolean("ok", true).boolean("simulated", m.simulated());
+        o.object("previous", contract::size(value, m.knob.source, "")).object("wired_limit", contract::size(value, m.knob.source, ""));
+        o.boolean("changed", false).num("requested_mib", value.count());
+        if (reset) o.boolean("persist_removed", false);
+        ctx.out << o.text() << "\n";
+        return ExitCode::ok;
+    }
+    ctx.out << (m.simulated() ? "SIMULATED " : "") << "already at " << (value.count() == 0 ? "the OS default" : units::describe(value))
+            << ": iogpu.wired_limit_mb reads " << units::to_string(value) << "   [" << m.knob.source
+            << "]; nothing was changed\n";
+    return ExitCode::ok;
+}
+
+policy::Policy as_policy(const PolicyView& v, MiB max_step) {
+    return policy::Policy{v.min, v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {}};
+}
+
+struct Refusal {
+    ExitCode code;
+    std::string why;
+};
+
+// Everything the helper would refuse that wiredcap can know without writing (issue 24): the
+// policy, permission, band, memory minus reserve and max_step, checked before any question, by
+// the helper's own rule (policy::refusal). A raise refused only for max_step names the ramp
+// that reaches it.
+std::optional<Refusal> refusal_before_asking(const CliContext& ctx, const MachineReadings& m, MiB value,
+                                             const EffectiveCap& effective) {
+    if (!m.policy) return Refusal{no_band_code(installed_policy_path(ctx.helper.dev())), m.policy_error};
+    if (!m.may_change) return Refusal{ExitCode::not_permitted, m.may_change_why};
+    if (!m.memsize.value) return std::nullopt;  // the helper reads it itself, and refuses without it
+    const MiB knob = *m.knob.value;
+    const auto why = policy::refusal(as_policy(*m.policy, m.policy->max_step), *m.memsize.value, knob, value, effective.value);
+    if (!why) return std::nullopt;
+    const auto without_step = policy::refusal(as_policy(*m.policy, MiB::max()), *m.memsize.value, knob, value, effective.value);
+    if (!without_step && value > effective.value)
+        return Refusal{ExitCode::refused_by_policy,
+                       *why + "; to get there step by step: wiredcap ramp --to " + fit::size_argument(value)};
+    return Refusal{ExitCode::refused_by_policy, *why};
 }
 
 }  // namespace
@@ -193,6 +250,8 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     }
     // Without a knob to read the helper refuses with the platform's own answer.
     if (!machine->knob.value) return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
+    if (*machine->knob.value == *value && nothing_at_risk(ctx, *machine))
+        return already(ctx, *machine, *value, "set", false);
     if (auto why = hang_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
         ctx.err << "wiredcap set: " << *why << "\n";
         return ExitCode::refused_by_policy;
@@ -201,6 +260,10 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     if (!effective) {
         ctx.err << "wiredcap set: " << effective.error().message << "\n";
         return ExitCode::usage;
+    }
+    if (auto no = refusal_before_asking(ctx, *machine, *value, *effective)) {
+        ctx.err << "wiredcap set: " << no->why << "\n";
+        return no->code;
     }
     const Before before{direction_of(effective->value, *value), *effective};
     const MiB current = *machine->knob.value;
@@ -216,6 +279,14 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     return report(ctx, ctx.helper.run(args), "set", before);
 }
 
-ExitCode run_reset(CliContext& ctx) { return report(ctx, ctx.helper.run({"reset"}), "reset"); }
+// A reset with nothing to do (the knob reads 0 and nothing is stored for boot) writes nothing.
+// Anything less certain goes to the helper, which always lets root reset.
+ExitCode run_reset(CliContext& ctx) {
+    if (auto m = read_machine(ctx.helper); m && m->knob.value && m->knob.value->count() == 0 && m->boot_guard &&
+                                           !m->boot_guard->persisted && m->boot_guard->error.empty() &&
+                                           nothing_at_risk(ctx, *m))
+        return already(ctx, *m, MiB::zero(), "reset", true);
+    return report(ctx, ctx.helper.run({"reset"}), "reset");
+}
 
 }  // namespace wiredcap::cli

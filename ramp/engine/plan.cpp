@@ -1,5 +1,6 @@
 #include "engine/plan.hpp"
 
+#include "fit/fit_verdict.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 
@@ -31,6 +32,23 @@ std::optional<PlanError> check_request(const PlanInput& in, MiB step) {
     return std::nullopt;
 }
 
+// A target at or above the journal's hang ceiling is refused as a whole (issue 24): a plan cut
+// short below it would end without reaching what was asked for, and a script must never read
+// that as success. The refusal names the highest step of the same plan below the ceiling, as a
+// `ramp --to` the tool accepts, when there is one.
+std::optional<PlanError> check_ceiling(const PlanInput& in, const std::vector<MiB>& steps) {
+    if (!in.hang_ceiling || in.ignore_hang_ceiling || in.target < in.hang_ceiling->value) return std::nullopt;
+    const MiB ceiling = in.hang_ceiling->value;
+    const std::string why = units::describe(in.target) + " is at or above " + units::describe(ceiling) + ", which " +
+                            recovery::hang_origin(*in.hang_ceiling) + "; ";
+    std::optional<MiB> below;
+    for (const MiB v : steps)
+        if (v < ceiling) below = v;
+    if (!below) return refused(why + "choose --to below it, or pass --ignore-hang-ceiling");
+    return refused(why + "the highest step of this plan below it: wiredcap ramp --to " + fit::size_argument(*below) +
+                   " (or pass --ignore-hang-ceiling)");
+}
+
 }  // namespace
 
 Expected<Plan, PlanError> make_plan(const PlanInput& in) {
@@ -39,7 +57,7 @@ Expected<Plan, PlanError> make_plan(const PlanInput& in) {
     // Steps count from the effective cap (the OS default's value when the knob is 0), never from
     // below the band's floor: the helper permits every value up to min anyway.
     const MiB base = in.effective < in.policy.min ? in.policy.min : in.effective;
-    Plan plan{base, step, {}, in.target, std::nullopt, std::nullopt};
+    Plan plan{base, step, {}, in.target};
     MiB next = base;
     while (next < in.target) {
         const auto up = checked_add(next, step);
@@ -47,17 +65,7 @@ Expected<Plan, PlanError> make_plan(const PlanInput& in) {
         plan.steps.push_back(next);
     }
     if (plan.steps.empty()) plan.steps.push_back(in.target);  // from below the band straight to min
-    if (in.hang_ceiling && !in.ignore_hang_ceiling) {
-        const auto& c = *in.hang_ceiling;
-        std::erase_if(plan.steps, [&](MiB v) { return v >= c.value; });
-        plan.ceiling = c.value;
-        const std::string origin = recovery::hang_origin(c);
-        plan.stopped_below_ceiling =
-            units::to_string(c.value) + " " + origin + "; the plan stops below it (--ignore-hang-ceiling to go further)";
-        if (plan.steps.empty())
-            return refused("every step would be at or above " + units::describe(c.value) + ", which " + origin +
-                           "; choose --to below it, or pass --ignore-hang-ceiling");
-    }
+    if (auto e = check_ceiling(in, plan.steps)) return *e;
     return plan;
 }
 

@@ -30,9 +30,8 @@ struct Plan {
     units::MiB base;                    // what the first step counts from: the effective cap, or min
     units::MiB step;
     std::vector<units::MiB> steps;
-    units::MiB target;                  // what was asked for (the last step, unless a hang ceiling cut the plan)
-    std::optional<units::MiB> ceiling;  // the hang ceiling the plan stops below, when it cut the plan
-    std::optional<std::string> stopped_below_ceiling;  // why the plan ends before the target
+    units::MiB target;                  // what was asked for: always the last step (a plan that a
+                                        // hang ceiling would cut short is refused, never shortened)
 };
 
 struct PlanError {

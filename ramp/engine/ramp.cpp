@@ -9,16 +9,20 @@
 
 #include "wiredcap/units/duration.hpp"
 #include "fit/ramp_for.hpp"
+#include "engine/at_rest.hpp"
 #include "engine/effective_cap.hpp"
 #include "engine/guard.hpp"
 #include "readings/metal.hpp"
 #include "engine/plan.hpp"
 #include "engine/probe.hpp"
 #include "readings/readings.hpp"
+#include "commands/policy_cause.hpp"
+#include "commands/policy_check.hpp"
 #include "commands/recover_cmd.hpp"
 #include "engine/terminal_prompt.hpp"
 #include "json_contract.hpp"
 #include "wiredcap/json_writer.hpp"
+#include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
@@ -106,7 +110,6 @@ void print_plan(std::ostream& say, const std::string& run, const MachineReadings
         say << fmt::format("  {:>4}  {:<38}{:>9}  {}\n", i + 1, units::describe(v), percent_of(v, ram),
                            left ? units::truncated_decimal(*left, units::SizeUnit::gibibytes, 2) + " GiB" : "none");
     }
-    if (plan.stopped_below_ceiling) say << "  note: " << *plan.stopped_below_ceiling << "\n";
     if (unattended)
         say << "  each step is kept only if the --check command exits 0 within " << s.probe_timeout.count() << " s\n";
     else
@@ -127,10 +130,29 @@ std::string plan_json(const std::string& run, const Plan& plan, MiB now, const E
     o.object("effective_cap", contract::size(effective.value, effective.source, ""));
     o.num("base_mib", plan.base.count()).num("step_mib", plan.step.count()).num("target_mib", plan.target.count());
     o.raw_array("steps_mib", steps + "]");
-    o.boolean("stopped_below_ceiling", plan.ceiling.has_value());
-    if (plan.ceiling) o.num("hang_ceiling_mib", plan.ceiling->count()); else o.null("hang_ceiling_mib");
-    if (plan.stopped_below_ceiling) o.str("note", *plan.stopped_below_ceiling); else o.null("note");
+    // Kept for ramp-plan/2's readers: a plan the hang ceiling would cut is refused, never cut.
+    o.boolean("stopped_below_ceiling", false).null("hang_ceiling_mib").null("note");
     return o.text();
+}
+
+// Why a ramp that ended did not reach its target, for people and logs; scripts branch on
+// `reached` and `outcome`.
+std::string why_short(std::string_view outcome, const std::optional<MiB>& final) {
+    if (!final) return "the cap could not be read back after the ramp";
+    if (outcome == "stopped") return "a person typed stop before the last step";
+    if (outcome == "reverted") return "a step was not kept and was reverted (see its answer)";
+    if (outcome == "revert_failed") return "a step's revert did not read back its target; run: wiredcap reset";
+    if (outcome == "aborted") return "the ramp ended before its last step was kept";
+    return "the final read-back differs from the target";
+}
+
+// The rule every ramp answer follows (docs/scripting.md): `reached` is the final read-back
+// equal to the target; `changed` that read-back different from the one before (or unknown).
+void add_target(JsonObject& o, MiB target, MiB before, const std::optional<MiB>& final, std::string_view outcome) {
+    const bool reached = final && *final == target;
+    o.num("target_mib", target.count()).boolean("reached", reached);
+    o.boolean("changed", !final || *final != before);
+    if (!reached) o.str("why_not_reached", why_short(outcome, final));
 }
 
 // One ramp in progress: the run's state and the ways to change it. Every step the guard watches
@@ -139,8 +161,8 @@ std::string plan_json(const std::string& run, const Plan& plan, MiB now, const E
 // reply, or the knob back at the revert target, which the guard checks itself).
 class Session {
 public:
-    Session(const CliContext& ctx, std::ostream& say, std::string run, MiB before)
-        : ctx_(ctx), say_(say), run_(std::move(run)), before_(before), last_confirmed_(before) {}
+    Session(const CliContext& ctx, std::ostream& say, std::string run, MiB before, MiB target)
+        : ctx_(ctx), say_(say), run_(std::move(run)), before_(before), target_(target), last_confirmed_(before) {}
 
     void attach(Guard* guard) { guard_ = guard; }
     // Arguments for the helper's journal: the first step's (the effective cap the plan starts
@@ -263,7 +285,9 @@ public:
             steps += (steps.size() > 1 ? "," : "") + st.text();
         }
         o.raw_array("steps", steps + "]");
-        o.object("final", contract::size(read_knob(), "kernel", "the knob could not be read"));
+        const auto final = read_knob();
+        o.object("final", contract::size(final, "kernel", "the knob could not be read"));
+        add_target(o, target_, before_, final, outcome_.empty() ? "aborted" : outcome_);
         return o.text();
     }
 
@@ -318,6 +342,7 @@ private:
     std::ostream& say_;
     std::string run_;
     MiB before_;
+    MiB target_;
     MiB last_confirmed_;
     Guard* guard_ = nullptr;
     std::vector<StepRecord> record_;
@@ -341,8 +366,9 @@ Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, 
     auto& m = *machine;
     if (!m.knob.value) return PlanError{ExitCode::unsupported_platform, "cannot read iogpu.wired_limit_mb: " + m.knob.error};
     if (!m.memsize.value) return PlanError{ExitCode::internal_error, "cannot read hw.memsize: " + m.memsize.error};
-    if (!m.policy) return PlanError{ExitCode::policy_invalid, m.policy_error};
-    if (!m.may_change) return PlanError{ExitCode::not_permitted, m.may_change_why};
+    if (!m.policy) return PlanError{no_band_code(installed_policy_path(ctx.helper.dev())), m.policy_error};
+    // A plan changes nothing: anyone may look at one (issue 24).
+    if (!m.may_change && !req.dry_run) return PlanError{ExitCode::not_permitted, m.may_change_why};
     auto rec = recover(ctx, m, say);
     if (!rec) return PlanError{ExitCode::internal_error, rec.error().message};
     if (rec->ramp_in_progress)
@@ -435,8 +461,11 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         if (a == Answer::yes && session.confirm(step)) continue;
         if (a == Answer::stop && session.confirm(step)) {
             session.end("stopped");
-            say << "stopped: keeping " << units::describe(session.last_confirmed()) << "   [kernel read-back]\n";
-            return ExitCode::ramp_stopped;
+            // `stop` at the last step keeps the target itself: the cap holds what was asked for.
+            const bool at_target = session.last_confirmed() == plan.target;
+            say << "stopped: keeping " << units::describe(session.last_confirmed()) << "   [kernel read-back]"
+                << (at_target ? ", the target" : "") << "\n";
+            return at_target ? ExitCode::ok : ExitCode::ramp_stopped;
         }
         session.revert(step, answer_name(a));  // each refusal's name is the helper's --revert word
         session.end("reverted");
@@ -444,6 +473,41 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
     }
     session.end("completed");
     say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed   [kernel read-back]\n";
+    return ExitCode::ok;
+}
+
+// Where a ramp's questions go: standard error when it is a terminal, else the controlling
+// terminal (/dev/tty, opened into `opened`); -1 when there is neither.
+int question_fd(UniqueFd& opened) {
+    if (::isatty(STDERR_FILENO) != 0) return STDERR_FILENO;
+    opened = UniqueFd(::open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC));
+    return opened.valid() ? opened.get() : -1;
+}
+
+// Idempotence (issue 24): when the knob already reads the target and nothing in the journal is
+// at risk, the ramp has nothing to do and says so, exit 0, with nothing journaled or written. "Already at" is the knob's read-back,
+// never Metal's figure: with the knob at 0 the OS default's cap may be at or above the target,
+// and then the plan refuses (a ramp only raises; `wiredcap set` pins the knob).
+std::optional<ExitCode> already_at(CliContext& ctx, MiB target, bool dry_run, std::ostream& say) {
+    auto m = read_machine(ctx.helper);
+    if (!m || !m->knob.value || *m->knob.value != target || !nothing_at_risk(ctx, *m)) return std::nullopt;
+    const std::string sim = m->simulated() ? "SIMULATED " : "";
+    say << sim << "already at " << units::describe(target) << ": iogpu.wired_limit_mb reads " << units::to_string(target)
+        << "   [" << m->knob.source << "]; nothing was changed\n";
+    if (!ctx.json) return ExitCode::ok;
+    const std::string run = new_run_id();
+    if (dry_run) {
+        ctx.out << contract::head("wiredcap.ramp-plan/2").str("run", run).raw_array("steps_mib", "[]")
+                       .str("note", "already at the target: nothing to ramp").text()
+                << "\n";
+        return ExitCode::ok;
+    }
+    JsonObject o = contract::head("wiredcap.ramp/2");
+    o.str("run", run).str("outcome", "already_at_target").num("exit", 0);
+    o.object("before", contract::size(target, m->knob.source, "")).raw_array("steps", "[]");
+    o.object("final", contract::size(target, m->knob.source, ""));
+    add_target(o, target, target, target, "already_at_target");
+    ctx.out << o.text() << "\n";
     return ExitCode::ok;
 }
 
@@ -466,14 +530,26 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         ctx.err << "wiredcap ramp: " << settings.error().message << "\n";
         return ExitCode::usage;
     }
+    if (!req.for_model)
+        if (auto done = already_at(ctx, settings->target, req.dry_run, say)) return *done;
     // Signals are only recorded from here on, so none can kill wiredcap with the terminal in
     // prompt mode; they are acted on before the first step.
     SignalWatch signals;
     // A person must be there before anything is planned or touched (piped input is not one).
-    // With --json, stdout carries the data and may be a file: the prompt uses stderr.
+    // The questions go to their terminal, never to stdout as such: stdout may be `| tee`'d, or
+    // carry the JSON to a file.
+    UniqueFd tty_out;
     std::optional<Terminal> term;
     if (!req.unattended && !req.dry_run) {
-        auto t = Terminal::open(STDIN_FILENO, ctx.json ? STDERR_FILENO : STDOUT_FILENO);
+        // Piped input is refused first, for what it is (Terminal::open says so).
+        const int question_to = ::isatty(STDIN_FILENO) != 0 ? question_fd(tty_out) : STDERR_FILENO;
+        if (question_to < 0) {
+            ctx.err << "wiredcap ramp: no terminal to show the questions on (standard error is not one, and "
+                       "there is no /dev/tty). To run without a person, name the check that decides: "
+                       "--unattended --check CMD\n";
+            return ExitCode::usage;
+        }
+        auto t = Terminal::open(STDIN_FILENO, question_to);
         if (!t) {
             ctx.err << "wiredcap ramp: " << t.error().message << "\n";
             return ExitCode::usage;
@@ -514,6 +590,7 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
             return ExitCode::internal_error;
         }
         settings->target = *parsed;
+        if (auto done = already_at(ctx, settings->target, req.dry_run, say)) return *done;
     }
     auto prepared = prepare(ctx, *settings, req, say);
     if (!prepared) {
@@ -526,7 +603,7 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value, prepared->effective) << "\n";
         return ExitCode::ok;
     }
-    Session session(ctx, say, run, *prepared->machine.knob.value);
+    Session session(ctx, say, run, *prepared->machine.knob.value, prepared->plan.target);
     session.attach(&*guard);
     std::vector<std::string> every;
     if (req.ignore_hang_ceiling) every.emplace_back("--ignore-hang-ceiling");

@@ -2,11 +2,14 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
+#include <ctime>
 #include <string_view>
 #include <utility>
 
@@ -128,6 +131,31 @@ int poll_timeout_ms(steady_clock::duration left) {
     return static_cast<int>(std::clamp(std::min(ms, until_tick), 1LL, 250LL));
 }
 
+// The terminal's width now (it may have been resized), or 80 when it does not say.
+std::size_t columns_of(int fd) {
+    struct winsize ws {};
+    if (::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    return 80;
+}
+
+// A terminal that says it cannot take "\r\033[K" (erase the line): TERM=dumb (an Emacs shell
+// buffer, a serial console). There the countdown is not redrawn.
+bool dumb_terminal() {
+    const char* term = std::getenv("TERM");
+    return term != nullptr && std::string_view(term) == "dumb";
+}
+
+// "14:03:27": the wall-clock time `left` from now, for a terminal that shows the deadline once.
+std::string clock_in(steady_clock::duration left) {
+    const std::time_t at = std::chrono::system_clock::to_time_t(
+        std::chrono::system_clock::now() + std::chrono::ceil<std::chrono::seconds>(left));
+    struct tm tm {};
+    ::localtime_r(&at, &tm);
+    char text[16];
+    std::strftime(text, sizeof text, "%H:%M:%S", &tm);
+    return text;
+}
+
 }  // namespace
 
 std::string_view answer_name(Answer a) {
@@ -219,11 +247,44 @@ public:
     }
 
 private:
+    // The countdown, redrawn in place with "\r\033[K". That only works on one row: when the
+    // whole question does not fit the terminal's width, it is printed once on rows of its own
+    // and only "[N s left] > typed" is redrawn (at least 20 columns hold it). On a dumb terminal
+    // nothing is redrawn: the question and its deadline are printed once, and typing is echoed.
     void redraw(steady_clock::duration left) {
         shown_seconds_ = seconds_left(left);
-        write_all(out_, "\r\033[K" + question_ + " [" + std::to_string(shown_seconds_) + " s left] > " + editor_.line());
+        if (dumb_) return show_once(left);
+        const std::string tail = "[" + std::to_string(shown_seconds_) + " s left] > ";
+        const std::size_t width = columns_of(out_);
+        const std::string& typed = editor_.line();
+        if (!question_on_own_rows_ && question_.size() + 1 + tail.size() + typed.size() < width) {
+            write_all(out_, "\r\033[K" + question_ + " " + tail + typed);
+            return;
+        }
+        if (!question_on_own_rows_) {
+            write_all(out_, "\r\033[K" + question_ + "\n");
+            question_on_own_rows_ = true;
+        }
+        // What is typed, cut from the left to the room there is (the whole line is still read).
+        const std::size_t room = width > tail.size() + 1 ? width - tail.size() - 1 : 0;
+        const std::string shown = typed.size() > room ? typed.substr(typed.size() - room) : typed;
+        write_all(out_, "\r\033[K" + tail + shown);
     }
     void redraw() { redraw(deadline_ - steady_clock::now()); }
+
+    void show_once(steady_clock::duration left) {
+        if (shown_once_) return;
+        shown_once_ = true;
+        write_all(out_, question_ + " [answer within " + std::to_string(shown_seconds_) + " s, by " + clock_in(left) +
+                            "] > " + editor_.line());
+    }
+
+    // On a dumb terminal each key is echoed as it is, never by redrawing the line.
+    void echo(Key k) {
+        if (k == Key::text) write_all(out_, std::string_view(&editor_.line().back(), 1));
+        else if (k == Key::erase) write_all(out_, "\b \b");
+        else if (k == Key::kill) write_all(out_, "\n> ");
+    }
 
     std::optional<Answer> wait_for_input(int timeout_ms) {
         struct pollfd pfd = {in_, POLLIN, 0};
@@ -249,13 +310,17 @@ private:
     }
 
     std::optional<Answer> on_key(unsigned char c) {
-        switch (editor_.feed(c)) {
+        const Key k = editor_.feed(c);
+        switch (k) {
         case Key::none: return std::nullopt;
         case Key::eof: return Answer::eof;
         case Key::enter: return submit();
         case Key::text:
         case Key::erase:
-        case Key::kill: redraw(); return std::nullopt;
+        case Key::kill:
+            if (dumb_) echo(k);
+            else redraw();
+            return std::nullopt;
         }
         return std::nullopt;
     }
@@ -263,7 +328,13 @@ private:
     std::optional<Answer> submit() {
         if (auto a = parse_answer(editor_.line())) return a;
         editor_.clear();
-        write_all(out_, "\r\033[K  Please type yes (continue), stop (keep this value and end) or no (revert).\n");
+        const std::string again = "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
+        if (dumb_) {
+            write_all(out_, "\n" + again + "> ");
+            return std::nullopt;
+        }
+        write_all(out_, "\r\033[K" + again);
+        question_on_own_rows_ = false;  // the question is shown again, as wide as it fits
         redraw();
         return std::nullopt;
     }
@@ -275,6 +346,9 @@ private:
     const SignalWatch& signals_;
     LineEditor editor_;
     long long shown_seconds_ = -1;
+    bool dumb_ = dumb_terminal();
+    bool question_on_own_rows_ = false;  // too wide for one row: printed once above the countdown
+    bool shown_once_ = false;            // dumb terminal: the question and deadline are printed
 };
 
 }  // namespace

@@ -51,6 +51,10 @@ int WrappingBuf::sync() {
     return dest_->pubsync();
 }
 
+void line_ended_by_input(std::ostream& stream) {
+    if (auto* buf = dynamic_cast<WrappingBuf*>(stream.rdbuf())) buf->line_ended_by_input();
+}
+
 WrappedStream::WrappedStream(std::ostream& stream, std::size_t width)
     : stream_(stream), original_(stream.rdbuf()), flags_(stream.flags()), buf_(original_, width) {
     stream_.unsetf(std::ios_base::unitbuf);

@@ -24,6 +24,11 @@ protected:
     // and written, and the rest of that line is written as it comes.
     int sync() override;
 
+public:
+    // The person ended the half line a flush left open (their answer's Enter, echoed by the
+    // terminal): what follows starts a new line and is wrapped again.
+    void line_ended_by_input() { opened_ = false; }
+
 private:
     void put(char c);
     void write_rows(bool complete);
@@ -49,5 +54,10 @@ private:
     std::ios_base::fmtflags flags_;
     WrappingBuf buf_;
 };
+
+// After reading a person's answer to a question written to `stream`: the terminal's echo of
+// Enter ended the line, so the next message is wrapped from column 0. A stream that does not
+// wrap is left alone.
+void line_ended_by_input(std::ostream& stream);
 
 }  // namespace wiredcap::cli

@@ -125,7 +125,9 @@ exec 3>&2
 : >"$WORK/widths.log"
 mkdir -p "$WORK/json"
 case $scenario in
-  status_m4_16_builtin_too_small) sim_init --profile m4-16; wc status; wc status --json ;;
+  status_m4_16_builtin_too_small) sim_init --profile m4-16; wc status; wc status --json
+                       # No band here (no policy file, too small for the built-in one): exit 14.
+                       wc set 10GiB --yes; wc set 10GiB --yes --json; wc ramp --to 10GiB --dry-run ;;
   status_m1max_64)     sim_init --profile m1max-64
                        policy 'min = 24GiB' 'max = 52GiB' 'reserve = 12GiB' 'max_step = 8GiB' 'group = daemon'
                        wc status; wc status --json ;;
@@ -138,6 +140,9 @@ case $scenario in
                        wc set 80GiB --yes; wc set 81920MiB --yes; wc set 80GiB --yes --json
                        wc set 232000MB --yes; wc set 200GiB --yes; wc set 0MiB --yes; wc set 96GiB
                        wc reset; wc reset --json; wc set default
+                       # Refused before any question (issue 24): outside the band, and over
+                       # max_step, whose refusal names the ramp that gets there (accepted).
+                       wc set 192GiB; wc set 80GiB --yes; wc set 112GiB; wc set 112GiB --yes --json; wc reset
                        # A bad --from (the cap the GPU has now) is a usage error and writes nothing.
                        wc set 80GiB --yes --from 96; wc set 80GiB --yes --from 0MiB
                        wc set 80GiB --yes --from 232000MB --json
@@ -161,6 +166,9 @@ case $scenario in
                        # No policy file is not an invalid one: the built-in band applies (exit 0),
                        # and on a Mac too small for it only reset is permitted (still exit 0).
                        rm "$POLICY"; wc policy check; wc policy check --json
+                       # A FILE mistyped is no file (15); a directory cannot be read as one (16).
+                       wc policy check "$WORK/etc/wiredcap.cnof"; wc policy check "$WORK/etc/wiredcap.cnof" --json
+                       wc policy check "$WORK/etc"
                        sim_init --profile m4-16; wc policy check; wc policy check --json ;;
   # The command line itself: a mistyped command, a size as two words, exact decimals.
   cli_conventions)     sim_init --profile m2ultra-192; band_192
@@ -168,7 +176,8 @@ case $scenario in
                        wc convert 96 GiB; wc convert 96 GiB --json; wc convert 232000MB; wc convert 232000MB --to MiB
                        wc convert 96 GiB MiB; wc set 96GiB
                        # Under --json a failure is an answer too (wiredcap.error/1) on stdout.
-                       wc frobnicate --json; wc convert 232000MB --json; wc set 96GiB --json ;;
+                       wc frobnicate --json; wc convert 232000MB --json; wc set 96GiB --json
+                       wc --version; wc --version --json ;;
   # README's install line on a fresh simulated Mac (no policy file): both commands run.
   install_line)        sim_init --profile m2ultra-192
                        wc policy check && wc status ;;
@@ -186,6 +195,9 @@ case $scenario in
                        wc ramp --to 174GiB --step 8GiB --dry-run --json
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        wc status
+                       # The same ramp again: already there, nothing written or journaled (issue 24).
+                       wc ramp --to 174GiB --step 8GiB --unattended --check true
+                       wc ramp --to 174GiB --step 8GiB --unattended --check true --json; wc ramp --to 174GiB --dry-run --json
                        wc ramp --to 176GiB --step 8GiB --unattended --check false --json
                        wc recover
                        wc ramp --to 176GiB --step 2GiB --unattended --check true; machine reboot; wc recover ;;
@@ -233,7 +245,9 @@ case $scenario in
                        wc persist 80GiB --unconfirmed; machine reboot
                        policy 'min = 64GiB' 'max = 76GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        boot; wc status; wc status --json; boot
-                       wc persist 72GiB --unconfirmed; wc status ;;
+                       wc persist 72GiB --unconfirmed; wc status
+                       # Forgetting the stored value is a change, though the knob stays 0.
+                       wc set default --json; wc set default --json ;;
   fit_m2ultra_192)     sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500
                        wc fit "$WORK/small.gguf"; wc fit "$WORK/small.gguf" --json

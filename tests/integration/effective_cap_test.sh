@@ -23,7 +23,7 @@ note "$profile: RAM $ram MiB, effective cap $eff MiB (OS default)"
 
 if [ "$ram" -lt 32768 ]; then
   wc ramp --to "$((eff + 512))MiB" --unattended --check true
-  [ "$RC" = 11 ] || fail "no built-in band below 32 GiB: expected exit 11, got $RC: $(cat "$WORK/err")"
+  [ "$RC" = 14 ] || fail "no built-in band below 32 GiB: expected exit 14 (no safe band), got $RC: $(cat "$WORK/err")"
   flat "$(cat "$WORK/err")" | grep -q "raising the cap is unsafe here" || fail "no reason given: $(cat "$WORK/err")"
   [ -z "$(sim history)" ] || fail "something was written: $(sim history)"
   write_policy "min = $((ram / 4))MiB" "max = $((ram - 4096))MiB" 'reserve = 4GiB' 'max_step = 1GiB'

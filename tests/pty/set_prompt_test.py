@@ -8,6 +8,7 @@ journal) is ramp_test.py's.
 """
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -51,6 +52,48 @@ def case_no_terminal_is_usage():
     check(p.returncode == USAGE, f"set without a terminal and without --yes exited {p.returncode}, expected {USAGE}")
     check("--yes" in p.stderr, "the way forward (--yes) is not named")
     check(T.history() == [], f"values written: {T.history()}")
+
+
+def refused_without_a_question(label, *args):
+    """`wiredcap set ARGS` on a terminal: refused (exit 3) before anything is asked."""
+    written = T.history()
+    s = PtySession(T.argv("set", *args))
+    T.sessions.append((label, s))
+    code = s.wait(10)
+    check(code == 3, f"{label}: exited {code}, expected 3 (refused)")
+    check("Type yes" not in s.output, f"{label}: asked a question before refusing")
+    check(T.history() == written, f"{label}: values written {T.history()[len(written):]}")
+    return s
+
+
+def case_refusals_come_before_the_question():
+    """Issue 24: every check wiredcap can make without writing runs before the prompt."""
+    refused_without_a_question("all of RAM, outside the band", "192GiB")
+    s = refused_without_a_question("over max_step from the OS default's 64 GiB", "96GiB")
+    suggestion = re.search(r"wiredcap ramp --to (\S+)", ramp_test.unwrap(s.output.replace("\r", "")))
+    check(suggestion, "no ramp --to suggested for a value over max_step")
+    p = T.wc("ramp", "--to", suggestion.group(1), "--dry-run")
+    check(p.returncode == 0, f"the suggested ramp --to {suggestion.group(1)} exited {p.returncode}: {p.stderr}")
+    # A hang ceiling at 72 GiB (the simulated Mac hangs above 70 GiB while a ramp tries 80 GiB).
+    T.sim("hang-above", "70GiB")
+    T.wc("ramp", "--to", "80GiB", "--unattended", "--check", "true")
+    T.sim("reboot")
+    refused_without_a_question("at the hang ceiling", "80GiB")
+
+
+def case_error_after_the_question_is_wrapped():
+    """The kernel refusing the write is only known after the question; its message fits the
+    40-column terminal like every other line (it was printed from the prompt's column)."""
+    T.sim("fault", "write-refused", "on")
+    s = PtySession(T.argv("set", "80GiB"), size=(24, 40))
+    T.sessions.append(("set 80GiB answered yes, write refused, 40 columns", s))
+    s.read_until(r"Type\s+yes\s+to\s+continue: ", 10)
+    s.send("yes\r")
+    code = s.wait(10)
+    check(code == 5, f"exited {code}, expected 5 (the kernel refused the write)")
+    lines = s.output.replace("\r", "").split("\n")
+    wide = [line for line in lines if len(line) > 40]
+    check(not wide, f"lines wider than the 40-column terminal: {wide}")
 
 
 T = None  # the Tree of the running case, set by ramp_test.run_script

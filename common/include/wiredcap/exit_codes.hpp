@@ -21,6 +21,10 @@ enum class ExitCode : int {
     policy_invalid = 11,      // the policy file is unsafe or malformed
     journal_failed = 12,      // the journal or the boot state could not be written: nothing was changed
     declined = 13,            // asked at the prompt, the person did not answer yes: nothing was changed
+    // Why there is no band, told apart by wiredcap (the helper answers 11 for all of them):
+    no_safe_band = 14,        // no policy file, and this Mac is too small for the built-in band
+    policy_missing = 15,      // the policy file named (policy check FILE) does not exist
+    policy_unreadable = 16,   // the policy file exists but cannot be read (permissions, not a file)
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }

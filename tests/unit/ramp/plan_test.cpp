@@ -110,18 +110,29 @@ TEST(Plan, RefusalsCarryTheirExitCode) {
     EXPECT_EQ(code(small_ram), ExitCode::refused_by_policy);
 }
 
-TEST(Plan, StepsAtOrAboveAHangCeilingAreDroppedAndSaidSo) {
+// Issue 24: a plan the hang ceiling would cut short is refused as a whole (a cut plan ended
+// with "completed" and exit 0 below its target), naming the highest step below the ceiling.
+TEST(Plan, ATargetAtOrAboveAHangCeilingIsRefusedNotCut) {
     PlanInput in = input(MiB::zero(), 112_GiB, 40_GiB);
     in.hang_ceiling = recovery::StepRef{"r-1", 2, 96_GiB, "T", "B"};
     auto p = make_plan(in);
-    ASSERT_TRUE(p);
-    EXPECT_EQ(counts(*p), (std::vector<std::uint64_t>{81920}));
-    ASSERT_TRUE(p->stopped_below_ceiling);
-    EXPECT_NE(p->stopped_below_ceiling->find("98304 MiB hung in run r-1 step 2"), std::string::npos);
+    ASSERT_FALSE(p);
+    EXPECT_EQ(p.error().code, ExitCode::refused_by_policy);
+    EXPECT_NE(p.error().message.find("at or above 98304 MiB"), std::string::npos);
+    EXPECT_NE(p.error().message.find("hung in run r-1 step 2"), std::string::npos);
+    EXPECT_NE(p.error().message.find("wiredcap ramp --to 80GiB"), std::string::npos);
+    in.target = 96_GiB;  // the ceiling itself
+    EXPECT_FALSE(make_plan(in));
+    in.target = 95_GiB;  // below it: the whole plan, to the target
+    auto below = make_plan(in);
+    ASSERT_TRUE(below);
+    EXPECT_EQ(below->steps.back(), 95_GiB);
+    in.target = 112_GiB;
     in.ignore_hang_ceiling = true;
     auto all = make_plan(in);
     ASSERT_TRUE(all);
     EXPECT_EQ(all->steps.size(), 3u);
+    EXPECT_EQ(all->steps.back(), 112_GiB);
 }
 
 TEST(Plan, APlanWithNothingBelowTheCeilingIsRefused) {

@@ -1,0 +1,16 @@
+// Whether the journal shows nothing at risk: no ramp run left without its end (a step awaiting
+// confirmation, one that hung, one whose revert is unproven). Only then may a command that
+// finds the knob already at what was asked answer "already at" without going further (issue
+// 24): a value still at risk is not a value the machine holds.
+#pragma once
+
+#include "cli_context.hpp"
+#include "readings/readings.hpp"
+
+namespace wiredcap::cli {
+
+// False also when the journal cannot be read: then the command takes its ordinary path, which
+// reports why.
+[[nodiscard]] bool nothing_at_risk(const CliContext& ctx, const MachineReadings& m);
+
+}  // namespace wiredcap::cli
