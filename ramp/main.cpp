@@ -11,7 +11,7 @@
 
 #include "cli_context.hpp"
 #include "commands/convert.hpp"
-#include "fit/fit_cmd.hpp"
+#include "commands/fit_cmd.hpp"
 #include "json_contract.hpp"
 #include "json_mode.hpp"
 #include "commands/persist_cmd.hpp"

@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "wiredcap/units/duration.hpp"
-#include "fit/ramp_for.hpp"
+#include "commands/ramp_for.hpp"
 #include "engine/effective_cap.hpp"
 #include "engine/guard.hpp"
 #include "readings/metal.hpp"

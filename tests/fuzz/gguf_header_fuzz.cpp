@@ -7,9 +7,9 @@
 #include <span>
 #include <string_view>
 
-#include "fit/gguf_architecture.hpp"
-#include "fit/gguf_header.hpp"
-#include "fit/kv_cache.hpp"
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
 
 #include "fuzz_checks.hpp"
 

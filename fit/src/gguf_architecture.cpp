@@ -1,9 +1,9 @@
-#include "fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_architecture.hpp"
 
 #include <algorithm>
 
-#include "fit/printable.hpp"
-#include "fit/swa_patterns.hpp"
+#include "wiredcap/fit/printable.hpp"
+#include "wiredcap/fit/swa_patterns.hpp"
 
 namespace wiredcap::fit {
 namespace {

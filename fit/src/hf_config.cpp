@@ -1,10 +1,10 @@
-#include "fit/hf_config.hpp"
+#include "wiredcap/fit/hf_config.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "fit/gguf_architecture.hpp"
-#include "fit/printable.hpp"
-#include "fit/swa_patterns.hpp"
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/printable.hpp"
+#include "wiredcap/fit/swa_patterns.hpp"
 
 namespace wiredcap::fit {
 namespace {

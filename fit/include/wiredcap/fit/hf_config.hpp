@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "fit/kv_cache.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
 
 namespace wiredcap::fit {
 

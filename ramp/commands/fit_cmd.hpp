@@ -7,9 +7,9 @@
 #include <string>
 
 #include "cli_context.hpp"
-#include "fit/fit_verdict.hpp"
-#include "fit/kv_cache.hpp"
-#include "fit/model_files.hpp"
+#include "commands/fit_verdict.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
+#include "wiredcap/fit/model_files.hpp"
 #include "wiredcap/exit_codes.hpp"
 
 namespace wiredcap::fit {

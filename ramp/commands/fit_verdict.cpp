@@ -1,4 +1,4 @@
-#include "fit/fit_verdict.hpp"
+#include "commands/fit_verdict.hpp"
 
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"

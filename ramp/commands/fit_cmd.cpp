@@ -1,10 +1,10 @@
-#include "fit/fit_cmd.hpp"
+#include "commands/fit_cmd.hpp"
 
 #include <charconv>
 #include <fmt/format.h>
 #include <ostream>
 
-#include "fit/overhead.hpp"
+#include "wiredcap/fit/overhead.hpp"
 #include "engine/recovery.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"

@@ -1,4 +1,4 @@
-#include "fit/ramp_for.hpp"
+#include "commands/ramp_for.hpp"
 
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"

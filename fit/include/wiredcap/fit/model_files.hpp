@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fit/kv_cache.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 

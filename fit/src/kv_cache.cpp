@@ -1,8 +1,8 @@
-#include "fit/kv_cache.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
 
 #include <algorithm>
 
-#include "fit/ggml_types.hpp"
+#include "wiredcap/fit/ggml_types.hpp"
 
 namespace wiredcap::fit {
 namespace {

@@ -5,8 +5,8 @@
 // the layout unknown, with the key named; nothing is guessed.
 #pragma once
 
-#include "fit/gguf_header.hpp"
-#include "fit/kv_cache.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
 
 namespace wiredcap::fit {
 

@@ -1,4 +1,4 @@
-#include "fit/swa_patterns.hpp"
+#include "wiredcap/fit/swa_patterns.hpp"
 
 #include <array>
 #include <utility>

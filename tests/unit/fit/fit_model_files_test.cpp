@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "fit/model_files.hpp"
+#include "wiredcap/fit/model_files.hpp"
 #include "model_writer.hpp"
 
 namespace wiredcap::fit {

@@ -1,7 +1,7 @@
 // The safetensors header parser on files generated here, and on malformed ones.
 #include <gtest/gtest.h>
 
-#include "fit/safetensors_header.hpp"
+#include "wiredcap/fit/safetensors_header.hpp"
 #include "model_writer.hpp"
 
 namespace wiredcap::fit {

@@ -1,4 +1,4 @@
-#include "fit/gguf_header.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <utility>
 
-#include "fit/ggml_types.hpp"
-#include "fit/printable.hpp"
+#include "wiredcap/fit/ggml_types.hpp"
+#include "wiredcap/fit/printable.hpp"
 
 namespace wiredcap::fit {
 namespace {

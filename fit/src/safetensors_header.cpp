@@ -1,10 +1,10 @@
-#include "fit/safetensors_header.hpp"
+#include "wiredcap/fit/safetensors_header.hpp"
 
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 
-#include "fit/printable.hpp"
+#include "wiredcap/fit/printable.hpp"
 #include <optional>
 #include <string_view>
 #include <vector>

@@ -1,8 +1,8 @@
 // The GGUF header parser on files generated here with known contents, and on malformed ones.
 #include <gtest/gtest.h>
 
-#include "fit/gguf_architecture.hpp"
-#include "fit/gguf_header.hpp"
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
 #include "model_writer.hpp"
 
 namespace wiredcap::fit {

@@ -1,4 +1,4 @@
-#include "fit/byte_reader.hpp"
+#include "wiredcap/fit/byte_reader.hpp"
 
 #include <unistd.h>
 

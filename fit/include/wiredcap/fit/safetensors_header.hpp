@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "fit/byte_reader.hpp"
+#include "wiredcap/fit/byte_reader.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 

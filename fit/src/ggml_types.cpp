@@ -1,4 +1,4 @@
-#include "fit/ggml_types.hpp"
+#include "wiredcap/fit/ggml_types.hpp"
 
 #include <array>
 

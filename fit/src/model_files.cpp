@@ -1,8 +1,4 @@
-#include "fit/model_files.hpp"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "wiredcap/fit/model_files.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,11 +7,11 @@
 #include <fmt/format.h>
 #include <regex>
 
-#include "fit/gguf_architecture.hpp"
-#include "fit/gguf_header.hpp"
-#include "fit/hf_config.hpp"
-#include "fit/safetensors_header.hpp"
-#include "wiredcap/unique_fd.hpp"
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
+#include "wiredcap/fit/hf_config.hpp"
+#include "wiredcap/fit/safetensors_header.hpp"
+#include "regular_file.hpp"
 
 namespace wiredcap::fit {
 namespace {
@@ -26,15 +22,12 @@ bool ends_with(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Opens a regular file (following symlinks, as a cache's snapshot needs) without ever blocking
-// on a FIFO or a device, and runs `parse` over its bytes.
+// Runs `parse` over the bytes of a regular file (regular_file.hpp).
 template <class Parse>
 auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse) -> decltype(parse(std::declval<ByteReader&>())) {
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (!fd.valid()) return Error{"cannot open " + path + ": " + std::strerror(errno)};
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return Error{path + " is not a regular file"};
-    ByteReader in = ByteReader::of_file(fd.get(), static_cast<std::uint64_t>(st.st_size));
+    auto file = RegularFile::open(path);
+    if (!file) return file.error();
+    ByteReader in = ByteReader::of_file(file->fd(), file->size());
     auto result = parse(in);
     bytes_read += in.bytes_read();
     if (!result) return Error{path + ": " + result.error().message};
@@ -42,13 +35,11 @@ auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse) 
 }
 
 Expected<std::string> read_small_file(const std::string& path, std::uint64_t limit) {
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (!fd.valid()) return Error{"cannot open " + path + ": " + std::strerror(errno)};
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return Error{path + " is not a regular file"};
-    if (static_cast<std::uint64_t>(st.st_size) > limit) return Error{path + " is larger than a config file can be"};
-    std::string text(static_cast<std::size_t>(st.st_size), '\0');
-    ByteReader in = ByteReader::of_file(fd.get(), text.size());
+    auto file = RegularFile::open(path);
+    if (!file) return file.error();
+    if (file->size() > limit) return Error{path + " is larger than a config file can be"};
+    std::string text(static_cast<std::size_t>(file->size()), '\0');
+    ByteReader in = ByteReader::of_file(file->fd(), text.size());
     if (!in.read(text.data(), text.size())) return Error{"cannot read " + path};
     return text;
 }

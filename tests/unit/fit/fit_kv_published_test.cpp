@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "fit/gguf_architecture.hpp"
-#include "fit/gguf_header.hpp"
-#include "fit/kv_cache.hpp"
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
 #include "model_writer.hpp"
 
 namespace wiredcap::fit {

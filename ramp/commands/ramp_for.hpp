@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cli_context.hpp"
-#include "fit/fit_cmd.hpp"
+#include "commands/fit_cmd.hpp"
 
 namespace wiredcap::fit {
 

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "fit/byte_reader.hpp"
+#include "wiredcap/fit/byte_reader.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 

@@ -1,7 +1,7 @@
 // The verdict against the cap now, the policy's highest value and memory minus the reserve.
 #include <gtest/gtest.h>
 
-#include "fit/fit_verdict.hpp"
+#include "commands/fit_verdict.hpp"
 #include "wiredcap/units/parse.hpp"
 
 namespace wiredcap::fit {
