@@ -87,7 +87,9 @@ void add_fit(CLI::App& app, Options& o) {
     fit->add_option("PATH", o.fit.path, "A .gguf file (or a split's part), or a safetensors or Hugging Face cache directory")
         ->required();
     fit->add_option("--context", o.fit.context, "Tokens of context per sequence (default 4096)");
-    fit->add_option("--kv-type", o.fit.kv_type, "KV cache type: f16 (default), q8_0 or q4_0");
+    fit->add_option("--kv-type", o.fit.kv_type, "KV cache type of K and V: f16 (default), q8_0, q4_0, ...");
+    fit->add_option("--kv-type-k", o.fit.kv_type_k, "K cache type alone (llama.cpp's -ctk)");
+    fit->add_option("--kv-type-v", o.fit.kv_type_v, "V cache type alone (llama.cpp's -ctv)");
     fit->add_option("--parallel", o.fit.parallel, "Sequences with their own context (default 1)");
 }
 

@@ -27,10 +27,12 @@ complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy che
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
 complete -c wiredcap -n $no_command -a fit -d 'How much memory a model needs, and whether it fits'
 
-# fit MODEL [--context N] [--kv-type TYPE] [--parallel N]
+# fit MODEL [--context N] [--kv-type TYPE] [--kv-type-k TYPE] [--kv-type-v TYPE] [--parallel N]
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -F
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l context -x -d 'Tokens of context per sequence (default 4096)'
-complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type -x -a 'f16 q8_0 q4_0' -d 'KV cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K and V cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-k -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-v -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'V cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l parallel -x -d 'Sequences, each with its own context'
 
 # convert SIZE [--to UNIT]

@@ -13,6 +13,7 @@
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/units/parse.hpp"
 
 namespace wiredcap::fit {
 namespace {
@@ -31,18 +32,33 @@ Expected<std::uint64_t> whole_number(const std::string& option, const std::strin
     return v;
 }
 
+Expected<KvType> cache_type(const std::string& option, const std::string& text) {
+    const auto t = kv_type_of(text);
+    if (!t) return Error{option + " takes " + kv_type_names() + ", not " + units::quote_input(text)};
+    return *t;
+}
+
 Expected<KvRequest> kv_request(const FitRequest& req) {
     KvRequest r;
     auto ctx = whole_number("--context", req.context, kMaxContext);
     if (!ctx) return ctx.error();
     auto par = whole_number("--parallel", req.parallel, kMaxParallel);
     if (!par) return par.error();
-    const auto type = kv_type_of(req.kv_type);
-    if (!type) return Error{"--kv-type takes f16, q8_0 or q4_0, not '" + req.kv_type + "'"};
+    const auto k = cache_type(req.kv_type_k ? "--kv-type-k" : "--kv-type", req.kv_type_k.value_or(req.kv_type));
+    if (!k) return k.error();
+    const auto v = cache_type(req.kv_type_v ? "--kv-type-v" : "--kv-type", req.kv_type_v.value_or(req.kv_type));
+    if (!v) return v.error();
     r.context = *ctx;
     r.parallel = *par;
-    r.type = *type;
+    r.k_type = *k;
+    r.v_type = *v;
     return r;
+}
+
+// "q8_0", or "K q8_0, V f16" when the two caches differ.
+std::string cache_types(const KvRequest& k) {
+    if (k.k_type == k.v_type) return std::string(kv_type_name(k.k_type));
+    return "K " + std::string(kv_type_name(k.k_type)) + ", V " + std::string(kv_type_name(k.v_type));
 }
 
 // "4.58 GiB (4920739232 B)"; below a GiB in MiB.
@@ -54,7 +70,8 @@ std::string size_text(Bytes b) {
 }
 
 constexpr std::string_view kHighestSource = "computed: policy max, memory minus the reserve, hang ceiling";
-constexpr std::string_view kTotalSource = "computed: weights + KV cache + overhead";
+constexpr std::string_view kTotalSource = "computed: weights + KV cache + recurrent state + overhead";
+constexpr std::string_view kRecurrentSource = "computed: state per recurrent layer and sequence, f32";
 
 // Sizes as every answer gives them (json_contract.hpp): what the model needs in MiB rounded up,
 // a limit rounded down, both toward safety.
@@ -66,12 +83,16 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
     JsonObject o = cli::contract::head("wiredcap.fit/2");
     o.boolean("simulated", a.simulated);
     o.object("model", model);
-    o.object("request", JsonObject().num("context", a.kv_request.context).num("parallel", a.kv_request.parallel)
-                            .str("kv_type", kv_type_name(a.kv_request.type)));
+    const auto& k = a.kv_request;
+    o.object("request", JsonObject().num("context", k.context).num("parallel", k.parallel)
+                            .str("kv_type", k.k_type == k.v_type ? kv_type_name(k.k_type) : "mixed")
+                            .str("kv_type_k", kv_type_name(k.k_type)).str("kv_type_v", kv_type_name(k.v_type)));
     o.object("weights", cli::contract::need_from_bytes(m.weights, m.weights_source));
     o.object("kv_cache", cli::contract::need_from_bytes(a.kv.total, m.arch.source).num("full_layers", a.kv.full_layers)
                              .num("window_layers", a.kv.window_layers).num("full_cells", a.kv.full_cells)
-                             .num("window_cells", a.kv.window_cells));
+                             .num("window_cells", a.kv.window_cells).num("recurrent_layers", a.kv.recurrent_layers)
+                             .num("uncached_layers", a.kv.uncached_layers).str("rule", m.arch.rule));
+    o.object("recurrent_state", cli::contract::need_from_bytes(a.kv.recurrent, kRecurrentSource));
     // A rate, not a size: one token adds far less than a MiB, so this one figure counts bytes,
     // and its name says so.
     o.object("kv_bytes_per_token", JsonObject().num("value", a.kv.per_token.count()).str("source", m.arch.source));
@@ -109,6 +130,15 @@ std::string verdict_text(const VerdictResult& v) {
     return "unknown";
 }
 
+// "24 full layers, 8 windowed, 36 recurrent, 1 without cache": only the kinds present.
+std::string layer_counts(const KvEstimate& e) {
+    std::string out = std::to_string(e.full_layers) + " full layers";
+    if (e.window_layers != 0) out += ", " + std::to_string(e.window_layers) + " windowed";
+    if (e.recurrent_layers != 0) out += ", " + std::to_string(e.recurrent_layers) + " recurrent";
+    if (e.uncached_layers != 0) out += ", " + std::to_string(e.uncached_layers) + " without cache";
+    return out;
+}
+
 void render_human(const FitAnswer& a, const std::string& path, std::ostream& out) {
     const auto& m = a.model;
     const auto& k = a.kv_request;
@@ -120,8 +150,10 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     line(out, "", about);
     line(out, "weights", size_text(m.weights), m.weights_source);
     line(out, "KV cache", size_text(a.kv.total), m.arch.source);
-    line(out, "", fmt::format("{} tokens x {} sequence{}, {}; {} full layers, {} windowed", k.context, k.parallel,
-                              k.parallel == 1 ? "" : "s", kv_type_name(k.type), a.kv.full_layers, a.kv.window_layers));
+    line(out, "", fmt::format("{} tokens x {} sequence{}, {}; {}", k.context, k.parallel, k.parallel == 1 ? "" : "s",
+                              cache_types(k), layer_counts(a.kv)));
+    line(out, "rule", m.arch.rule);
+    if (a.kv.recurrent_layers != 0) line(out, "recurrent", size_text(a.kv.recurrent), kRecurrentSource);
     line(out, "per token", std::to_string(a.kv.per_token.count()) + " B of KV cache per token of context");
     line(out, "overhead", size_text(kOverhead), kOverheadSource);
     line(out, "total", size_text(a.total));
@@ -145,7 +177,8 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
     auto kv = estimate_kv(model->arch, *kvr);
     if (!kv) return FitError{ExitCode::usage, kv.error().message};
     const auto with_kv = checked_add(model->weights, kv->total);
-    const auto total = with_kv ? checked_add(*with_kv, kOverhead) : std::nullopt;
+    const auto with_state = with_kv ? checked_add(*with_kv, kv->recurrent) : std::nullopt;
+    const auto total = with_state ? checked_add(*with_state, kOverhead) : std::nullopt;
     if (!total) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};
     FitAnswer a{std::move(*model), *kvr, *kv, *total, false, {}};
     auto machine = cli::read_machine(ctx.helper);

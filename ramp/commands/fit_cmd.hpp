@@ -17,7 +17,9 @@ namespace wiredcap::fit {
 struct FitRequest {
     std::string path;
     std::string context = "4096";  // tokens per sequence (llama.cpp's default context)
-    std::string kv_type = "f16";
+    std::string kv_type = "f16";  // both caches, unless one is named below
+    std::optional<std::string> kv_type_k;
+    std::optional<std::string> kv_type_v;
     std::string parallel = "1";
 };
 

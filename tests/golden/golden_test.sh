@@ -249,7 +249,14 @@ case $scenario in
                        model safetensors "$WORK/mlx-model" 32 4096 32 8 4000; wc fit "$WORK/mlx-model"
                        head -c 200 "$WORK/small.gguf" > "$WORK/cut.gguf"; wc fit "$WORK/cut.gguf"
                        wc fit "$WORK/missing.gguf"; wc fit "$WORK/missing.gguf" --json; wc fit "$WORK/small.gguf" --context 0
-                       wc fit "$WORK/small.gguf" --kv-type q5_0 ;;
+                       wc fit "$WORK/small.gguf" --kv-type q3_K
+                       # Today's families, each by its runtime's rule (fit_kv_families_test.cpp).
+                       model family "$WORK/r1.gguf" deepseek-r1 4000
+                       wc fit "$WORK/r1.gguf" --context 32768 --kv-type q8_0
+                       model family "$WORK/q35.gguf" qwen35-27b 4000; wc fit "$WORK/q35.gguf" --parallel 3
+                       model family "$WORK/scout.gguf" llama4-scout 4000
+                       wc fit "$WORK/scout.gguf" --context 131072 --kv-type-k q8_0 --kv-type-v f16
+                       model family "$WORK/glm.gguf" glm45 4000; wc fit "$WORK/glm.gguf" --json ;;
   ramp_for)            sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500

@@ -80,9 +80,9 @@ TEST(FitGguf, SlidingWindowFromBuiltInPatternIsNoted) {
     ASSERT_TRUE(a) << a.error().message;
     EXPECT_EQ(a->sliding_window, 1024u);
     int full = 0;
-    for (const auto& l : a->layers) full += l.sliding ? 0 : 1;
+    for (const auto& l : a->layers) full += l.cache == LayerCache::sliding ? 0 : 1;
     EXPECT_EQ(full, 2);  // layers 5 and 11
-    EXPECT_FALSE(a->layers[5].sliding);
+    EXPECT_EQ(a->layers[5].cache, LayerCache::full);
     EXPECT_EQ(a->notes.size(), 1u);
 }
 
@@ -92,9 +92,29 @@ TEST(FitGguf, SlidingWindowWithoutPatternCountsEveryLayerFull) {
         .u32("newarch.embedding_length", 512).u32("newarch.attention.sliding_window", 4096);
     const auto a = gguf_architecture(*parse(w.file()));
     ASSERT_TRUE(a);
-    for (const auto& l : a->layers) EXPECT_FALSE(l.sliding);
+    for (const auto& l : a->layers) EXPECT_EQ(l.cache, LayerCache::full);
     ASSERT_EQ(a->notes.size(), 1u);
     EXPECT_NE(a->notes[0].find("overestimate"), std::string::npos);
+}
+
+// llama.cpp refuses these; a silent fall-back to the query head count would size another model.
+TEST(FitGguf, NegativeOrMisSizedPerLayerValuesAreRefusedByName) {
+    const auto base = [] {
+        GgufWriter w;
+        w.str("general.architecture", "llama").u32("llama.block_count", 4).u32("llama.attention.head_count", 8)
+            .u32("llama.embedding_length", 512);
+        return w;
+    };
+    for (auto w : {base().i32("llama.attention.head_count_kv", -1),
+                   base().i32_array("llama.attention.head_count_kv", {2, 2, 2}),
+                   base().i32_array("llama.attention.head_count_kv", {2, -2, 2, 2}),
+                   base().i32("llama.attention.key_length", -64)}) {
+        const auto a = gguf_architecture(*parse(w.file()));
+        ASSERT_FALSE(a);
+        const bool named = a.error().message.find("llama.attention.head_count_kv") != std::string::npos ||
+                           a.error().message.find("llama.attention.key_length") != std::string::npos;
+        EXPECT_TRUE(named) << a.error().message;
+    }
 }
 
 TEST(FitGguf, MissingLayoutKeyIsNamed) {

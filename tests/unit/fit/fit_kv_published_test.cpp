@@ -42,7 +42,7 @@ Architecture architecture(const Layout& l) {
 }
 
 double kv_mib(const Layout& l, std::uint64_t context, KvType type) {
-    const auto e = estimate_kv(architecture(l), KvRequest{context, 1, type});
+    const auto e = estimate_kv(architecture(l), KvRequest{context, 1, type, type});
     if (!e) throw std::runtime_error(e.error().message);
     return static_cast<double>(e->total.count()) / (1024.0 * 1024.0);
 }
@@ -102,22 +102,22 @@ TEST(FitKvPublished, Llama31_8B_32768_f16_and_q4_0) {
 TEST(FitKv, SlidingWindowLayersHoldTheWindow) {
     Architecture a;
     a.sliding_window = 128;
-    for (int i = 0; i < 24; ++i) a.layers.push_back(AttentionLayer{512, 512, i % 2 == 0});
-    const auto e = estimate_kv(a, KvRequest{131072, 1, KvType::f16});
+    for (int i = 0; i < 24; ++i) a.layers.push_back(AttentionLayer{512, 512, i % 2 == 0 ? LayerCache::sliding : LayerCache::full});
+    const auto e = estimate_kv(a, KvRequest{131072, 1, KvType::f16, KvType::f16});
     ASSERT_TRUE(e) << e.error().message;
     EXPECT_EQ(e->window_cells, 768u);
     EXPECT_EQ(e->total.count(), (3072ULL + 18ULL) << 20);
     EXPECT_EQ(e->per_token.count(), 12u * 2048u);
     // A short context is never exceeded by the window's cells.
-    const auto shorter = estimate_kv(a, KvRequest{512, 1, KvType::f16});
+    const auto shorter = estimate_kv(a, KvRequest{512, 1, KvType::f16, KvType::f16});
     ASSERT_TRUE(shorter);
     EXPECT_EQ(shorter->window_cells, 512u);
 }
 
 TEST(FitKv, ParallelSequencesMultiplyTheContext) {
     const Architecture a = architecture({"llama", 32, 4096, 32, 8});
-    const auto one = estimate_kv(a, KvRequest{4096, 1, KvType::f16});
-    const auto four = estimate_kv(a, KvRequest{4096, 4, KvType::f16});
+    const auto one = estimate_kv(a, KvRequest{4096, 1, KvType::f16, KvType::f16});
+    const auto four = estimate_kv(a, KvRequest{4096, 4, KvType::f16, KvType::f16});
     ASSERT_TRUE(one && four);
     EXPECT_EQ(four->total.count(), 4 * one->total.count());
     EXPECT_EQ(one->per_token.count(), 32u * 2u * 1024u * 2u);  // 128 KiB per token
@@ -125,13 +125,13 @@ TEST(FitKv, ParallelSequencesMultiplyTheContext) {
 
 TEST(FitKv, QuantizedCacheNeedsWholeBlocksAndOverflowIsAnError) {
     Architecture a;
-    a.layers.push_back(AttentionLayer{40, 40, false});  // not a multiple of 32
-    EXPECT_FALSE(estimate_kv(a, KvRequest{4096, 1, KvType::q8_0}));
-    EXPECT_TRUE(estimate_kv(a, KvRequest{4096, 1, KvType::f16}));
+    a.layers.push_back(AttentionLayer{40, 40, LayerCache::full});  // not a multiple of 32
+    EXPECT_FALSE(estimate_kv(a, KvRequest{4096, 1, KvType::q8_0, KvType::q8_0}));
+    EXPECT_TRUE(estimate_kv(a, KvRequest{4096, 1, KvType::f16, KvType::f16}));
     Architecture big;
-    big.layers.assign(4096, AttentionLayer{1u << 20, 1u << 20, false});
-    EXPECT_FALSE(estimate_kv(big, KvRequest{1u << 24, 4096, KvType::f16}));
-    EXPECT_FALSE(estimate_kv(big, KvRequest{0, 1, KvType::f16}));
+    big.layers.assign(4096, AttentionLayer{1u << 20, 1u << 20, LayerCache::full});
+    EXPECT_FALSE(estimate_kv(big, KvRequest{1u << 24, 4096, KvType::f16, KvType::f16}));
+    EXPECT_FALSE(estimate_kv(big, KvRequest{0, 1, KvType::f16, KvType::f16}));
 }
 
 }  // namespace

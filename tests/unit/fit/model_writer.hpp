@@ -20,6 +20,7 @@ public:
 
     GgufWriter& u32(const std::string& key, std::uint32_t v) { return kv(key, 4, le(v, 4)); }
     GgufWriter& u64(const std::string& key, std::uint64_t v) { return kv(key, 10, le(v, 8)); }
+    GgufWriter& i32(const std::string& key, std::int32_t v) { return kv(key, 5, le(static_cast<std::uint32_t>(v), 4)); }
     GgufWriter& f32(const std::string& key, float v) {
         std::uint32_t bits = 0;
         std::memcpy(&bits, &v, 4);
