@@ -5,9 +5,10 @@
 namespace wiredcap::fit {
 namespace {
 
-// Indexed by ggml_type id. Empty names are ids that were removed from ggml (Q4_2, Q4_3, the
-// repacked Q4_0_4_4 family): a file naming one is refused.
-constexpr std::array<GgmlType, 40> kTypes{{
+// Indexed by ggml_type id (ggml/include/ggml.h, enum ggml_type, up to GGML_TYPE_Q2_0 = 42), with
+// ggml.c's type_traits block size and bytes. Empty names are ids that were removed from ggml
+// (Q4_2, Q4_3, the repacked Q4_0_4_4 and IQ4_NL_4_4 families): a file naming one is refused.
+constexpr std::array<GgmlType, 43> kTypes{{
     {"f32", 1, 4},        {"f16", 1, 2},       {"q4_0", 32, 18},    {"q4_1", 32, 20},
     {"", 0, 0},           {"", 0, 0},          {"q5_0", 32, 22},    {"q5_1", 32, 24},
     {"q8_0", 32, 34},     {"q8_1", 32, 36},    {"q2_K", 256, 84},   {"q3_K", 256, 110},
@@ -18,6 +19,7 @@ constexpr std::array<GgmlType, 40> kTypes{{
     {"f64", 1, 8},        {"iq1_m", 256, 56},  {"bf16", 1, 2},      {"", 0, 0},
     {"", 0, 0},           {"", 0, 0},          {"tq1_0", 256, 54},  {"tq2_0", 256, 66},
     {"", 0, 0},           {"", 0, 0},          {"", 0, 0},          {"mxfp4", 32, 17},
+    {"nvfp4", 64, 36},    {"q1_0", 128, 18},   {"q2_0", 64, 18},
 }};
 
 }  // namespace

@@ -54,8 +54,15 @@ public:
         if (!in_.read(magic.data(), magic.size()) || std::memcmp(magic.data(), "GGUF", 4) != 0)
             return Error{"not a GGUF file (no GGUF magic at the start)"};
         if (!get(in_, h_.version)) return bad("truncated before the version", in_.offset());
-        if (h_.version != 2 && h_.version != 3)
+        if (h_.version != 2 && h_.version != 3) {
+            // A big-endian file (GGUF v3 allows them, for s390x) reads its version byte-swapped.
+            const std::uint32_t v = h_.version;
+            const std::uint32_t swapped = (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+            if (swapped >= 1 && swapped <= 3)
+                return Error{"a big-endian GGUF file (version " + std::to_string(swapped) +
+                             "): wiredcap reads little-endian GGUF, as llama.cpp on a Mac does"};
             return Error{"GGUF version " + std::to_string(h_.version) + " is not supported (2 and 3 are)"};
+        }
         std::uint64_t n_meta = 0;
         if (!get(in_, h_.tensor_count) || !get(in_, n_meta)) return bad("truncated in the counts", in_.offset());
         if (h_.tensor_count > lim_.max_tensors)
@@ -69,12 +76,30 @@ public:
     }
 
 private:
+    // The metadata budget: `more` bytes from here still inside it (checked before reading or
+    // skipping them, so a hostile length costs nothing).
+    std::optional<Error> within_budget(std::uint64_t more) const {
+        if (in_.offset() > lim_.max_metadata_bytes || more > lim_.max_metadata_bytes - in_.offset())
+            return bad("the metadata is larger than " + std::to_string(lim_.max_metadata_bytes >> 20) +
+                       " MiB, far beyond a real model's", in_.offset());
+        return std::nullopt;
+    }
+
+    std::optional<Error> keep_bytes(std::uint64_t n) {
+        if (n > kept_left_) return bad("the metadata keeps more than a real model's", in_.offset());
+        kept_left_ -= n;
+        return std::nullopt;
+    }
+
     // A GGUF string: u64 length, then bytes. Kept when at most `keep` bytes, skipped otherwise.
     std::optional<Error> read_string(std::uint64_t keep, std::string* out) {
         std::uint64_t n = 0;
         if (!get(in_, n)) return bad("truncated in a string's length", in_.offset());
         if (n > in_.remaining()) return bad("a string runs past the end of the file", in_.offset());
+        if (in_metadata_)
+            if (auto e = within_budget(n)) return e;
         if (out != nullptr && n <= keep) {
+            if (auto e = keep_bytes(n)) return e;
             out->resize(n);
             if (!in_.read(out->data(), n)) return bad("truncated in a string", in_.offset());
         } else if (!in_.skip(n)) {
@@ -84,6 +109,7 @@ private:
     }
 
     std::optional<Error> metadata_entry() {
+        if (auto e = within_budget(0)) return e;
         std::string key;
         if (auto e = read_string(lim_.max_key, &key)) return e;
         if (key.empty()) return bad("a metadata key is empty or too long", in_.offset());
@@ -133,9 +159,12 @@ private:
         std::uint64_t n = 0;
         if (!get(in_, type) || !get(in_, n)) return bad("truncated in array '" + printable(key) + "'", in_.offset());
         if (type == array) return bad("array '" + printable(key) + "' holds arrays", in_.offset());
+        if (n > elements_left_) return bad("array '" + printable(key) + "' has more elements than a real model's", in_.offset());
+        elements_left_ -= n;
         if (type == string) {
             // Each element is at least its 8-byte length: a count beyond that cannot be real.
             if (n > in_.remaining() / 8) return bad("array '" + printable(key) + "' runs past the end of the file", in_.offset());
+            if (auto e = within_budget(n * 8)) return e;
             for (std::uint64_t i = 0; i < n; ++i)
                 if (auto e = read_string(0, nullptr)) return e;
             return std::nullopt;
@@ -143,13 +172,15 @@ private:
         const std::uint64_t size = fixed_size(type);
         if (size == 0) return bad("array '" + printable(key) + "' has unknown type " + std::to_string(type), in_.offset());
         if (n > in_.remaining() / size) return bad("array '" + printable(key) + "' runs past the end of the file", in_.offset());
+        if (auto e = within_budget(n * size)) return e;
         const bool integral = type != f32 && type != f64;
         if (!integral || n > lim_.max_kept_array) {
             if (!in_.skip(n * size)) return bad("truncated in array '" + printable(key) + "'", in_.offset());
             return std::nullopt;
         }
+        if (auto e = keep_bytes(n * 8)) return e;
         std::vector<std::int64_t> values;
-        values.reserve(n);  // bounded by max_kept_array and by the bytes present
+        values.reserve(n);  // bounded by max_kept_array, the kept budget and the bytes present
         for (std::uint64_t i = 0; i < n; ++i) {
             std::uint64_t raw = 0;
             std::array<unsigned char, 8> b{};
@@ -178,7 +209,10 @@ private:
     };
 
     std::optional<Error> tensor_info(std::vector<Extent>& extents) {
-        if (auto e = read_string(0, nullptr)) return e;  // the name: not needed
+        std::string name;
+        if (auto e = read_string(kMaxTensorName, &name)) return e;
+        if (name.empty()) return bad("a tensor's name is empty or longer than 63 bytes", in_.offset());
+        h_.tensor_names.push_back(std::move(name));
         std::uint32_t n_dims = 0;
         if (!get(in_, n_dims)) return bad("truncated in a tensor's dimensions", in_.offset());
         if (n_dims == 0 || n_dims > kMaxDims) return bad("a tensor has " + std::to_string(n_dims) + " dimensions", in_.offset());
@@ -231,12 +265,20 @@ private:
             total = *sum;
         }
         h_.tensor_bytes = total;
+        // llama.cpp refuses a file that names a tensor twice (which of the two would it load?).
+        std::sort(h_.tensor_names.begin(), h_.tensor_names.end());
+        const auto twice = std::adjacent_find(h_.tensor_names.begin(), h_.tensor_names.end());
+        if (twice != h_.tensor_names.end())
+            return bad("tensor '" + printable(*twice) + "' appears twice", in_.offset());
         return std::nullopt;
     }
 
     ByteReader& in_;
     const GgufLimits& lim_;
     GgufHeader h_;
+    bool in_metadata_ = true;
+    std::uint64_t elements_left_ = lim_.max_array_elements;
+    std::uint64_t kept_left_ = lim_.max_kept_bytes;
 };
 
 }  // namespace

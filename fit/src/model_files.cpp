@@ -12,6 +12,7 @@
 #include "wiredcap/fit/hf_config.hpp"
 #include "wiredcap/fit/safetensors_header.hpp"
 #include "regular_file.hpp"
+#include "wiredcap/fit/printable.hpp"
 
 namespace wiredcap::fit {
 namespace {
@@ -30,17 +31,17 @@ auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse) 
     ByteReader in = ByteReader::of_file(file->fd(), file->size());
     auto result = parse(in);
     bytes_read += in.bytes_read();
-    if (!result) return Error{path + ": " + result.error().message};
+    if (!result) return Error{printable_path(path) + ": " + result.error().message};
     return result;
 }
 
 Expected<std::string> read_small_file(const std::string& path, std::uint64_t limit) {
     auto file = RegularFile::open(path);
     if (!file) return file.error();
-    if (file->size() > limit) return Error{path + " is larger than a config file can be"};
+    if (file->size() > limit) return Error{printable_path(path) + " is larger than a config file can be"};
     std::string text(static_cast<std::size_t>(file->size()), '\0');
     ByteReader in = ByteReader::of_file(file->fd(), text.size());
-    if (!in.read(text.data(), text.size())) return Error{"cannot read " + path};
+    if (!in.read(text.data(), text.size())) return Error{"cannot read " + printable_path(path)};
     return text;
 }
 
@@ -51,7 +52,7 @@ Expected<std::vector<std::string>> gguf_parts(const std::string& path) {
     std::smatch m;
     if (!std::regex_match(path, m, split)) return std::vector<std::string>{path};
     const unsigned long count = std::stoul(m[3].str());
-    if (count == 0 || count > kMaxModelFiles) return Error{path + ": a split into " + m[3].str() + " parts is not real"};
+    if (count == 0 || count > kMaxModelFiles) return Error{printable_path(path) + ": a split into " + m[3].str() + " parts is not real"};
     std::vector<std::string> parts;
     for (unsigned long i = 1; i <= count; ++i) parts.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", m[1].str(), i, count));
     return parts;
@@ -62,6 +63,7 @@ Expected<ModelInfo> read_gguf(const std::string& path) {
     if (!parts) return parts.error();
     ModelInfo info;
     info.format = ModelFormat::gguf;
+    std::vector<std::string> names;  // every part's, to refuse one named in two parts
     for (std::size_t i = 0; i < parts->size(); ++i) {
         const std::string& part = (*parts)[i];
         auto h = with_file(part, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
@@ -71,12 +73,12 @@ Expected<ModelInfo> read_gguf(const std::string& path) {
             const auto no = meta_uint(*h, "split.no");
             const auto count = meta_uint(*h, "split.count");
             if (no != i || count != parts->size())
-                return Error{part + ": its split.no/split.count do not say it is part " + std::to_string(i + 1) + " of " +
+                return Error{printable_path(part) + ": its split.no/split.count do not say it is part " + std::to_string(i + 1) + " of " +
                              std::to_string(parts->size())};
         }
         if (i == 0) {
             auto arch = gguf_architecture(*h);
-            if (!arch) return Error{part + ": " + arch.error().message};
+            if (!arch) return Error{printable_path(part) + ": " + arch.error().message};
             info.arch = std::move(*arch);
             info.format_text = "GGUF v" + std::to_string(h->version);
         }
@@ -84,13 +86,18 @@ Expected<ModelInfo> read_gguf(const std::string& path) {
         if (!sum) return Error{"the tensor sizes overflow"};
         info.weights = *sum;
         info.files.push_back(part);
+        std::vector<std::string> merged;
+        std::merge(names.begin(), names.end(), h->tensor_names.begin(), h->tensor_names.end(), std::back_inserter(merged));
+        names = std::move(merged);
+        if (const auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end())
+            return Error{printable_path(part) + ": tensor '" + printable(*twice) + "' is also in another part"};
     }
     info.weights_source = "GGUF tensor table" + (parts->size() > 1 ? " (" + std::to_string(parts->size()) + " files)" : "");
     return info;
 }
 
 Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::string> shards) {
-    if (shards.size() > kMaxModelFiles) return Error{dir.string() + " holds more .safetensors files than a model has"};
+    if (shards.size() > kMaxModelFiles) return Error{printable_path(dir.string()) + " holds more .safetensors files than a model has"};
     std::sort(shards.begin(), shards.end());
     ModelInfo info;
     info.format = ModelFormat::safetensors;
@@ -124,7 +131,7 @@ Expected<fs::path> cache_snapshot(const fs::path& repo) {
     std::vector<fs::path> snaps;
     for (const auto& e : fs::directory_iterator(repo / "snapshots", ec)) snaps.push_back(e.path());
     if (snaps.size() != 1)
-        return Error{repo.string() + " has " + std::to_string(snaps.size()) + " snapshots and no refs/main; name one"};
+        return Error{printable_path(repo.string()) + " has " + std::to_string(snaps.size()) + " snapshots and no refs/main; name one"};
     return snaps.front();
 }
 
@@ -141,18 +148,18 @@ Expected<ModelInfo> read_dir(fs::path dir) {
         const std::string p = e.path().string();
         if (ends_with(p, ".safetensors")) shards.push_back(p);
         else if (ends_with(p, ".gguf")) ggufs.push_back(p);
-        if (shards.size() + ggufs.size() > kMaxModelFiles) return Error{dir.string() + " holds too many model files"};
+        if (shards.size() + ggufs.size() > kMaxModelFiles) return Error{printable_path(dir.string()) + " holds too many model files"};
     }
-    if (ec) return Error{"cannot list " + dir.string() + ": " + ec.message()};
+    if (ec) return Error{"cannot list " + printable_path(dir.string()) + ": " + ec.message()};
     if (!shards.empty()) return read_safetensors_dir(dir, std::move(shards));
     std::sort(ggufs.begin(), ggufs.end());
     // One GGUF model in the directory (one file, or the parts of one split): that one.
     if (!ggufs.empty()) {
         auto parts = gguf_parts(ggufs.front());
         if (parts && *parts == ggufs) return read_gguf(ggufs.front());
-        return Error{dir.string() + " holds several GGUF models; name the file"};
+        return Error{printable_path(dir.string()) + " holds several GGUF models; name the file"};
     }
-    return Error{dir.string() + " holds no .gguf or .safetensors files"};
+    return Error{printable_path(dir.string()) + " holds no .gguf or .safetensors files"};
 }
 
 }  // namespace
@@ -160,11 +167,14 @@ Expected<ModelInfo> read_dir(fs::path dir) {
 Expected<ModelInfo> read_model(const std::string& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status)) return Error{"no such file or directory: " + path};
+    if (ec == std::errc::too_many_symbolic_link_levels)
+        return Error{printable_path(path) + ": a symbolic link loop (or a chain too long to follow)"};
+    if (ec && ec != std::errc::no_such_file_or_directory) return Error{printable_path(path) + ": " + ec.message()};
+    if (!fs::exists(status)) return Error{"no such file or directory: " + printable_path(path)};
     if (fs::is_directory(status)) return read_dir(fs::path(path));
     if (ends_with(path, ".gguf")) return read_gguf(path);
     if (ends_with(path, ".safetensors")) return read_dir(fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path());
-    return Error{path + " is neither a .gguf file nor a model directory"};
+    return Error{printable_path(path) + " is neither a .gguf file nor a model directory"};
 }
 
 }  // namespace wiredcap::fit

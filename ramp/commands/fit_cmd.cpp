@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "wiredcap/fit/overhead.hpp"
+#include "wiredcap/fit/printable.hpp"
 #include "engine/recovery.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
@@ -143,7 +144,7 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     const auto& m = a.model;
     const auto& k = a.kv_request;
     if (a.simulated) out << "SIMULATED Mac: the cap and memory below are readings of the simulator\n";
-    line(out, "model", path);
+    line(out, "model", printable_path(path));
     std::string about = m.format_text + ", " + m.arch.name + ", " + std::to_string(m.files.size()) +
                         (m.files.size() == 1 ? " file" : " files");
     if (m.arch.trained_context) about += "; trained context " + std::to_string(*m.arch.trained_context);

@@ -227,3 +227,82 @@ TEST(FitGgufMalformed, FileStringsInMessagesAreEscaped) {
 
 }  // namespace
 }  // namespace wiredcap::fit
+
+namespace wiredcap::fit {
+namespace {
+
+// --- hostile files stay cheap (issue 27) ---------------------------------------------------
+
+// A GGUF header of `entries` metadata arrays, each of `n` elements of `type` (u32 = 4, string
+// = 8), the element bytes all zero (zero-length strings, zero integers).
+std::string crafted(std::uint64_t entries, std::uint32_t type, std::uint64_t n, std::uint64_t element_bytes) {
+    std::string out = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(entries, 8);
+    for (std::uint64_t i = 0; i < entries; ++i)
+        out += GgufWriter::string("k" + std::to_string(i)) + GgufWriter::le(9, 4) + GgufWriter::le(type, 4) +
+               GgufWriter::le(n, 8) + std::string(n * element_bytes, '\0');
+    return out;
+}
+
+TEST(FitGgufHostile, KeptArraysAreBoundedInTotal) {
+    // 64 arrays of 65536 integers each: every one under the per-array limit, 32 MiB kept in all.
+    const auto h = parse(crafted(64, 4, 65536, 4));
+    ASSERT_FALSE(h);
+    EXPECT_NE(h.error().message.find("keeps more than a real model's"), std::string::npos) << h.error().message;
+}
+
+TEST(FitGgufHostile, ArrayElementsAreBoundedInTotal) {
+    // 16 string arrays of 300000 empty strings: 4.8 M strings, each one a read.
+    const auto h = parse(crafted(16, 8, 300000, 8));
+    ASSERT_FALSE(h);
+    EXPECT_NE(h.error().message.find("more elements than a real model's"), std::string::npos) << h.error().message;
+}
+
+TEST(FitGgufHostile, MetadataBytesAreBoundedInTotal) {
+    // A 100 MiB string would be skipped without being read, but no model has metadata that large.
+    const std::string f = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(1, 8) +
+                          GgufWriter::string("k") + GgufWriter::le(8, 4) + GgufWriter::string(std::string(100u << 20, ' '));
+    const auto h = parse(f);
+    ASSERT_FALSE(h);
+    EXPECT_NE(h.error().message.find("metadata is larger than 64 MiB"), std::string::npos) << h.error().message;
+}
+
+TEST(FitGgufHostile, DuplicateTensorNameIsRefused) {
+    GgufWriter w = small_llama(3);
+    w.tensor("norm", {256}, 0, 1024);  // "norm" is already there
+    const auto h = parse(w.file());
+    ASSERT_FALSE(h);
+    EXPECT_NE(h.error().message.find("tensor 'norm' appears twice"), std::string::npos) << h.error().message;
+}
+
+TEST(FitGgufHostile, TensorNameLongerThanGgmlAllowsIsRefused) {
+    GgufWriter w = small_llama(3);
+    w.tensor(std::string(64, 'x'), {256}, 0, 1024);
+    const auto h = parse(w.file());
+    ASSERT_FALSE(h);
+    EXPECT_NE(h.error().message.find("longer than 63 bytes"), std::string::npos) << h.error().message;
+}
+
+// Today's ggml types (ggml.h): NVFP4 = 40 (64 values in 36 bytes), Q1_0 = 41 (128 in 18), Q2_0 =
+// 42 (64 in 18); MXFP4 = 39 (32 in 17).
+TEST(FitGgufHostile, EveryCurrentTensorTypeIsSized) {
+    GgufWriter w;
+    w.str("general.architecture", "llama").tensor("a", {4096, 2}, 40, 2 * 64 * 36).tensor("b", {4096, 2}, 41, 2 * 32 * 18)
+        .tensor("c", {4096, 2}, 42, 2 * 64 * 18).tensor("d", {4096, 2}, 39, 2 * 128 * 17);
+    const auto h = parse(w.file());
+    ASSERT_TRUE(h) << h.error().message;
+    EXPECT_EQ(h->tensor_bytes.count(), 2u * (64 * 36 + 32 * 18 + 64 * 18 + 128 * 17));
+    GgufWriter gone;
+    gone.str("general.architecture", "llama").tensor("a", {4096}, 43, 4096);
+    EXPECT_FALSE(parse(gone.file()));
+}
+
+TEST(FitGgufHostile, BigEndianFileIsNamedAsSuch) {
+    std::string f = small_llama(3).file();
+    f.replace(4, 4, std::string("\0\0\0\3", 4));
+    const auto h = parse(f);
+    ASSERT_FALSE(h);
+    EXPECT_NE(h.error().message.find("big-endian GGUF file (version 3)"), std::string::npos) << h.error().message;
+}
+
+}  // namespace
+}  // namespace wiredcap::fit

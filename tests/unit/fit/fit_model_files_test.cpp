@@ -134,3 +134,37 @@ TEST_F(FitModelFiles, NotAModel) {
 
 }  // namespace
 }  // namespace wiredcap::fit
+
+namespace wiredcap::fit {
+namespace {
+
+TEST_F(FitModelFiles, SymlinkLoopIsSaidToBeOne) {
+    fs::create_symlink(dir_ / "b.gguf", dir_ / "a.gguf");
+    fs::create_symlink(dir_ / "a.gguf", dir_ / "b.gguf");
+    const auto m = read_model((dir_ / "a.gguf").string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("symbolic link loop"), std::string::npos) << m.error().message;
+}
+
+// A name with an escape sequence reaches messages as \x1b, never as the byte.
+TEST_F(FitModelFiles, EscapeBytesInAFileNameAreEscaped) {
+    const fs::path shard = dir_ / "model\x1b[31m-00001-of-00002.gguf";
+    llama_part(0, 2, 1024).write_sparse(shard.string());
+    const auto m = read_model(shard.string());
+    ASSERT_FALSE(m);  // the second part is missing
+    EXPECT_EQ(m.error().message.find('\x1b'), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("\\x1b[31m"), std::string::npos) << m.error().message;
+}
+
+TEST_F(FitModelFiles, TensorNamedInTwoSplitPartsIsRefused) {
+    llama_part(0, 2, 1024).write_sparse((dir_ / "m-00001-of-00002.gguf").string());
+    GgufWriter second = llama_part(1, 2, 1024);
+    second.tensor("t0", {256}, 0, 1024);  // part 1's tensor again
+    second.write_sparse((dir_ / "m-00002-of-00002.gguf").string());
+    const auto m = read_model((dir_ / "m-00001-of-00002.gguf").string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("is also in another part"), std::string::npos) << m.error().message;
+}
+
+}  // namespace
+}  // namespace wiredcap::fit

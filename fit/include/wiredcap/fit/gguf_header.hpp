@@ -26,18 +26,29 @@ struct GgufHeader {
     std::uint64_t tensor_count = 0;
     units::Bytes tensor_bytes = units::Bytes::zero();  // the sum of the tensor table's sizes
     std::uint64_t data_offset = 0;                       // where the tensor data starts
+    std::vector<std::string> tensor_names;               // sorted (duplicates refused)
 };
 
 // Limits that keep a hostile header from driving allocation or time. Real files stay far
 // below them: a large model has a few thousand tensors and a few dozen metadata keys, the
-// largest being the tokenizer's arrays (skipped, never stored).
+// largest being the tokenizer's arrays (skipped, never stored): Gemma 3's 262144 tokens with
+// their scores and types are under a million elements and about 10 MB.
 struct GgufLimits {
-    std::uint64_t max_tensors = 1u << 20;
+    std::uint64_t max_tensors = 1u << 17;
     std::uint64_t max_metadata = 1u << 16;
-    std::uint64_t max_key = 1u << 16;
+    std::uint64_t max_key = 1024;
     std::uint64_t max_kept_string = 4096;
     std::uint64_t max_kept_array = 1u << 16;
+    // The whole metadata section, in bytes from the start of the file, read or skipped.
+    std::uint64_t max_metadata_bytes = 64u << 20;
+    // Elements of all metadata arrays together (each string of a string array is read).
+    std::uint64_t max_array_elements = 1u << 22;
+    // What is kept in memory: keys, short strings, integer arrays (8 bytes an element).
+    std::uint64_t max_kept_bytes = 8u << 20;
 };
+
+// ggml's GGML_MAX_NAME: a tensor name is at most 63 bytes (llama.cpp refuses longer ones).
+inline constexpr std::size_t kMaxTensorName = 63;
 
 [[nodiscard]] Expected<GgufHeader> parse_gguf(ByteReader& in, const GgufLimits& limits = {});
 

@@ -20,4 +20,7 @@ namespace wiredcap::fit {
     return out;
 }
 
+// A path as messages show it: escaped as above, cut only when absurdly long.
+[[nodiscard]] inline std::string printable_path(std::string_view path) { return printable(path, 1024); }
+
 }  // namespace wiredcap::fit
