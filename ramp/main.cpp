@@ -84,7 +84,9 @@ void add_ramp(CLI::App& app, Options& o) {
 
 void add_fit(CLI::App& app, Options& o) {
     auto* fit = app.add_subcommand("fit", "How much memory a model needs, and whether it fits under the cap");
-    fit->add_option("PATH", o.fit.path, "A .gguf file (or a split's part), or a safetensors or Hugging Face cache directory")
+    fit->add_option("PATH", o.fit.path,
+                    "A GGUF file (any name; a split's part), a model folder (safetensors, Hugging Face cache, "
+                    "LM Studio), or an Ollama model name (llama3.1:70b)")
         ->required();
     fit->add_option("--context", o.fit.context, "Tokens of context per sequence (default 4096)");
     fit->add_option("--kv-type", o.fit.kv_type, "KV cache type of K and V: f16 (default), q8_0, q4_0, ...");

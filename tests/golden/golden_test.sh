@@ -235,6 +235,8 @@ case $scenario in
                        boot; wc status; wc status --json; boot
                        wc persist 72GiB --unconfirmed; wc status ;;
   fit_m2ultra_192)     sim_init --profile m2ultra-192; band_192
+                       # Model names are looked up in Ollama's and LM Studio's stores: none here.
+                       export HOME="$WORK/home" OLLAMA_MODELS="$WORK/no-ollama"
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500
                        wc fit "$WORK/small.gguf"; wc fit "$WORK/small.gguf" --json
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600 2
@@ -256,7 +258,10 @@ case $scenario in
                        model family "$WORK/q35.gguf" qwen35-27b 4000; wc fit "$WORK/q35.gguf" --parallel 3
                        model family "$WORK/scout.gguf" llama4-scout 4000
                        wc fit "$WORK/scout.gguf" --context 131072 --kv-type-k q8_0 --kv-type-v f16
-                       model family "$WORK/glm.gguf" glm45 4000; wc fit "$WORK/glm.gguf" --json ;;
+                       model family "$WORK/glm.gguf" glm45 4000; wc fit "$WORK/glm.gguf" --json
+                       # README: a model by its Ollama name, from the store Ollama keeps.
+                       model ollama "$WORK/ollama" llama3.1 70b 40000
+                       OLLAMA_MODELS="$WORK/ollama" wc fit llama3.1:70b --context 32768 ;;
   ramp_for)            sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500

@@ -6,6 +6,9 @@
       (a sparse file), so a 140 GiB model costs nothing on disk.
   make_model.py safetensors DIR LAYERS HIDDEN HEADS KV_HEADS WEIGHTS_MIB
       config.json and one .safetensors file in DIR (the data a hole too).
+  make_model.py ollama STORE NAME TAG WEIGHTS_MIB
+      an Ollama store (manifests/registry.ollama.ai/library/NAME/TAG and its blob, a llama
+      GGUF of 80 layers with no file extension), as `ollama pull NAME:TAG` leaves it.
   make_model.py family PATH NAME WEIGHTS_MIB
       a GGUF with the attention metadata llama.cpp's converter writes for a published model
       (NAME: deepseek-r1, qwen35-27b, llama4-scout, glm45, gpt-oss-20b), the weights a hole.
@@ -77,6 +80,17 @@ def family(path, name, weights_mib):
     os.truncate(path, len(out) + rows * 2048)
 
 
+def ollama(store, name, tag, weights_mib):
+    digest = '0' * 63 + '1'
+    os.makedirs(os.path.join(store, 'blobs'), exist_ok=True)
+    manifests = os.path.join(store, 'manifests', 'registry.ollama.ai', 'library', name)
+    os.makedirs(manifests, exist_ok=True)
+    gguf(os.path.join(store, 'blobs', 'sha256-' + digest), 80, 8192, 64, 8, int(weights_mib))
+    with open(os.path.join(manifests, tag), 'w') as f:
+        json.dump({'schemaVersion': 2, 'layers': [
+            {'mediaType': 'application/vnd.ollama.image.model', 'digest': 'sha256:' + digest, 'size': 0}]}, f)
+
+
 def safetensors(directory, layers, hidden, heads, kv_heads, weights_mib):
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, 'config.json'), 'w') as f:
@@ -95,5 +109,7 @@ if __name__ == '__main__':
     kind, where, *rest = sys.argv[1:]
     if kind == 'family':
         family(where, rest[0], rest[1])
+    elif kind == 'ollama':
+        ollama(where, *rest)
     else:
         {'gguf': gguf, 'safetensors': safetensors}[kind](where, *map(int, rest))

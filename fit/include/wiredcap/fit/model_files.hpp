@@ -1,7 +1,10 @@
-// Finds a model's files from the PATH a person gives and reads their headers: a GGUF file
-// (a split one's every part), a directory of .safetensors files with config.json (the Hugging
-// Face and MLX layout), or a Hugging Face cache entry (models--org--name, or one of its
-// snapshots/<hash>/ directories, whose files are symlinks into blobs/).
+// Finds a model's files from the PATH a person gives and reads their headers: a GGUF file by
+// its magic, whatever its name (a split one's every part); a directory of .safetensors files
+// with config.json (the Hugging Face and MLX layout; with model.safetensors.index.json only the
+// shards it names, all of them present); a Hugging Face cache entry (models--org--name, or one
+// of its snapshots/<hash>/ directories, whose files are symlinks into blobs/); an LM Studio
+// folder (a GGUF model and its mmproj projector); or, when PATH is no file, a model name as
+// Ollama (ollama_store.hpp) or LM Studio (~/.lmstudio/models/PUBLISHER/MODEL) keep it.
 #pragma once
 
 #include <cstdint>
