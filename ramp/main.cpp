@@ -71,6 +71,10 @@ void add_ramp(CLI::App& app, Options& o) {
     auto* to = ramp->add_option("--to", o.ramp.to, "Target size, with unit (e.g. 176GiB)");
     ramp->add_option("--for", o.ramp.for_model, "Plan to the value `wiredcap fit MODEL` recommends")->excludes(to);
     ramp->add_option("--context", o.ramp.context, "With --for: tokens of context per sequence (default 4096)");
+    ramp->add_option("--kv-type", o.ramp.kv_type, "With --for: KV cache type of K and V (default f16)");
+    ramp->add_option("--kv-type-k", o.ramp.kv_type_k, "With --for: K cache type alone");
+    ramp->add_option("--kv-type-v", o.ramp.kv_type_v, "With --for: V cache type alone");
+    ramp->add_option("--parallel", o.ramp.parallel, "With --for: sequences with their own context (default 1)");
     ramp->add_option("--step", o.ramp.step, "Size of each raise (default: the policy's max_step)");
     ramp->add_option("--timeout", o.ramp.timeout, "Time to confirm each step, e.g. 60s or 2m (default 60s)");
     ramp->add_option("--probe", o.ramp.probe, "Command run (as you, never root) after each step; its result is shown");

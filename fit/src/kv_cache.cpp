@@ -71,6 +71,8 @@ std::optional<KvType> kv_type_of(std::string_view name) {
 
 std::string_view kv_type_name(KvType t) { return kKvTypes[static_cast<std::size_t>(t)].first; }
 
+std::uint64_t kv_type_bytes_per_256(KvType t) { return *ggml_row_bytes(ggml_of(t), 256); }
+
 std::string kv_type_names() {
     std::string out;
     for (const auto& [name, id] : kKvTypes) out += (out.empty() ? "" : ", ") + std::string(name);

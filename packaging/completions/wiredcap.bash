@@ -26,7 +26,7 @@ _wiredcap() {
     local global_opts="--help --version --json --helper --policy --journal --sim-state"
     local commands="status set reset ramp recover persist policy convert fit"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --for --context --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
+    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
     local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel"
     local persist_store_opts="--unconfirmed --ignore-hang-ceiling"
 

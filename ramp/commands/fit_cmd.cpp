@@ -56,11 +56,7 @@ Expected<KvRequest> kv_request(const FitRequest& req) {
     return r;
 }
 
-// "q8_0", or "K q8_0, V f16" when the two caches differ.
-std::string cache_types(const KvRequest& k) {
-    if (k.k_type == k.v_type) return std::string(kv_type_name(k.k_type));
-    return "K " + std::string(kv_type_name(k.k_type)) + ", V " + std::string(kv_type_name(k.v_type));
-}
+
 
 // "4.58 GiB (4920739232 B)"; below a GiB in MiB.
 std::string size_text(Bytes b) {
@@ -109,6 +105,10 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
     else o.null("recommended");
     if (v.command) o.str("command", *v.command); else o.null("command");
     if (v.why.empty()) o.null("why"); else o.str("why", v.why);
+    if (a.over_by) o.object("over_by", cli::contract::need_from_bytes(*a.over_by, "computed: total minus the highest allowed"));
+    else o.null("over_by");
+    if (a.largest_context) o.num("largest_context", *a.largest_context); else o.null("largest_context");
+    if (a.fitting_kv_type) o.str("fits_with_kv_type", kv_type_name(*a.fitting_kv_type)); else o.null("fits_with_kv_type");
     o.strings("notes", m.arch.notes);
     out << o.text() << "\n";
 }
@@ -164,11 +164,66 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     for (const auto& n : m.arch.notes) line(out, "note", n);
     line(out, "verdict", verdict_text(v));
     if (!v.why.empty()) line(out, "", v.why);
+    if (a.over_by) line(out, "over by", size_text(*a.over_by));
+    if (a.largest_context) line(out, "would fit", fmt::format("{} tokens of context ({})", *a.largest_context, cache_types(k)));
+    if (a.fitting_kv_type)
+        line(out, a.largest_context ? "or" : "would fit",
+             fmt::format("{} tokens with --kv-type {}", k.context, kv_type_name(*a.fitting_kv_type)));
     if (v.command) line(out, "run", *v.command);
     else if (v.verdict == Verdict::fits_now) line(out, "run", "nothing: the cap already allows it");
 }
 
+// What the model needs at a request: weights + KV cache + recurrent state + overhead.
+std::optional<Bytes> total_at(const ModelInfo& m, const KvRequest& r) {
+    const auto kv = estimate_kv(m.arch, r);
+    if (!kv) return std::nullopt;
+    const auto a = checked_add(m.weights, kv->total);
+    const auto b = a ? checked_add(*a, kv->recurrent) : std::nullopt;
+    return b ? checked_add(*b, kOverhead) : std::nullopt;
+}
+
+// For a model that does not fit: how far over the highest allowed value it is, the largest
+// context that fits under it (the need grows with the context, so a bisection finds it), and
+// the first smaller cache type that fits at the context asked. The band's floor must fit too.
+void what_would_fit(FitAnswer& a, const std::optional<cli::PolicyView>& policy) {
+    const auto& v = a.verdict;
+    if (v.verdict != Verdict::does_not_fit || !v.highest) return;
+    const Bytes limit(*v.highest);
+    a.over_by = checked_sub(a.total, limit);
+    if (policy && policy->min > *v.highest) return;
+    const auto fits = [&](const KvRequest& r) {
+        const auto t = total_at(a.model, r);
+        return t && *t <= limit;
+    };
+    KvRequest r = a.kv_request;
+    std::uint64_t lo = 0;  // fits (no context at all is the weights alone: checked below)
+    std::uint64_t hi = r.context;
+    r.context = 1;
+    if (fits(r)) {
+        lo = 1;
+        while (hi - lo > 1) {
+            r.context = lo + (hi - lo) / 2;
+            (fits(r) ? lo : hi) = r.context;
+        }
+        a.largest_context = lo;
+    }
+    for (const KvType t : {KvType::q8_0, KvType::q4_0}) {
+        KvRequest q = a.kv_request;
+        if (kv_type_bytes_per_256(t) >= kv_type_bytes_per_256(q.k_type) && kv_type_bytes_per_256(t) >= kv_type_bytes_per_256(q.v_type)) continue;
+        q.k_type = q.v_type = t;
+        if (fits(q)) {
+            a.fitting_kv_type = t;
+            return;
+        }
+    }
+}
+
 }  // namespace
+
+std::string cache_types(const KvRequest& k) {
+    if (k.k_type == k.v_type) return std::string(kv_type_name(k.k_type));
+    return "K " + std::string(kv_type_name(k.k_type)) + ", V " + std::string(kv_type_name(k.v_type));
+}
 
 Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitRequest& req) {
     auto kvr = kv_request(req);
@@ -181,7 +236,11 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
     const auto with_state = with_kv ? checked_add(*with_kv, kv->recurrent) : std::nullopt;
     const auto total = with_state ? checked_add(*with_state, kOverhead) : std::nullopt;
     if (!total) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};
-    FitAnswer a{std::move(*model), *kvr, *kv, *total, false, {}};
+    if (const auto trained = model->arch.trained_context; trained && kvr->context > *trained)
+        model->arch.notes.push_back("--context " + std::to_string(kvr->context) + " is above the " +
+                                    std::to_string(*trained) + " tokens the model was trained on: past them its "
+                                    "output degrades unless its rope scaling extends it");
+    FitAnswer a{std::move(*model), *kvr, *kv, *total, false, {}, {}, {}, {}};
     auto machine = cli::read_machine(ctx.helper);
     if (!machine) return FitError{ExitCode::internal_error, machine.error().message};
     const auto metal = cli::read_metal(*machine, ctx.helper.dev());
@@ -197,6 +256,7 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
     }
     a.verdict = decide(in, metal.source);
     if (!metal.working_set && !a.verdict.cap) a.verdict.cap_source = metal.why_unknown;
+    what_would_fit(a, machine->policy);
     return a;
 }
 

@@ -30,6 +30,11 @@ struct FitAnswer {
     units::Bytes total = units::Bytes::zero();
     bool simulated = false;
     VerdictResult verdict;
+    // When it does not fit: by how much, the largest context that would, and the first smaller
+    // cache type that would at the context asked (each nullopt when none would).
+    std::optional<units::Bytes> over_by;
+    std::optional<std::uint64_t> largest_context;
+    std::optional<KvType> fitting_kv_type;
 };
 
 struct FitError {
@@ -39,6 +44,9 @@ struct FitError {
 
 // Reads the model's headers and the machine, and decides. Used by `fit` and `ramp --for`.
 [[nodiscard]] Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitRequest& req);
+
+// "q8_0", or "K q8_0, V f16" when the two caches differ.
+[[nodiscard]] std::string cache_types(const KvRequest& k);
 
 [[nodiscard]] ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req);
 

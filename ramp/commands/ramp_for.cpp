@@ -5,16 +5,16 @@
 
 namespace wiredcap::fit {
 
-Expected<std::string, FitError> ramp_target_for(const cli::CliContext& ctx, const std::string& path,
-                                                 const std::optional<std::string>& context, std::ostream& say) {
-    FitRequest req;
-    req.path = path;
-    if (context) req.context = *context;
-    auto a = analyse(ctx, req);
+Expected<std::string, FitError> ramp_target_for(const cli::CliContext& ctx, const FitRequest& model,
+                                                 std::ostream& say) {
+    auto a = analyse(ctx, model);
     if (!a) return a.error();
     const auto need = units::ceil_cast<units::MiB>(a->total);
-    say << "model needs " << (need ? units::to_string(*need) : "?") << " at " << a->kv_request.context
-        << " tokens (see: wiredcap fit)\n";
+    const auto& k = a->kv_request;
+    say << "model needs " << (need ? units::to_string(*need) : "?") << " at " << k.context << " tokens";
+    if (k.parallel != 1) say << " x " << k.parallel << " sequences";
+    if (k.k_type != KvType::f16 || k.v_type != KvType::f16) say << ", KV " << cache_types(k);
+    say << " (see: wiredcap fit)\n";
     const VerdictResult& v = a->verdict;
     switch (v.verdict) {
         case Verdict::fits_now:

@@ -252,6 +252,7 @@ case $scenario in
                        head -c 200 "$WORK/small.gguf" > "$WORK/cut.gguf"; wc fit "$WORK/cut.gguf"
                        wc fit "$WORK/missing.gguf"; wc fit "$WORK/missing.gguf" --json; wc fit "$WORK/small.gguf" --context 0
                        wc fit "$WORK/small.gguf" --kv-type q3_K
+                       wc fit "$WORK/small.gguf" --context 262144
                        # Today's families, each by its runtime's rule (fit_kv_families_test.cpp).
                        model family "$WORK/r1.gguf" deepseek-r1 4000
                        wc fit "$WORK/r1.gguf" --context 32768 --kv-type q8_0
@@ -268,6 +269,9 @@ case $scenario in
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --context 131072 --dry-run
+                       # fit's options, so the ramp plans to fit's own figure (q8_0 makes it fit).
+                       wc ramp --for "$WORK/big.gguf" --context 131072 --kv-type q8_0 --dry-run
+                       wc ramp --for "$WORK/small.gguf" --parallel 4 --kv-type-k q8_0 --dry-run
                        wc ramp --for "$WORK/small.gguf" --dry-run; wc ramp --for "$WORK/small.gguf" --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --to 96GiB --dry-run
                        wc ramp --context 8192 --to 96GiB --dry-run; wc ramp --dry-run

@@ -28,6 +28,8 @@ namespace wiredcap::fit {
 enum class KvType { f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 };
 [[nodiscard]] std::optional<KvType> kv_type_of(std::string_view name);
 [[nodiscard]] std::string_view kv_type_name(KvType t);
+// Bytes 256 values take in a cache type (every type's block divides 256): which is smaller.
+[[nodiscard]] std::uint64_t kv_type_bytes_per_256(KvType t);
 // "f32, f16, bf16, q8_0, ..." for messages.
 [[nodiscard]] std::string kv_type_names();
 
