@@ -234,7 +234,8 @@ Expected<ModelInfo> read_dir(fs::path dir) {
         if (shards.size() + ggufs.size() > kMaxModelFiles) return Error{printable_path(dir.string()) + " holds too many model files"};
     }
     if (ec) return Error{"cannot list " + printable_path(dir.string()) + ": " + ec.message()};
-    if (!shards.empty()) return read_safetensors_dir(dir, std::move(shards));
+    // An index with none of its shards yet is a download that has not begun, said as such.
+    if (!shards.empty() || fs::exists(dir / kSafetensorsIndex, ec)) return read_safetensors_dir(dir, std::move(shards));
     std::sort(ggufs.begin(), ggufs.end());
     std::sort(projectors.begin(), projectors.end());
     // One GGUF model in the directory (one file, or the parts of one split): that one, with its

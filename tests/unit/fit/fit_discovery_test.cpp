@@ -188,6 +188,9 @@ std::string index_json(int count) {
 TEST_F(FitDiscovery, IncompleteHuggingFaceDownloadIsRefused) {
     write_file((dir_ / "config.json").string(), kConfig);
     write_file((dir_ / "model.safetensors.index.json").string(), index_json(30));
+    const auto none = read_model(dir_.string());
+    ASSERT_FALSE(none);
+    EXPECT_NE(none.error().message.find("30 of 30 shards are missing"), std::string::npos) << none.error().message;
     for (int i = 1; i <= 20; ++i) write_file((dir_ / shard_name(i, 30)).string(), shard("t" + std::to_string(i), 1000));
     const auto m = read_model(dir_.string());
     ASSERT_FALSE(m);
