@@ -11,7 +11,7 @@
 
 #include "cli_context.hpp"
 #include "commands/convert.hpp"
-#include "fit/fit_cmd.hpp"
+#include "commands/fit_cmd.hpp"
 #include "json_contract.hpp"
 #include "json_mode.hpp"
 #include "commands/persist_cmd.hpp"
@@ -72,6 +72,10 @@ void add_ramp(CLI::App& app, Options& o) {
     auto* to = ramp->add_option("--to", o.ramp.to, "Target size, with unit (e.g. 176GiB)");
     ramp->add_option("--for", o.ramp.for_model, "Plan to the value `wiredcap fit MODEL` recommends")->excludes(to);
     ramp->add_option("--context", o.ramp.context, "With --for: tokens of context per sequence (default 4096)");
+    ramp->add_option("--kv-type", o.ramp.kv_type, "With --for: KV cache type of K and V (default f16)");
+    ramp->add_option("--kv-type-k", o.ramp.kv_type_k, "With --for: K cache type alone");
+    ramp->add_option("--kv-type-v", o.ramp.kv_type_v, "With --for: V cache type alone");
+    ramp->add_option("--parallel", o.ramp.parallel, "With --for: sequences with their own context (default 1)");
     ramp->add_option("--step", o.ramp.step, "Size of each raise (default: the policy's max_step)");
     ramp->add_option("--timeout", o.ramp.timeout, "Time to confirm each step, e.g. 60s or 2m (default 60s)");
     ramp->add_option("--probe", o.ramp.probe, "Command run (as you, never root) after each step; its result is shown");
@@ -85,10 +89,14 @@ void add_ramp(CLI::App& app, Options& o) {
 
 void add_fit(CLI::App& app, Options& o) {
     auto* fit = app.add_subcommand("fit", "How much memory a model needs, and whether it fits under the cap");
-    fit->add_option("PATH", o.fit.path, "A .gguf file (or a split's part), or a safetensors or Hugging Face cache directory")
+    fit->add_option("PATH", o.fit.path,
+                    "A GGUF file (any name; a split's part), a model folder (safetensors, Hugging Face cache, "
+                    "LM Studio), or an Ollama model name (llama3.1:70b)")
         ->required();
     fit->add_option("--context", o.fit.context, "Tokens of context per sequence (default 4096)");
-    fit->add_option("--kv-type", o.fit.kv_type, "KV cache type: f16 (default), q8_0 or q4_0");
+    fit->add_option("--kv-type", o.fit.kv_type, "KV cache type of K and V: f16 (default), q8_0, q4_0, ...");
+    fit->add_option("--kv-type-k", o.fit.kv_type_k, "K cache type alone (llama.cpp's -ctk)");
+    fit->add_option("--kv-type-v", o.fit.kv_type_v, "V cache type alone (llama.cpp's -ctv)");
     fit->add_option("--parallel", o.fit.parallel, "Sequences with their own context (default 1)");
 }
 

@@ -26,8 +26,8 @@ _wiredcap() {
     local global_opts="--help --version --json --helper --policy --journal --sim-state"
     local commands="status set reset ramp recover persist policy convert fit"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --for --context --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
-    local fit_opts="--context --kv-type --parallel"
+    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
+    local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel"
     local persist_store_opts="--unconfirmed --ignore-hang-ceiling"
 
     # The command (and policy's subcommand) typed so far; options and their values are skipped.
@@ -37,7 +37,7 @@ _wiredcap() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from)
+            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -72,8 +72,8 @@ _wiredcap() {
             _wiredcap_reply -c -- "$cur"
             return 0
             ;;
-        --kv-type)
-            _wiredcap_reply -W "f16 q8_0 q4_0" -- "$cur"
+        --kv-type | --kv-type-k | --kv-type-v)
+            _wiredcap_reply -W "f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1" -- "$cur"
             return 0
             ;;
         --step | --timeout | --probe-timeout | --context | --parallel | --from)

@@ -27,10 +27,12 @@ complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy che
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
 complete -c wiredcap -n $no_command -a fit -d 'How much memory a model needs, and whether it fits'
 
-# fit MODEL [--context N] [--kv-type TYPE] [--parallel N]
+# fit MODEL [--context N] [--kv-type TYPE] [--kv-type-k TYPE] [--kv-type-v TYPE] [--parallel N]
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -F
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l context -x -d 'Tokens of context per sequence (default 4096)'
-complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type -x -a 'f16 q8_0 q4_0' -d 'KV cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K and V cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-k -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-v -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'V cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l parallel -x -d 'Sequences, each with its own context'
 
 # convert SIZE [--to UNIT]
@@ -50,6 +52,10 @@ complete -c wiredcap -n '__fish_seen_subcommand_from policy; and __fish_seen_sub
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l to -x -d 'Target size, with its unit (e.g. 176GiB)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l for -r -F -d 'The value wiredcap fit recommends for a model'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l context -x -d 'With --for: tokens of context per sequence'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l kv-type -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'With --for: K and V cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l kv-type-k -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'With --for: K cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l kv-type-v -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'With --for: V cache type'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l parallel -x -d 'With --for: sequences, each with its own context'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l step -x -d 'Size of each raise (default: max_step)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l timeout -x -d 'Time to confirm each step (e.g. 60s)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l probe -x -a '(__fish_complete_command)' -d 'Command run as you after each step'

@@ -15,7 +15,7 @@
 #include "output/wrapping_buf.hpp"
 #include "commands/policy_cause.hpp"
 #include "commands/policy_check.hpp"
-#include "fit/fit_verdict.hpp"
+#include "commands/fit_verdict.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "policy/policy.hpp"
 #include "wiredcap/json_writer.hpp"

@@ -1,6 +1,6 @@
 #include "engine/plan.hpp"
 
-#include "fit/fit_verdict.hpp"
+#include "commands/fit_verdict.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 

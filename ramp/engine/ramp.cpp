@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "wiredcap/units/duration.hpp"
-#include "fit/ramp_for.hpp"
+#include "commands/ramp_for.hpp"
 #include "engine/at_rest.hpp"
 #include "engine/effective_cap.hpp"
 #include "engine/guard.hpp"
@@ -517,8 +517,8 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     // With --json the one JSON object is the data on stdout; the narration moves to stderr.
     std::ostream& say = ctx.json ? ctx.err : ctx.out;
     RampRequest req = given;
-    if (!req.for_model && req.context) {
-        ctx.err << "wiredcap ramp: --context goes with --for MODEL\n";
+    if (!req.for_model && (req.context || req.kv_type || req.kv_type_k || req.kv_type_v || req.parallel)) {
+        ctx.err << "wiredcap ramp: --context, --kv-type, --kv-type-k, --kv-type-v and --parallel go with --for MODEL\n";
         return ExitCode::usage;
     }
     if (!req.for_model && req.to.empty()) {
@@ -571,7 +571,14 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         guard.emplace(std::move(*g));
     }
     if (req.for_model) {
-        auto target = fit::ramp_target_for(ctx, *req.for_model, req.context, say);
+        fit::FitRequest model;
+        model.path = *req.for_model;
+        if (req.context) model.context = *req.context;
+        if (req.kv_type) model.kv_type = *req.kv_type;
+        model.kv_type_k = req.kv_type_k;
+        model.kv_type_v = req.kv_type_v;
+        if (req.parallel) model.parallel = *req.parallel;
+        auto target = fit::ramp_target_for(ctx, model, say);
         if (!target) {
             ctx.err << "wiredcap ramp: " << target.error().message << "\n";
             return target.error().code;

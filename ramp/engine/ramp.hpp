@@ -17,6 +17,11 @@ struct RampRequest {
     std::string to;
     std::optional<std::string> for_model;  // --for PATH: the target is what `wiredcap fit` recommends
     std::optional<std::string> context;    // with --for: tokens of context per sequence
+    // With --for: the rest of `wiredcap fit`'s options, so the ramp plans to fit's figure.
+    std::optional<std::string> kv_type;
+    std::optional<std::string> kv_type_k;
+    std::optional<std::string> kv_type_v;
+    std::optional<std::string> parallel;
     std::optional<std::string> step;
     std::string timeout = "60s";
     std::optional<std::string> probe;

@@ -7,9 +7,9 @@
 #include <span>
 #include <string_view>
 
-#include "fit/gguf_architecture.hpp"
-#include "fit/gguf_header.hpp"
-#include "fit/kv_cache.hpp"
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
 
 #include "fuzz_checks.hpp"
 
@@ -37,8 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     require(printable_message(arch->name) && printable_message(arch->source));
-    for (const auto type : {KvType::f16, KvType::q8_0, KvType::q4_0}) {
-        const auto kv = estimate_kv(*arch, KvRequest{131072, 4, type});
+    for (const auto type : {KvType::f16, KvType::q8_0, KvType::q4_0, KvType::iq4_nl}) {
+        const auto kv = estimate_kv(*arch, KvRequest{131072, 4, type, type});
         if (!kv) require(printable_message(kv.error().message));
         else require(kv->per_token <= kv->total || kv->full_layers == 0);
     }

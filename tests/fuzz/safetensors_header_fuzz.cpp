@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "fit/hf_config.hpp"
-#include "fit/safetensors_header.hpp"
+#include "wiredcap/fit/hf_config.hpp"
+#include "wiredcap/fit/safetensors_header.hpp"
 
 #include "fuzz_checks.hpp"
 

@@ -249,6 +249,8 @@ case $scenario in
                        # Forgetting the stored value is a change, though the knob stays 0.
                        wc set default --json; wc set default --json ;;
   fit_m2ultra_192)     sim_init --profile m2ultra-192; band_192
+                       # Model names are looked up in Ollama's and LM Studio's stores: none here.
+                       export HOME="$WORK/home" OLLAMA_MODELS="$WORK/no-ollama"
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500
                        wc fit "$WORK/small.gguf"; wc fit "$WORK/small.gguf" --json
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600 2
@@ -263,13 +265,27 @@ case $scenario in
                        model safetensors "$WORK/mlx-model" 32 4096 32 8 4000; wc fit "$WORK/mlx-model"
                        head -c 200 "$WORK/small.gguf" > "$WORK/cut.gguf"; wc fit "$WORK/cut.gguf"
                        wc fit "$WORK/missing.gguf"; wc fit "$WORK/missing.gguf" --json; wc fit "$WORK/small.gguf" --context 0
-                       wc fit "$WORK/small.gguf" --kv-type q5_0 ;;
+                       wc fit "$WORK/small.gguf" --kv-type q3_K
+                       wc fit "$WORK/small.gguf" --context 262144
+                       # Today's families, each by its runtime's rule (fit_kv_families_test.cpp).
+                       model family "$WORK/r1.gguf" deepseek-r1 4000
+                       wc fit "$WORK/r1.gguf" --context 32768 --kv-type q8_0
+                       model family "$WORK/q35.gguf" qwen35-27b 4000; wc fit "$WORK/q35.gguf" --parallel 3
+                       model family "$WORK/scout.gguf" llama4-scout 4000
+                       wc fit "$WORK/scout.gguf" --context 131072 --kv-type-k q8_0 --kv-type-v f16
+                       model family "$WORK/glm.gguf" glm45 4000; wc fit "$WORK/glm.gguf" --json
+                       # README: a model by its Ollama name, from the store Ollama keeps.
+                       model ollama "$WORK/ollama" llama3.1 70b 40000
+                       OLLAMA_MODELS="$WORK/ollama" wc fit llama3.1:70b --context 32768 ;;
   ramp_for)            sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --context 131072 --dry-run
+                       # fit's options, so the ramp plans to fit's own figure (q8_0 makes it fit).
+                       wc ramp --for "$WORK/big.gguf" --context 131072 --kv-type q8_0 --dry-run
+                       wc ramp --for "$WORK/small.gguf" --parallel 4 --kv-type-k q8_0 --dry-run
                        wc ramp --for "$WORK/small.gguf" --dry-run; wc ramp --for "$WORK/small.gguf" --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --to 96GiB --dry-run
                        wc ramp --context 8192 --to 96GiB --dry-run; wc ramp --dry-run

@@ -1,0 +1,96 @@
+// The memory a model's context takes, as llama.cpp allocates it (src/llama-kv-cache.cpp, the
+// llama_kv_cache constructor; src/llama-kv-cache-iswa.cpp; src/llama-memory-recurrent.cpp):
+//   - a full-attention layer holds every token of every sequence: K and V rows of
+//     KV heads x key (value) length per token, each in its own cache type (-ctk, -ctv);
+//   - an MLA layer (DeepSeek-V2/V3/R1, Kimi K2: hparams.is_mla()) holds the compressed latent
+//     and the rope key as its K row and no V cache at all;
+//   - a sliding-window or chunked-attention layer holds the window of each sequence plus one
+//     micro-batch, padded to 256 cells, never more than the full cache;
+//   - a recurrent layer (Mamba, the linear-attention layers of a hybrid) holds no KV cache but a
+//     fixed recurrent state per sequence (f32), whatever the context;
+//   - a layer without a cache (GLM-4.5's next-token prediction layer) holds nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::fit {
+
+// The cache types llama.cpp accepts for -ctk/-ctv (common/arg.cpp kv_cache_types). MLX's 8- and
+// 4-bit caches (group 64, a 16-bit scale and bias per group) take the same 8.5 and 4.5 bits per
+// value as q8_0 and q4_0.
+enum class KvType { f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 };
+[[nodiscard]] std::optional<KvType> kv_type_of(std::string_view name);
+[[nodiscard]] std::string_view kv_type_name(KvType t);
+// Bytes 256 values take in a cache type (every type's block divides 256): which is smaller.
+[[nodiscard]] std::uint64_t kv_type_bytes_per_256(KvType t);
+// "f32, f16, bf16, q8_0, ..." for messages.
+[[nodiscard]] std::string kv_type_names();
+
+// What a layer keeps per sequence.
+enum class LayerCache {
+    full,       // every token
+    sliding,    // the sliding window (n_swa) plus a micro-batch
+    chunked,    // the attention chunk (Llama 4), sized as the window is
+    recurrent,  // a fixed recurrent state, no KV cache
+    none,       // nothing (a prediction layer llama.cpp gives no cache)
+};
+
+struct AttentionLayer {
+    std::uint64_t k_values = 0;  // per token: KV heads x key length (MLA: latent + rope key)
+    std::uint64_t v_values = 0;  // per token: KV heads x value length (MLA: 0, no V cache)
+    LayerCache cache = LayerCache::full;
+};
+
+// The state one recurrent layer keeps per sequence, in f32 values (llama_hparams::n_embd_r and
+// n_embd_s: the convolution state and the SSM state).
+struct RecurrentState {
+    std::uint64_t r_values = 0;
+    std::uint64_t s_values = 0;
+};
+
+struct Architecture {
+    std::string name;  // e.g. "llama", "gemma3"
+    std::vector<AttentionLayer> layers;
+    std::optional<std::uint64_t> sliding_window;   // tokens, for sliding and chunked layers
+    std::optional<std::uint64_t> trained_context;  // the model's own context length
+    RecurrentState recurrent;                      // per recurrent layer and sequence
+    std::string source;                            // where the layout was read
+    std::string rule;                              // the runtime's rule it follows, cited
+    std::vector<std::string> notes;                // assumptions, each stated
+};
+
+struct KvRequest {
+    std::uint64_t context = 4096;  // tokens per sequence
+    std::uint64_t parallel = 1;    // sequences
+    KvType k_type = KvType::f16;
+    KvType v_type = KvType::f16;
+};
+
+struct KvEstimate {
+    units::Bytes total = units::Bytes::zero();      // K + V
+    units::Bytes k_bytes = units::Bytes::zero();
+    units::Bytes v_bytes = units::Bytes::zero();
+    units::Bytes recurrent = units::Bytes::zero();  // recurrent state, all sequences
+    units::Bytes per_token = units::Bytes::zero();  // what one more token of context costs (full layers)
+    std::uint64_t full_cells = 0;                   // tokens a full layer holds
+    std::uint64_t window_cells = 0;                 // tokens a sliding or chunked layer holds
+    std::uint64_t full_layers = 0;
+    std::uint64_t window_layers = 0;                // sliding and chunked
+    std::uint64_t recurrent_layers = 0;
+    std::uint64_t uncached_layers = 0;
+};
+
+// llama.cpp's micro-batch (n_ubatch) and cell padding, which its sliding-window cache adds.
+inline constexpr std::uint64_t kUbatch = 512;
+inline constexpr std::uint64_t kCellPad = 256;
+
+[[nodiscard]] Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req);
+
+}  // namespace wiredcap::fit

@@ -1,0 +1,37 @@
+// Finds a model's files from the PATH a person gives and reads their headers: a GGUF file by
+// its magic, whatever its name (a split one's every part); a directory of .safetensors files
+// with config.json (the Hugging Face and MLX layout; with model.safetensors.index.json only the
+// shards it names, all of them present); a Hugging Face cache entry (models--org--name, or one
+// of its snapshots/<hash>/ directories, whose files are symlinks into blobs/); an LM Studio
+// folder (a GGUF model and its mmproj projector); or, when PATH is no file, a model name as
+// Ollama (ollama_store.hpp) or LM Studio (~/.lmstudio/models/PUBLISHER/MODEL) keep it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "wiredcap/fit/kv_cache.hpp"
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::fit {
+
+enum class ModelFormat { gguf, safetensors };
+
+struct ModelInfo {
+    ModelFormat format = ModelFormat::gguf;
+    std::string format_text;          // "GGUF v3", "safetensors"
+    std::vector<std::string> files;   // the files whose headers were read
+    units::Bytes weights = units::Bytes::zero();
+    std::string weights_source;       // "GGUF tensor table (2 files)", ...
+    Architecture arch;
+    std::uint64_t header_bytes_read = 0;  // bytes read from the model files (headers only)
+};
+
+// Split GGUF files and safetensors shards beyond this are refused (real models have dozens).
+inline constexpr std::size_t kMaxModelFiles = 4096;
+
+[[nodiscard]] Expected<ModelInfo> read_model(const std::string& path);
+
+}  // namespace wiredcap::fit

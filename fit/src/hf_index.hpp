@@ -1,0 +1,27 @@
+// A sharded safetensors model's index (model.safetensors.index.json, the Hugging Face layout):
+// its weight_map names the shard of every tensor. Only the shards it names are the model: a
+// snapshot may also carry other .safetensors files (Mistral's consolidated.safetensors, the same
+// weights in another layout), and a download may be missing shards. Both are said, never summed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wiredcap/units/expected.hpp"
+
+namespace wiredcap::fit {
+
+inline constexpr const char* kSafetensorsIndex = "model.safetensors.index.json";
+// The index is read whole: real ones are a few hundred KiB (one line per tensor).
+inline constexpr std::uint64_t kMaxIndexJson = 64u << 20;
+
+struct SafetensorsIndex {
+    std::vector<std::string> shards;         // file names, sorted, each once
+    std::optional<std::uint64_t> total_size;  // metadata.total_size: the tensors' bytes
+};
+
+[[nodiscard]] Expected<SafetensorsIndex> parse_safetensors_index(const std::string& text);
+
+}  // namespace wiredcap::fit

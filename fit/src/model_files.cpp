@@ -1,0 +1,308 @@
+#include "wiredcap/fit/model_files.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <regex>
+
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
+#include "wiredcap/fit/hf_config.hpp"
+#include "wiredcap/fit/safetensors_header.hpp"
+#include "hf_index.hpp"
+#include "ollama_store.hpp"
+#include "regular_file.hpp"
+#include "wiredcap/fit/printable.hpp"
+
+namespace wiredcap::fit {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Runs `parse` over the bytes of a regular file (regular_file.hpp).
+template <class Parse>
+auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse) -> decltype(parse(std::declval<ByteReader&>())) {
+    auto file = RegularFile::open(path);
+    if (!file) return file.error();
+    ByteReader in = ByteReader::of_file(file->fd(), file->size());
+    auto result = parse(in);
+    bytes_read += in.bytes_read();
+    if (!result) return Error{printable_path(path) + ": " + result.error().message};
+    return result;
+}
+
+Expected<std::string> read_small_file(const std::string& path, std::uint64_t limit) {
+    auto file = RegularFile::open(path);
+    if (!file) return file.error();
+    if (file->size() > limit) return Error{printable_path(path) + " is larger than a config file can be"};
+    std::string text(static_cast<std::size_t>(file->size()), '\0');
+    ByteReader in = ByteReader::of_file(file->fd(), text.size());
+    if (!in.read(text.data(), text.size())) return Error{"cannot read " + printable_path(path)};
+    return text;
+}
+
+// The parts of a split GGUF (name-00001-of-00003.gguf): all of them, in order. A file that is
+// not named as a part is a model on its own.
+Expected<std::vector<std::string>> gguf_parts(const std::string& path) {
+    static const std::regex split(R"(^(.*)-([0-9]{5})-of-([0-9]{5})\.gguf$)");
+    std::smatch m;
+    if (!std::regex_match(path, m, split)) return std::vector<std::string>{path};
+    const unsigned long count = std::stoul(m[3].str());
+    if (count == 0 || count > kMaxModelFiles) return Error{printable_path(path) + ": a split into " + m[3].str() + " parts is not real"};
+    std::vector<std::string> parts;
+    for (unsigned long i = 1; i <= count; ++i) parts.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", m[1].str(), i, count));
+    return parts;
+}
+
+// The GGUF magic at the start of a regular file: what makes it a GGUF file, whatever its name
+// (Ollama's blobs have none).
+bool has_gguf_magic(const std::string& path) {
+    auto file = RegularFile::open(path);
+    if (!file || file->size() < 4) return false;
+    ByteReader in = ByteReader::of_file(file->fd(), 4);
+    std::array<char, 4> magic{};
+    return in.read(magic.data(), magic.size()) && std::string_view(magic.data(), 4) == "GGUF";
+}
+
+// A vision model's projector (mmproj) GGUF: counted with the weights, not a model of its own.
+bool is_projector(const fs::path& p) {
+    std::string name = p.filename().string();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return name.find("mmproj") != std::string::npos;
+}
+
+Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<std::string>& projectors = {}) {
+    auto parts = gguf_parts(path);
+    if (!parts) return parts.error();
+    ModelInfo info;
+    info.format = ModelFormat::gguf;
+    std::vector<std::string> names;  // every part's, to refuse one named in two parts
+    for (std::size_t i = 0; i < parts->size(); ++i) {
+        const std::string& part = (*parts)[i];
+        auto h = with_file(part, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
+        if (!h) return h.error();
+        if (parts->size() > 1) {
+            // Each part says which it is; a part from another split is refused, not summed.
+            const auto no = meta_uint(*h, "split.no");
+            const auto count = meta_uint(*h, "split.count");
+            if (no != i || count != parts->size())
+                return Error{printable_path(part) + ": its split.no/split.count do not say it is part " + std::to_string(i + 1) + " of " +
+                             std::to_string(parts->size())};
+        }
+        if (i == 0) {
+            auto arch = gguf_architecture(*h);
+            if (!arch) return Error{printable_path(part) + ": " + arch.error().message};
+            info.arch = std::move(*arch);
+            info.format_text = "GGUF v" + std::to_string(h->version);
+        }
+        const auto sum = checked_add(info.weights, h->tensor_bytes);
+        if (!sum) return Error{"the tensor sizes overflow"};
+        info.weights = *sum;
+        info.files.push_back(part);
+        std::vector<std::string> merged;
+        std::merge(names.begin(), names.end(), h->tensor_names.begin(), h->tensor_names.end(), std::back_inserter(merged));
+        names = std::move(merged);
+        if (const auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end())
+            return Error{printable_path(part) + ": tensor '" + printable(*twice) + "' is also in another part"};
+    }
+    info.weights_source = "GGUF tensor table" + (parts->size() > 1 ? " (" + std::to_string(parts->size()) + " files)" : "");
+    for (const auto& p : projectors) {
+        auto h = with_file(p, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
+        if (!h) return h.error();
+        const auto sum = checked_add(info.weights, h->tensor_bytes);
+        if (!sum) return Error{"the tensor sizes overflow"};
+        info.weights = *sum;
+        info.files.push_back(p);
+    }
+    if (!projectors.empty()) info.weights_source += " + projector";
+    return info;
+}
+
+// The shards of a sharded safetensors model: those its index names (all of them present), else
+// the one file, else a numbered set (name-00001-of-00030.safetensors) that must be complete.
+// A file the model does not name is never summed; it is said.
+Expected<std::vector<std::string>> model_shards(const fs::path& dir, std::vector<std::string> found,
+                                                std::vector<std::string>& notes) {
+    std::sort(found.begin(), found.end());
+    std::error_code ec;
+    std::vector<std::string> named;
+    if (fs::exists(dir / kSafetensorsIndex, ec)) {
+        auto text = read_small_file((dir / kSafetensorsIndex).string(), kMaxIndexJson);
+        if (!text) return text.error();
+        auto index = parse_safetensors_index(*text);
+        if (!index) return Error{printable_path((dir / kSafetensorsIndex).string()) + ": " + index.error().message};
+        if (index->shards.size() > kMaxModelFiles) return Error{"the index names more shards than a model has"};
+        for (const auto& s : index->shards) named.push_back((dir / s).string());
+    } else if (found.size() > 1) {
+        static const std::regex numbered(R"(^(.*)-([0-9]{5})-of-([0-9]{5})\.safetensors$)");
+        std::smatch m;
+        if (!std::regex_match(found.front(), m, numbered))
+            return Error{printable_path(dir.string()) + " holds " + std::to_string(found.size()) +
+                         " .safetensors files and no " + kSafetensorsIndex + ": which are the model is unknown"};
+        const unsigned long count = std::stoul(m[3].str());
+        if (count == 0 || count > kMaxModelFiles) return Error{printable_path(found.front()) + ": a split into " + m[3].str() + " parts is not real"};
+        for (unsigned long i = 1; i <= count; ++i)
+            named.push_back(fmt::format("{}-{:05}-of-{:05}.safetensors", m[1].str(), i, count));
+    } else {
+        named = found;
+    }
+    std::vector<std::string> missing;
+    for (const auto& n : named)
+        if (!std::binary_search(found.begin(), found.end(), n)) missing.push_back(fs::path(n).filename().string());
+    if (!missing.empty())
+        return Error{"an incomplete download: " + std::to_string(missing.size()) + " of " + std::to_string(named.size()) +
+                     " shards are missing (" + printable(missing.front()) + (missing.size() > 1 ? ", ..." : "") +
+                     "); finish the download, the model cannot be sized without them"};
+    std::vector<std::string> extra;
+    std::sort(named.begin(), named.end());
+    std::set_difference(found.begin(), found.end(), named.begin(), named.end(), std::back_inserter(extra));
+    if (!extra.empty())
+        notes.push_back(std::to_string(extra.size()) + " .safetensors file" + (extra.size() == 1 ? "" : "s") +
+                        " the model does not name (" + printable(fs::path(extra.front()).filename().string()) +
+                        (extra.size() > 1 ? ", ..." : "") + ") not counted");
+    return named;
+}
+
+Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::string> found) {
+    if (found.size() > kMaxModelFiles) return Error{printable_path(dir.string()) + " holds more .safetensors files than a model has"};
+    std::vector<std::string> notes;
+    auto shards = model_shards(dir, std::move(found), notes);
+    if (!shards) return shards.error();
+    ModelInfo info;
+    info.format = ModelFormat::safetensors;
+    info.format_text = "safetensors";
+    auto config = read_small_file((dir / "config.json").string(), kMaxConfigJson);
+    if (!config) return Error{"a safetensors model needs its config.json: " + config.error().message};
+    auto arch = hf_architecture(*config);
+    if (!arch) return Error{printable_path((dir / "config.json").string()) + ": " + arch.error().message};
+    info.arch = std::move(*arch);
+    for (auto& n : notes) info.arch.notes.push_back(std::move(n));
+    for (const auto& f : *shards) {
+        auto h = with_file(f, info.header_bytes_read, [](ByteReader& in) { return parse_safetensors(in); });
+        if (!h) return h.error();
+        const auto sum = checked_add(info.weights, h->tensor_bytes);
+        if (!sum) return Error{"the tensor sizes overflow"};
+        info.weights = *sum;
+        info.files.push_back(f);
+    }
+    info.weights_source = "safetensors data_offsets (" + std::to_string(shards->size()) + " file" +
+                          (shards->size() == 1 ? "" : "s") + ")";
+    return info;
+}
+
+// A Hugging Face cache entry (models--org--name): the snapshot refs/main names, else its only one.
+Expected<fs::path> cache_snapshot(const fs::path& repo) {
+    std::error_code ec;
+    if (auto ref = read_small_file((repo / "refs" / "main").string(), 4096)) {
+        std::string hash = *ref;
+        while (!hash.empty() && (hash.back() == '\n' || hash.back() == '\r')) hash.pop_back();
+        if (hash.find('/') == std::string::npos && !hash.empty()) return repo / "snapshots" / hash;
+    }
+    std::vector<fs::path> snaps;
+    for (const auto& e : fs::directory_iterator(repo / "snapshots", ec)) snaps.push_back(e.path());
+    if (snaps.size() != 1)
+        return Error{printable_path(repo.string()) + " has " + std::to_string(snaps.size()) + " snapshots and no refs/main; name one"};
+    return snaps.front();
+}
+
+Expected<ModelInfo> read_dir(fs::path dir) {
+    std::error_code ec;
+    if (fs::is_directory(dir / "snapshots", ec)) {
+        auto snap = cache_snapshot(dir);
+        if (!snap) return snap.error();
+        dir = *snap;
+    }
+    std::vector<std::string> shards;
+    std::vector<std::string> ggufs;
+    std::vector<std::string> projectors;
+    std::size_t seen = 0;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (++seen > 4 * kMaxModelFiles) return Error{printable_path(dir.string()) + " holds too many files"};
+        const std::string p = e.path().string();
+        if (ends_with(p, ".safetensors")) shards.push_back(p);
+        else if (ends_with(p, ".json") || ends_with(p, ".txt") || ends_with(p, ".md")) continue;
+        else if (has_gguf_magic(p)) (is_projector(e.path()) ? projectors : ggufs).push_back(p);
+        if (shards.size() + ggufs.size() > kMaxModelFiles) return Error{printable_path(dir.string()) + " holds too many model files"};
+    }
+    if (ec) return Error{"cannot list " + printable_path(dir.string()) + ": " + ec.message()};
+    // An index with none of its shards yet is a download that has not begun, said as such.
+    if (!shards.empty() || fs::exists(dir / kSafetensorsIndex, ec)) return read_safetensors_dir(dir, std::move(shards));
+    std::sort(ggufs.begin(), ggufs.end());
+    std::sort(projectors.begin(), projectors.end());
+    // One GGUF model in the directory (one file, or the parts of one split): that one, with its
+    // projector (an LM Studio folder of a vision model holds both).
+    if (!ggufs.empty()) {
+        auto parts = gguf_parts(ggufs.front());
+        if (parts && *parts == ggufs && projectors.size() <= 1) return read_gguf(ggufs.front(), projectors);
+        return Error{printable_path(dir.string()) + " holds several GGUF models; name the file"};
+    }
+    return Error{printable_path(dir.string()) + " holds no GGUF or .safetensors model"};
+}
+
+// NAME[:TAG] from Ollama's store, the model's GGUF blob and its projectors.
+Expected<std::optional<ModelInfo>> read_ollama(const std::string& name, std::vector<std::string>& looked) {
+    const auto store = ollama_models_dir();
+    std::error_code ec;
+    if (!store || !fs::is_directory(*store, ec)) return std::optional<ModelInfo>();
+    looked.push_back("Ollama's " + printable_path(*store));
+    auto found = find_ollama_model(name, *store);
+    if (!found) return found.error();
+    if (!*found) return std::optional<ModelInfo>();
+    auto info = read_gguf((*found)->model_blob, (*found)->projectors);
+    if (!info) return info.error();
+    info->arch.notes.push_back("Ollama model " + printable(name) + ": " + printable_path((*found)->manifest));
+    return std::optional<ModelInfo>(std::move(*info));
+}
+
+// A folder of LM Studio's (publisher/model under ~/.lmstudio/models, or the older
+// ~/.cache/lm-studio/models).
+std::optional<fs::path> lm_studio_folder(const std::string& name, std::vector<std::string>& looked) {
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home == '\0' || name.empty() || name.front() == '/' || name.find("..") != std::string::npos)
+        return std::nullopt;
+    for (const auto* root : {".lmstudio/models", ".cache/lm-studio/models"}) {
+        const fs::path base = fs::path(home) / root;
+        std::error_code ec;
+        if (!fs::is_directory(base, ec)) continue;
+        looked.push_back("LM Studio's " + printable_path(base.string()));
+        if (fs::is_directory(base / name, ec)) return base / name;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Expected<ModelInfo> read_model(const std::string& path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec == std::errc::too_many_symbolic_link_levels)
+        return Error{printable_path(path) + ": a symbolic link loop (or a chain too long to follow)"};
+    if (ec && ec != std::errc::no_such_file_or_directory) return Error{printable_path(path) + ": " + ec.message()};
+    if (!fs::exists(status)) {
+        // Not a path: a model name, as Ollama or LM Studio know it.
+        std::vector<std::string> looked;
+        auto ollama = read_ollama(path, looked);
+        if (!ollama) return ollama.error();
+        if (*ollama) return std::move(**ollama);
+        if (const auto folder = lm_studio_folder(path, looked)) return read_dir(*folder);
+        std::string where;
+        for (const auto& l : looked) where += (where.empty() ? "" : ", ") + l;
+        return Error{"no such file or directory: " + printable_path(path) +
+                     (where.empty() ? std::string() : " (nor a model of that name in " + where + ")")};
+    }
+    if (fs::is_directory(status)) return read_dir(fs::path(path));
+    if (ends_with(path, ".safetensors")) return read_dir(fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path());
+    if (has_gguf_magic(path)) return read_gguf(path);
+    return Error{printable_path(path) + " is neither a GGUF file (no GGUF magic) nor a model directory"};
+}
+
+}  // namespace wiredcap::fit

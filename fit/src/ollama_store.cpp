@@ -1,0 +1,121 @@
+#include "ollama_store.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "regular_file.hpp"
+#include "wiredcap/fit/byte_reader.hpp"
+#include "wiredcap/fit/printable.hpp"
+
+namespace wiredcap::fit {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Ollama's name parts: letters, digits, '.', '_', '-' (and ':' only before the tag). Anything
+// else (a path, "..") is not a model name, so it cannot walk out of the store.
+bool name_part(const std::string& s) {
+    return !s.empty() && s.size() <= 128 && s != "." && s != ".." &&
+           std::all_of(s.begin(), s.end(), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '_' || c == '-';
+           });
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string::size_type at = 0;
+    for (;;) {
+        const auto next = s.find(sep, at);
+        out.push_back(s.substr(at, next - at));
+        if (next == std::string::npos) return out;
+        at = next + 1;
+    }
+}
+
+// manifests/<host>/<namespace>/<model>/<tag> for NAME[:TAG]; nullopt for what is not a name.
+std::optional<fs::path> manifest_path(const std::string& name) {
+    std::string path_part = name;
+    std::string tag = "latest";
+    if (const auto colon = name.rfind(':'); colon != std::string::npos && name.find('/', colon) == std::string::npos) {
+        path_part = name.substr(0, colon);
+        tag = name.substr(colon + 1);
+    }
+    auto parts = split(path_part, '/');
+    if (parts.size() == 1) parts.insert(parts.begin(), "library");
+    if (parts.size() == 2) parts.insert(parts.begin(), "registry.ollama.ai");
+    if (parts.size() != 3 || !name_part(tag)) return std::nullopt;
+    for (const auto& p : parts)
+        if (!name_part(p)) return std::nullopt;
+    return fs::path("manifests") / parts[0] / parts[1] / parts[2] / tag;
+}
+
+Expected<std::string> read_text(const std::string& path, std::uint64_t limit) {
+    auto file = RegularFile::open(path);
+    if (!file) return file.error();
+    if (file->size() > limit) return Error{printable_path(path) + " is larger than a manifest can be"};
+    std::string text(static_cast<std::size_t>(file->size()), '\0');
+    ByteReader in = ByteReader::of_file(file->fd(), text.size());
+    if (!in.read(text.data(), text.size())) return Error{"cannot read " + printable_path(path)};
+    return text;
+}
+
+// blobs/sha256-<64 hex> for a digest "sha256:<64 hex>".
+std::optional<std::string> blob_name(const std::string& digest) {
+    constexpr std::string_view prefix = "sha256:";
+    if (digest.size() != prefix.size() + 64 || digest.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    const std::string hex = digest.substr(prefix.size());
+    if (!std::all_of(hex.begin(), hex.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }))
+        return std::nullopt;
+    return "sha256-" + hex;
+}
+
+}  // namespace
+
+std::optional<std::string> ollama_models_dir() {
+    if (const char* env = std::getenv("OLLAMA_MODELS"); env != nullptr && *env != '\0') return std::string(env);
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+        return (fs::path(home) / ".ollama" / "models").string();
+    return std::nullopt;
+}
+
+Expected<std::optional<OllamaModel>> find_ollama_model(const std::string& name, const std::string& store) {
+    using Out = std::optional<OllamaModel>;
+    const auto rel = manifest_path(name);
+    if (!rel) return Out();
+    const fs::path manifest = fs::path(store) / *rel;
+    std::error_code ec;
+    if (!fs::is_regular_file(manifest, ec)) return Out();
+    auto text = read_text(manifest.string(), 1u << 20);
+    if (!text) return text.error();
+    const auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    const auto layers = doc.is_object() ? doc.find("layers") : doc.end();
+    if (!doc.is_object() || layers == doc.end() || !layers->is_array())
+        return Error{"the Ollama manifest " + printable_path(manifest.string()) + " has no layers"};
+    OllamaModel m;
+    m.manifest = manifest.string();
+    for (const auto& layer : *layers) {
+        if (!layer.is_object()) continue;
+        const auto type = layer.value("mediaType", std::string());
+        const bool model = type == "application/vnd.ollama.image.model";
+        if (!model && type != "application/vnd.ollama.image.projector") continue;
+        const auto blob = blob_name(layer.value("digest", std::string()));
+        if (!blob) return Error{"the Ollama manifest " + printable_path(manifest.string()) + " has a layer with no sha256 digest"};
+        const std::string path = (fs::path(store) / "blobs" / *blob).string();
+        if (!fs::exists(path, ec))
+            return Error{"Ollama's blob " + printable_path(path) + " for " + printable(name) +
+                         " is missing (an interrupted pull? run: ollama pull " + printable(name) + ")"};
+        if (model) {
+            if (!m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest.string()) + " names two models"};
+            m.model_blob = path;
+        } else {
+            m.projectors.push_back(path);
+        }
+    }
+    if (m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest.string()) + " names no model layer"};
+    return Out(std::move(m));
+}
+
+}  // namespace wiredcap::fit

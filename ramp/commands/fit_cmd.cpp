@@ -1,0 +1,274 @@
+#include "commands/fit_cmd.hpp"
+
+#include <charconv>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "wiredcap/fit/overhead.hpp"
+#include "wiredcap/fit/printable.hpp"
+#include "engine/recovery.hpp"
+#include "readings/journal_reader.hpp"
+#include "readings/metal.hpp"
+#include "readings/readings.hpp"
+#include "json_contract.hpp"
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/units/casts.hpp"
+#include "wiredcap/units/format.hpp"
+#include "wiredcap/units/parse.hpp"
+
+namespace wiredcap::fit {
+namespace {
+
+using units::Bytes;
+using units::MiB;
+
+constexpr std::uint64_t kMaxContext = 1u << 24;  // 16 Mi tokens: beyond any model's
+constexpr std::uint64_t kMaxParallel = 4096;
+
+Expected<std::uint64_t> whole_number(const std::string& option, const std::string& text, std::uint64_t max) {
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v == 0 || v > max)
+        return Error{option + " takes a whole number from 1 to " + std::to_string(max) + ", not '" + text + "'"};
+    return v;
+}
+
+Expected<KvType> cache_type(const std::string& option, const std::string& text) {
+    const auto t = kv_type_of(text);
+    if (!t) return Error{option + " takes " + kv_type_names() + ", not " + units::quote_input(text)};
+    return *t;
+}
+
+Expected<KvRequest> kv_request(const FitRequest& req) {
+    KvRequest r;
+    auto ctx = whole_number("--context", req.context, kMaxContext);
+    if (!ctx) return ctx.error();
+    auto par = whole_number("--parallel", req.parallel, kMaxParallel);
+    if (!par) return par.error();
+    const auto k = cache_type(req.kv_type_k ? "--kv-type-k" : "--kv-type", req.kv_type_k.value_or(req.kv_type));
+    if (!k) return k.error();
+    const auto v = cache_type(req.kv_type_v ? "--kv-type-v" : "--kv-type", req.kv_type_v.value_or(req.kv_type));
+    if (!v) return v.error();
+    r.context = *ctx;
+    r.parallel = *par;
+    r.k_type = *k;
+    r.v_type = *v;
+    return r;
+}
+
+
+
+// "4.58 GiB (4920739232 B)"; below a GiB in MiB.
+std::string size_text(Bytes b) {
+    const bool small = b < Bytes(units::GiB::from_count_or_throw(1));
+    const std::string head = small ? units::rounded_decimal(b, units::SizeUnit::mebibytes, 2) + " MiB"
+                                   : units::rounded_decimal(b, units::SizeUnit::gibibytes, 2) + " GiB";
+    return head + " (" + std::to_string(b.count()) + " B)";
+}
+
+constexpr std::string_view kHighestSource = "computed: policy max, memory minus the reserve, hang ceiling";
+constexpr std::string_view kTotalSource = "computed: weights + KV cache + recurrent state + overhead";
+constexpr std::string_view kRecurrentSource = "computed: state per recurrent layer and sequence, f32";
+
+// Sizes as every answer gives them (json_contract.hpp): what the model needs in MiB rounded up,
+// a limit rounded down, both toward safety.
+void render_json(const FitAnswer& a, const std::string& path, std::ostream& out) {
+    const auto& m = a.model;
+    JsonObject model;
+    model.str("path", path).str("format", m.format_text).str("architecture", m.arch.name).strings("files", m.files);
+    if (m.arch.trained_context) model.num("trained_context", *m.arch.trained_context); else model.null("trained_context");
+    JsonObject o = cli::contract::head("wiredcap.fit/2");
+    o.boolean("simulated", a.simulated);
+    o.object("model", model);
+    const auto& k = a.kv_request;
+    o.object("request", JsonObject().num("context", k.context).num("parallel", k.parallel)
+                            .str("kv_type", k.k_type == k.v_type ? kv_type_name(k.k_type) : "mixed")
+                            .str("kv_type_k", kv_type_name(k.k_type)).str("kv_type_v", kv_type_name(k.v_type)));
+    o.object("weights", cli::contract::need_from_bytes(m.weights, m.weights_source));
+    o.object("kv_cache", cli::contract::need_from_bytes(a.kv.total, m.arch.source).num("full_layers", a.kv.full_layers)
+                             .num("window_layers", a.kv.window_layers).num("full_cells", a.kv.full_cells)
+                             .num("window_cells", a.kv.window_cells).num("recurrent_layers", a.kv.recurrent_layers)
+                             .num("uncached_layers", a.kv.uncached_layers).str("rule", m.arch.rule));
+    o.object("recurrent_state", cli::contract::need_from_bytes(a.kv.recurrent, kRecurrentSource));
+    // A rate, not a size: one token adds far less than a MiB, so this one figure counts bytes,
+    // and its name says so.
+    o.object("kv_bytes_per_token", JsonObject().num("value", a.kv.per_token.count()).str("source", m.arch.source));
+    o.object("overhead", cli::contract::need_from_bytes(kOverhead, kOverheadSource).boolean("estimate", true));
+    o.object("total", cli::contract::need_from_bytes(a.total, kTotalSource));
+    const auto& v = a.verdict;
+    o.object("effective_cap", cli::contract::limit_from_bytes(v.cap, v.cap ? v.cap_source : "Metal recommendedMaxWorkingSetSize",
+                                                              v.cap_source));
+    o.object("highest", cli::contract::size(v.highest, kHighestSource, "the policy, the memory size or the hang ceiling is unknown"));
+    o.str("verdict", verdict_name(v.verdict));
+    // null: there is nothing to raise to (the verdict says why).
+    if (v.recommended) o.object("recommended", cli::contract::size(v.recommended, "computed: total rounded up to whole GiB within the limits", ""));
+    else o.null("recommended");
+    if (v.command) o.str("command", *v.command); else o.null("command");
+    if (v.why.empty()) o.null("why"); else o.str("why", v.why);
+    if (a.over_by) o.object("over_by", cli::contract::need_from_bytes(*a.over_by, "computed: total minus the highest allowed"));
+    else o.null("over_by");
+    if (a.largest_context) o.num("largest_context", *a.largest_context); else o.null("largest_context");
+    if (a.fitting_kv_type) o.str("fits_with_kv_type", kv_type_name(*a.fitting_kv_type)); else o.null("fits_with_kv_type");
+    o.strings("notes", m.arch.notes);
+    out << o.text() << "\n";
+}
+
+// label, value, and its [source] on the same line when the 80 columns allow, else below.
+void line(std::ostream& out, std::string_view label, const std::string& value, std::string_view source = {}) {
+    const std::string head = fmt::format("{:<16}{}", label, value);
+    if (source.empty()) out << head << "\n";
+    else if (head.size() + 5 + source.size() <= 80) out << head << "   [" << source << "]\n";
+    else out << head << "\n    [" << source << "]\n";
+}
+
+std::string verdict_text(const VerdictResult& v) {
+    switch (v.verdict) {
+        case Verdict::fits_now: return "fits under the cap the GPU has now";
+        case Verdict::fits_after_raise: return "fits after raising the cap to " + units::describe(*v.recommended);
+        case Verdict::does_not_fit: return "does not fit on this machine";
+        case Verdict::unknown: break;
+    }
+    return "unknown";
+}
+
+// "24 full layers, 8 windowed, 36 recurrent, 1 without cache": only the kinds present.
+std::string layer_counts(const KvEstimate& e) {
+    std::string out = std::to_string(e.full_layers) + " full layers";
+    if (e.window_layers != 0) out += ", " + std::to_string(e.window_layers) + " windowed";
+    if (e.recurrent_layers != 0) out += ", " + std::to_string(e.recurrent_layers) + " recurrent";
+    if (e.uncached_layers != 0) out += ", " + std::to_string(e.uncached_layers) + " without cache";
+    return out;
+}
+
+void render_human(const FitAnswer& a, const std::string& path, std::ostream& out) {
+    const auto& m = a.model;
+    const auto& k = a.kv_request;
+    if (a.simulated) out << "SIMULATED Mac: the cap and memory below are readings of the simulator\n";
+    line(out, "model", printable_path(path));
+    std::string about = m.format_text + ", " + m.arch.name + ", " + std::to_string(m.files.size()) +
+                        (m.files.size() == 1 ? " file" : " files");
+    if (m.arch.trained_context) about += "; trained context " + std::to_string(*m.arch.trained_context);
+    line(out, "", about);
+    line(out, "weights", size_text(m.weights), m.weights_source);
+    line(out, "KV cache", size_text(a.kv.total), m.arch.source);
+    line(out, "", fmt::format("{} tokens x {} sequence{}, {}; {}", k.context, k.parallel, k.parallel == 1 ? "" : "s",
+                              cache_types(k), layer_counts(a.kv)));
+    line(out, "rule", m.arch.rule);
+    if (a.kv.recurrent_layers != 0) line(out, "recurrent", size_text(a.kv.recurrent), kRecurrentSource);
+    line(out, "per token", std::to_string(a.kv.per_token.count()) + " B of KV cache per token of context");
+    line(out, "overhead", size_text(kOverhead), kOverheadSource);
+    line(out, "total", size_text(a.total));
+    const auto& v = a.verdict;
+    line(out, "effective cap", v.cap ? size_text(*v.cap) : "unknown (" + v.cap_source + ")", v.cap ? v.cap_source : "");
+    line(out, "highest allowed", v.highest ? units::describe(*v.highest) : "unknown", kHighestSource);
+    for (const auto& n : m.arch.notes) line(out, "note", n);
+    line(out, "verdict", verdict_text(v));
+    if (!v.why.empty()) line(out, "", v.why);
+    if (a.over_by) line(out, "over by", size_text(*a.over_by));
+    if (a.largest_context) line(out, "would fit", fmt::format("{} tokens of context ({})", *a.largest_context, cache_types(k)));
+    if (a.fitting_kv_type)
+        line(out, a.largest_context ? "or" : "would fit",
+             fmt::format("{} tokens with --kv-type {}", k.context, kv_type_name(*a.fitting_kv_type)));
+    if (v.command) line(out, "run", *v.command);
+    else if (v.verdict == Verdict::fits_now) line(out, "run", "nothing: the cap already allows it");
+}
+
+// What the model needs at a request: weights + KV cache + recurrent state + overhead.
+std::optional<Bytes> total_at(const ModelInfo& m, const KvRequest& r) {
+    const auto kv = estimate_kv(m.arch, r);
+    if (!kv) return std::nullopt;
+    const auto a = checked_add(m.weights, kv->total);
+    const auto b = a ? checked_add(*a, kv->recurrent) : std::nullopt;
+    return b ? checked_add(*b, kOverhead) : std::nullopt;
+}
+
+// For a model that does not fit: how far over the highest allowed value it is, the largest
+// context that fits under it (the need grows with the context, so a bisection finds it), and
+// the first smaller cache type that fits at the context asked. The band's floor must fit too.
+void what_would_fit(FitAnswer& a, const std::optional<cli::PolicyView>& policy) {
+    const auto& v = a.verdict;
+    if (v.verdict != Verdict::does_not_fit || !v.highest) return;
+    const Bytes limit(*v.highest);
+    a.over_by = checked_sub(a.total, limit);
+    if (policy && policy->min > *v.highest) return;
+    const auto fits = [&](const KvRequest& r) {
+        const auto t = total_at(a.model, r);
+        return t && *t <= limit;
+    };
+    KvRequest r = a.kv_request;
+    std::uint64_t lo = 0;  // fits (no context at all is the weights alone: checked below)
+    std::uint64_t hi = r.context;
+    r.context = 1;
+    if (fits(r)) {
+        lo = 1;
+        while (hi - lo > 1) {
+            r.context = lo + (hi - lo) / 2;
+            (fits(r) ? lo : hi) = r.context;
+        }
+        a.largest_context = lo;
+    }
+    for (const KvType t : {KvType::q8_0, KvType::q4_0}) {
+        KvRequest q = a.kv_request;
+        if (kv_type_bytes_per_256(t) >= kv_type_bytes_per_256(q.k_type) && kv_type_bytes_per_256(t) >= kv_type_bytes_per_256(q.v_type)) continue;
+        q.k_type = q.v_type = t;
+        if (fits(q)) {
+            a.fitting_kv_type = t;
+            return;
+        }
+    }
+}
+
+}  // namespace
+
+std::string cache_types(const KvRequest& k) {
+    if (k.k_type == k.v_type) return std::string(kv_type_name(k.k_type));
+    return "K " + std::string(kv_type_name(k.k_type)) + ", V " + std::string(kv_type_name(k.v_type));
+}
+
+Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitRequest& req) {
+    auto kvr = kv_request(req);
+    if (!kvr) return FitError{ExitCode::usage, kvr.error().message};
+    auto model = read_model(req.path);
+    if (!model) return FitError{ExitCode::usage, model.error().message};
+    auto kv = estimate_kv(model->arch, *kvr);
+    if (!kv) return FitError{ExitCode::usage, kv.error().message};
+    const auto with_kv = checked_add(model->weights, kv->total);
+    const auto with_state = with_kv ? checked_add(*with_kv, kv->recurrent) : std::nullopt;
+    const auto total = with_state ? checked_add(*with_state, kOverhead) : std::nullopt;
+    if (!total) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};
+    if (const auto trained = model->arch.trained_context; trained && kvr->context > *trained)
+        model->arch.notes.push_back("--context " + std::to_string(kvr->context) + " is above the " +
+                                    std::to_string(*trained) + " tokens the model was trained on: past them its "
+                                    "output degrades unless its rope scaling extends it");
+    FitAnswer a{std::move(*model), *kvr, *kv, *total, false, {}, {}, {}, {}};
+    auto machine = cli::read_machine(ctx.helper);
+    if (!machine) return FitError{ExitCode::internal_error, machine.error().message};
+    const auto metal = cli::read_metal(*machine, ctx.helper.dev());
+    a.simulated = machine->simulated();
+    VerdictInput in{a.total, machine->knob.value, metal.working_set, machine->memsize.value, machine->policy};
+    // A value that hung binds the advice as it binds the ramp: fit never suggests a ramp that
+    // would be refused. An unreadable journal leaves it unknown (no advice), as the ramp refuses.
+    if (auto contents = journal_view::read_journal(cli::journal_path(ctx.helper.dev()))) {
+        const auto report = recovery::analyse(contents->entries, machine->boot_id.value.value_or(""));
+        if (report.hang_ceiling) in.hang_ceiling = report.hang_ceiling->value;
+    } else {
+        in.hang_unknown = contents.error().message;
+    }
+    a.verdict = decide(in, metal.source);
+    if (!metal.working_set && !a.verdict.cap) a.verdict.cap_source = metal.why_unknown;
+    what_would_fit(a, machine->policy);
+    return a;
+}
+
+ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req) {
+    auto a = analyse(ctx, req);
+    if (!a) {
+        ctx.err << "wiredcap fit: " << a.error().message << "\n";
+        return a.error().code;
+    }
+    if (ctx.json) render_json(*a, req.path, ctx.out);
+    else render_human(*a, req.path, ctx.out);
+    return ExitCode::ok;
+}
+
+}  // namespace wiredcap::fit

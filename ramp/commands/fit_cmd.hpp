@@ -1,0 +1,53 @@
+// `wiredcap fit PATH`: how much memory a model needs (weights from its tensor table, KV cache
+// from its attention layout, a stated overhead estimate) against the machine's effective cap,
+// the policy's highest value and memory minus the reserve; with the one command to run.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli_context.hpp"
+#include "commands/fit_verdict.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
+#include "wiredcap/fit/model_files.hpp"
+#include "wiredcap/exit_codes.hpp"
+
+namespace wiredcap::fit {
+
+struct FitRequest {
+    std::string path;
+    std::string context = "4096";  // tokens per sequence (llama.cpp's default context)
+    std::string kv_type = "f16";  // both caches, unless one is named below
+    std::optional<std::string> kv_type_k;
+    std::optional<std::string> kv_type_v;
+    std::string parallel = "1";
+};
+
+struct FitAnswer {
+    ModelInfo model;
+    KvRequest kv_request;
+    KvEstimate kv;
+    units::Bytes total = units::Bytes::zero();
+    bool simulated = false;
+    VerdictResult verdict;
+    // When it does not fit: by how much, the largest context that would, and the first smaller
+    // cache type that would at the context asked (each nullopt when none would).
+    std::optional<units::Bytes> over_by;
+    std::optional<std::uint64_t> largest_context;
+    std::optional<KvType> fitting_kv_type;
+};
+
+struct FitError {
+    ExitCode code;
+    std::string message;
+};
+
+// Reads the model's headers and the machine, and decides. Used by `fit` and `ramp --for`.
+[[nodiscard]] Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitRequest& req);
+
+// "q8_0", or "K q8_0, V f16" when the two caches differ.
+[[nodiscard]] std::string cache_types(const KvRequest& k);
+
+[[nodiscard]] ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req);
+
+}  // namespace wiredcap::fit

@@ -1,0 +1,234 @@
+// Finding models where people keep them (issue 27): a GGUF by its magic, whatever its name;
+// Ollama's store by model name (manifest + blobs/sha256-..., the projector counted); LM Studio's
+// folders (the model and its mmproj); Hugging Face snapshots through model.safetensors.index.json,
+// an incomplete download refused and a file the index does not name never summed. Fixtures are
+// header-only (sparse weights), with the stores' real layouts.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+
+#include "wiredcap/fit/kv_cache.hpp"
+#include "wiredcap/fit/model_files.hpp"
+#include "model_writer.hpp"
+
+namespace wiredcap::fit {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::GgufWriter;
+using testing::write_file;
+
+// Sets an environment variable for one test and puts the old value back.
+class EnvVar {
+public:
+    EnvVar(const char* name, const std::string& value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~EnvVar() {
+        if (old_) ::setenv(name_, old_->c_str(), 1);
+        else ::unsetenv(name_);
+    }
+    EnvVar(const EnvVar&) = delete;
+    EnvVar& operator=(const EnvVar&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+class FitDiscovery : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("wiredcap-disc-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    fs::path dir_;
+};
+
+// Llama 3.1 70B's attention layout (80 layers, 64 heads, 8 KV heads x 128) over `weights` bytes
+// of f16 (a hole).
+GgufWriter llama70b(std::uint64_t weights) {
+    GgufWriter w;
+    w.str("general.architecture", "llama").u32("llama.block_count", 80).u32("llama.embedding_length", 8192)
+        .u32("llama.attention.head_count", 64).u32("llama.attention.head_count_kv", 8)
+        .u32("llama.context_length", 131072);
+    w.tensor("token_embd.weight", {8192, weights / (8192 * 2)}, 1, weights);
+    return w;
+}
+
+GgufWriter projector(std::uint64_t weights) {
+    GgufWriter w;
+    w.str("general.architecture", "clip").str("general.type", "mmproj");
+    w.tensor("v.patch_embd.weight", {1024, weights / 2048}, 1, weights);
+    return w;
+}
+
+// The rule for this layout: 80 layers x (K + V) of 8 x 128 f16 values per token.
+std::uint64_t llama70b_kv(std::uint64_t ctx) { return 80u * 2 * 8 * 128 * 2 * ctx; }
+
+const std::string kModelDigest(64, 'a');
+const std::string kProjectorDigest(64, 'b');
+
+// ~/.ollama/models as `ollama pull llama3.1:70b` leaves it (plus a projector, as a vision
+// model's manifest has).
+fs::path ollama_store(const fs::path& root) {
+    fs::create_directories(root / "blobs");
+    fs::create_directories(root / "manifests/registry.ollama.ai/library/llama3.1");
+    llama70b(64ULL << 20).write_sparse((root / "blobs" / ("sha256-" + kModelDigest)).string());
+    projector(2ULL << 20).write_sparse((root / "blobs" / ("sha256-" + kProjectorDigest)).string());
+    write_file((root / "blobs" / ("sha256-" + std::string(64, 'c'))).string(), "LICENSE TEXT");
+    write_file((root / "manifests/registry.ollama.ai/library/llama3.1/70b").string(),
+               R"({"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",)"
+               R"("config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:)" +
+                   std::string(64, 'd') + R"(","size":485},"layers":[)"
+                   R"({"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" + kModelDigest +
+                   R"(","size":67109184},{"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:)" +
+                   kProjectorDigest + R"(","size":2097600},{"mediaType":"application/vnd.ollama.image.license",)"
+                   R"("digest":"sha256:)" + std::string(64, 'c') + R"(","size":12}]})");
+    return root;
+}
+
+TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
+    const EnvVar store("OLLAMA_MODELS", ollama_store(dir_ / "ollama").string());
+    const auto m = read_model("llama3.1:70b");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), (64ULL << 20) + (2ULL << 20));  // the license is not weights
+    EXPECT_EQ(m->files.size(), 2u);
+    EXPECT_NE(m->weights_source.find("projector"), std::string::npos);
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+        const auto kv = estimate_kv(m->arch, KvRequest{ctx, 1, KvType::f16, KvType::f16});
+        ASSERT_TRUE(kv);
+        EXPECT_EQ(kv->total.count(), llama70b_kv(ctx)) << ctx;
+    }
+}
+
+TEST_F(FitDiscovery, OllamaNamesAreResolvedAsOllamaDoes) {
+    const EnvVar store("OLLAMA_MODELS", ollama_store(dir_ / "ollama").string());
+    // No 'latest' tag was pulled: not found, and the message says where wiredcap looked.
+    const auto latest = read_model("llama3.1");
+    ASSERT_FALSE(latest);
+    EXPECT_NE(latest.error().message.find("Ollama's"), std::string::npos) << latest.error().message;
+    // A name cannot walk out of the store.
+    EXPECT_FALSE(read_model("../../etc:passwd"));
+    // A blob the manifest names but the store lacks: an interrupted pull, said as one.
+    fs::remove(dir_ / "ollama" / "blobs" / ("sha256-" + kModelDigest));
+    const auto missing = read_model("llama3.1:70b");
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.error().message.find("ollama pull llama3.1:70b"), std::string::npos) << missing.error().message;
+}
+
+TEST_F(FitDiscovery, OllamaStoreUnderHomeByDefault) {
+    ollama_store(dir_ / "home" / ".ollama" / "models");
+    const EnvVar home("HOME", (dir_ / "home").string());
+    ::unsetenv("OLLAMA_MODELS");
+    EXPECT_TRUE(read_model("llama3.1:70b"));
+}
+
+// Ollama's blob is a GGUF without .gguf: it is read by its magic.
+TEST_F(FitDiscovery, GgufByMagicNotByName) {
+    const fs::path blob = dir_ / ("sha256-" + kModelDigest);
+    llama70b(64ULL << 20).write_sparse(blob.string());
+    const auto m = read_model(blob.string());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 64ULL << 20);
+    write_file((dir_ / "notes.bin").string(), "not a model");
+    const auto not_gguf = read_model((dir_ / "notes.bin").string());
+    ASSERT_FALSE(not_gguf);
+    EXPECT_NE(not_gguf.error().message.find("no GGUF magic"), std::string::npos);
+}
+
+// ~/.lmstudio/models/<publisher>/<model>/: the model and its vision projector.
+TEST_F(FitDiscovery, LmStudioFolderByNameAndByPath) {
+    const fs::path folder = dir_ / "home/.lmstudio/models/lmstudio-community/Llama-3.1-70B-GGUF";
+    fs::create_directories(folder);
+    llama70b(64ULL << 20).write_sparse((folder / "Llama-3.1-70B-Q4_K_M.gguf").string());
+    projector(2ULL << 20).write_sparse((folder / "mmproj-model-f16.gguf").string());
+    const EnvVar home("HOME", (dir_ / "home").string());
+    for (const std::string& name : {std::string("lmstudio-community/Llama-3.1-70B-GGUF"), folder.string()}) {
+        const auto m = read_model(name);
+        ASSERT_TRUE(m) << m.error().message;
+        EXPECT_EQ(m->weights.count(), (64ULL << 20) + (2ULL << 20)) << name;
+        EXPECT_EQ(m->arch.layers.size(), 80u);
+    }
+}
+
+const char* kConfig = R"({"model_type":"mistral","num_hidden_layers":4,"num_attention_heads":8,
+  "num_key_value_heads":2,"hidden_size":512,"max_position_embeddings":32768})";
+
+std::string shard(const std::string& tensor, std::uint64_t bytes) {
+    return testing::safetensors_file(R"({")" + tensor + R"(":{"dtype":"U8","shape":[)" + std::to_string(bytes) +
+                                         R"(],"data_offsets":[0,)" + std::to_string(bytes) + "]}}",
+                                     bytes);
+}
+
+std::string five_digits(int n) {
+    const std::string s = std::to_string(n);
+    return std::string(5 - s.size(), '0') + s;
+}
+
+// model-0000I-of-0000N.safetensors, Hugging Face's shard names.
+std::string shard_name(int i, int count) { return "model-" + five_digits(i) + "-of-" + five_digits(count) + ".safetensors"; }
+
+// An index naming `count` shards, one tensor each.
+std::string index_json(int count) {
+    std::string map;
+    for (int i = 1; i <= count; ++i)
+        map += std::string(i == 1 ? "" : ",") + "\"t" + std::to_string(i) + "\":\"" + shard_name(i, count) + "\"";
+    return R"({"metadata":{"total_size":)" + std::to_string(count * 1000) + R"(},"weight_map":{)" + map + "}}";
+}
+
+// A download stopped at 20 of 30 shards: refused, never summed as a smaller model.
+TEST_F(FitDiscovery, IncompleteHuggingFaceDownloadIsRefused) {
+    write_file((dir_ / "config.json").string(), kConfig);
+    write_file((dir_ / "model.safetensors.index.json").string(), index_json(30));
+    const auto none = read_model(dir_.string());
+    ASSERT_FALSE(none);
+    EXPECT_NE(none.error().message.find("30 of 30 shards are missing"), std::string::npos) << none.error().message;
+    for (int i = 1; i <= 20; ++i) write_file((dir_ / shard_name(i, 30)).string(), shard("t" + std::to_string(i), 1000));
+    const auto m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("incomplete download: 10 of 30 shards are missing"), std::string::npos)
+        << m.error().message;
+    for (int i = 21; i <= 30; ++i) write_file((dir_ / shard_name(i, 30)).string(), shard("t" + std::to_string(i), 1000));
+    const auto whole = read_model(dir_.string());
+    ASSERT_TRUE(whole) << whole.error().message;
+    EXPECT_EQ(whole->weights.count(), 30000u);
+}
+
+// A Mistral snapshot carries consolidated.safetensors (the same weights for mistral-inference)
+// beside the sharded model: only the shards the index names count, and the other file is said.
+TEST_F(FitDiscovery, FileTheIndexDoesNotNameIsNotSummed) {
+    write_file((dir_ / "config.json").string(), kConfig);
+    write_file((dir_ / "model.safetensors.index.json").string(), index_json(2));
+    write_file((dir_ / shard_name(1, 2)).string(), shard("t1", 1000));
+    write_file((dir_ / shard_name(2, 2)).string(), shard("t2", 1000));
+    write_file((dir_ / "consolidated.safetensors").string(), shard("w", 2000));
+    const auto m = read_model(dir_.string());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 2000u);
+    EXPECT_EQ(m->files.size(), 2u);
+    ASSERT_FALSE(m->arch.notes.empty());
+    bool said = false;
+    for (const auto& n : m->arch.notes) said = said || n.find("consolidated.safetensors") != std::string::npos;
+    EXPECT_TRUE(said);
+}
+
+// Without an index, numbered shards must all be there; unnumbered extras make the model unknown.
+TEST_F(FitDiscovery, NumberedShardsWithoutIndexMustBeComplete) {
+    write_file((dir_ / "config.json").string(), kConfig);
+    write_file((dir_ / shard_name(1, 3)).string(), shard("t1", 1000));
+    write_file((dir_ / shard_name(3, 3)).string(), shard("t3", 1000));
+    const auto m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("1 of 3 shards are missing"), std::string::npos) << m.error().message;
+}
+
+}  // namespace
+}  // namespace wiredcap::fit

@@ -1,0 +1,291 @@
+// The KV cache of today's model families, as llama.cpp allocates it, from header-only fixtures:
+// a GGUF header with each model's published hyperparameters (the keys llama.cpp's converter
+// writes) and the model's config.json. Each expected figure is derived here, in the test, from
+// the runtime's rule, at three contexts; and each family is held to a figure llama.cpp (or a
+// fork of it) printed, where one is published.
+//
+// The rules (llama.cpp, src/):
+//   llama-kv-cache.cpp      K and V rows of n_embd_k_gqa / n_embd_v_gqa per layer; no V tensor
+//                           when hparams.is_mla(); no cache for a layer !has_kv(il)
+//   llama-kv-cache-iswa.cpp a windowed layer holds min(full, pad256(n_swa x seqs + n_ubatch))
+//   llama-memory-hybrid.cpp the KV cache filters out recurrent layers; llama-memory-recurrent.cpp
+//                           keeps n_embd_r + n_embd_s f32 values per recurrent layer per sequence
+//   llama-model.cpp         LLM_ARCH_LLAMA4: chunked, n_swa 8192, pattern 4; LLM_ARCH_GLM4_MOE:
+//                           n_layer_kv_from_start = n_layer - nextn_predict_layers;
+//                           LLM_ARCH_QWEN35/QWEN3NEXT: recurrent unless (i + 1) % interval == 0
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "wiredcap/fit/gguf_architecture.hpp"
+#include "wiredcap/fit/gguf_header.hpp"
+#include "wiredcap/fit/hf_config.hpp"
+#include "wiredcap/fit/kv_cache.hpp"
+#include "model_writer.hpp"
+
+namespace wiredcap::fit {
+namespace {
+
+using testing::GgufWriter;
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+Architecture from_gguf(const GgufWriter& w) {
+    const std::string f = w.file();
+    ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(f.data(), f.size())));
+    auto h = parse_gguf(in);
+    if (!h) throw std::runtime_error(h.error().message);
+    auto a = gguf_architecture(*h);
+    if (!a) throw std::runtime_error(a.error().message);
+    return *a;
+}
+
+Architecture from_config(const std::string& json) {
+    auto a = hf_architecture(json);
+    if (!a) throw std::runtime_error(a.error().message);
+    return *a;
+}
+
+KvEstimate kv(const Architecture& a, std::uint64_t context, KvType type, std::uint64_t parallel = 1) {
+    auto e = estimate_kv(a, KvRequest{context, parallel, type, type});
+    if (!e) throw std::runtime_error(e.error().message);
+    return *e;
+}
+
+// Bytes of one row of `values` in a cache type: f16 2 bytes a value, q8_0 34 bytes per 32.
+std::uint64_t f16_row(std::uint64_t values) { return values * 2; }
+std::uint64_t q8_row(std::uint64_t values) { return values / 32 * 34; }
+
+// --- MLA: DeepSeek-R1 / V3 (and Kimi K2, the same attention) ------------------------------------
+// GGUF as llama.cpp's converter writes it since the MLA cache: one KV head of key_length 576
+// (kv_lora_rank 512 + rope 64), value_length 512, and the per-head sizes as *_mla.
+GgufWriter deepseek_r1_gguf() {
+    GgufWriter w;
+    w.str("general.architecture", "deepseek2").u32("deepseek2.block_count", 61)
+        .u32("deepseek2.context_length", 163840).u32("deepseek2.embedding_length", 7168)
+        .u32("deepseek2.attention.head_count", 128).u32("deepseek2.attention.head_count_kv", 1)
+        .u32("deepseek2.attention.key_length", 576).u32("deepseek2.attention.value_length", 512)
+        .u32("deepseek2.attention.key_length_mla", 192).u32("deepseek2.attention.value_length_mla", 128)
+        .u32("deepseek2.attention.kv_lora_rank", 512).u32("deepseek2.rope.dimension_count", 64)
+        .u32("deepseek2.leading_dense_block_count", 3);
+    return w;
+}
+
+// DeepSeek-V3's config.json (the attention part; R1 has the same).
+const char* const kDeepSeekV3Config = R"({"model_type":"deepseek_v3","num_hidden_layers":61,
+  "num_attention_heads":128,"num_key_value_heads":128,"hidden_size":7168,"kv_lora_rank":512,
+  "q_lora_rank":1536,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,
+  "num_nextn_predict_layers":1,"max_position_embeddings":163840})";
+
+// The rule: 61 layers x (512 + 64) values of K per token, no V.
+std::uint64_t mla_bytes(std::uint64_t ctx, std::uint64_t (*row)(std::uint64_t)) { return 61 * row(576) * ctx; }
+
+TEST(FitKvFamilies, MlaFromGgufHoldsLatentAndRopeKeyOnly) {
+    const Architecture a = from_gguf(deepseek_r1_gguf());
+    for (const std::uint64_t ctx : {4096u, 32768u, 163840u}) {
+        EXPECT_EQ(kv(a, ctx, KvType::q8_0).total.count(), mla_bytes(ctx, q8_row)) << ctx;
+        EXPECT_EQ(kv(a, ctx, KvType::f16).total.count(), mla_bytes(ctx, f16_row)) << ctx;
+        EXPECT_EQ(kv(a, ctx, KvType::f16).v_bytes.count(), 0u);
+    }
+    // Published: ik_llama.cpp (a llama.cpp fork with the same MLA cache) printing DeepSeek-R1 at
+    // n_ctx 32768 with a q8_0 cache: "KV self size = 1166.62 MiB, c^KV (q8_0): 1166.62 MiB":
+    // https://github.com/ikawrakow/ik_llama.cpp/pull/259. The issue's published figure: 1167 MiB.
+    const double mib = static_cast<double>(kv(a, 32768, KvType::q8_0).total.count()) / kMiB;
+    EXPECT_LE(std::fabs(mib - 1166.62), 1166.62 / 1000) << mib;
+}
+
+TEST(FitKvFamilies, MlaFromConfigJsonIsTheSameCache) {
+    const Architecture a = from_config(kDeepSeekV3Config);
+    for (const std::uint64_t ctx : {4096u, 32768u, 163840u})
+        EXPECT_EQ(kv(a, ctx, KvType::q8_0).total.count(), mla_bytes(ctx, q8_row)) << ctx;
+}
+
+// An MLA model converted before the *_mla keys: llama.cpp caches every head's K (192) and V (128),
+// and fit says so rather than pretending the small cache.
+TEST(FitKvFamilies, MlaWithoutMlaKeysIsTheFullCacheWithANote) {
+    GgufWriter w;
+    w.str("general.architecture", "deepseek2").u32("deepseek2.block_count", 61)
+        .u32("deepseek2.embedding_length", 7168).u32("deepseek2.attention.head_count", 128)
+        .u32("deepseek2.attention.head_count_kv", 128).u32("deepseek2.attention.key_length", 192)
+        .u32("deepseek2.attention.value_length", 128).u32("deepseek2.attention.kv_lora_rank", 512);
+    const Architecture a = from_gguf(w);
+    EXPECT_EQ(kv(a, 4096, KvType::f16).total.count(), 61u * (f16_row(128 * 192) + f16_row(128 * 128)) * 4096);
+    ASSERT_FALSE(a.notes.empty());
+    EXPECT_NE(a.notes.back().find("key_length_mla"), std::string::npos);
+}
+
+// --- Hybrid: Qwen3.5 / Qwen3-Next (Gated DeltaNet layers and full attention every 4th) ----------
+// A 65-layer qwen35 GGUF: 64 layers (16 attention, 48 linear-attention) and one next-token
+// prediction layer; attention 4 KV heads x 256; linear attention conv 4, inner 6144 (48 value
+// heads x 128), state 128, 16 key-head groups.
+GgufWriter qwen35_gguf() {
+    GgufWriter w;
+    w.str("general.architecture", "qwen35").u32("qwen35.block_count", 65).u32("qwen35.nextn_predict_layers", 1)
+        .u32("qwen35.context_length", 262144).u32("qwen35.embedding_length", 5120)
+        .u32("qwen35.attention.head_count", 24).u32("qwen35.attention.head_count_kv", 4)
+        .u32("qwen35.attention.key_length", 256).u32("qwen35.attention.value_length", 256)
+        .u32("qwen35.full_attention_interval", 4).u32("qwen35.ssm.conv_kernel", 4)
+        .u32("qwen35.ssm.inner_size", 6144).u32("qwen35.ssm.state_size", 128).u32("qwen35.ssm.group_count", 16)
+        .u32("qwen35.ssm.time_step_rank", 48);
+    return w;
+}
+
+TEST(FitKvFamilies, HybridCachesOnlyItsAttentionLayersAndStatesTheRest) {
+    const Architecture a = from_gguf(qwen35_gguf());
+    for (const std::uint64_t ctx : {4096u, 32768u, 262144u}) {
+        const KvEstimate e = kv(a, ctx, KvType::f16);
+        EXPECT_EQ(e.total.count(), 16u * f16_row(2 * 4 * 256) * ctx) << ctx;
+        EXPECT_EQ(e.full_layers, 16u);
+        EXPECT_EQ(e.recurrent_layers, 48u);
+        EXPECT_EQ(e.uncached_layers, 1u);
+    }
+    // The recurrent state does not grow with the context, only with the sequences: per layer
+    // (4 - 1) x (6144 + 2 x 16 x 128) + 128 x 6144 f32 values.
+    const std::uint64_t r = 3 * (6144 + 2 * 16 * 128);
+    const std::uint64_t s = 128 * 6144;
+    EXPECT_EQ(kv(a, 4096, KvType::f16, 3).recurrent.count(), 48 * (r + s) * 4 * 3);
+    // Published: llama.cpp printing a 65-layer hybrid of this layout with 3 sequences,
+    // "llama_memory_recurrent: size = 448.88 MiB (3 cells, 65 layers, 3 seqs ...), R (f32):
+    // 16.88 MiB, S (f32): 432.00 MiB": https://github.com/ggml-org/llama.cpp/pull/23792
+    const double mib = static_cast<double>(kv(a, 4096, KvType::f16, 3).recurrent.count()) / kMiB;
+    EXPECT_LE(std::fabs(mib - 448.88), 0.01) << mib;
+}
+
+// Qwen3-Next-80B-A3B's config.json: 48 layers, full attention every 4th (2 KV heads x 256).
+// llama.cpp's print_info for the converted model reads n_embd_k_gqa 512, ssm_d_conv 4,
+// ssm_d_inner 4096, ssm_d_state 128, ssm_n_group 16: https://github.com/ggml-org/llama.cpp/issues/17578
+const char* const kQwen3NextConfig = R"({"model_type":"qwen3_next","num_hidden_layers":48,
+  "num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"hidden_size":2048,
+  "full_attention_interval":4,"linear_conv_kernel_dim":4,"linear_key_head_dim":128,
+  "linear_num_key_heads":16,"linear_num_value_heads":32,"linear_value_head_dim":128,
+  "max_position_embeddings":262144})";
+
+TEST(FitKvFamilies, HybridFromConfigJson) {
+    const Architecture a = from_config(kQwen3NextConfig);
+    for (const std::uint64_t ctx : {4096u, 32768u, 262144u})
+        EXPECT_EQ(kv(a, ctx, KvType::f16).total.count(), 12u * f16_row(2 * 512) * ctx) << ctx;
+    EXPECT_EQ(kv(a, 4096, KvType::f16).recurrent.count(), 36u * (3 * (4096 + 2 * 16 * 128) + 128 * 4096) * 4);
+}
+
+// --- Chunked attention: Llama 4 Scout ----------------------------------------------------------
+// llama.cpp builds in 8192-token chunks on three layers in four (the fourth is global).
+GgufWriter llama4_scout_gguf() {
+    GgufWriter w;
+    w.str("general.architecture", "llama4").u32("llama4.block_count", 48).u32("llama4.context_length", 10485760)
+        .u32("llama4.embedding_length", 5120).u32("llama4.attention.head_count", 40)
+        .u32("llama4.attention.head_count_kv", 8).u32("llama4.expert_count", 16);
+    return w;
+}
+
+// Cells of a chunked layer for one sequence: min(ctx, pad256(8192 + 512)) = min(ctx, 8704).
+std::uint64_t chunk_cells(std::uint64_t ctx) { return std::min<std::uint64_t>(ctx, 8704); }
+
+std::uint64_t llama4_bytes(std::uint64_t ctx) {
+    const std::uint64_t row = f16_row(2 * 8 * 128);
+    return 12 * row * ctx + 36 * row * chunk_cells(ctx);
+}
+
+TEST(FitKvFamilies, ChunkedAttentionIsCappedAtItsChunk) {
+    const Architecture a = from_gguf(llama4_scout_gguf());
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+        const KvEstimate e = kv(a, ctx, KvType::f16);
+        EXPECT_EQ(e.total.count(), llama4_bytes(ctx)) << ctx;
+        EXPECT_EQ(e.window_layers, 36u);
+    }
+    // The published figure of this family is the issue's own: counting every layer at 131072
+    // tokens was +234 %; the rule's figure is 1 / 3.34 of that.
+    const auto all_full = static_cast<double>(48 * f16_row(2048) * 131072);
+    EXPECT_NEAR(all_full / static_cast<double>(llama4_bytes(131072)), 3.34, 0.01);
+}
+
+const char* const kLlama4ScoutConfig = R"({"model_type":"llama4","text_config":{"model_type":"llama4_text",
+  "num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,
+  "hidden_size":5120,"attention_chunk_size":8192,"max_position_embeddings":10485760,
+  "no_rope_layers":[1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,
+  1,1,1,0,1,1,1,0]}})";
+
+TEST(FitKvFamilies, ChunkedAttentionFromConfigJson) {
+    const Architecture a = from_config(kLlama4ScoutConfig);
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u})
+        EXPECT_EQ(kv(a, ctx, KvType::f16).total.count(), llama4_bytes(ctx)) << ctx;
+}
+
+// --- GLM-4.5: the next-token prediction layer has no cache -------------------------------------
+// GLM-4.5 (355B-A32B): 93 blocks, the last the NextN layer ("GLM-4.5 (92 layers + 1 NextN
+// layer)" in llama.cpp's loader, https://github.com/ggml-org/llama.cpp/pull/14939); 8 KV heads x 128.
+GgufWriter glm45_gguf() {
+    GgufWriter w;
+    w.str("general.architecture", "glm4moe").u32("glm4moe.block_count", 93).u32("glm4moe.nextn_predict_layers", 1)
+        .u32("glm4moe.context_length", 131072).u32("glm4moe.embedding_length", 5120)
+        .u32("glm4moe.attention.head_count", 96).u32("glm4moe.attention.head_count_kv", 8)
+        .u32("glm4moe.attention.key_length", 128).u32("glm4moe.attention.value_length", 128);
+    return w;
+}
+
+TEST(FitKvFamilies, PredictionLayerGetsNoCache) {
+    const Architecture a = from_gguf(glm45_gguf());
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+        const KvEstimate e = kv(a, ctx, KvType::f16);
+        EXPECT_EQ(e.total.count(), 92u * f16_row(2 * 8 * 128) * ctx) << ctx;
+        EXPECT_EQ(e.uncached_layers, 1u);
+    }
+    // The issue's published difference for GLM-4.5-Air (47 blocks, 46 cached): +2.2 % when the
+    // prediction layer was counted; for this model 93 / 92.
+    const std::uint64_t counted_all = 93u * f16_row(2 * 8 * 128) * 4096;
+    EXPECT_EQ(counted_all - kv(a, 4096, KvType::f16).total.count(), f16_row(2 * 8 * 128) * 4096);
+}
+
+TEST(FitKvFamilies, PredictionLayersAtOrAboveTheBlockCountAreRefused) {
+    GgufWriter bad;
+    bad.str("general.architecture", "glm4moe").u32("glm4moe.block_count", 2).u32("glm4moe.nextn_predict_layers", 2)
+        .u32("glm4moe.attention.head_count", 8).u32("glm4moe.embedding_length", 512);
+    const std::string f = bad.file();
+    ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(f.data(), f.size())));
+    const auto a = gguf_architecture(*parse_gguf(in));
+    ASSERT_FALSE(a);
+    EXPECT_NE(a.error().message.find("glm4moe.nextn_predict_layers"), std::string::npos) << a.error().message;
+}
+
+// GLM-4.5's config.json counts the 92 layers only (num_nextn_predict_layers beside it).
+TEST(FitKvFamilies, PredictionLayerFromConfigJsonIsNotALayer) {
+    const Architecture a = from_config(R"({"model_type":"glm4_moe","num_hidden_layers":92,
+      "num_nextn_predict_layers":1,"num_attention_heads":96,"num_key_value_heads":8,"head_dim":128,
+      "hidden_size":5120,"max_position_embeddings":131072})");
+    EXPECT_EQ(kv(a, 32768, KvType::f16).total.count(), 92u * f16_row(2048) * 32768);
+}
+
+// --- Sliding window: gpt-oss-20b ----------------------------------------------------------------
+// 24 layers alternating windowed (128 tokens) and full, 8 KV heads x 64.
+GgufWriter gpt_oss_gguf() {
+    GgufWriter w;
+    w.str("general.architecture", "gpt-oss").u32("gpt-oss.block_count", 24).u32("gpt-oss.context_length", 131072)
+        .u32("gpt-oss.embedding_length", 2880).u32("gpt-oss.attention.head_count", 64)
+        .u32("gpt-oss.attention.head_count_kv", 8).u32("gpt-oss.attention.key_length", 64)
+        .u32("gpt-oss.attention.value_length", 64).u32("gpt-oss.attention.sliding_window", 128);
+    return w;
+}
+
+TEST(FitKvFamilies, SlidingWindowIsCappedAtTheWindow) {
+    const Architecture a = from_gguf(gpt_oss_gguf());
+    const std::uint64_t row = f16_row(2 * 8 * 64);
+    for (const std::uint64_t ctx : {512u, 4096u, 131072u}) {
+        const std::uint64_t window = std::min<std::uint64_t>(ctx, (128 + 512 + 255) / 256 * 256);  // 768
+        EXPECT_EQ(kv(a, ctx, KvType::f16).total.count(), 12 * row * ctx + 12 * row * window) << ctx;
+    }
+    // Published: llama.cpp's server log for gpt-oss-20b at -c 131072, "131072 cells, 12 layers"
+    // 3072.00 MiB and "768 cells, 12 layers" 18.00 MiB (see fit_kv_published_test.cpp).
+    EXPECT_EQ(kv(a, 131072, KvType::f16).total.count(), (3072u + 18u) * kMiB);
+}
+
+// --- Separate K and V cache types (-ctk q8_0 -ctv f16) -----------------------------------------
+TEST(FitKvFamilies, KAndVCacheTypesAreSizedApart) {
+    const Architecture a = from_gguf(gpt_oss_gguf());
+    const auto e = estimate_kv(a, KvRequest{4096, 1, KvType::q8_0, KvType::f16});
+    ASSERT_TRUE(e) << e.error().message;
+    EXPECT_EQ(e->k_bytes.count(), 12u * q8_row(512) * 4096 + 12u * q8_row(512) * 768);
+    EXPECT_EQ(e->v_bytes.count(), 12u * f16_row(512) * 4096 + 12u * f16_row(512) * 768);
+    EXPECT_EQ(e->total.count(), e->k_bytes.count() + e->v_bytes.count());
+}
+
+}  // namespace
+}  // namespace wiredcap::fit
