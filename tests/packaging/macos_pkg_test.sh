@@ -168,14 +168,14 @@ check "payload: the helper is not setuid yet (0755)" test "$(stat -c %a "$root/u
 check "payload: uninstall.sh is 0755" test "$(stat -c %a "$root/usr/local/share/wiredcap/uninstall.sh")" = 755
 check "payload: nothing outside /usr/local" \
   test -z "$(cd "$root" && find . -mindepth 1 ! -path ./usr ! -path ./usr/local ! -path './usr/local/*')"
-check "distribution.xml: well-formed, arm64 only, macOS 13 or later, the package's id and version" \
+check "distribution.xml: well-formed, arm64 only, macOS 14 or later (13 has no knob: refused), the package's id and version" \
   python3 - "$out/distribution.xml" "$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 version = sys.argv[2]
 assert root.tag == "installer-gui-script", root.tag
 assert root.find("options").get("hostArchitectures") == "arm64"
-assert root.find("volume-check/allowed-os-versions/os-version").get("min") == "13.0"
+assert root.find("volume-check/allowed-os-versions/os-version").get("min") == "14.0"
 refs = [r for r in root.findall("pkg-ref") if r.text]
 assert len(refs) == 1 and refs[0].text == "wiredcap-component.pkg", refs
 assert refs[0].get("version") == version and refs[0].get("id") == "org.wiredcap.wiredcap", refs[0].attrib
