@@ -49,7 +49,7 @@ check "it finds the helper from status --json" \
 check "  ... and prints its mode as status --json and stat give it (0755, the test build)" \
   test -n "$(grep -F 'status --json: mode 0755, uid ' "$work/report")" -a -n "$(grep -E '^owner uid [0-9]+, gid [0-9]+, mode 0755 ' "$work/report")"
 check "it judges every directory above the helper, up to /" grep -qE '^  /: uid 0, mode [0-7]{4}: ok$' "$work/report"
-for c in "launchctl print system/org.wiredcap.boot" "launchctl print-disabled system against the Login Items switch and sfltool dumpbtm" \
+for c in "launchctl print system/org.wiredcap.boot" "launchctl print-disabled system against Login Items" "sfltool dumpbtm" \
   "log show --predicate 'process == \"wiredcap-helper\"'" "the directories' ACLs"; do
   check "needs a Mac: $c" grep -qF "needs a Mac: $c" "$work/report"
 done
