@@ -26,6 +26,7 @@ echo "note: from Recovery the switch is $recovery_switch"
 # (README, SECURITY, docs/, packaging/, ramp/, tools/), that names /Volumes/ must be listed: the
 # check below finds the others.
 documented_in=(
+  SECURITY.md
   docs/recovery.md
   packaging/man/wiredcap.1
   ramp/commands/boot_view.cpp
