@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the macOS installer package: wiredcap-VERSION.pkg (Apple Silicon, macOS 13 or later).
+# Builds the macOS installer package: wiredcap-VERSION.pkg (Apple Silicon, macOS 14 or later).
 #
 #   packaging/macos/build-pkg.sh [--build-dir DIR] [--out DIR] [--version V] [--identifier ID]
 #                                [--codesign "Developer ID Application: ..."]
@@ -118,7 +118,10 @@ chmod 0755 "$root$prefix/libexec/wiredcap/wiredcap-helper"
 stray=$(cd "$root" && find . -mindepth 1 ! -path ./usr ! -path ./usr/local ! -path './usr/local/*')
 [ -z "$stray" ] || die "payload has files outside $prefix: $stray"
 
-# 3. The product's distribution file: Apple Silicon, macOS 13 or later, system volume only.
+# 3. The product's distribution file: Apple Silicon, macOS 14 or later, system volume only.
+#    macOS 13 is refused: it has no iogpu.wired_limit_mb, so the setuid helper and the boot
+#    LaunchDaemon this package installs could never apply anything there (issue 26). There
+#    wiredcap only reads; Homebrew installs it unprivileged, with nothing at boot.
 cat > "$out/distribution.xml" <<EOF
 <?xml version="1.0" encoding="utf-8"?>
 <installer-gui-script minSpecVersion="2">
@@ -127,7 +130,7 @@ cat > "$out/distribution.xml" <<EOF
     <domains enable_anywhere="false" enable_currentUserHome="false" enable_localSystem="true"/>
     <volume-check>
         <allowed-os-versions>
-            <os-version min="13.0"/>
+            <os-version min="14.0"/>
         </allowed-os-versions>
     </volume-check>
     <choices-outline>

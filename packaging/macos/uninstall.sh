@@ -11,7 +11,9 @@
 #   --identifier ID  the package identifier given to build-pkg.sh (default org.wiredcap.wiredcap)
 #
 # It first unloads the boot LaunchDaemon (launchctl bootout system/org.wiredcap.boot, on the
-# running system), then removes exactly the files listed in packaging/LAYOUT.md (with
+# running system) and clears its own entry in launchd's override database when that says
+# disabled (launchctl enable system/org.wiredcap.boot: a later install must not meet a stale
+# override that makes every bootstrap fail), then removes exactly the files listed in packaging/LAYOUT.md (with
 # /Library/LaunchDaemons/org.wiredcap.boot.plist), the directories only wiredcap uses (when
 # empty), and /etc/sudoers.d/wiredcap if present (a sudo rule for a program that is gone must
 # not stay behind), then forgets the package receipt (pkgutil --forget). Shared
@@ -45,13 +47,27 @@ prefix=$base/usr/local
 daemon_label=org.wiredcap.boot
 daemon_plist=$base/Library/LaunchDaemons/$daemon_label.plist
 
-# The LaunchDaemon first, so launchd does not run a helper that is being removed.
-if [ "$base" = "" ] && command -v launchctl >/dev/null; then
+# The LaunchDaemon first, so launchd does not run a helper that is being removed; then its
+# override ("LABEL" => disabled; "true" before macOS 11), which would outlive the package.
+unload_boot_daemon() {
+  local listed
   if launchctl bootout system/"$daemon_label" 2>/dev/null; then
     printf 'unloaded %s\n' "$daemon_label"
   else
     printf '%s was not loaded\n' "$daemon_label"
   fi
+  listed=$(launchctl print-disabled system 2>/dev/null) || listed=
+  if grep -qE "^[[:space:]]*\"$daemon_label\"[[:space:]]*=>[[:space:]]*(disabled|true)[[:space:]]*\$" <<<"$listed"; then
+    if launchctl enable system/"$daemon_label"; then
+      printf 'cleared the disabled override of %s (launchctl enable system/%s)\n' "$daemon_label" "$daemon_label"
+    else
+      printf 'could not clear the disabled override of %s: run sudo launchctl enable system/%s\n' \
+        "$daemon_label" "$daemon_label" >&2
+    fi
+  fi
+}
+if [ "$base" = "" ] && command -v launchctl >/dev/null; then
+  unload_boot_daemon
 elif [ "$base" = "" ]; then
   printf 'launchctl not found (not macOS): no LaunchDaemon to unload\n'
 fi

@@ -92,12 +92,24 @@ void add_guard_json(JsonObject& o, const BootGuard& g, const MachineReadings& m)
     }
 }
 
+// The last resort of docs/recovery.md, in the words of the man page: Safe Mode first, then
+// Recovery. On a Mac the switch is under /etc, which is /private/etc on the Data volume, and
+// Recovery mounts that volume as kRecoveryDataVolume ("Macintosh HD" is the sealed system one).
+std::string every_start_hangs_text(const std::string& switch_path) {
+    std::string text = "If the Mac hangs at every start: start in Safe Mode and run sudo touch " + switch_path;
+    if (switch_path.starts_with("/etc/"))
+        text += "; if it hangs in Safe Mode too, from macOS Recovery (FileVault unlocked) run touch \"" +
+                std::string(kRecoveryDataVolume) + "/private" + switch_path + "\"";
+    return text + " (man wiredcap: If the Mac hangs at every start)";
+}
+
 }  // namespace
 
 std::optional<std::string> boot_alert(const BootGuard& g) {
     if (g.guard == GuardState::tripped)
         return "BOOT GUARD TRIPPED at " + g.guard_time + ": the stored " + value_text(g) + " was not applied at boot. " +
-               sentence(g.reason) + ". Run: wiredcap persist --off (or persist a lower value)";
+               sentence(g.reason) + ". Run: wiredcap persist --off (or persist a lower value). " +
+               every_start_hangs_text(g.switch_path);
     if (g.guard == GuardState::failed)
         return "BOOT ACTION FAILED at " + g.guard_time + ": " + clause(g.reason) +
                ". Run: wiredcap persist --off (or persist a value again)";

@@ -18,6 +18,9 @@ namespace wiredcap::cli {
 inline constexpr const char* kHealthyInSource =
     "computed: healthy_after minus the uptime since the boot action applied it";
 
+// Where macOS Recovery mounts the Data volume of a disk named "Macintosh HD" (the default name).
+inline constexpr const char* kRecoveryDataVolume = "/Volumes/Macintosh HD - Data";
+
 // "BOOT GUARD TRIPPED at ..." / "BOOT ACTION FAILED at ...": the first line of status when the
 // guard stopped (tripped or failed); nullopt otherwise.
 [[nodiscard]] std::optional<std::string> boot_alert(const BootGuard& g);

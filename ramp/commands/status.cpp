@@ -8,6 +8,7 @@
 #include "commands/boot_view.hpp"
 #include "engine/effective_cap.hpp"
 #include "output/footnotes.hpp"
+#include "readings/helper_file.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/launchd_state.hpp"
 #include "readings/metal.hpp"
@@ -32,6 +33,7 @@ struct Status {
     std::string journal_source;
     std::string journal_error;
     DaemonState daemon;
+    HelperFile helper;
 };
 
 std::string size_text(Bytes b) {
@@ -277,6 +279,7 @@ void render_json(const Status& s, std::ostream& out) {
     o.object("uptime", uptime);
     o.object("boot_guard", boot_guard_status_json(m));
     o.object("launch_daemon", daemon_json(s.daemon));
+    o.object("helper", helper_file_json(s.helper));
     out << o.text() << "\n";
 }
 
@@ -289,7 +292,7 @@ ExitCode run_status(CliContext& ctx) {
         return ExitCode::internal_error;
     }
     Status s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt, "journal " + journal_path(ctx.helper.dev()), {},
-             read_daemon_state(machine->simulated())};
+             read_daemon_state(machine->simulated()), read_helper_file(ctx.helper.path())};
     if (auto contents = journal_view::read_journal(journal_path(ctx.helper.dev())))
         s.journal = recovery::analyse(contents->entries, s.machine.boot_id.value.value_or(""));
     else

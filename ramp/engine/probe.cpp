@@ -33,7 +33,12 @@ struct Identity {
     gid_t gid;
 };
 
+// nobody: 65534 on Linux; on macOS -2 (/etc/passwd "nobody:*:-2:-2", uid and gid 4294967294).
+#if defined(__APPLE__)
+constexpr Identity kNobody{static_cast<uid_t>(-2), static_cast<gid_t>(-2)};
+#else
 constexpr Identity kNobody{65534, 65534};
+#endif
 
 // A SUDO_UID/SUDO_GID value we would accept: digits only, not 0 (root), not -1.
 std::optional<std::uint32_t> parse_id(const char* s) {

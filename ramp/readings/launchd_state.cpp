@@ -88,6 +88,12 @@ std::optional<bool> disabled_in(std::string_view output, std::string_view label)
     return false;  // not listed: launchd's default, enabled
 }
 
+std::optional<bool> loaded_from_print_status(int status) {
+    if (status == 0) return true;
+    if (status == 113) return false;
+    return std::nullopt;
+}
+
 DaemonState read_daemon_state(bool simulated) {
     DaemonState d;
     if (simulated) {
@@ -97,8 +103,13 @@ DaemonState read_daemon_state(bool simulated) {
 #if defined(__APPLE__)
     d.applicable = true;
     d.source = "launchctl print system/" + std::string(kDaemonLabel) + "; launchctl print-disabled system";
-    if (auto p = launchctl({"print", "system/" + std::string(kDaemonLabel)})) d.loaded = p->status == 0;
-    else d.why_unknown = "cannot run /bin/launchctl print";
+    if (auto p = launchctl({"print", "system/" + std::string(kDaemonLabel)})) {
+        d.loaded = loaded_from_print_status(p->status);
+        if (!d.loaded)
+            d.why_unknown = "launchctl print exited " + std::to_string(p->status) + " (only 113 means not loaded)";
+    } else {
+        d.why_unknown = "cannot run /bin/launchctl print";
+    }
     if (auto p = launchctl({"print-disabled", "system"}); p && p->status == 0) {
         if (auto disabled = disabled_in(p->out, kDaemonLabel)) d.enabled = !*disabled;
         else d.why_unknown = "launchctl print-disabled lists it with a value wiredcap does not know";

@@ -1,8 +1,10 @@
 // Whether the LaunchDaemon that applies a value stored for boot (org.wiredcap.boot) will run:
 // loaded in launchd's system domain, and not switched off. Since macOS 13 a person can turn
-// background items off in System Settings > General > Login Items; launchd then keeps the
-// daemon disabled and `launchctl print-disabled system` lists it. A value stored with
-// `wiredcap persist` has no effect while the daemon is not loaded or is disabled.
+// background items off in System Settings > General > Login Items. That launchd then lists the
+// daemon in `launchctl print-disabled system` is an assumption not yet confirmed on a Mac
+// (Background Task Management keeps its own store, `sfltool dumpbtm`; tools/mac-smoke asks for
+// both): "enabled" here means launchd's override database does not disable it. A value stored
+// with `wiredcap persist` has no effect while the daemon is not loaded or is disabled.
 //
 // Read with /bin/launchctl on a Mac; off macOS (and on the simulated Mac) there is no launchd
 // and the state is not applicable. Unknown is a valid answer: each part is optional.
@@ -29,6 +31,10 @@ struct DaemonState {
 // (earlier, where true means disabled). A label that is not listed is enabled (launchd's
 // default). nullopt: listed with a value this parser does not know.
 [[nodiscard]] std::optional<bool> disabled_in(std::string_view print_disabled_output, std::string_view label);
+
+// What the exit status of `launchctl print system/LABEL` says about "loaded": 0 yes; 113
+// ("Could not find service") no; anything else (launchctl failed for another reason) unknown.
+[[nodiscard]] std::optional<bool> loaded_from_print_status(int status);
 
 // The daemon's state as launchd reports it now; `simulated`: the readings come from the
 // simulated Mac, so launchd (even if there is one) is not the one that would apply its value.

@@ -9,8 +9,9 @@
 #   KeepAlive, and no key outside allowed_keys below;
 # - the paths agree: LAYOUT.md installs the plist under share/wiredcap (cmake/Install.cmake
 #   does), its "What the macOS package adds" table lists /Library/LaunchDaemons/LABEL.plist,
-#   scripts/postinstall copies the installed plist there and bootstraps it, uninstall.sh
-#   boots out the same label and removes the same file;
+#   scripts/postinstall copies the installed plist there and bootstraps it (reading
+#   print-disabled, nothing else), uninstall.sh boots out the same label, clears its own
+#   override (launchctl enable) and removes the same file;
 # - the disable switch (the policy file's directory + /wiredcap.boot-disabled, with the macOS
 #   policy path from helper/CMakeLists.txt) is named in every file of switch_mentioned_in,
 #   and in the plist inside its comment.
@@ -130,8 +131,9 @@ for line in code:
 launchctl = []
 for line in code:
     line = re.sub(r"\d*[<>]&?[^\s;|&]*", "", line)  # redirections
-    # launchctl in command position (not inside a message): a line's start, after if/then/!/;/&&/||
-    for m in re.finditer(r"(?:^|[;&|!]|\bif|\bthen)\s*launchctl\s+(\S+)((?:[ \t]+[^\s;|&]+)*)", line):
+    # launchctl in command position (not inside a message): a line's start, after
+    # if/then/!/;/&&/||, or opening a command substitution
+    for m in re.finditer(r"(?:^|[;&|!]|\$\(|\bif|\bthen)\s*launchctl\s+(\S+)((?:[ \t]+[^\s;|&)]+)*)", line):
         launchctl.append([m.group(1)] + [expand(a) for a in m.group(2).split()])
 words = [expand(w) for w in re.findall(r'"[^"]*"', "".join(code))]
 json.dump({"vars": env, "launchctl": launchctl, "words": words}, sys.stdout)
@@ -148,11 +150,12 @@ check "postinstall boots out system/$label" f "$work/postinstall.json" "['bootou
 check "postinstall bootstraps $daemon_path into the system domain" \
   f "$work/postinstall.json" "['bootstrap', 'system', '$daemon_path'] in f['launchctl']"
 check "postinstall runs no other launchctl command" \
-  f "$work/postinstall.json" "all(c in (['bootout', 'system/$label'], ['bootstrap', 'system', '$daemon_path']) for c in f['launchctl'])"
+  f "$work/postinstall.json" "all(c in (['bootout', 'system/$label'], ['bootstrap', 'system', '$daemon_path'], ['print-disabled', 'system']) for c in f['launchctl'])"
 grep -n 'launchctl' "$postinstall" | sed 's/^/    postinstall:/'
 
 shell_facts "$uninstall" base= root=/ >"$work/uninstall.json"
-check "uninstall.sh boots out system/$label" f "$work/uninstall.json" "f['launchctl'] == [['bootout', 'system/$label']]"
+check "uninstall.sh boots out system/$label, reads print-disabled and enables (clears) its own override only" \
+  f "$work/uninstall.json" "f['launchctl'] == [['bootout', 'system/$label'], ['print-disabled', 'system'], ['enable', 'system/$label']]"
 check "uninstall.sh removes $daemon_path" \
   f "$work/uninstall.json" "f['vars'].get('daemon_plist') == '$daemon_path' and '$daemon_path' in f['words']"
 check "uninstall.sh removes $prefix/$share_row" f "$work/uninstall.json" "'$prefix/$share_row' in f['words']"

@@ -3,6 +3,10 @@
 # suite can (--simulated): every section labelled SIMULATED, the report complete, the cap never
 # left changed (the simulator's write history says so), and --ramp at a real terminal (tmux): a
 # person types yes, keeps one step with "stop", and mac-smoke puts the cap back as found.
+# Issue 26: on the simulated Ventura (no iogpu.wired_limit_mb) it exits 0 saying nothing
+# changed; it finds the helper from status --json, else in the resolved keg's libexec/, prints
+# modes with the setuid bit and judges every directory above the helper; each check only a Mac
+# can answer says "needs a Mac", never a pass; the report ends with what to send back.
 #   mac_smoke_test.sh WIREDCAP SIM SOURCE_DIR WORK_DIR
 # shellcheck disable=SC2317  # functions called through check
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +31,9 @@ check "mac-smoke --simulated exits 0" test $? = 0
 check "the report it saved is what it printed" cmp -s "$work/report" "$work/stdout"
 check "the report says it is SIMULATED at the top" grep -q '^wiredcap mac-smoke report (SIMULATED' "$work/report"
 check "every section is labelled SIMULATED" test -z "$(grep '^== ' "$work/report" | grep -v '^== SIMULATED ')"
-for s in machine "iogpu keys" helper "wiredcap status" "Metal against the knob" "LaunchDaemon" journal "the cap at the end"; do
+for s in machine "iogpu keys" helper "wiredcap status" "Metal against the knob" "LaunchDaemon" \
+  "the helper's records in the unified log" "the knob and the value stored for boot" journal "the cap at the end" \
+  "what to send back"; do
   check "the report has its section: $s" grep -q "^== SIMULATED $s" "$work/report"
 done
 check "it includes status --json, one object" grep -q '^{"schema":"wiredcap.status/2",' "$work/report"
@@ -36,6 +42,75 @@ check "it compares Metal with the knob, from the readings" \
 check "it reads the knob's width" grep -q '^value_width=4$' "$work/report"
 check "it ends saying the cap is as found, read back" grep -q '^cap left as found: iogpu.wired_limit_mb = 0 MiB (read back)$' "$work/report"
 check "it wrote nothing to the knob" test -z "$(history)"
+
+helper_built=$(dirname "$wiredcap")/wiredcap-helper
+check "it finds the helper from status --json" \
+  grep -qxF "helper: $helper_built (reported by wiredcap status --json)" "$work/report"
+check "  ... and prints its mode as status --json and stat give it (0755, the test build)" \
+  test -n "$(grep -F 'status --json: mode 0755, uid ' "$work/report")" -a -n "$(grep -E '^owner uid [0-9]+, gid [0-9]+, mode 0755 ' "$work/report")"
+check "it judges every directory above the helper, up to /" grep -qE '^  /: uid 0, mode [0-7]{4}: ok$' "$work/report"
+for c in "launchctl print system/org.wiredcap.boot" "launchctl print-disabled system against Login Items" "sfltool dumpbtm" \
+  "log show --predicate 'process == \"wiredcap-helper\"'" "the directories' ACLs"; do
+  check "needs a Mac: $c" grep -qF "needs a Mac: $c" "$work/report"
+done
+check "no Mac-only check claims an answer (loaded, enabled, visible, redacted, knob holds)" \
+  test -z "$(grep -E '^(loaded: |launchd.s override database|visible: |REDACTED|the knob (does NOT )?holds?)' "$work/report")"
+check "what to send back: nothing, it was SIMULATED" grep -q '^nothing: this run was SIMULATED' "$work/report"
+
+# A value stored for boot: the knob against it needs a real boot.
+fresh
+"$wiredcap" --sim-state "$work/sim" --policy "$work/etc/wiredcap.conf" --journal "$work/journal/journal.jsonl" \
+  persist 80GiB --unconfirmed >/dev/null 2>&1
+"$smoke" --simulated "$wiredcap" "${sim_args[@]}" </dev/null >"$work/stdout" 2>&1
+check "a value stored for boot: the report names it, and the knob after a boot needs a Mac" \
+  test -n "$(grep '^stored for boot: 81920 MiB; guard: armed' "$work/stdout")" -a \
+  -n "$(grep '^needs a Mac: the knob a minute after a real boot' "$work/stdout")"
+
+# macOS 13 (the simulated Ventura: no iogpu.wired_limit_mb): nothing to read, nothing written,
+# and nothing to put back. Before issue 26 it said "CAP NOT AS FOUND" and exited 1.
+ventura() {
+  rm -rf "$work" && mkdir -p "$work/etc" && chmod 755 "$work" "$work/etc"
+  printf '%s\n' 'min = 16GiB' 'max = 48GiB' 'reserve = 8GiB' 'max_step = 8GiB' >"$work/etc/wiredcap.conf"
+  "$sim_tool" --state "$work/sim" init --profile ventura-64 >/dev/null && "$sim_tool" --state "$work/sim" clock pinned
+}
+ventura
+"$smoke" --simulated "$wiredcap" "${sim_args[@]}" </dev/null >"$work/stdout" 2>&1
+rc=$?
+check "simulated Ventura: exit 0 (got $rc)" test "$rc" = 0
+check "  ... it says: knob not readable here; nothing changed" grep -qx 'knob not readable here; nothing changed' "$work/stdout"
+check "  ... never CAP NOT AS FOUND" test -z "$(grep 'CAP NOT AS FOUND' "$work/stdout")"
+check "  ... nothing written" test -z "$(history)"
+ventura
+"$smoke" --simulated "$wiredcap" "${sim_args[@]}" --ramp </dev/null >"$work/stdout" 2>&1
+rc=$?
+check "simulated Ventura with --ramp: exit 0, the step skipped (the knob cannot be read back), nothing written" \
+  test "$rc" = 0 -a -n "$(grep '^skipped: the knob is not readable here' "$work/stdout")" -a -z "$(history)"
+
+# A Homebrew keg, as an older wiredcap has it (status --json without "helper"): bin/wiredcap is
+# a link into the keg, the helper is in the keg's libexec/, setuid (4755) and in a directory a
+# user owns. mac-smoke resolves the link, finds it, prints 4755 and says the tree is not safe.
+fresh
+keg=$work/Cellar/wiredcap/9.9
+mkdir -p "$keg/bin" "$keg/libexec/wiredcap" "$work/brew/bin"
+# shellcheck disable=SC2016  # the stand-in expands its own "$@" and "$*"
+{
+  echo '#!/bin/bash'
+  echo '# status --json without the "helper" object, as a wiredcap before issue 26 prints it'
+  printf 'case " $* " in *" status --json "*) "%s" "$@" | sed %q ;; *) exec "%s" "$@" ;; esac\n' \
+    "$wiredcap" 's/,"helper":{[^{}]*}//' "$wiredcap"
+} >"$keg/bin/wiredcap"
+chmod 755 "$keg/bin/wiredcap"
+cp "$helper_built" "$keg/libexec/wiredcap/wiredcap-helper"
+chmod 4755 "$keg/libexec/wiredcap/wiredcap-helper"
+chown 65534 "$work/Cellar/wiredcap"
+ln -s ../../Cellar/wiredcap/9.9/bin/wiredcap "$work/brew/bin/wiredcap"
+"$smoke" --simulated "$work/brew/bin/wiredcap" "${sim_args[@]}" </dev/null >"$work/stdout" 2>&1
+check "a keg: status --json has no helper path, so it looks in the resolved keg's libexec/" \
+  grep -qF "helper: $work/brew/bin/../../Cellar/wiredcap/9.9/libexec/wiredcap/wiredcap-helper (beside the resolved" "$work/stdout"
+check "  ... and prints its mode with the setuid bit: 4755" grep -qE '^owner uid 0, gid 0, mode 4755 ' "$work/stdout"
+check "  ... the user-owned directory above it: NOT ROOT'S, NOT SAFE" \
+  test -n "$(grep -F "  $(cd "$work" && pwd -P)/Cellar/wiredcap: uid 65534, mode 0755: NOT ROOT'S" "$work/stdout")" -a \
+  -n "$(grep '^NOT SAFE: a directory above the helper' "$work/stdout")"
 
 # A machine whose cap was raised before: still nothing written.
 fresh
@@ -79,6 +154,14 @@ tmux_ramp no
 check "--ramp, the person types no: exit 0, nothing written" \
   test "$(cat "$work/rc" 2>/dev/null)" = 0 -a -z "$(history)" -a -n "$(grep '^skipped: the person did not type yes' "$work/report")"
 
+# The unified log keeps no syslog facility: the docs and mac-smoke find the records by process.
+query="log show --predicate 'process == \"wiredcap-helper\"'"
+for doc in docs/helper.md docs/design.md; do
+  check "$doc gives the query: $query" grep -qF "$query" "$src/$doc"
+done
+check "wiredcap-helper(8) gives its predicate" \
+  grep -qF 'process == "wiredcap-helper"' <(sed 's/\\-/-/g; s/\\(dq/"/g' "$src/packaging/man/wiredcap-helper.8")
+check "mac-smoke runs that query" grep -qF "log show --last 7d --style compact --predicate 'process == \"wiredcap-helper\"'" "$smoke"
 check "mac-smoke passes bash -n" bash -n "$smoke"
 check "mac-smoke passes shellcheck" shellcheck "$smoke"
 finish

@@ -16,8 +16,15 @@
 #   system, creates nothing else, and keeps a value stored for boot (boot.state) on upgrade;
 #   uninstall.sh removes exactly what the pkg installed and the value stored for boot
 #   (/var/db/wiredcap/boot.state, always: a later install must not apply it), keeps the policy,
-#   the journal and the boot disable switch unless --purge.
+#   the journal and the boot disable switch unless --purge;
+# - issue 26, with a launchctl stand-in: a bootstrap is retried only for launchd's teardown race
+#   (error 5, the service not disabled); a service disabled in launchd's override database is
+#   not tried, and the warning says `launchctl enable`; no warning claims a load at boot;
+#   uninstall.sh clears its own disabled override. As root: postinstall refuses (exit 1, helper
+#   0755, no LaunchDaemon, the chown/chmod to run) when a directory above the helper is not
+#   root's or is writable by group or others.
 #   macos_pkg_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+# shellcheck disable=SC2317  # functions called through check
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/packaging/lib.sh
 . "$here/lib.sh"
@@ -46,50 +53,98 @@ code=$(sed 's/#.*//' "$mac/scripts/postinstall")
 check "packaging/macos/scripts/postinstall: no value set, no other boot hook (sysctl, set/apply/ramp/persist/boot, LaunchAgent, periodic, cron)" \
   test -z "$(grep -nE 'sysctl|(wiredcap|helper)\"? +(set|apply|ramp|persist|boot)\b|LaunchAgent|periodic|cron' <<<"$code")"
 # shellcheck disable=SC2016  # the patterns hold the script's literal "$daemon_label" and "$daemon_plist"
-check "packaging/macos/scripts/postinstall: launchctl only boots out and bootstraps org.wiredcap.boot" \
-  test -z "$(grep -E '^\s*(if +)?launchctl ' <<<"$code" | grep -vE '^\s*launchctl bootout system/"\$daemon_label" 2>/dev/null \|\| true$|^\s*if launchctl bootstrap system "\$daemon_plist"; then$')"
+check "packaging/macos/scripts/postinstall: launchctl only boots out, bootstraps and reads print-disabled (never enable or disable: an override is the person's)" \
+  test -z "$(sed -E 's/[0-9]*>[^ )]*//g' <<<"$code" | grep -oE '(^|\$\(|\bif|;|&&|\|\|)\s*launchctl +[a-z-]+( +[^ )|&;]+){0,2}' |
+    sed -E 's/^(\$\(|if|;|&&|\|\|)?\s*//' | sort -u |
+    grep -vxE 'launchctl bootout system/"\$daemon_label"|launchctl bootstrap system "\$daemon_plist"|launchctl print-disabled system')"
 check "the scripts directory holds only postinstall (no preinstall surprises)" \
   test "$(cd "$mac/scripts" && ls -A)" = postinstall
 
-# launchd's bootout/bootstrap race: right after bootout, bootstrap fails with an I/O error for
-# seconds while the old job is torn down. postinstall's load_boot_daemon, run with a launchctl
-# stand-in (and a sleep that only counts), retries within its bound and never fails the install.
+# launchd as postinstall and uninstall.sh meet it, with a launchctl stand-in (and a sleep that
+# only counts): $STANDIN/fail counts bootstraps that fail with $STANDIN/code (5, the I/O error
+# of the bootout/bootstrap race, unless set); $STANDIN/disabled, when present, is launchd's
+# override database saying the service is disabled (print-disabled lists it; bootstrap fails
+# with 5, every time, as launchd does); `enable` removes it.
 standin=$work/launchctl-standin
 mkdir -p "$standin"
 cat >"$standin/launchctl" <<'EOF'
 #!/bin/bash
-# Fails `bootstrap` while the count in $STANDIN/fail is above 0, as launchd does during teardown.
 echo "$*" >>"$STANDIN/calls"
-if [ "$1" = bootstrap ]; then
-  left=$(cat "$STANDIN/fail")
-  if [ "$left" -gt 0 ]; then echo $((left - 1)) >"$STANDIN/fail"; echo "Bootstrap failed: 5: Input/output error" >&2; exit 5; fi
-fi
+case $1 in
+  bootstrap)
+    if [ -e "$STANDIN/disabled" ]; then echo "Bootstrap failed: 5: Input/output error" >&2; exit 5; fi
+    left=$(cat "$STANDIN/fail")
+    if [ "$left" -gt 0 ]; then
+      echo $((left - 1)) >"$STANDIN/fail"; echo "Bootstrap failed: $(cat "$STANDIN/code" 2>/dev/null || echo 5): error" >&2
+      exit "$(cat "$STANDIN/code" 2>/dev/null || echo 5)"
+    fi ;;
+  print-disabled)
+    echo 'disabled services = {'
+    printf '\t"com.apple.example" => disabled\n'
+    if [ -e "$STANDIN/disabled" ]; then printf '\t"org.wiredcap.boot" => disabled\n'; else printf '\t"org.wiredcap.bootx" => disabled\n'; fi
+    echo '}' ;;
+  enable) rm -f "$STANDIN/disabled" ;;
+esac
 exit 0
 EOF
 # shellcheck disable=SC2016  # the stand-in expands $1 when it runs
 printf '#!/bin/bash\necho "$1" >>"$STANDIN/sleeps"\n' >"$standin/sleep"
 chmod 755 "$standin/launchctl" "$standin/sleep"
-load_with_failures() {  # load_with_failures N: bootstrap fails N times first; sets LOAD_OUT, LOAD_RC
-  rm -f "$standin/calls" "$standin/sleeps"; echo "$1" >"$standin/fail"
+load_with() {  # load_with N [CODE] [disabled]: bootstrap fails N times first; sets LOAD_OUT, LOAD_RC
+  rm -f "$standin/calls" "$standin/sleeps" "$standin/code" "$standin/disabled"; echo "$1" >"$standin/fail"
+  [ -n "${2:-}" ] && echo "$2" >"$standin/code"
+  [ "${3:-}" = disabled ] && touch "$standin/disabled"
   # shellcheck disable=SC2016  # the inner script expands its own variables
   LOAD_OUT=$(STANDIN=$standin PATH="$standin:$PATH" bash -c '
     set -euo pipefail
     daemon_label=org.wiredcap.boot daemon_plist=/Library/LaunchDaemons/org.wiredcap.boot.plist
     log() { printf "wiredcap postinstall: %s\n" "$*"; }
-    eval "$(sed -n "/^bootstrap_attempts=/,/^}/p" "$1")"
+    eval "$(sed -n "/^bootstrap_attempts=/,/^# 4\. The boot LaunchDaemon/p" "$1")"
     load_boot_daemon' _ "$mac/scripts/postinstall" 2>&1)
   LOAD_RC=$?
 }
 calls() { grep -c "^$1" "$standin/calls"; }
-load_with_failures 3
+no_boot_claim() { ! grep -qiE 'at the next boot|loads it at|launchd loads' <<<"$LOAD_OUT"; }
+load_with 3
 check "bootstrap failing 3 times after bootout: loaded at the 4th attempt" \
   test "$LOAD_RC" = 0 -a "$(calls bootout)" = 1 -a "$(calls bootstrap)" = 4 -a -n "$(grep 'loaded org.wiredcap.boot .*attempt 4' <<<"$LOAD_OUT")"
 check "  ... a second between attempts (3 sleeps of 1)" test "$(tr '\n' ' ' <"$standin/sleeps")" = "1 1 1 "
-load_with_failures 0
+load_with 0
 check "bootstrap succeeding at once: one attempt, no sleep" test "$LOAD_RC" = 0 -a "$(calls bootstrap)" = 1 -a ! -e "$standin/sleeps"
-load_with_failures 1000
-check "bootstrap failing every time: 10 attempts, then a warning with the command, and the install goes on" \
-  test "$LOAD_RC" = 0 -a "$(calls bootstrap)" = 10 -a -n "$(grep 'warning: launchctl bootstrap failed 10 times.*sudo launchctl bootstrap system /Library/LaunchDaemons/org.wiredcap.boot.plist' <<<"$LOAD_OUT")"
+load_with 1000
+check "bootstrap failing with 5 every time: 10 attempts, then a warning with the command, and the install goes on" \
+  test "$LOAD_RC" = 0 -a "$(calls bootstrap)" = 10 -a -n "$(grep 'warning: org.wiredcap.boot is not loaded (launchctl bootstrap system failed after 10 attempt(s).*sudo launchctl bootstrap system /Library/LaunchDaemons/org.wiredcap.boot.plist' <<<"$LOAD_OUT")"
+check "  ... and it claims no load at the next boot" no_boot_claim
+load_with 1000 37
+check "bootstrap failing with another error (37): not retried, the warning says what to run" \
+  test "$LOAD_RC" = 0 -a "$(calls bootstrap)" = 1 -a ! -e "$standin/sleeps" -a -n "$(grep 'sudo launchctl bootstrap system ' <<<"$LOAD_OUT")"
+# Issue 26: a service disabled in launchd's override database fails every bootstrap with 5; it
+# used to be tried 10 times, then the warning said launchd would load it at the next boot.
+load_with 0 "" disabled
+check "disabled in launchd's override database: print-disabled read, bootstrap never tried" \
+  test "$LOAD_RC" = 0 -a "$(calls print-disabled)" -ge 1 -a "$(calls bootstrap)" = 0 -a ! -e "$standin/sleeps"
+check "  ... it says what to run: sudo launchctl enable system/org.wiredcap.boot && sudo launchctl bootstrap system ..." \
+  grep -q 'sudo launchctl enable system/org.wiredcap.boot && sudo launchctl bootstrap system /Library/LaunchDaemons/org.wiredcap.boot.plist' <<<"$LOAD_OUT"
+check "  ... it does not enable it itself (the override may be the person's choice)" test "$(calls enable)" = 0
+check "  ... and claims no load at boot" no_boot_claim
+# uninstall.sh's unload_boot_daemon: boots it out, and clears its own disabled override.
+unload_with() {  # unload_with [disabled]: sets LOAD_OUT, LOAD_RC
+  rm -f "$standin/calls" "$standin/disabled"; echo 0 >"$standin/fail"
+  [ "${1:-}" = disabled ] && touch "$standin/disabled"
+  # shellcheck disable=SC2016  # the inner script expands its own variables
+  LOAD_OUT=$(STANDIN=$standin PATH="$standin:$PATH" bash -c '
+    set -euo pipefail
+    daemon_label=org.wiredcap.boot
+    eval "$(sed -n "/^unload_boot_daemon() {/,/^}/p" "$1")"
+    unload_boot_daemon' _ "$mac/uninstall.sh" 2>&1)
+  LOAD_RC=$?
+}
+unload_with disabled
+check "uninstall.sh with a disabled override: boots out, then launchctl enable system/org.wiredcap.boot" \
+  test "$LOAD_RC" = 0 -a "$(calls bootout)" = 1 -a "$(grep -c '^enable system/org.wiredcap.boot$' "$standin/calls")" = 1 -a ! -e "$standin/disabled"
+unload_with
+check "uninstall.sh without an override: boots out and enables nothing" \
+  test "$LOAD_RC" = 0 -a "$(calls bootout)" = 1 -a "$(calls enable)" = 0
 
 # --- staging ------------------------------------------------------------------------------------
 out=$work/out
@@ -113,14 +168,14 @@ check "payload: the helper is not setuid yet (0755)" test "$(stat -c %a "$root/u
 check "payload: uninstall.sh is 0755" test "$(stat -c %a "$root/usr/local/share/wiredcap/uninstall.sh")" = 755
 check "payload: nothing outside /usr/local" \
   test -z "$(cd "$root" && find . -mindepth 1 ! -path ./usr ! -path ./usr/local ! -path './usr/local/*')"
-check "distribution.xml: well-formed, arm64 only, macOS 13 or later, the package's id and version" \
+check "distribution.xml: well-formed, arm64 only, macOS 14 or later (13 has no knob: refused), the package's id and version" \
   python3 - "$out/distribution.xml" "$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 version = sys.argv[2]
 assert root.tag == "installer-gui-script", root.tag
 assert root.find("options").get("hostArchitectures") == "arm64"
-assert root.find("volume-check/allowed-os-versions/os-version").get("min") == "13.0"
+assert root.find("volume-check/allowed-os-versions/os-version").get("min") == "14.0"
 refs = [r for r in root.findall("pkg-ref") if r.text]
 assert len(refs) == 1 and refs[0].text == "wiredcap-component.pkg", refs
 assert refs[0].get("version") == version and refs[0].get("id") == "org.wiredcap.wiredcap", refs[0].attrib
@@ -234,6 +289,43 @@ tree "$vol4" >"$work/before4"
 check "postinstall fails when the payload's LaunchDaemon plist is missing" test $? = 1
 check "  ... before changing anything" test -z "$(comm -3 "$work/before4" <(tree "$vol4"))" -a \
   "$(stat -c %a "$vol4/usr/local/libexec/wiredcap/wiredcap-helper")" = 755
+
+# Issue 26: a /usr/local a user owns (Macs migrated from Intel Homebrew), or a directory above
+# the helper that group or others may write: that user could replace the program launchd runs
+# as root every minute. postinstall used to warn, then set the setuid bit and install the
+# daemon. Here an earlier install left a setuid helper and the LaunchDaemon behind.
+unsafe_volume() {  # unsafe_volume DIR: a volume after an earlier install
+  new_volume "$1"
+  "$postinstall" "$out/wiredcap.pkg" / "$1" / >/dev/null 2>&1
+}
+vol5=$work/volume-user-prefix
+unsafe_volume "$vol5"
+chown 65534 "$vol5/usr/local"
+"$postinstall" "$out/wiredcap.pkg" / "$vol5" / >"$work/refused-out" 2>"$work/refused-err"
+check "a user-owned /usr/local: postinstall refuses (exit 1)" test $? = 1
+h5=$vol5/usr/local/libexec/wiredcap/wiredcap-helper
+check "  ... the helper is root:wheel 0755, not setuid (the earlier install's setuid bit is gone)" \
+  test "$(stat -c '%u:%g %a' "$h5")" = "0:0 755"
+check "  ... no LaunchDaemon (the earlier one removed)" \
+  test ! -e "$vol5/Library/LaunchDaemons/org.wiredcap.boot.plist" -a ! -L "$vol5/Library/LaunchDaemons/org.wiredcap.boot.plist"
+check "  ... it says the chown to run" grep -qF "sudo chown root:wheel '$vol5/usr/local'" "$work/refused-err"
+check "  ... and says it refused" grep -q 'REFUSED: whoever may change a directory above' "$work/refused-err"
+vol6=$work/volume-group-writable
+unsafe_volume "$vol6"
+chmod 0775 "$vol6/usr/local/libexec"
+"$postinstall" "$out/wiredcap.pkg" / "$vol6" / >/dev/null 2>"$work/refused-err"
+check "a group-writable /usr/local/libexec: postinstall refuses (exit 1), says the chmod to run" \
+  test $? = 1 -a -n "$(grep -F "sudo chmod go-w '$vol6/usr/local/libexec'" "$work/refused-err")"
+check "  ... the helper not setuid, no LaunchDaemon" \
+  test "$(stat -c %a "$vol6/usr/local/libexec/wiredcap/wiredcap-helper")" = 755 -a ! -e "$vol6/Library/LaunchDaemons/org.wiredcap.boot.plist"
+chmod 0755 "$vol6/usr/local/libexec"
+check "after the chmod it prints, postinstall installs again: setuid helper and LaunchDaemon" \
+  test "$("$postinstall" "$out/wiredcap.pkg" / "$vol6" / >/dev/null 2>&1; echo $?)" = 0 -a \
+  "$(stat -c %a "$vol6/usr/local/libexec/wiredcap/wiredcap-helper")" = 4755 -a -f "$vol6/Library/LaunchDaemons/org.wiredcap.boot.plist"
+chmod 0757 "$vol6"
+"$postinstall" "$out/wiredcap.pkg" / "$vol6" / >/dev/null 2>"$work/refused-err"
+check "a volume root writable by others: refused, chmod go-w of the volume's root" \
+  test $? = 1 -a -n "$(grep -F "sudo chmod go-w '$vol6'" "$work/refused-err")"
 
 # uninstall.sh on the upgraded volume (it has a policy, a journal and the sudoers rule).
 mkdir -p "$vol/usr/local/bin"

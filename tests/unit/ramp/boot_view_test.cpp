@@ -106,7 +106,22 @@ TEST(BootView, TrippedGuardIsTheFirstLineWithValueReasonAndWayOut) {
     EXPECT_EQ(*alert,
               "BOOT GUARD TRIPPED at T1: the stored 98304 MiB (96.00 GiB, 103.07 GB) was not applied at boot. "
               "Boot BOOT-B applied 98304 MiB at T0 and it was never recorded healthy. "
-              "Run: wiredcap persist --off (or persist a lower value)");
+              "Run: wiredcap persist --off (or persist a lower value). "
+              "If the Mac hangs at every start: start in Safe Mode and run sudo touch /etc/wiredcap.boot-disabled; "
+              "if it hangs in Safe Mode too, from macOS Recovery (FileVault unlocked) run touch "
+              "\"/Volumes/Macintosh HD - Data/private/etc/wiredcap.boot-disabled\" "
+              "(man wiredcap: If the Mac hangs at every start)");
+}
+
+// Off a Mac's /etc (the simulator, a test tree) there is no Data volume path to give.
+TEST(BootView, TrippedAlertGivesNoRecoveryPathForASwitchOutsideEtc) {
+    BootGuard g = stored(GuardState::tripped);
+    g.switch_path = "/tmp/w/etc/wiredcap.boot-disabled";
+    const auto alert = boot_alert(g);
+    ASSERT_TRUE(alert);
+    EXPECT_TRUE(contains(*alert, "start in Safe Mode and run sudo touch /tmp/w/etc/wiredcap.boot-disabled (man"))
+        << *alert;
+    EXPECT_FALSE(contains(*alert, "/Volumes/")) << *alert;
 }
 
 TEST(BootView, FailedBootActionIsTheFirstLine) {

@@ -27,6 +27,13 @@ constexpr std::string_view kMonterey = R"(disabled services = {
 }
 )";
 
+// Only 113 ("Could not find service") means not loaded; launchctl failing otherwise says nothing.
+TEST(LaunchdState, OnlyExit113OfLaunchctlPrintMeansNotLoaded) {
+    EXPECT_EQ(loaded_from_print_status(0), std::optional<bool>(true));
+    EXPECT_EQ(loaded_from_print_status(113), std::optional<bool>(false));
+    for (const int other : {1, 5, 64, 125, 255}) EXPECT_EQ(loaded_from_print_status(other), std::nullopt) << other;
+}
+
 TEST(LaunchdState, DisabledInTheCurrentFormat) {
     EXPECT_EQ(disabled_in(kVentura, "org.wiredcap.boot"), std::optional<bool>(true));
     // A label that only starts the same is another service.
