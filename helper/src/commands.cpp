@@ -92,7 +92,7 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     return f;
 }
 
-// confirm and end only write the journal, after the same caller check as a change.
+// confirm, end, verdict and forget-hang only write the journal, after the same caller check as a change.
 std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Context& ctx) {
     if (auto auth = authorize(a, ctx); !auth) return auth.error();
     auto cur = ctx.kernel.read_wired_limit();
@@ -101,6 +101,10 @@ std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Cont
         a.out().object("readback_mib", read_back(*cur));
     }
     if (inv.command == Command::confirm) return a.record("confirmed");
+    // A person's word on the past: the boot a suspect was in force in (its id is the reason),
+    // or why a hang ceiling no longer binds. Nothing on the machine changes.
+    if (inv.command == Command::verdict) return a.record(*inv.answer, *inv.boot);
+    if (inv.command == Command::forget_hang) return a.record("forgotten", *inv.why);
     return a.record("end", *inv.outcome);
 }
 
@@ -115,6 +119,8 @@ Result run(const Invocation& inv, Context& ctx) {
         case Command::apply: return a.finish(apply_steps(a, inv, ctx));
         case Command::reset: return a.finish(reset_steps(a, inv, ctx));
         case Command::confirm:
+        case Command::verdict:
+        case Command::forget_hang:
         case Command::end: return a.finish(journal_only_steps(a, inv, ctx));
         case Command::persist: return a.finish(inv.off ? persist_off_steps(a, ctx) : persist_steps(a, inv, ctx));
         case Command::boot: return a.finish(boot_steps(a, ctx));
