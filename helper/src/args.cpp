@@ -147,8 +147,7 @@ Expected<Ok> check_combination(const Invocation& inv) {
     const bool ramp = inv.run.has_value();
     if (inv.run.has_value() != inv.step.has_value() && inv.command != Command::end)
         return usage("--run and --step go together");
-    if (inv.effective.has_value() != inv.effective_source.has_value())
-        return usage("--effective and --effective-source go together");
+    if (inv.effective_source && !inv.effective) return usage("--effective-source needs --effective");
     if (inv.by && inv.command != Command::apply) return usage("--by belongs to apply");
     if ((inv.boot || inv.answer) != (inv.command == Command::verdict) || (inv.boot && !inv.answer) || (inv.answer && !inv.boot))
         return usage("verdict needs --boot and --answer, and only verdict takes them");
@@ -230,6 +229,8 @@ Expected<Invocation> parse_args(const Args& args) {
     }
     if (auto r = parse_ramp_options(args, i, inv); !r) return r.error();
     if (auto c = check_combination(inv); !c) return c.error();
+    // --effective alone is a figure the caller gives: journaled as given.
+    if (inv.effective && !inv.effective_source) inv.effective_source = "given";
     return inv;
 }
 
