@@ -103,10 +103,15 @@ private:
 }  // namespace
 
 std::string writer_of(const Entry& e) {
-    if (e.command == "boot") return "the boot action";
-    if (e.command == "apply" && e.by == "set") return "wiredcap set";
-    if (e.command == "apply") return "wiredcap-helper apply";
-    return "wiredcap " + e.command;
+    if (e.command == "boot") return "boot-action";
+    if (e.command == "apply" && e.by == "set") return "set";
+    return "helper-apply";
+}
+
+std::string writer_text(std::string_view writer) {
+    if (writer == "set") return "wiredcap's set";
+    if (writer == "boot-action") return "the boot action";
+    return "wiredcap-helper's apply (run directly)";
 }
 
 bool earlier_boot(std::string_view boot, std::string_view current_boot) {

@@ -24,7 +24,8 @@
 
 namespace wiredcap::recovery {
 
-// Who wrote a run-less record: "wiredcap set", "wiredcap-helper apply", "the boot action".
+// Who wrote a run-less write, as a word: "set" (wiredcap set), "helper-apply" (the helper run
+// directly, or by a wiredcap that did not name itself), "boot-action".
 [[nodiscard]] std::string writer_of(const journal_view::Entry& e);
 
 struct OutsideRamps {

@@ -277,7 +277,7 @@ void collect(const RunTrack& r, std::string_view current_boot, Report& report, s
 // before the last forget-hang is kept, marked forgotten.
 void add_outside_ramps(OutsideRamps o, std::vector<Hang>& hangs, Report& report) {
     for (auto& [order, ref] : o.hangs) {
-        const bool tripped = ref.writer == "the boot action" &&
+        const bool tripped = ref.writer == "boot-action" &&
                              std::any_of(hangs.begin(), hangs.end(), [&](const Hang& h) {
                                  return h.ref.kind == RefKind::boot_apply && h.ref.boot == ref.boot && h.ref.value == ref.value;
                              });
@@ -317,13 +317,13 @@ std::string hang_origin(const StepRef& r) {
             return "was applied by the boot action in a boot that never became healthy (the boot guard found it at " +
                    r.time + " in boot " + r.boot + ")";
         case RefKind::unread_write:
-            return "was written by " + r.writer + " at " + r.time + " in boot " + r.boot +
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
                    " and never read back before the machine went down";
         case RefKind::answered_hung:
-            return "was written by " + r.writer + " at " + r.time + " in boot " + r.boot +
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
                    ", in force when the machine went down, and a person said it hung";
         case RefKind::suspect:
-            return "was written by " + r.writer + " at " + r.time + " in boot " + r.boot +
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
                    " and was in force when the machine went down";
     }
     return {};

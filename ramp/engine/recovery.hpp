@@ -50,7 +50,7 @@ struct StepRef {
     std::string time;
     std::string boot;
     RefKind kind = RefKind::ramp_step;
-    std::string writer = {};   // outside a ramp: "wiredcap set", "wiredcap-helper apply", ...
+    std::string writer = {};   // outside a ramp: "set", "helper-apply", "boot-action"
     std::uint64_t uid = 0;     // who ran it (the journal's uid)
     bool forgotten = false;    // a hang recorded before a person's forget-hang: history only
 };
@@ -100,6 +100,9 @@ struct Report {
 // or for the boot action "was applied by the boot action at T in boot B, and that boot never
 // became healthy".
 [[nodiscard]] std::string hang_origin(const StepRef& r);
+
+// The writer word in a sentence: "wiredcap's set", ... (never a command line: it is not one).
+[[nodiscard]] std::string writer_text(std::string_view writer);
 
 // "ramp_step", "boot_apply", "boot_trip", "unread_write", "answered_hung" or "suspect" (the JSON
 // `kind` of a step reference).

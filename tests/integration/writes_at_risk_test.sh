@@ -66,7 +66,7 @@ case $scenario in
     wc set 166GiB --yes; expect_rc 6
     grep -q '"command":"apply","event":"intent".*"to_mib":169984.*"by":"set"' "$JOURNAL" || fail "no set intent journaled"
     sim reboot >/dev/null
-    expect_hang_binds "wiredcap set"
+    expect_hang_binds set
     expect_boot_refuses ;;
   killed_helper_hang)
     # The helper killed after the knob changed, before it heard back: intent, and nothing else.
@@ -79,11 +79,11 @@ case $scenario in
     sim fault stall-after-write off >/dev/null
     expect_last_event intent
     sim reboot >/dev/null
-    expect_hang_binds "wiredcap-helper apply" ;;
+    expect_hang_binds helper-apply ;;
   direct_helper_hang)
     helper apply 166GiB --effective 158GiB --effective-source given; expect_rc 6
     sim reboot >/dev/null
-    expect_hang_binds "wiredcap-helper apply" ;;
+    expect_hang_binds helper-apply ;;
   clean_set_is_a_suspect)
     # A set that read back correctly, then a normal reboot: a suspect, never a hang by itself.
     sim hang-above off >/dev/null

@@ -776,7 +776,7 @@ TEST(OutsideRamps, ASetNeverReadBackBeforeAReebootIsAHangNamingItsWriter) {
     ASSERT_TRUE(after.hang_ceiling);
     EXPECT_EQ(after.hang_ceiling->value, 166_GiB);
     EXPECT_EQ(after.hang_ceiling->kind, RefKind::unread_write);
-    EXPECT_EQ(after.hang_ceiling->writer, "wiredcap set");
+    EXPECT_EQ(after.hang_ceiling->writer, "set");
     EXPECT_EQ(after.hang_ceiling->boot, kBootA);
 }
 
@@ -785,7 +785,7 @@ TEST(OutsideRamps, AKilledHelperLeavesOnlyAnIntentAndTheHelperRunDirectlyIsNamed
     j.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt, ""));
     const Report r = j.analyse_in(kBootB);
     ASSERT_TRUE(r.hang_ceiling);
-    EXPECT_EQ(r.hang_ceiling->writer, "wiredcap-helper apply");
+    EXPECT_EQ(r.hang_ceiling->writer, "helper-apply");
 }
 
 TEST(OutsideRamps, AnyReadBackLaterInTheSameBootSettlesTheWrite) {
