@@ -39,6 +39,10 @@ expect_hang_binds() {
   wc set 166GiB --yes; expect_rc 3
   wc ramp --to 170GiB --dry-run --json; expect_rc 3
   wc persist 166GiB --unconfirmed; expect_rc 3
+  # fit's advice stops below the hang too (a small test model: tests/golden/make_model.py).
+  python3 "$(dirname "$0")/../golden/make_model.py" gguf "$WORK/small.gguf" 32 4096 32 8 4500 || fail "no model"
+  wc fit "$WORK/small.gguf" --json
+  [ "$(json_field "$OUT" 'd["highest"]["value"]')" = $((HUNG_MIB - 1)) ] || fail "fit's highest ignores the hang: $OUT"
   [ "$(history_count $HUNG_MIB)" = 1 ] || fail "166 GiB was written again after the hang"
   note "hang at 166 GiB by $writer: recorded and binding"
 }
