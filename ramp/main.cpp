@@ -54,8 +54,21 @@ struct Options {
     std::optional<std::string> policy_file;
     wiredcap::cli::RampRequest ramp;
     wiredcap::cli::PersistRequest persist;
+    wiredcap::cli::RecoverRequest recover;
     wiredcap::fit::FitRequest fit;
 };
+
+void add_recover(CLI::App& app, Options& o) {
+    auto* recover = app.add_subcommand("recover", "After a hang and reboot: which write hung, and the last good value");
+    auto* hung = recover->add_flag_callback("--hung", [&o] { o.recover.answer = "hung"; },
+                                            "Answer for every suspect: the machine hung with it in force");
+    auto* not_hung = recover->add_flag_callback("--not-hung", [&o] { o.recover.answer = "not-hung"; },
+                                                "Answer for every suspect: it did not hang");
+    hung->excludes(not_hung);
+    recover->add_flag("--forget-hang", o.recover.forget_hang, "Clear the hang ceiling (journaled; the hang stays as history)");
+    recover->add_option("--why", o.recover.why, "Why it is forgotten: macos-update, hardware-change or other-cause");
+    recover->add_flag("--yes", o.recover.yes, "Forget without asking (for scripts)");
+}
 
 void add_global_options(CLI::App& app, Options& o) {
     app.add_flag("--json", o.json, "One JSON object on stdout, also on failure (schemas: docs/schema/)");
@@ -161,7 +174,7 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
     if (is("reset")) return wiredcap::cli::run_reset(ctx);
     if (is("policy")) return wiredcap::cli::run_policy_check(ctx, o.policy_file);
     if (is("ramp")) return wiredcap::cli::run_ramp(ctx, o.ramp);
-    if (is("recover")) return wiredcap::cli::run_recover(ctx);
+    if (is("recover")) return wiredcap::cli::run_recover(ctx, o.recover, STDIN_FILENO);
     if (is("persist")) return wiredcap::cli::run_persist(ctx, o.persist);
     if (is("fit")) return wiredcap::fit::run_fit(ctx, o.fit);
     return ExitCode::usage;
@@ -227,7 +240,7 @@ int main(int argc, char** argv) {
     auto* check = policy->add_subcommand("check", "Validate a policy file as the helper would (default: the installed one)");
     check->add_option("FILE", o.policy_file, "The policy file to check");
     add_ramp(app, o);
-    app.add_subcommand("recover", "After a hang and reboot: which step hung, and the last good value");
+    add_recover(app, o);
     add_persist(app, o);
     add_fit(app, o);
     // After the subcommands: CLI11 copies the footer into each subcommand made after it.

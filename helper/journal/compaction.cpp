@@ -29,10 +29,14 @@ bool is_plain_reset(std::string_view line) {
 }
 
 // Run-less records a reader needs: the boot action's (trips and the applies before them), every
-// store of a value for boot (the hang ceiling's waiver), and a confirmation.
+// store of a value for boot (the hang ceiling's waiver), a confirmation, every write outside a
+// ramp (`set`, the helper run directly: one never read back is a hang, one read back may be a
+// suspect), and a person's verdict on a suspect or forgetting of a hang ceiling.
 bool is_needed_without_run(std::string_view line) {
     const auto command = string_after(line, "command");
-    return command == "boot" || command == "persist" || string_after(line, "event") == "confirmed";
+    const auto event = string_after(line, "event");
+    return command == "boot" || command == "persist" || (command == "apply" && is_forward(event)) ||
+           command == "verdict" || command == "forget-hang" || event == "confirmed";
 }
 
 }  // namespace

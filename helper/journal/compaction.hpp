@@ -14,13 +14,15 @@
 //     no forward record at all;
 //   - every record of a closed run that holds the latest confirmation of some value, or the
 //     latest confirmation of all;
-//   - every record of `persist` and of the boot action (`boot`), and any run-less confirmation;
+//   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
+//     every run-less `apply` (a `set`, or the helper run directly), and every `verdict` and
+//     `forget-hang`;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
 //     the steps at risk in its boot);
 //   - the most recent kKeepRecent records whatever they are, and every run with a record among
 //     them whole, so that the journal still shows what was done last (the command that
 //     compacted it included).
-// Everything else -- closed runs, plain `set` and `reset` records of other boots, refusals,
+// Everything else -- closed runs, plain `reset` records of other boots, refusals,
 // torn lines -- is in the archive only.
 #pragma once
 

@@ -36,8 +36,11 @@ struct Confirmation {
 [[nodiscard]] Expected<std::optional<Confirmation>> find_confirmation_in(const std::string& path, uid_t owner,
                                                                          units::MiB value);
 
-// The lowest value a ramp step hung at, per the journal text: a step whose intent or apply is
-// from a boot other than `current_boot` and that was never confirmed or reverted. Records are
+// The lowest value that hung, per the journal text: a ramp step whose intent or apply is from a
+// boot other than `current_boot` and that was never confirmed or reverted; a write outside a
+// ramp (`apply` without --run) from another boot that no record of its boot ever read back
+// (none carries a readback_mib after it); a suspect a person said hung (`verdict` ... `hung`).
+// Hangs before the last `forget-hang` record were cleared by a person and do not bind. Records are
 // taken in file order, never by their times (one second holds many records, and a clock can be
 // set back). Hangs known when the value for boot was stored with persist --ignore-hang-ceiling
 // (steps before that record, from other boots) were overridden by a person and are not counted;

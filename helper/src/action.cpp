@@ -62,7 +62,7 @@ std::optional<Failure> Action::record(std::string event, std::string reason) {
     if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
     journal::Record r{std::string(command_name(inv_.command)), event, inv_.run, inv_.step,
                       previous_, to_, readback_, std::move(reason), inv_.effective,
-                      inv_.effective_source.value_or(""), inv_.ignore_hang_ceiling};
+                      inv_.effective_source.value_or(""), inv_.ignore_hang_ceiling, inv_.by.value_or("")};
     auto ok = writer_->append(r, stamp_);
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
@@ -172,10 +172,12 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
     if (auto f = a.record(prefix + "intent", why)) return Failure{f->code, f->message + "; nothing was changed"};
     auto w = ctx.kernel.write_wired_limit(value);
     if (!w) {
-        (void)a.record(prefix + "write_failed", with_why(w.error().message));
         // A refused write may still have moved the knob: the read-back says, not the request.
+        // It is read before the record, which carries it: a failed write whose read-back is on
+        // record is settled (the machine answered); one without stays at risk (recovery.hpp).
         if (auto after = ctx.kernel.read_wired_limit()) report_changed(a, *after);
         else a.out().null("changed");
+        (void)a.record(prefix + "write_failed", with_why(w.error().message));
         return Failure{exit_for(w.error().kind), "the kernel refused to set iogpu.wired_limit_mb to " +
                                                      units::to_string(value) + ": " + w.error().message};
     }

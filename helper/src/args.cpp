@@ -13,7 +13,8 @@ constexpr std::uint64_t kMaxStep = 100000;
 using Args = std::vector<std::string_view>;
 
 Error usage(const std::string& why) {
-    return Error{why + " (usage: wiredcap-helper read | apply SIZE | reset | confirm | end | persist | boot)"};
+    return Error{why + " (usage: wiredcap-helper read | apply SIZE | reset | confirm | end | persist | boot | "
+                       "verdict | forget-hang)"};
 }
 
 bool valid_run_id(std::string_view s) {
@@ -47,6 +48,8 @@ std::optional<Command> parse_command(std::string_view s) {
     if (s == "end") return Command::end;
     if (s == "persist") return Command::persist;
     if (s == "boot") return Command::boot;
+    if (s == "verdict") return Command::verdict;
+    if (s == "forget-hang") return Command::forget_hang;
     return std::nullopt;
 }
 
@@ -80,6 +83,22 @@ Expected<std::size_t> parse_dev_options(const Args& args, DevOptions& dev) {
     return i;
 }
 
+// --by, --boot, --answer, --why: each a word from a fixed list (--boot: an id's characters).
+// nullopt: not one of them, or repeated.
+std::optional<Expected<Ok>> word_option(std::string_view opt, std::string_view v, Invocation& inv) {
+    auto set = [&](std::optional<std::string>& slot, bool valid, std::string need) -> Expected<Ok> {
+        if (!valid) return usage(std::string(opt) + " needs " + need);
+        slot = std::string(v);
+        return Ok{};
+    };
+    if (opt == "--by" && !inv.by) return set(inv.by, one_of(v, kWriters), "set");
+    if (opt == "--boot" && !inv.boot) return set(inv.boot, valid_run_id(v), "a boot id: 1 to 64 letters, digits or '-'");
+    if (opt == "--answer" && !inv.answer) return set(inv.answer, one_of(v, kAnswers), "one of: hung not-hung");
+    if (opt == "--why" && !inv.why)
+        return set(inv.why, one_of(v, kForgetReasons), "one of: macos-update hardware-change other-cause");
+    return std::nullopt;
+}
+
 // The options after the command: --ignore-hang-ceiling alone, the others with a value.
 Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv) {
     for (; i < args.size(); i += 2) {
@@ -90,7 +109,7 @@ Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv
             continue;
         }
         if (opt != "--run" && opt != "--step" && opt != "--revert" && opt != "--outcome" && opt != "--effective" &&
-            opt != "--effective-source")
+            opt != "--effective-source" && opt != "--by" && opt != "--boot" && opt != "--answer" && opt != "--why")
             return usage("unexpected or repeated argument " + units::quote_input(opt));
         if (i + 1 >= args.size()) return usage(units::quote_input(opt) + " needs a value");
         const std::string_view v = args[i + 1];
@@ -114,6 +133,8 @@ Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv
         } else if (opt == "--effective-source" && !inv.effective_source) {
             if (!one_of(v, kEffectiveSources)) return usage("--effective-source needs one of: metal simulated-metal given");
             inv.effective_source = std::string(v);
+        } else if (auto word = word_option(opt, v, inv); word) {
+            if (!*word) return word->error();
         } else {
             return usage("unexpected or repeated argument " + units::quote_input(opt));
         }
@@ -126,8 +147,11 @@ Expected<Ok> check_combination(const Invocation& inv) {
     const bool ramp = inv.run.has_value();
     if (inv.run.has_value() != inv.step.has_value() && inv.command != Command::end)
         return usage("--run and --step go together");
-    if (inv.effective.has_value() != inv.effective_source.has_value())
-        return usage("--effective and --effective-source go together");
+    if (inv.effective_source && !inv.effective) return usage("--effective-source needs --effective");
+    if (inv.by && inv.command != Command::apply) return usage("--by belongs to apply");
+    if ((inv.boot || inv.answer) != (inv.command == Command::verdict) || (inv.boot && !inv.answer) || (inv.answer && !inv.boot))
+        return usage("verdict needs --boot and --answer, and only verdict takes them");
+    if (inv.why.has_value() != (inv.command == Command::forget_hang)) return usage("forget-hang needs --why, and only it takes it");
     if ((inv.effective && inv.command != Command::apply) ||
         (inv.ignore_hang_ceiling && inv.command != Command::apply && (inv.command != Command::persist || inv.off)))
         return usage("--effective belongs to apply, --ignore-hang-ceiling to apply and persist");
@@ -148,6 +172,8 @@ Expected<Ok> check_combination(const Invocation& inv) {
             break;
         case Command::persist:
         case Command::boot:
+        case Command::verdict:
+        case Command::forget_hang:
             if (ramp || inv.revert || inv.outcome) return usage(std::string(command_name(inv.command)) + " takes no ramp options");
             break;
     }
@@ -165,6 +191,8 @@ std::string_view command_name(Command c) {
         case Command::end: return "end";
         case Command::persist: return "persist";
         case Command::boot: return "boot";
+        case Command::verdict: return "verdict";
+        case Command::forget_hang: return "forget-hang";
     }
     return "unknown";
 }
@@ -182,11 +210,14 @@ Expected<Invocation> parse_args(const Args& args) {
     if (inv.command == Command::persist && i < args.size() && args[i] == "--off") {
         inv.off = true;
         ++i;
-    } else if (inv.command == Command::apply || inv.command == Command::persist) {
+    } else if (inv.command == Command::apply || inv.command == Command::persist || inv.command == Command::verdict ||
+               inv.command == Command::forget_hang) {
         const std::string name(command_name(inv.command));
         if (i >= args.size()) return usage(name + " needs a size, e.g. 237568MiB");
         auto v = units::parse_size_as<units::MiB>(args[i]);
         if (!v) return v.error();
+        if (v->count() == 0 && (inv.command == Command::verdict || inv.command == Command::forget_hang))
+            return usage(name + " needs the value that was in force, above 0 MiB");
         if (v->count() == 0) return usage(name + " 0 would mean the OS default: use " +
                          (inv.command == Command::apply ? "reset" : "persist --off"));
         inv.value = *v;
@@ -198,6 +229,8 @@ Expected<Invocation> parse_args(const Args& args) {
     }
     if (auto r = parse_ramp_options(args, i, inv); !r) return r.error();
     if (auto c = check_combination(inv); !c) return c.error();
+    // --effective alone is a figure the caller gives: journaled as given.
+    if (inv.effective && !inv.effective_source) inv.effective_source = "given";
     return inv;
 }
 

@@ -3,12 +3,14 @@
 //   wiredcap-helper [DEV-OPTIONS] read
 //   wiredcap-helper [DEV-OPTIONS] apply SIZE  [--run ID --step N] [--revert REASON]
 //                                             [--effective SIZE --effective-source WORD]
-//                                             [--ignore-hang-ceiling]
+//                                             [--ignore-hang-ceiling] [--by WRITER]
 //   wiredcap-helper [DEV-OPTIONS] reset       [--run ID --step N] [--revert REASON]
 //   wiredcap-helper [DEV-OPTIONS] confirm --run ID --step N
 //   wiredcap-helper [DEV-OPTIONS] end --run ID --outcome OUTCOME
 //   wiredcap-helper [DEV-OPTIONS] persist SIZE [--unconfirmed] [--ignore-hang-ceiling] | persist --off
 //   wiredcap-helper [DEV-OPTIONS] boot
+//   wiredcap-helper [DEV-OPTIONS] verdict SIZE --boot ID --answer hung|not-hung
+//   wiredcap-helper [DEV-OPTIONS] forget-hang SIZE --why WHY
 //
 // DEV-OPTIONS (--policy PATH, --journal PATH, --sim-state PATH) exist for tests and
 // unprivileged development only; main() refuses them in a secure-exec (setuid) process.
@@ -16,6 +18,9 @@
 // --effective: the effective cap wiredcap read (the helper cannot read Metal) or the person gave,
 // with its source from a fixed list; from the OS default, max_step is measured from it. Both are
 // journaled. --ignore-hang-ceiling: the person overrode wiredcap's hang ceiling; journaled only.
+// --by: which wiredcap command asked (journaled, to name the writer of a write that hung).
+// verdict: a person's answer on a suspect (a raised write in force in boot ID when it went down);
+// forget-hang: a person clears the hang ceiling SIZE. Both only journal (recovery.hpp reads them).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +34,7 @@
 
 namespace wiredcap::helper {
 
-enum class Command { read, apply, reset, confirm, end, persist, boot };
+enum class Command { read, apply, reset, confirm, end, persist, boot, verdict, forget_hang };
 
 struct DevOptions {
     std::optional<std::string> policy;
@@ -50,6 +55,10 @@ struct Invocation {
     std::optional<units::MiB> effective;  // apply: the effective cap, when the knob is 0
     std::optional<std::string> effective_source;  // one of kEffectiveSources
     bool ignore_hang_ceiling = false;     // apply, persist
+    std::optional<std::string> by;        // apply: one of kWriters
+    std::optional<std::string> boot;      // verdict: the boot id the suspect write was in force in
+    std::optional<std::string> answer;    // verdict: one of kAnswers
+    std::optional<std::string> why;       // forget-hang: one of kForgetReasons
     DevOptions dev;
 };
 
@@ -61,6 +70,11 @@ inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "revert
                                                  "aborted",   "hung"};
 // Where an --effective value came from: Metal, the simulator's model of it, or the person (--from).
 inline constexpr std::string_view kEffectiveSources[] = {"metal", "simulated-metal", "given"};
+
+// Who asked for an apply; what a person answered about a suspect; why a hang ceiling was cleared.
+inline constexpr std::string_view kWriters[] = {"set"};
+inline constexpr std::string_view kAnswers[] = {"hung", "not-hung"};
+inline constexpr std::string_view kForgetReasons[] = {"macos-update", "hardware-change", "other-cause"};
 
 [[nodiscard]] Expected<Invocation> parse_args(const std::vector<std::string_view>& args);
 

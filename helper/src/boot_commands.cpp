@@ -137,7 +137,7 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     if (!hang) return fail(a.refuse(ExitCode::journal_failed, hang.error().message));
     if (*hang && s.value >= **hang)
         return fail(a.refuse(ExitCode::refused_by_policy, units::to_string(s.value) + " is at or above " +
-                                                              units::to_string(**hang) + ", where a ramp step hung"));
+                                                              units::to_string(**hang) + ", where the machine hung (wiredcap recover names the write)"));
     if (auto f = read_previous(a, ctx)) return fail(*f);
     s.applied_uptime_s = up->count();
     if (auto f = save_guard(a, store, s, Guard::trying, boot_id, "", "")) return f;

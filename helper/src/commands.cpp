@@ -63,16 +63,59 @@ Result do_read(const Invocation& inv, Context& ctx) {
     return a.finish(std::nullopt);
 }
 
+// From the OS default the helper cannot read where the GPU's cap is (only Metal knows): a value
+// above the band's min may be a raise of any size, so it needs the caller's figure.
+std::optional<std::string> needs_effective(const Invocation& inv, const policy::Policy& p, MiB current) {
+    if (current.count() != 0 || inv.effective || *inv.value <= p.min) return std::nullopt;
+    const std::string v = std::to_string(inv.value->count()) + "MiB";
+    return "iogpu.wired_limit_mb is 0 (the OS default), whose effective cap only Metal knows: whether " + v +
+           " raises the GPU's cap, and by how much, is unknown here; run: wiredcap set " + v +
+           " (it reads the effective cap), or give the effective cap that 'wiredcap status' shows: "
+           "wiredcap-helper apply " + v + " --effective SIZE";
+}
+
+// Which way the write moved the GPU's cap, from the read-back: against the knob before it, or,
+// from the OS default, against the effective cap the caller gave (labelled as their claim).
+void report_direction(Action& a, const Invocation& inv) {
+    if (!a.readback_ || !a.previous_) return;
+    std::optional<MiB> base;
+    std::string source;
+    if (a.previous_->count() != 0) {
+        base = *a.previous_;
+        source = "kernel read-back before the write";
+    } else if (inv.effective) {
+        base = *inv.effective;
+        source = "--effective, the caller's claim (" + inv.effective_source.value_or("given") + ")";
+    }
+    JsonObject o;
+    const MiB now = *a.readback_;
+    if (!base) {
+        a.out().object("gpu_cap", o.str("direction", "unknown").null("from_mib").str(
+                                      "why", "from the OS default the effective cap is unknown (no --effective)"));
+        return;
+    }
+    const char* direction = now > *base ? "raised" : now < *base ? "lowered" : "unchanged";
+    o.str("direction", direction).num("from_mib", base->count()).str("from_source", source);
+    o.num("by_mib", (now > *base ? now - *base : *base - now).count());
+    a.out().object("gpu_cap", o);
+}
+
 std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ctx) {
     const MiB value = *inv.value;
     a.out().num("requested_mib", value.count());
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
     if (auto f = read_previous(a, ctx)) return f;
+    // Band and reserve first (measured from the value itself, no step can be too large), then the
+    // starting point, then the step from it.
+    if (auto why = policy::refusal(auth->policy, auth->memsize, value, value))
+        return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = needs_effective(inv, auth->policy, *a.previous_)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (auto why = policy::refusal(auth->policy, auth->memsize, *a.previous_, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
-    if (*a.previous_ == value) return unchanged(a, value);
-    return write_and_verify(a, ctx, value, inv.revert);
+    auto f = *a.previous_ == value ? unchanged(a, value) : write_and_verify(a, ctx, value, inv.revert);
+    report_direction(a, inv);
+    return f;
 }
 
 // Reset is the safe direction: no band, no step, and it works when the policy is broken. A plain
@@ -92,7 +135,7 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     return f;
 }
 
-// confirm and end only write the journal, after the same caller check as a change.
+// confirm, end, verdict and forget-hang only write the journal, after the same caller check as a change.
 std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Context& ctx) {
     if (auto auth = authorize(a, ctx); !auth) return auth.error();
     auto cur = ctx.kernel.read_wired_limit();
@@ -101,6 +144,10 @@ std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Cont
         a.out().object("readback_mib", read_back(*cur));
     }
     if (inv.command == Command::confirm) return a.record("confirmed");
+    // A person's word on the past: the boot a suspect was in force in (its id is the reason),
+    // or why a hang ceiling no longer binds. Nothing on the machine changes.
+    if (inv.command == Command::verdict) return a.record(*inv.answer, *inv.boot);
+    if (inv.command == Command::forget_hang) return a.record("forgotten", *inv.why);
     return a.record("end", *inv.outcome);
 }
 
@@ -115,6 +162,8 @@ Result run(const Invocation& inv, Context& ctx) {
         case Command::apply: return a.finish(apply_steps(a, inv, ctx));
         case Command::reset: return a.finish(reset_steps(a, inv, ctx));
         case Command::confirm:
+        case Command::verdict:
+        case Command::forget_hang:
         case Command::end: return a.finish(journal_only_steps(a, inv, ctx));
         case Command::persist: return a.finish(inv.off ? persist_off_steps(a, ctx) : persist_steps(a, inv, ctx));
         case Command::boot: return a.finish(boot_steps(a, ctx));

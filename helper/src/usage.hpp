@@ -17,6 +17,8 @@ Commands:
   read                      read the knob, memory, boot id, related keys,
                             policy, caller
   apply SIZE [--run ID --step N] [--revert REASON]
+             [--effective SIZE [--effective-source SOURCE]] [--by WRITER]
+             [--ignore-hang-ceiling]
                             set the cap to SIZE (with its unit, e.g. 98304MiB)
   reset [--run ID --step N] [--revert REASON]
                             back to the OS default (0); permitted with a broken
@@ -33,9 +35,18 @@ Commands:
                             stored value once per boot; healthy after
                             healthy_after of uptime; never again after a boot
                             that did not get there
+  verdict SIZE --boot ID --answer ANSWER
+                            record a person's answer: did the machine hang
+                            with SIZE in force in boot ID (wiredcap recover)
+  forget-hang SIZE --why WHY
+                            record that the hang ceiling SIZE no longer binds
 
   REASON:  no eof interrupt terminate hangup timeout guard mismatch probe
   OUTCOME: completed stopped reverted revert_failed aborted hung
+  SOURCE:  metal simulated-metal given
+  WRITER:  set
+  ANSWER:  hung not-hung
+  WHY:     macos-update hardware-change other-cause
 
 Files: the boot state beside the journal (boot.state); anything at
 /etc/wiredcap.boot-disabled (beside the policy file) disables the boot action

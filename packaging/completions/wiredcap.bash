@@ -37,7 +37,7 @@ _wiredcap() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from)
+            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from | --why)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -76,6 +76,10 @@ _wiredcap() {
             _wiredcap_reply -W "f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1" -- "$cur"
             return 0
             ;;
+        --why)
+            _wiredcap_reply -W "macos-update hardware-change other-cause" -- "$cur"
+            return 0
+            ;;
         --step | --timeout | --probe-timeout | --context | --parallel | --from)
             return 0
             ;;
@@ -86,6 +90,7 @@ _wiredcap() {
         "") if [[ $cur == -* ]]; then words="$global_opts -h"; else words=$commands; fi ;;
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
         set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from $global_opts"; else words=default; fi ;;
+        recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes $global_opts"; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
         fit)
             if [[ $cur == -* ]]; then

@@ -21,7 +21,7 @@ complete -c wiredcap -n $no_command -a status -d 'Every ceiling that can bind, e
 complete -c wiredcap -n $no_command -a set -d 'Set the cap to SIZE (or default)'
 complete -c wiredcap -n $no_command -a reset -d 'Back to the OS default, now and at boot; always permitted'
 complete -c wiredcap -n $no_command -a ramp -d 'Raise the cap step by step, each step confirmed'
-complete -c wiredcap -n $no_command -a recover -d 'After a hang: which step hung, the last good value'
+complete -c wiredcap -n $no_command -a recover -d 'After a hang: which write hung, the last good value'
 complete -c wiredcap -n $no_command -a persist -d 'Store a confirmed value for boot (or --off to forget it)'
 complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy check)'
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
@@ -40,6 +40,11 @@ complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB 
 
 # set SIZE [--yes]
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l yes -d 'Do not ask before raising the cap'
+complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l hung -d 'Answer for every suspect: the machine hung'
+complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l not-hung -d 'Answer for every suspect: it did not hang'
+complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l forget-hang -d 'Clear the hang ceiling (journaled)'
+complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l why -x -a 'macos-update hardware-change other-cause' -d 'Why it is forgotten'
+complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l yes -d 'Forget without asking'
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l ignore-hang-ceiling -d 'Allow a value at or above one that hung before'
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l from -x -d 'The GPU cap now, when Metal cannot be read'
 complete -c wiredcap -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from default' -a default -d 'The OS default (same as reset)'

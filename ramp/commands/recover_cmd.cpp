@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "commands/hang_answers.hpp"
+
 #include "engine/effective_cap.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
@@ -79,6 +81,35 @@ std::string use_again(const CliContext& ctx, const MachineReadings& m, units::Mi
     return "It is not suggested again: " + why.value_or("it is not above the effective cap") + ".\n";
 }
 
+// Each write outside a ramp that the machine never read back before it went down.
+void explain_unread(const recovery::Report& rep, std::ostream& say) {
+    for (const auto& h : rep.hangs)
+        if (h.kind == recovery::RefKind::unread_write && !h.forgotten)
+            say << "The machine went down: " << units::describe(h.value) << " " << recovery::hang_origin(h)
+                << ". It is a hang.\n";
+}
+
+// The journal analysed again, after recover recorded what a person said.
+Expected<recovery::Report> reanalyse(const CliContext& ctx, const MachineReadings& machine) {
+    auto contents = journal_view::read_journal(journal_path(ctx.helper.dev()));
+    if (!contents) return contents.error();
+    return recovery::analyse(contents->entries, machine.boot_id.value.value_or(""));
+}
+
+JsonObject suspect_json(const recovery::StepRef& r) {
+    return JsonObject().num("value", r.value.count()).null("run").null("step").str("time", r.time)
+        .str("kind", recovery::kind_name(r.kind)).str("boot", r.boot).str("writer", r.writer);
+}
+
+JsonObject forgotten_json(const recovery::Forgotten& f) {
+    return JsonObject().num("value", f.value.count()).str("time", f.time).num("uid", f.uid).str("why", f.why);
+}
+
+std::string forgotten_text(const recovery::Forgotten& f) {
+    return "The hang ceiling " + units::describe(f.value) + " was forgotten at " + f.time + " by uid " +
+           std::to_string(f.uid) + " (" + f.why + "); the hangs before it are history only.";
+}
+
 }  // namespace
 
 Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine, std::ostream& say) {
@@ -97,7 +128,11 @@ Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& ma
     return result;
 }
 
-ExitCode run_recover(CliContext& ctx) {
+ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd) {
+    if (auto why = check_recover_request(req)) {
+        ctx.err << "wiredcap recover: " << *why << "\n";
+        return ExitCode::usage;
+    }
     auto machine = read_machine(ctx.helper);
     if (!machine) {
         ctx.err << "wiredcap recover: " << machine.error().message << "\n";
@@ -109,6 +144,15 @@ ExitCode run_recover(CliContext& ctx) {
         ctx.err << "wiredcap recover: " << result.error().message << "\n";
         return ExitCode::internal_error;
     }
+    explain_unread(result->report, say);
+    const auto open = answer_suspects(ctx, result->report, req, tty_in_fd, say);
+    if (!open) result->could_not_record = true;
+    ExitCode forgot = ExitCode::ok;
+    if (req.forget_hang) {
+        if (auto again = reanalyse(ctx, *machine)) result->report = std::move(*again);
+        forgot = forget_hang(ctx, result->report, req, tty_in_fd, say);
+    }
+    if (auto again = reanalyse(ctx, *machine)) result->report = std::move(*again);
     const auto& rep = result->report;
     const std::string sim = machine->simulated() ? " [SIMULATED]" : "";
     if (ctx.json) {
@@ -120,11 +164,17 @@ ExitCode run_recover(CliContext& ctx) {
             JsonObject s;
             s.num("value", r.value.count());
             if (r.kind == recovery::RefKind::ramp_step) return s.str("run", r.run).num("step", r.step).str("time", r.time);
-            return s.null("run").null("step").str("time", r.time).str("kind", recovery::kind_name(r.kind));
+            s.null("run").null("step").str("time", r.time).str("kind", recovery::kind_name(r.kind));
+            if (!r.writer.empty()) s.str("boot", r.boot).str("writer", r.writer);
+            return s;
         };
         if (rep.hang_ceiling) o.object("hang_ceiling", step(*rep.hang_ceiling)); else o.null("hang_ceiling");
         if (rep.last_confirmed) o.object("last_confirmed", step(*rep.last_confirmed)); else o.null("last_confirmed");
         o.object("wired_limit", contract::size(machine->knob.value, "kernel read-back", machine->knob.error));
+        std::string suspects;
+        for (const auto& r : rep.suspects) suspects += (suspects.empty() ? "" : ",") + suspect_json(r).text();
+        o.raw_array("suspects", "[" + suspects + "]");
+        if (rep.forgotten) o.object("forgotten", forgotten_json(*rep.forgotten)); else o.null("forgotten");
         o.boolean("ramp_in_progress", result->ramp_in_progress).boolean("recorded", !result->could_not_record);
         o.str("source", "journal " + journal_path(ctx.helper.dev()));
         ctx.out << o.text() << "\n";
@@ -136,8 +186,11 @@ ExitCode run_recover(CliContext& ctx) {
             say << "Hang ceiling: " << units::describe(rep.hang_ceiling->value) << " "
                 << recovery::hang_origin(*rep.hang_ceiling) << ". Later ramps stop below it"
                 << " (override: --ignore-hang-ceiling)." << sim << "\n";
-        else
+        else if (rep.hangs.empty())
             say << "No step has ever hung." << sim << "\n";
+        else
+            say << "No hang ceiling binds." << sim << "\n";
+        if (rep.forgotten) say << forgotten_text(*rep.forgotten) << "\n";
         if (rep.last_confirmed) {
             say << "Last confirmed value: " << where(*rep.last_confirmed) << ".\n";
             // Suggest re-applying it only when the kernel does not hold it now (or cannot say), and
@@ -159,7 +212,8 @@ ExitCode run_recover(CliContext& ctx) {
         else  // unknown is an answer too, with why
             say << "iogpu.wired_limit_mb now reads: unknown (" << machine->knob.error << ")" << source;
     }
-    if (result->ramp_in_progress || result->could_not_record) return ExitCode::unresolved_journal;
+    if (forgot != ExitCode::ok) return forgot;
+    if (result->ramp_in_progress || result->could_not_record || open.value_or(0) != 0) return ExitCode::unresolved_journal;
     return ExitCode::ok;
 }
 

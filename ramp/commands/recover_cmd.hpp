@@ -6,6 +6,7 @@
 #include <iosfwd>
 
 #include "cli_context.hpp"
+#include "commands/hang_answers.hpp"
 #include "readings/readings.hpp"
 #include "engine/recovery.hpp"
 #include "wiredcap/exit_codes.hpp"
@@ -21,6 +22,8 @@ struct RecoverResult {
 // Analyses and records; writes its account to `say`. Errors only when the journal is unreadable.
 [[nodiscard]] Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine, std::ostream& say);
 
-[[nodiscard]] ExitCode run_recover(CliContext& ctx);
+// recover, then a person's word: answers on suspects (asked on a terminal, or --hung/--not-hung),
+// and --forget-hang. Exit 10 (unresolved journal) while a suspect is unanswered.
+[[nodiscard]] ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd);
 
 }  // namespace wiredcap::cli

@@ -272,7 +272,7 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
         if (::isatty(tty_in_fd) == 0) return no_terminal(ctx, before, current, *value);
         if (!confirmed_change(ctx, before, current, *value)) return ExitCode::declined;
     }
-    std::vector<std::string> args{"apply", units::to_string(*value)};
+    std::vector<std::string> args{"apply", units::to_string(*value), "--by", "set"};  // names the writer
     const auto extra = effective_args(*effective);
     args.insert(args.end(), extra.begin(), extra.end());
     if (req.ignore_hang_ceiling) args.emplace_back("--ignore-hang-ceiling");

@@ -181,6 +181,14 @@ void render_human(const Status& s, std::ostream& out) {
         line("hang ceiling", j.hang_ceiling ? hang_text(*j.hang_ceiling) : "none recorded", s.journal_source);
         if (!j.unresolved.empty())
             line("unresolved ramps", std::to_string(j.unresolved.size()) + ": run 'wiredcap recover'", s.journal_source);
+        // A raised write in force when the machine went down: only a person can say it hung.
+        for (const auto& sus : j.suspects)
+            line("suspect (unanswered)", units::describe(sus.value) + " " + recovery::hang_origin(sus) +
+                                             "; did it hang? run 'wiredcap recover'", s.journal_source);
+        if (j.forgotten)
+            line("forgotten hang ceiling", units::describe(j.forgotten->value) + ", at " + j.forgotten->time + " by uid " +
+                                               std::to_string(j.forgotten->uid) + " (" + j.forgotten->why + ")",
+                 s.journal_source);
     } else {
         line("journal", "unreadable (" + s.journal_error + ")", s.journal_source);
     }
@@ -228,7 +236,9 @@ JsonObject step_json(const recovery::StepRef& r) {
     JsonObject o;
     o.num("value", r.value.count());
     if (r.kind == recovery::RefKind::ramp_step) return o.str("run", r.run).num("step", r.step).str("time", r.time).str("boot", r.boot);
-    return o.null("run").null("step").str("time", r.time).str("boot", r.boot).str("kind", recovery::kind_name(r.kind));
+    o.null("run").null("step").str("time", r.time).str("boot", r.boot).str("kind", recovery::kind_name(r.kind));
+    if (!r.writer.empty()) o.str("writer", r.writer);
+    return o;
 }
 
 JsonObject limit_json(const Expected<MiB>& v, std::string_view source) {
@@ -267,6 +277,15 @@ void render_json(const Status& s, std::ostream& out) {
         if (s.journal->hang_ceiling) journal.object("hang_ceiling", step_json(*s.journal->hang_ceiling));
         else journal.null("hang_ceiling");
         journal.num("unresolved_runs", s.journal->unresolved.size());
+        std::string suspects;
+        for (const auto& r : s.journal->suspects)
+            suspects += (suspects.empty() ? "" : ",") + step_json(r).text();
+        journal.raw_array("suspects", "[" + suspects + "]");
+        if (const auto& f = s.journal->forgotten)
+            journal.object("forgotten", JsonObject().num("value", f->value.count()).str("time", f->time)
+                                            .num("uid", f->uid).str("why", f->why));
+        else
+            journal.null("forgotten");
     } else {
         journal.str("why_unknown", s.journal_error);
     }

@@ -4,6 +4,8 @@
 // never by their timestamps, which a clock change can reorder.
 #include "engine/recovery.hpp"
 
+#include "engine/outside_ramps.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -152,14 +154,6 @@ UnresolvedRun nothing_at_risk(const RunTrack& r) {
     return UnresolvedRun{std::move(at), RunState::ended_without_record};
 }
 
-// Whether `boot` is known to be an earlier boot than the current one. When either identity
-// could not be read (the helper stamps "unknown"), nothing proves a reboot happened, and a
-// ramp that may be running now must not be declared hung.
-bool earlier_boot(const std::string& boot, std::string_view current_boot) {
-    auto unknown = [](std::string_view b) { return b.empty() || b == "unknown"; };
-    return !unknown(boot) && !unknown(current_boot) && boot != current_boot;
-}
-
 UnresolvedRun classify(const RunTrack& r, std::string_view current_boot) {
     const StepTrack* s = highest_forward(r);
     if (s == nullptr) return nothing_at_risk(r);
@@ -278,6 +272,23 @@ void collect(const RunTrack& r, std::string_view current_boot, Report& report, s
     report.unresolved.push_back(std::move(u));
 }
 
+// Writes outside a ramp: their hangs join the others, except a boot action's write that the
+// boot guard's trip already names (the same value, applied in the same boot). Every hang found
+// before the last forget-hang is kept, marked forgotten.
+void add_outside_ramps(OutsideRamps o, std::vector<Hang>& hangs, Report& report) {
+    for (auto& [order, ref] : o.hangs) {
+        const bool tripped = ref.writer == "boot-action" &&
+                             std::any_of(hangs.begin(), hangs.end(), [&](const Hang& h) {
+                                 return h.ref.kind == RefKind::boot_apply && h.ref.boot == ref.boot && h.ref.value == ref.value;
+                             });
+        if (!tripped) hangs.push_back(Hang{order, std::move(ref)});
+    }
+    if (o.forgotten)
+        for (Hang& h : hangs) h.ref.forgotten = h.order < o.forgotten->order;
+    report.suspects = std::move(o.suspects);
+    report.forgotten = std::move(o.forgotten);
+}
+
 }  // namespace
 
 Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot) {
@@ -287,11 +298,12 @@ Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view
     report.last_confirmed = std::move(replayed.last_confirmed);
     std::vector<Hang> hangs = std::move(replayed.boot_hangs);
     for (const RunTrack& r : runs.all()) collect(r, current_boot, report, hangs);
+    add_outside_ramps(scan_outside_ramps(entries, current_boot), hangs, report);
     std::stable_sort(hangs.begin(), hangs.end(), [](const Hang& a, const Hang& b) { return a.order < b.order; });
     for (auto& h : hangs) report.hangs.push_back(std::move(h.ref));
-    // The lowest value that hung; among equals, the oldest (the first one found).
+    // The lowest value that hung and was not forgotten since; among equals, the oldest.
     for (const StepRef& h : report.hangs)
-        if (!report.hang_ceiling || h.value < report.hang_ceiling->value) report.hang_ceiling = h;
+        if (!h.forgotten && (!report.hang_ceiling || h.value < report.hang_ceiling->value)) report.hang_ceiling = h;
     return report;
 }
 
@@ -304,6 +316,15 @@ std::string hang_origin(const StepRef& r) {
         case RefKind::boot_trip:
             return "was applied by the boot action in a boot that never became healthy (the boot guard found it at " +
                    r.time + " in boot " + r.boot + ")";
+        case RefKind::unread_write:
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
+                   " and never read back before the machine went down";
+        case RefKind::answered_hung:
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
+                   ", in force when the machine went down, and a person said it hung";
+        case RefKind::suspect:
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
+                   " and was in force when the machine went down";
     }
     return {};
 }
@@ -313,6 +334,9 @@ std::string_view kind_name(RefKind k) {
         case RefKind::ramp_step: return "ramp_step";
         case RefKind::boot_apply: return "boot_apply";
         case RefKind::boot_trip: return "boot_trip";
+        case RefKind::unread_write: return "unread_write";
+        case RefKind::answered_hung: return "answered_hung";
+        case RefKind::suspect: return "suspect";
     }
     return "unknown";
 }

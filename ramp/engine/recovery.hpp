@@ -37,6 +37,10 @@ enum class RefKind {
                  // healthy (time and boot are the apply's)
     boot_trip,   // the same, when the apply is no longer in the journal: time and boot are
                  // those of the boot that found it (the guard's trip)
+    unread_write,  // a write outside a ramp never read back before its boot ended
+                   // (outside_ramps.hpp); writer says who wrote it
+    answered_hung, // a suspect (a raised write in force when its boot ended) a person said hung
+    suspect,       // the same, not answered yet: not a hang
 };
 
 struct StepRef {
@@ -46,6 +50,18 @@ struct StepRef {
     std::string time;
     std::string boot;
     RefKind kind = RefKind::ramp_step;
+    std::string writer = {};   // outside a ramp: "set", "helper-apply", "boot-action"
+    std::uint64_t uid = 0;     // who ran it (the journal's uid)
+    bool forgotten = false;    // a hang recorded before a person's forget-hang: history only
+};
+
+// A person cleared the hang ceiling (wiredcap recover --forget-hang).
+struct Forgotten {
+    std::size_t order = 0;  // 1-based position of the record: hangs before it no longer bind
+    units::MiB value = units::MiB::zero();  // the ceiling the person cleared
+    std::string time;
+    std::uint64_t uid = 0;
+    std::string why;  // macos-update | hardware-change | other-cause
 };
 
 enum class RunState {
@@ -65,10 +81,18 @@ struct UnresolvedRun {
 
 struct Report {
     std::optional<StepRef> last_confirmed;  // the most recent confirmed step, any run
-    std::optional<StepRef> hang_ceiling;    // the lowest value that hung (recorded or found now)
-    std::vector<StepRef> hangs;             // every step that hung, oldest first
+    std::optional<StepRef> hang_ceiling;    // the lowest value that hung (recorded or found now),
+                                            // of the hangs not forgotten
+    std::vector<StepRef> hangs;             // every step that hung, oldest first (forgotten too)
     std::vector<UnresolvedRun> unresolved;  // runs with no "end" record
+    std::vector<StepRef> suspects;          // writes outside a ramp a person must judge
+    std::optional<Forgotten> forgotten;     // the last time a person cleared the ceiling
 };
+
+// Whether `boot` is known to be an earlier boot than the current one. When either identity
+// could not be read (the helper stamps "unknown"), nothing proves a reboot happened, and a
+// ramp that may be running now must not be declared hung.
+[[nodiscard]] bool earlier_boot(std::string_view boot, std::string_view current_boot);
 
 [[nodiscard]] Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot);
 
@@ -77,7 +101,11 @@ struct Report {
 // became healthy".
 [[nodiscard]] std::string hang_origin(const StepRef& r);
 
-// "ramp_step", "boot_apply" or "boot_trip" (the JSON `kind` of a step reference).
+// The writer word in a sentence: "wiredcap's set", ... (never a command line: it is not one).
+[[nodiscard]] std::string writer_text(std::string_view writer);
+
+// "ramp_step", "boot_apply", "boot_trip", "unread_write", "answered_hung" or "suspect" (the JSON
+// `kind` of a step reference).
 [[nodiscard]] std::string_view kind_name(RefKind k);
 
 // The "end" outcome recover records for each unresolved run (nullopt: leave it alone).

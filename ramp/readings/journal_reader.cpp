@@ -92,7 +92,7 @@ Expected<Ok> read_details(const json::Value& o, Entry& e) {
     if (!step) return step.error();
     e.step = *step;
     for (auto [key, field] : {std::pair{"from_mib", &e.from}, std::pair{"to_mib", &e.to},
-                              std::pair{"readback_mib", &e.readback}}) {
+                              std::pair{"readback_mib", &e.readback}, std::pair{"effective_mib", &e.effective}}) {
         auto m = optional_mib(o, key);
         if (!m) return m.error();
         *field = *m;
@@ -100,6 +100,11 @@ Expected<Ok> read_details(const json::Value& o, Entry& e) {
     auto reason = optional_string(o, "reason");
     if (!reason) return reason.error();
     e.reason = reason->value_or("");
+    for (auto [key, field] : {std::pair{"by", &e.by}, std::pair{"effective_source", &e.effective_source}}) {
+        auto text = optional_string(o, key);
+        if (!text) return text.error();
+        *field = text->value_or("");
+    }
     return Ok{};
 }
 

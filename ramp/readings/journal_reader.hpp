@@ -28,7 +28,10 @@ struct Entry {
     std::optional<units::MiB> from;
     std::optional<units::MiB> to;
     std::optional<units::MiB> readback;
+    std::optional<units::MiB> effective;  // the effective cap the caller passed (apply --effective)
+    std::string effective_source;
     std::string reason;
+    std::string by;  // which wiredcap command asked for an apply ("set"); empty: not named
 };
 
 struct Contents {

@@ -60,13 +60,18 @@ std::vector<std::string> argv_of(const Invocation& inv) {
     if (inv.step) out.insert(out.end(), {"--step", std::to_string(*inv.step)});
     if (inv.revert) out.insert(out.end(), {"--revert", *inv.revert});
     if (inv.outcome) out.insert(out.end(), {"--outcome", *inv.outcome});
+    if (inv.boot) out.insert(out.end(), {"--boot", *inv.boot});
+    if (inv.answer) out.insert(out.end(), {"--answer", *inv.answer});
+    if (inv.why) out.insert(out.end(), {"--why", *inv.why});
+    if (inv.by) out.insert(out.end(), {"--by", *inv.by});
     return out;
 }
 
 bool same(const Invocation& a, const Invocation& b) {
     return a.command == b.command && a.value == b.value && a.off == b.off && a.unconfirmed == b.unconfirmed &&
            a.run == b.run && a.step == b.step &&
-           a.revert == b.revert && a.outcome == b.outcome && a.dev.policy == b.dev.policy &&
+           a.revert == b.revert && a.outcome == b.outcome && a.boot == b.boot && a.answer == b.answer &&
+           a.why == b.why && a.by == b.by && a.dev.policy == b.dev.policy &&
            a.dev.journal == b.dev.journal && a.dev.sim_state == b.dev.sim_state;
 }
 
@@ -98,7 +103,18 @@ void check_invocation(const Invocation& inv) {
         case Command::boot:
             require(!inv.value && !inv.off && !inv.unconfirmed && !inv.run && !inv.step && !inv.revert && !inv.outcome);
             break;
+        case Command::verdict:
+            require(inv.value.has_value() && inv.boot && inv.answer && one_of(*inv.answer, helper::kAnswers));
+            require(run_id_ok(*inv.boot) && !inv.run && !inv.step && !inv.revert && !inv.outcome);
+            break;
+        case Command::forget_hang:
+            require(inv.value.has_value() && inv.why && one_of(*inv.why, helper::kForgetReasons));
+            require(!inv.run && !inv.step && !inv.revert && !inv.outcome);
+            break;
     }
+    if (inv.command != Command::verdict) require(!inv.boot && !inv.answer);
+    if (inv.command != Command::forget_hang) require(!inv.why);
+    if (inv.by) require(inv.command == Command::apply && one_of(*inv.by, helper::kWriters));
     if (inv.command != Command::persist) require(!inv.off && !inv.unconfirmed);
     if (inv.value) require(inv.value->count() > 0);
     // Each value is from its fixed set or shape.

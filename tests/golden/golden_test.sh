@@ -212,6 +212,15 @@ case $scenario in
                        wc persist 174GiB --unconfirmed; wc persist 174GiB --unconfirmed --ignore-hang-ceiling; journal
                        wc set 166GiB --yes; wc ramp --to 176GiB --step 4GiB --dry-run --json
                        wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
+  # Issue 22: a set that hung is a hang like a ramp step's (named, binding); a clean raising set
+  # and a reboot is a suspect until a person answers; a ceiling can be forgotten on purpose.
+  set_hang_and_suspect) sim_init --profile m2ultra-192; band_192; machine hang-above 160GiB
+                       wc set 166GiB --yes; machine reboot; wc recover; wc status
+                       wc ramp --to 170GiB --dry-run; wc set 166GiB --yes
+                       machine hang-above off; wc set 162GiB --yes; machine reboot
+                       wc recover; wc status; wc recover --json; wc recover --not-hung
+                       wc recover --forget-hang --why macos-update
+                       wc recover --forget-hang --why macos-update --yes; wc status; wc status --json ;;
   # After a hang, the knob cannot be read: recover says unknown, and suggests no command.
   recover_knob_unreadable) sim_init --profile m2ultra-192; band_192; machine default-cap 64GiB
                        wc ramp --to 96GiB --unattended --check true; machine hang-above 88GiB

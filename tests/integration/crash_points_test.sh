@@ -177,16 +177,16 @@ recover() {  # recover [--json]: sets OUT, ERR, RC
 expect_recover_json() {  # expect_recover_json HANG_CEILING LAST_CONFIRMED KNOB_MIB RAMP_IN_PROGRESS
   expect_one_line
   local want got
-  want=$(printf '%s\n' "keys=hang_ceiling last_confirmed ramp_in_progress recorded schema simulated source version wired_limit" \
+  want=$(printf '%s\n' "keys=forgotten hang_ceiling last_confirmed ramp_in_progress recorded schema simulated source suspects version wired_limit" \
     'schema="wiredcap.recover/2"' "simulated=true" "hang_ceiling=$1" "last_confirmed=$2" \
     "wired_limit={\"source\":\"kernel read-back\",\"value\":$3}" "ramp_in_progress=$4" "recorded=true" \
-    "source=\"journal $JOURNAL\"")
+    "source=\"journal $JOURNAL\"" "suspects=[]" "forgotten=null")
   got=$(py -c '
 import json, sys
 o = json.loads(sys.stdin.read())
 print("keys=" + " ".join(sorted(o)))
 for k in ("schema", "simulated", "hang_ceiling", "last_confirmed", "wired_limit", "ramp_in_progress", "recorded",
-          "source"):
+          "source", "suspects", "forgotten"):
     print(k + "=" + json.dumps(o.get(k, "<missing>"), separators=(",", ":"), sort_keys=True))' <<<"$OUT")
   [ "$got" = "$want" ] || fail "recover --json answered:
 $got

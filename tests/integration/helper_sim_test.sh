@@ -7,7 +7,7 @@ HELPER=$1 SIM=$2 WORK=$3 scenario=$4
 
 in_band_is_applied_and_read_back() {
   new_tree; standard_policy
-  helper apply 80GiB
+  helper apply 80GiB --effective 158GiB
   expect_rc 0; expect_one_line
   expect_out '"requested_mib":81920'
   expect_out '"readback_mib":{"value":81920,"source":"kernel read-back"}'
@@ -19,7 +19,7 @@ in_band_is_applied_and_read_back() {
 
 setting_the_current_value_changes_nothing() {
   new_tree; standard_policy
-  helper apply 80GiB; expect_rc 0
+  helper apply 80GiB --effective 158GiB; expect_rc 0
   helper apply 81920MiB
   expect_rc 0; expect_out '"changed":false'
   expect_last_event unchanged
@@ -37,7 +37,7 @@ out_of_band_is_refused() {
 
 over_max_step_is_refused() {
   new_tree; standard_policy
-  helper apply 80GiB; expect_rc 0
+  helper apply 80GiB --effective 158GiB; expect_rc 0
   helper apply 120GiB
   expect_rc 3; expect_err 'more than max_step'
   expect_knob 81920; expect_last_event refused
@@ -54,7 +54,7 @@ above_memsize_minus_reserve_is_refused() {
 readback_mismatch_has_its_own_exit_code() {
   new_tree; standard_policy
   sim fault readback-offset 1MiB >/dev/null
-  helper apply 80GiB
+  helper apply 80GiB --effective 158GiB
   expect_rc 6
   expect_err 'requested 81920 MiB but the kernel reads back 81921 MiB'
   expect_out '"readback_mib":{"value":81921'
@@ -64,7 +64,7 @@ readback_mismatch_has_its_own_exit_code() {
 write_refused_has_its_own_exit_code() {
   new_tree; standard_policy
   sim fault write-refused on >/dev/null
-  helper apply 80GiB
+  helper apply 80GiB --effective 158GiB
   expect_rc 5; expect_err 'refused'
   expect_knob 0; expect_last_event write_failed
 }
@@ -80,7 +80,7 @@ missing_key_is_unsupported_platform() {
 
 reset_works_with_a_broken_policy() {
   new_tree; standard_policy
-  helper apply 80GiB; expect_rc 0
+  helper apply 80GiB --effective 158GiB; expect_rc 0
   chmod 666 "$POLICY"
   helper apply 96GiB
   expect_rc 11; expect_err 'writable by group or others'; expect_knob 81920
@@ -96,7 +96,7 @@ no_policy_file_uses_the_builtin_band() {
   new_tree
   helper read
   expect_rc 0; expect_out '"source":"built-in default"'; expect_out '"min_mib":98304'
-  helper apply 100GiB
+  helper apply 100GiB --effective 158GiB
   expect_rc 0; expect_knob 102400
 }
 
@@ -110,7 +110,7 @@ unwritable_journal_changes_nothing() {
 a_hung_machine_reports_it() {
   new_tree; standard_policy
   sim hang-above 72GiB >/dev/null
-  helper apply 80GiB
+  helper apply 80GiB --effective 158GiB
   # The write itself is accepted; the machine hangs right after, so the read-back fails.
   expect_rc 6; expect_last_event mismatch
   helper read
@@ -119,9 +119,36 @@ a_hung_machine_reports_it() {
   expect_knob 0
 }
 
+# From the OS default the helper cannot read the effective cap (Metal): on each profile with a
+# band (the built-in one), a raise above the band's min needs --effective (journaled as given),
+# is refused without it naming the commands to run, and every answer says raised or lowered.
+from_the_os_default_the_helper_needs_the_effective_cap() {
+  local profile eff min raise lower
+  for profile in m1max-64 m2ultra-192 m3ultra-512; do
+    new_tree "$profile"
+    eff=$(sim metal | sed 's/ MiB$//')
+    helper read; min=$(printf '%s' "$OUT" | sed -n 's/.*"min_mib":\([0-9]*\).*/\1/p')
+    raise=$((eff + 1024)) lower=$((min))
+    helper apply "${raise}MiB"
+    expect_rc 3; expect_knob 0; expect_last_event refused
+    expect_err "wiredcap set ${raise}MiB"; expect_err "wiredcap-helper apply ${raise}MiB --effective SIZE"
+    helper apply "${raise}MiB" --effective "${eff}MiB"
+    expect_rc 0; expect_knob "$raise"
+    expect_out '"gpu_cap":{"direction":"raised","from_mib":'"$eff"
+    expect_journal '"to_mib":'"$raise"'.*"effective_mib":'"$eff"',"effective_source":"given"'
+    helper reset; expect_rc 0
+    helper apply "${lower}MiB" --effective "${eff}MiB"
+    expect_rc 0; expect_out '"direction":"lowered"'
+    helper reset; expect_rc 0
+    helper apply "${lower}MiB"
+    expect_rc 0; expect_out '"gpu_cap":{"direction":"unknown"'
+    note "$profile: effective $eff MiB, min $min MiB: refused, raised, lowered as told"
+  done
+}
+
 ramp_events_are_journaled() {
   new_tree; standard_policy
-  helper apply 80GiB --run r-1 --step 1; expect_rc 0
+  helper apply 80GiB --run r-1 --step 1 --effective 158GiB --effective-source metal; expect_rc 0
   helper confirm --run r-1 --step 1; expect_rc 0; expect_last_event confirmed
   helper apply 64GiB --run r-1 --step 2 --revert timeout; expect_rc 0; expect_last_event revert_applied
   helper end --run r-1 --outcome reverted; expect_rc 0; expect_last_event end

@@ -41,7 +41,7 @@ as_nobody() {
 
 member_of_the_group_may_apply() {
   install_fixture
-  as_nobody --groups="$GID" -- apply 80GiB
+  as_nobody --groups="$GID" -- apply 80GiB --effective 158GiB
   expect_rc 0; expect_out '"readback_mib":{"value":81920'
   expect_knob 81920
   expect_journal '"uid":65534,"command":"apply","event":"applied"'
@@ -51,7 +51,7 @@ member_of_the_group_may_apply() {
 # journal (hostile.outsider_flood_does_not_grow_the_journal).
 outsider_is_refused_not_journaled() {
   install_fixture
-  as_nobody --clear-groups -- apply 80GiB
+  as_nobody --clear-groups -- apply 80GiB --effective 158GiB
   expect_rc 4; expect_err "not a member of group '$GROUP'"
   expect_knob 0
   [ ! -s "$JOURNAL" ] || fail "an outsider's refusal reached the journal: $(cat "$JOURNAL")"
@@ -71,7 +71,7 @@ hostile_environment_changes_nothing() {
   expect_out '"uid":65534'
   # The spoofed USER=root / SUDO_UID=0 did not make nobody root: an outsider is still refused.
   OUT=$(env -i USER=root LOGNAME=root SUDO_UID=0 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
-          "$HELPER" apply 80GiB 2>"$FIXTURE/stderr"); RC=$?
+          "$HELPER" apply 80GiB --effective 158GiB 2>"$FIXTURE/stderr"); RC=$?
   expect_rc 4; expect_knob 0
 }
 
@@ -90,7 +90,7 @@ argc_zero_is_refused_cleanly() {
   RC=$?; ERR=$(cat "$FIXTURE/stderr")
   # Linux >= 5.18 turns argc == 0 into argv = {""}: no command. Either way: a usage error.
   expect_rc 2; expect_one_line
-  OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$EXEC_ARGV" "$HELPER" $'\e[31mevil\n' apply 80GiB 2>"$FIXTURE/stderr")
+  OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY --groups="$GID" -- "$EXEC_ARGV" "$HELPER" $'\e[31mevil\n' apply 80GiB --effective 158GiB 2>"$FIXTURE/stderr")
   RC=$?
   expect_rc 0; expect_knob 81920
 }

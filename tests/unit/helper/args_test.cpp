@@ -339,6 +339,12 @@ TEST(HelperArgs, ApplyTakesTheEffectiveCapWithItsSourceAndTheHangOverride) {
     EXPECT_TRUE(p->ignore_hang_ceiling);
 }
 
+TEST(HelperArgs, EffectiveAloneIsAFigureTheCallerGives) {
+    auto inv = parse_args({"apply", "166GiB", "--effective", "158GiB"});
+    ASSERT_TRUE(inv);
+    EXPECT_EQ(inv->effective_source, std::optional<std::string>("given"));
+}
+
 TEST(HelperArgsUsage, EffectiveIsStrict) {
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "161792"}), "no unit");
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "0MiB", "--effective-source", "metal"}), "above 0 MiB");
@@ -346,8 +352,7 @@ TEST(HelperArgsUsage, EffectiveIsStrict) {
                     "not a whole number of MiB");
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB", "--effective-source", "guess"}),
                     "--effective-source needs one of");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB"}), "go together");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective-source", "metal"}), "go together");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective-source", "metal"}), "needs --effective");
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB", "--effective", "158GiB", "--effective-source",
                              "metal"}), "unexpected or repeated");
     EXPECT_CONTAINS(refusal({"reset", "--effective", "158GiB", "--effective-source", "metal"}), "belongs to apply");

@@ -126,5 +126,31 @@ TEST(HangCeiling, OnlyAStoreThatOverrodeAKnownHangWaivesIt) {
         << "stored in the boot the ramp ran in: the step was no hang yet, so nothing was overridden";
 }
 
+// Writes outside a ramp (issue 22): an apply without --run never read back in its boot is a
+// hang for the boot action too; a person's verdict binds; a forget-hang clears what came before.
+std::string plain_line(std::string_view event, units::MiB v, std::optional<units::MiB> back, const std::string& boot) {
+    return to_json_line(Record{"apply", std::string(event), std::nullopt, std::nullopt, 0_GiB, v, back, ""},
+                        Stamp{boot, 0}, 1764410000);
+}
+
+TEST(HangCeiling, AWriteOutsideARampNeverReadBackIsAHang) {
+    const std::string j = plain_line("intent", 166_GiB, std::nullopt, "B1") + plain_line("mismatch", 166_GiB, std::nullopt, "B1");
+    EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(166_GiB));
+    EXPECT_EQ(find_hang_ceiling(j, "B1"), std::nullopt) << "this boot: nothing proves it went down";
+    const std::string read_back = plain_line("intent", 166_GiB, std::nullopt, "B1") + plain_line("applied", 166_GiB, 166_GiB, "B1");
+    EXPECT_EQ(find_hang_ceiling(read_back, "B2"), std::nullopt) << "read back: a suspect at most, for a person";
+}
+
+TEST(HangCeiling, AVerdictBindsAndForgetHangClearsEarlierHangs) {
+    const std::string hung = to_json_line(Record{"verdict", "hung", std::nullopt, std::nullopt, std::nullopt, 162_GiB,
+                                                 std::nullopt, "B1"}, Stamp{"B2", 0}, 1764410000);
+    EXPECT_EQ(find_hang_ceiling(hung, "B2"), std::optional<units::MiB>(162_GiB));
+    const std::string forget = to_json_line(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt,
+                                                   162_GiB, std::nullopt, "other-cause"}, Stamp{"B2", 0}, 1764410001);
+    EXPECT_EQ(find_hang_ceiling(hung + forget, "B2"), std::nullopt);
+    const std::string again = plain_line("intent", 170_GiB, std::nullopt, "B2");
+    EXPECT_EQ(find_hang_ceiling(hung + forget + again, "B3"), std::optional<units::MiB>(170_GiB));
+}
+
 }  // namespace
 }  // namespace wiredcap::journal

@@ -758,5 +758,101 @@ TEST(Recovery, OutcomeToRecord) {
     EXPECT_EQ(outcome_to_record(RunState::awaiting_in_this_boot), std::nullopt);
 }
 
+// --- Writes outside a ramp (issue 22): at risk until read back, whoever wrote them -----------
+
+Record plain(std::string event, MiB from, MiB to, std::optional<MiB> readback, std::string by = "set") {
+    Record r{"apply", std::move(event), std::nullopt, std::nullopt, from, to, readback, ""};
+    r.by = std::move(by);
+    return r;
+}
+
+TEST(OutsideRamps, ASetNeverReadBackBeforeAReebootIsAHangNamingItsWriter) {
+    Journal j;
+    j.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt))
+        .add(plain("mismatch", MiB::zero(), 166_GiB, std::nullopt));  // the read-back failed
+    const Report now = j.analyse_in(kBootA);
+    EXPECT_FALSE(now.hang_ceiling) << "this boot: nothing proves the machine went down";
+    const Report after = j.analyse_in(kBootB);
+    ASSERT_TRUE(after.hang_ceiling);
+    EXPECT_EQ(after.hang_ceiling->value, 166_GiB);
+    EXPECT_EQ(after.hang_ceiling->kind, RefKind::unread_write);
+    EXPECT_EQ(after.hang_ceiling->writer, "set");
+    EXPECT_EQ(after.hang_ceiling->boot, kBootA);
+}
+
+TEST(OutsideRamps, AKilledHelperLeavesOnlyAnIntentAndTheHelperRunDirectlyIsNamed) {
+    Journal j;
+    j.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt, ""));
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->writer, "helper-apply");
+}
+
+TEST(OutsideRamps, AnyReadBackLaterInTheSameBootSettlesTheWrite) {
+    Journal j;
+    j.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt)).plain_reset(166_GiB);
+    EXPECT_FALSE(j.analyse_in(kBootB).hang_ceiling);
+}
+
+TEST(OutsideRamps, ACleanRaisingSetThenAReebootIsASuspectNeverAHang) {
+    Journal j;
+    j.in_boot(kBootA).add(plain("intent", 0_GiB, 162_GiB, std::nullopt)).add(plain("applied", 0_GiB, 162_GiB, 162_GiB));
+    const Report r = j.analyse_in(kBootB);
+    EXPECT_FALSE(r.hang_ceiling);
+    EXPECT_TRUE(r.hangs.empty());
+    ASSERT_EQ(r.suspects.size(), 1u);
+    EXPECT_EQ(r.suspects[0].value, 162_GiB);
+    EXPECT_EQ(r.suspects[0].boot, kBootA);
+    EXPECT_TRUE(j.analyse_in(kBootA).suspects.empty()) << "still up in the same boot: nothing to judge";
+    // A reset before the machine went down: nothing raised was in force.
+    Journal reset = j;
+    reset.plain_reset(162_GiB);
+    EXPECT_TRUE(reset.analyse_in(kBootB).suspects.empty());
+}
+
+TEST(OutsideRamps, ALoweringSetIsNoSuspect) {
+    Journal j;
+    Record lower = plain("applied", MiB::zero(), 80_GiB, 80_GiB);
+    lower.effective = 158_GiB;
+    lower.effective_source = "simulated-metal";
+    j.in_boot(kBootA).add(lower);
+    EXPECT_TRUE(j.analyse_in(kBootB).suspects.empty());
+}
+
+Record verdict(std::string answer, MiB value, std::string boot) {
+    return Record{"verdict", std::move(answer), std::nullopt, std::nullopt, std::nullopt, value, std::nullopt, std::move(boot)};
+}
+
+TEST(OutsideRamps, APersonsAnswerSettlesASuspect) {
+    Journal hung;
+    hung.in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("hung", 162_GiB, kBootA));
+    const Report h = hung.analyse_in(kBootB);
+    EXPECT_TRUE(h.suspects.empty());
+    ASSERT_TRUE(h.hang_ceiling);
+    EXPECT_EQ(h.hang_ceiling->value, 162_GiB);
+    EXPECT_EQ(h.hang_ceiling->kind, RefKind::answered_hung);
+    Journal fine;
+    fine.in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("not-hung", 162_GiB, kBootA));
+    EXPECT_TRUE(fine.analyse_in(kBootB).suspects.empty());
+    EXPECT_FALSE(fine.analyse_in(kBootB).hang_ceiling);
+}
+
+TEST(OutsideRamps, AForgottenCeilingStaysAsHistoryAndALaterHangBindsAgain) {
+    Journal j;
+    j.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt));
+    j.in_boot(kBootB).add(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt, 166_GiB,
+                                 std::nullopt, "macos-update"});
+    const Report r = j.analyse_in(kBootB);
+    EXPECT_FALSE(r.hang_ceiling);
+    ASSERT_EQ(r.hangs.size(), 1u);
+    EXPECT_TRUE(r.hangs[0].forgotten);
+    ASSERT_TRUE(r.forgotten);
+    EXPECT_EQ(r.forgotten->why, "macos-update");
+    j.add(plain("intent", MiB::zero(), 170_GiB, std::nullopt));
+    const Report later = j.analyse_in(kBootC);
+    ASSERT_TRUE(later.hang_ceiling);
+    EXPECT_EQ(later.hang_ceiling->value, 170_GiB);
+}
+
 }  // namespace
 }  // namespace wiredcap::recovery

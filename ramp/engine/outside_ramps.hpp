@@ -1,0 +1,40 @@
+// Writes outside a ramp (docs/design.md section 6): `wiredcap set`, the helper's `apply` run
+// directly, the boot action's apply. A ramp step is at risk until a person confirms it; such a
+// write is at risk until it is read back:
+//   - an intent that no record of its boot ever read back (no readback_mib after it in that
+//     boot), in an earlier boot than the current one, is where the machine hung: a hang;
+//   - a write outside a ramp that read back correctly, raised the GPU's cap and was still in
+//     force when its boot ended (no later change in that boot) is a suspect: on a real Mac the
+//     hang comes when a workload wires the memory, long after the read-back. Only a person can
+//     tell: their answer (`verdict` records) makes it a hang, or settles it. The boot action's
+//     applies are never suspects: the boot guard judges those (healthy, or tripped).
+// And a person may clear the hang ceiling (`forget-hang` records): the hangs before it stay in
+// the journal as history, and no longer bind.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/recovery.hpp"
+#include "readings/journal_reader.hpp"
+
+namespace wiredcap::recovery {
+
+// Who wrote a run-less write, as a word: "set" (wiredcap set), "helper-apply" (the helper run
+// directly, or by a wiredcap that did not name itself), "boot-action".
+[[nodiscard]] std::string writer_of(const journal_view::Entry& e);
+
+struct OutsideRamps {
+    std::vector<std::pair<std::size_t, StepRef>> hangs;  // (journal order, where)
+    std::vector<StepRef> suspects;                       // not answered yet
+    std::optional<Forgotten> forgotten;                  // the last forget-hang
+};
+
+[[nodiscard]] OutsideRamps scan_outside_ramps(const std::vector<journal_view::Entry>& entries,
+                                              std::string_view current_boot);
+
+}  // namespace wiredcap::recovery
