@@ -92,6 +92,7 @@ NOT_RUN = {
     "wiredcap set": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
     "wiredcap ramp": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
     "wiredcap fit": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
+    "wiredcap-helper apply": "a writer's name in prose (the helper run directly)",
 }
 # Spans that are output, not a command: checked as a line of that command's output.
 OUTPUT_SPANS = {
@@ -114,7 +115,7 @@ PLACEHOLDERS = {
     (None, "UNIT"): "MiB", (None, "CMD"): "true", ("--context", "N"): "8192",
     ("--parallel", "N"): "2", ("--step", "N"): "1", (None, "ID"): "r-20261129-085313-5d70",
     (None, "MODEL"): "~/models/model.gguf", (None, "MODEL.gguf"): "~/models/model.gguf",
-    (None, "FILE"): "~/candidate.conf", ("--state", "FILE"): "\"$W/sim-state\"",
+    (None, "FILE"): "~/candidate.conf", (None, "TYPE"): "q8_0", ("--state", "FILE"): "\"$W/sim-state\"",
 }
 BAND_192 = "printf '%s\\n' 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' " \
            "> \"$W/etc/wiredcap.conf\" && chmod 644 \"$W/etc/wiredcap.conf\""
@@ -495,6 +496,13 @@ def fresh_state(args, work, command):
                             ("llama-3.1-70b-q8_0.gguf", ["80", "8192", "64", "8", "71000"])):
             subprocess.run([sys.executable, make_model, "gguf", os.path.join(models, name)] + shape,
                            check=True)
+    # An Ollama model by name (`wiredcap fit llama3.1:70b`): the store `ollama pull` leaves.
+    ollama = re.search(r"\bfit ([a-z0-9][a-z0-9._-]*):([a-z0-9][a-z0-9._-]*)", command)
+    if ollama:
+        make_model = os.path.join(os.path.dirname(__file__), "..", "golden", "make_model.py")
+        store = os.path.join(work, "home", ".ollama", "models")
+        subprocess.run([sys.executable, make_model, "ollama", store, ollama.group(1), ollama.group(2),
+                        "40000"], check=True)
     if "~/candidate.conf" in command:
         with open(os.path.join(work, "home", "candidate.conf"), "w") as f:
             f.write("min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\n")

@@ -26,7 +26,8 @@ work, helper, policy, journal, state = sys.argv[1:6]
 log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 log.bind("/dev/log")
 log.settimeout(5)
-for args in (["apply", "80GiB"], ["apply", "300GiB"], ["reset"]):
+# From the OS default the helper alone needs the effective cap (the simulated Mac's 158 GiB).
+for args in (["apply", "80GiB", "--effective", "158GiB"], ["apply", "300GiB"], ["reset"]):
     subprocess.run([helper, "--policy", policy, "--journal", journal, "--sim-state", state, *args],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 log.settimeout(0.5)

@@ -121,7 +121,7 @@ def code_9():
 def code_10():
     # A step the helper journaled and wrote, with no wiredcap around to confirm or revert it.
     p = subprocess.run([helper_path(), *T.dev_options(), "apply", "80GiB", "--run", "r-20260101-000000-abcd",
-                        "--step", "1"], capture_output=True, text=True, timeout=30)
+                        "--step", "1", "--effective", "64GiB"], capture_output=True, text=True, timeout=30)
     check(p.returncode == 0, f"the helper's unconfirmed step exited {p.returncode}: {p.stderr}")
     return run_as(["ramp", "--to", "96GiB", "--unattended", "--check", "true"]).returncode
 
