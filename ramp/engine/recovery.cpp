@@ -276,12 +276,14 @@ void collect(const RunTrack& r, std::string_view current_boot, Report& report, s
 // boot guard's trip already names (the same value, applied in the same boot). Every hang found
 // before the last forget-hang is kept, marked forgotten.
 void add_outside_ramps(OutsideRamps o, std::vector<Hang>& hangs, Report& report) {
-    for (auto& [order, ref] : o.hangs) {
+    for (auto& entry : o.hangs) {
+        // Not a structured binding: clang before 16 cannot capture one in a lambda.
+        StepRef& ref = entry.second;
         const bool tripped = ref.writer == "boot-action" &&
                              std::any_of(hangs.begin(), hangs.end(), [&](const Hang& h) {
                                  return h.ref.kind == RefKind::boot_apply && h.ref.boot == ref.boot && h.ref.value == ref.value;
                              });
-        if (!tripped) hangs.push_back(Hang{order, std::move(ref)});
+        if (!tripped) hangs.push_back(Hang{entry.first, std::move(ref)});
     }
     if (o.forgotten)
         for (Hang& h : hangs) h.ref.forgotten = h.order < o.forgotten->order;
