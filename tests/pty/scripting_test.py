@@ -244,6 +244,25 @@ def case_already_at_is_not_claimed_for_a_value_at_risk():
     check(T.history() == [STEP1], f"values written: {T.history()}")
 
 
+def case_a_failed_revert_is_not_reached():
+    """The person answers no at the last (only) step, and the revert fails (the kernel refuses
+    every write from then on): the knob still reads the target, but nobody kept it and the ramp
+    exits non-zero, so its answer must not say `reached` (schema: exactly when exit is 0)."""
+    s = T.ramp("no at step 1 of 1, revert refused", "--to", "80GiB", "--step", "16GiB",
+               "--timeout", f"{TIMEOUT_S}s", "--json")
+    s.read_until(prompt(1, 1, STEP1), 10)
+    T.sim("fault", "write-refused", "on")
+    s.send("no\r")
+    code = s.wait(20)
+    check(code != 0, "a ramp whose step was answered no exited 0")
+    check(T.knob() == STEP1 and T.history() == [STEP1], f"knob {T.knob()}, writes {T.history()}")
+    summary = json.loads([ln for ln in s.output.replace("\r", "").splitlines() if ln.startswith("{")][-1])
+    check_against_schema(summary)
+    check(summary["outcome"] == "revert_failed" and summary["exit"] == code, f"summary: {summary}")
+    check(summary["reached"] is False and "why_not_reached" in summary,
+          f"exit {code}, yet the answer says reached: {summary}")
+
+
 T = None  # the Tree of the running case, set by ramp_test.run_script
 
 if __name__ == "__main__":
