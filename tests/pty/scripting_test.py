@@ -263,6 +263,26 @@ def case_a_failed_revert_is_not_reached():
           f"exit {code}, yet the answer says reached: {summary}")
 
 
+def case_a_suggested_ramp_keeps_ignore_hang_ceiling():
+    """`set SIZE --ignore-hang-ceiling` over max_step suggests the ramp that gets there; at or
+    above the hang ceiling that ramp needs the same override, or it is refused (exit 3)."""
+    T.sim("hang-above", "90GiB")  # a step at 96 GiB hangs the simulated Mac
+    p = run_as(["ramp", "--to", "96GiB", "--step", "16GiB", "--unattended", "--check", "true"])
+    check(p.returncode != 0, "the ramp into a hang exited 0")
+    T.sim("reboot")
+    T.sim("hang-above", "off")
+    check(run_as(["recover"]).returncode == 0, "recover after the hang failed")
+    before = T.history()
+    p = run_as(["set", "112GiB", "--yes", "--ignore-hang-ceiling"])
+    check(p.returncode == 3 and T.history() == before, f"set over max_step exited {p.returncode}")
+    m = re.search(r"(wiredcap ramp --to \S+(?: --[a-z-]+)*)", ramp_test.unwrap(p.stderr))
+    check(m, f"no ramp suggested: {p.stderr}")
+    words = m.group(1).split()[1:]
+    p = run_as([*words, "--unattended", "--check", "true"])
+    check(p.returncode == 0 and T.knob() == 114688,
+          f"the suggested '{m.group(1)}' exited {p.returncode}, knob {T.knob()}: {p.stderr}")
+
+
 T = None  # the Tree of the running case, set by ramp_test.run_script
 
 if __name__ == "__main__":
