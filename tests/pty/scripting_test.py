@@ -283,6 +283,28 @@ def case_a_suggested_ramp_keeps_ignore_hang_ceiling():
           f"the suggested '{m.group(1)}' exited {p.returncode}, knob {T.knob()}: {p.stderr}")
 
 
+def case_idempotent_after_the_advised_reset():
+    """A step left at risk is settled with `wiredcap reset`, as recover advises; its run never
+    records an end, yet nothing is at risk any more: from then on a reset, and the same ramp
+    run twice, are idempotent (the second run writes and journals nothing, and exits 0)."""
+    check(code_10() == 10, "with a step at risk, the ramp did not exit 10")
+    check(run_as(["reset"]).returncode == 0, "the advised reset failed")
+    history, journal = T.history(), len(T.journal())
+    p = run_as(["reset", "--json"])
+    check(p.returncode == 0 and json_of(p)["changed"] is False, f"the second reset exited {p.returncode}")
+    check(T.history() == history and len(T.journal()) == journal,
+          f"the second reset wrote {T.history()[len(history):]}, journaled {T.journal()[journal:]}")
+    ramp = ["ramp", "--to", "96GiB", "--unattended", "--check", "true", "--json"]
+    p = run_as(ramp)
+    check(p.returncode == 0 and json_of(p)["reached"], f"the ramp exited {p.returncode}: {p.stderr}")
+    history, journal = T.history(), len(T.journal())
+    p = run_as(ramp)
+    check(p.returncode == 0, f"the same ramp run again exited {p.returncode}: {p.stderr}")
+    check(json_of(p)["outcome"] == "already_at_target", f"second ramp: {p.stdout}")
+    check(T.history() == history and len(T.journal()) == journal,
+          f"the second ramp wrote {T.history()[len(history):]}, journaled {T.journal()[journal:]}")
+
+
 T = None  # the Tree of the running case, set by ramp_test.run_script
 
 if __name__ == "__main__":
