@@ -196,9 +196,10 @@ struct Refusal {
 // Everything the helper would refuse that wiredcap can know without writing (issue 24): the
 // policy, permission, band, memory minus reserve and max_step, checked before any question, by
 // the helper's own rule (policy::refusal). A raise refused only for max_step names the ramp
-// that reaches it.
+// that reaches it, with --ignore-hang-ceiling when the caller gave it (at or above the hang
+// ceiling the ramp refuses without it).
 std::optional<Refusal> refusal_before_asking(const CliContext& ctx, const MachineReadings& m, MiB value,
-                                             const EffectiveCap& effective) {
+                                             const EffectiveCap& effective, bool ignore_hang_ceiling) {
     if (!m.policy) return Refusal{no_band_code(installed_policy_path(ctx.helper.dev())), m.policy_error};
     if (!m.may_change) return Refusal{ExitCode::not_permitted, m.may_change_why};
     if (!m.memsize.value) return std::nullopt;  // the helper reads it itself, and refuses without it
@@ -208,7 +209,8 @@ std::optional<Refusal> refusal_before_asking(const CliContext& ctx, const Machin
     const auto without_step = policy::refusal(as_policy(*m.policy, MiB::max()), *m.memsize.value, knob, value, effective.value);
     if (!without_step && value > effective.value)
         return Refusal{ExitCode::refused_by_policy,
-                       *why + "; to get there step by step: wiredcap ramp --to " + fit::size_argument(value)};
+                       *why + "; to get there step by step: wiredcap ramp --to " + fit::size_argument(value) +
+                           (ignore_hang_ceiling ? " --ignore-hang-ceiling" : "")};
     return Refusal{ExitCode::refused_by_policy, *why};
 }
 
@@ -261,7 +263,7 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
         ctx.err << "wiredcap set: " << effective.error().message << "\n";
         return ExitCode::usage;
     }
-    if (auto no = refusal_before_asking(ctx, *machine, *value, *effective)) {
+    if (auto no = refusal_before_asking(ctx, *machine, *value, *effective, req.ignore_hang_ceiling)) {
         ctx.err << "wiredcap set: " << no->why << "\n";
         return no->code;
     }

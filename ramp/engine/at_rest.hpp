@@ -1,5 +1,6 @@
 // Whether the journal shows nothing at risk: no ramp run left without its end (a step awaiting
-// confirmation, one that hung, one whose revert is unproven). Only then may a command that
+// confirmation, one that hung, one whose revert is unproven; a run whose end record is missing
+// but whose last step is settled does not count). Only then may a command that
 // finds the knob already at what was asked answer "already at" without going further (issue
 // 24): a value still at risk is not a value the machine holds.
 #pragma once

@@ -147,9 +147,12 @@ std::string why_short(std::string_view outcome, const std::optional<MiB>& final)
 }
 
 // The rule every ramp answer follows (docs/scripting.md): `reached` is the final read-back
-// equal to the target; `changed` that read-back different from the one before (or unknown).
-void add_target(JsonObject& o, MiB target, MiB before, const std::optional<MiB>& final, std::string_view outcome) {
-    const bool reached = final && *final == target;
+// equal to the target in a ramp that exits 0 (a step answered no whose revert failed reads
+// back the target too, unkept); `changed` that read-back different from the one before (or
+// unknown).
+void add_target(JsonObject& o, MiB target, MiB before, const std::optional<MiB>& final, std::string_view outcome,
+                ExitCode code) {
+    const bool reached = final && *final == target && code == ExitCode::ok;
     o.num("target_mib", target.count()).boolean("reached", reached);
     o.boolean("changed", !final || *final != before);
     if (!reached) o.str("why_not_reached", why_short(outcome, final));
@@ -287,7 +290,7 @@ public:
         o.raw_array("steps", steps + "]");
         const auto final = read_knob();
         o.object("final", contract::size(final, "kernel", "the knob could not be read"));
-        add_target(o, target_, before_, final, outcome_.empty() ? "aborted" : outcome_);
+        add_target(o, target_, before_, final, outcome_.empty() ? "aborted" : outcome_, code);
         return o.text();
     }
 
@@ -506,7 +509,7 @@ std::optional<ExitCode> already_at(CliContext& ctx, MiB target, bool dry_run, st
     o.str("run", run).str("outcome", "already_at_target").num("exit", 0);
     o.object("before", contract::size(target, m->knob.source, "")).raw_array("steps", "[]");
     o.object("final", contract::size(target, m->knob.source, ""));
-    add_target(o, target, target, target, "already_at_target");
+    add_target(o, target, target, target, "already_at_target", ExitCode::ok);
     ctx.out << o.text() << "\n";
     return ExitCode::ok;
 }

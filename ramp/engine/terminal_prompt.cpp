@@ -156,6 +156,31 @@ std::string clock_in(steady_clock::duration left) {
     return text;
 }
 
+// `text` broken at spaces into rows of at most `width` columns, for a terminal that cannot be
+// redrawn: it would wrap a longer row wherever the width falls. A trailing space is kept (the
+// cursor waits after it); a word wider than a row stays whole.
+std::string in_rows(std::string_view text, std::size_t width) {
+    std::string out;
+    std::size_t col = 0;
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t end = std::min(text.find(' ', i), text.size());
+        const std::string_view word = text.substr(i, end - i);
+        i = end + 1;
+        if (word.empty()) continue;
+        if (col > 0 && col + 1 + word.size() > width) {
+            out += '\n';
+            col = 0;
+        } else if (col > 0) {
+            out += ' ';
+            ++col;
+        }
+        out += word;
+        col += word.size();
+    }
+    if (text.ends_with(' ')) out += ' ';
+    return out;
+}
+
 }  // namespace
 
 std::string_view answer_name(Answer a) {
@@ -275,8 +300,10 @@ private:
     void show_once(steady_clock::duration left) {
         if (shown_once_) return;
         shown_once_ = true;
-        write_all(out_, question_ + " [answer within " + std::to_string(shown_seconds_) + " s, by " + clock_in(left) +
-                            "] > " + editor_.line());
+        write_all(out_, in_rows(question_ + " [answer within " + std::to_string(shown_seconds_) + " s, by " +
+                                    clock_in(left) + "] > ",
+                                columns_of(out_)) +
+                            editor_.line());
     }
 
     // On a dumb terminal each key is echoed as it is, never by redrawing the line.

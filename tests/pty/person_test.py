@@ -7,7 +7,7 @@
 - countdown_at_40_columns: a 10 s countdown in a 40-column terminal redraws in place: the
   lines it prints are counted (a handful, not one a second).
 - dumb_terminal_gets_no_escape_codes: TERM=dumb: no escape sequence at all, the question and
-  its deadline printed once.
+  its deadline printed once; at 40 columns (dumb_terminal_at_40_columns) in lines that fit.
 - dry_run_needs_no_privileges: a plan changes nothing, so a caller who may not change the cap
   may still look at one (root only: runs wiredcap as nobody).
 
@@ -25,6 +25,8 @@ from pty_driver import PtySession  # noqa: E402
 from ramp_test import STEP1, STEP2, TIMEOUT_S, check, prompt  # noqa: E402
 
 QUESTION1 = r"Step 1/2 at 81920 MiB\. Keep it\? yes / stop / no"
+# A dumb terminal's deadline, printed once; it may be broken into rows at any of its spaces.
+DEADLINE = r"\[answer\s+within\s+\d+\s+s,\s+by\s+\d\d:\d\d:\d\d\]\s+> "
 
 
 def case_tee_works():
@@ -92,11 +94,29 @@ def case_dumb_terminal_gets_no_escape_codes():
     argv = T.argv("ramp", "--to", "96GiB", "--step", "16GiB", "--timeout", f"{TIMEOUT_S}s")
     s = PtySession(argv, env=env)
     T.sessions.append(("TERM=dumb, silence", s))
-    s.read_until(QUESTION1 + r" \[answer within \d+ s, by \d\d:\d\d:\d\d\] > ", 10)
+    # The deadline may start a row of its own: a dumb terminal's rows are never redrawn.
+    s.read_until(QUESTION1 + r"\s+" + DEADLINE, 10)
     code = s.wait(20)
     check(code == 9, f"silence exited {code}, expected 9 (reverted)")
     check("\x1b" not in s.output, f"escape codes on a dumb terminal: {s.output!r}")
     check(len(re.findall(QUESTION1, s.output)) == 1, "the question was printed more than once")
+
+
+def case_dumb_terminal_at_40_columns():
+    """TERM=dumb nothing is redrawn, so the question and its deadline are printed once as lines
+    that fit the terminal: a dumb terminal wraps a longer one wherever the width falls (inside
+    the deadline's time)."""
+    env = dict(os.environ, TERM="dumb")
+    argv = T.argv("ramp", "--to", "96GiB", "--step", "16GiB", "--timeout", f"{TIMEOUT_S}s")
+    s = PtySession(argv, env=env, size=(24, 40))
+    T.sessions.append(("TERM=dumb at 40 columns, silence", s))
+    s.read_until(DEADLINE, 10)
+    code = s.wait(20)
+    check(code == 9, f"silence exited {code}, expected 9 (reverted)")
+    start = s.output.find("Step 1/2")
+    check(start >= 0, "the question was not shown")
+    wide = [ln for ln in s.output[start:].replace("\r", "").split("\n") if len(ln) > 40]
+    check(not wide, f"lines wider than the 40-column dumb terminal: {wide}")
 
 
 def case_dry_run_needs_no_privileges():

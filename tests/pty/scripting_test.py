@@ -244,6 +244,67 @@ def case_already_at_is_not_claimed_for_a_value_at_risk():
     check(T.history() == [STEP1], f"values written: {T.history()}")
 
 
+def case_a_failed_revert_is_not_reached():
+    """The person answers no at the last (only) step, and the revert fails (the kernel refuses
+    every write from then on): the knob still reads the target, but nobody kept it and the ramp
+    exits non-zero, so its answer must not say `reached` (schema: exactly when exit is 0)."""
+    s = T.ramp("no at step 1 of 1, revert refused", "--to", "80GiB", "--step", "16GiB",
+               "--timeout", f"{TIMEOUT_S}s", "--json")
+    s.read_until(prompt(1, 1, STEP1), 10)
+    T.sim("fault", "write-refused", "on")
+    s.send("no\r")
+    code = s.wait(20)
+    check(code != 0, "a ramp whose step was answered no exited 0")
+    check(T.knob() == STEP1 and T.history() == [STEP1], f"knob {T.knob()}, writes {T.history()}")
+    summary = json.loads([ln for ln in s.output.replace("\r", "").splitlines() if ln.startswith("{")][-1])
+    check_against_schema(summary)
+    check(summary["outcome"] == "revert_failed" and summary["exit"] == code, f"summary: {summary}")
+    check(summary["reached"] is False and "why_not_reached" in summary,
+          f"exit {code}, yet the answer says reached: {summary}")
+
+
+def case_a_suggested_ramp_keeps_ignore_hang_ceiling():
+    """`set SIZE --ignore-hang-ceiling` over max_step suggests the ramp that gets there; at or
+    above the hang ceiling that ramp needs the same override, or it is refused (exit 3)."""
+    T.sim("hang-above", "90GiB")  # a step at 96 GiB hangs the simulated Mac
+    p = run_as(["ramp", "--to", "96GiB", "--step", "16GiB", "--unattended", "--check", "true"])
+    check(p.returncode != 0, "the ramp into a hang exited 0")
+    T.sim("reboot")
+    T.sim("hang-above", "off")
+    check(run_as(["recover"]).returncode == 0, "recover after the hang failed")
+    before = T.history()
+    p = run_as(["set", "112GiB", "--yes", "--ignore-hang-ceiling"])
+    check(p.returncode == 3 and T.history() == before, f"set over max_step exited {p.returncode}")
+    m = re.search(r"(wiredcap ramp --to \S+(?: --[a-z-]+)*)", ramp_test.unwrap(p.stderr))
+    check(m, f"no ramp suggested: {p.stderr}")
+    words = m.group(1).split()[1:]
+    p = run_as([*words, "--unattended", "--check", "true"])
+    check(p.returncode == 0 and T.knob() == 114688,
+          f"the suggested '{m.group(1)}' exited {p.returncode}, knob {T.knob()}: {p.stderr}")
+
+
+def case_idempotent_after_the_advised_reset():
+    """A step left at risk is settled with `wiredcap reset`, as recover advises; its run never
+    records an end, yet nothing is at risk any more: from then on a reset, and the same ramp
+    run twice, are idempotent (the second run writes and journals nothing, and exits 0)."""
+    check(code_10() == 10, "with a step at risk, the ramp did not exit 10")
+    check(run_as(["reset"]).returncode == 0, "the advised reset failed")
+    history, journal = T.history(), len(T.journal())
+    p = run_as(["reset", "--json"])
+    check(p.returncode == 0 and json_of(p)["changed"] is False, f"the second reset exited {p.returncode}")
+    check(T.history() == history and len(T.journal()) == journal,
+          f"the second reset wrote {T.history()[len(history):]}, journaled {T.journal()[journal:]}")
+    ramp = ["ramp", "--to", "96GiB", "--unattended", "--check", "true", "--json"]
+    p = run_as(ramp)
+    check(p.returncode == 0 and json_of(p)["reached"], f"the ramp exited {p.returncode}: {p.stderr}")
+    history, journal = T.history(), len(T.journal())
+    p = run_as(ramp)
+    check(p.returncode == 0, f"the same ramp run again exited {p.returncode}: {p.stderr}")
+    check(json_of(p)["outcome"] == "already_at_target", f"second ramp: {p.stdout}")
+    check(T.history() == history and len(T.journal()) == journal,
+          f"the second ramp wrote {T.history()[len(history):]}, journaled {T.journal()[journal:]}")
+
+
 T = None  # the Tree of the running case, set by ramp_test.run_script
 
 if __name__ == "__main__":
