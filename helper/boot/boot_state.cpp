@@ -86,7 +86,7 @@ Expected<Lines> split_lines(std::string_view text) {
 }
 
 bool known_start_source(std::string_view s) {
-    return s == "metal" || s == "simulated-metal" || s == "given" || s == "kernel-knob";
+    return s == "metal" || s == "simulated-metal" || s == "given";
 }
 
 }  // namespace

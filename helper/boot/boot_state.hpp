@@ -19,8 +19,7 @@
 //   reason=-                        why the guard tripped or failed; - otherwise
 //   start_mib=161792                persist --unconfirmed only: the effective cap when it was
 //                                   stored, where the boot action's one step counts from
-//   start_source=simulated-metal    where start_mib came from (metal | simulated-metal | given |
-//                                   kernel-knob)
+//   start_source=simulated-metal    where start_mib came from (metal | simulated-metal | given)
 //
 // The two start_ lines are written only when the start is known; files written before they
 // existed end at reason= and are read as before (their one step counts from the band's min).

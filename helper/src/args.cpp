@@ -131,7 +131,7 @@ Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv
             if (e->count() == 0) return usage("--effective must be above 0 MiB");
             inv.effective = *e;
         } else if (opt == "--effective-source" && !inv.effective_source) {
-            if (!one_of(v, kEffectiveSources)) return usage("--effective-source needs one of: metal simulated-metal given kernel-knob");
+            if (!one_of(v, kEffectiveSources)) return usage("--effective-source needs one of: metal simulated-metal given");
             inv.effective_source = std::string(v);
         } else if (auto word = word_option(opt, v, inv); word) {
             if (!*word) return word->error();
@@ -155,8 +155,6 @@ Expected<Ok> check_combination(const Invocation& inv) {
     if ((inv.effective && inv.command != Command::apply && !(inv.command == Command::persist && inv.unconfirmed)) ||
         (inv.ignore_hang_ceiling && inv.command != Command::apply && (inv.command != Command::persist || inv.off)))
         return usage("--effective belongs to apply and persist --unconfirmed, --ignore-hang-ceiling to apply and persist");
-    if (inv.effective_source == "kernel-knob" && inv.command != Command::persist)
-        return usage("--effective-source kernel-knob belongs to persist");
     switch (inv.command) {
         case Command::read:
             if (ramp || inv.revert || inv.outcome) return usage("read takes no options");

@@ -57,7 +57,7 @@ struct Invocation {
     std::optional<std::uint64_t> step;    // 1..100000
     std::optional<std::string> revert;    // why a ramp step is being undone
     std::optional<std::string> outcome;   // end: completed | stopped | reverted | aborted | hung
-    std::optional<units::MiB> effective;  // apply (knob 0), persist --unconfirmed: the effective cap
+    std::optional<units::MiB> effective;  // apply (knob 0), persist --unconfirmed: the OS default's effective cap
     std::optional<std::string> effective_source;  // one of kEffectiveSources
     bool ignore_hang_ceiling = false;     // apply, persist
     std::optional<std::string> by;        // apply: one of kWriters
@@ -74,8 +74,7 @@ inline constexpr std::string_view kRevertReasons[] = {"no", "eof", "interrupt", 
 inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "revert_failed",
                                                  "aborted",   "hung"};
 // Where an --effective value came from: Metal, the simulator's model of it, or the person (--from).
-// persist only: "kernel-knob", the knob's read-back when it is set (Metal follows it then).
-inline constexpr std::string_view kEffectiveSources[] = {"metal", "simulated-metal", "given", "kernel-knob"};
+inline constexpr std::string_view kEffectiveSources[] = {"metal", "simulated-metal", "given"};
 
 // Who asked for an apply; what a person answered about a suspect; why a hang ceiling was cleared.
 inline constexpr std::string_view kWriters[] = {"set"};

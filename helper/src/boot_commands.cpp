@@ -154,12 +154,9 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
 // every boot: never without --lower, which says so.
 std::optional<std::string> silent_lowering(const Invocation& inv) {
     if (!inv.unconfirmed || !inv.effective || *inv.value >= *inv.effective || inv.lower) return std::nullopt;
-    // With the knob set, the effective cap is the knob's: the value lowers the cap below that.
-    const std::string source = inv.effective_source.value_or("given");
-    const std::string below = source == "kernel-knob" ? "below the value set now" : "below the OS default";
     return units::describe(*inv.value) + " is below the effective cap " + units::describe(*inv.effective) + " [" +
-           source + "]: stored, it would lower the GPU's cap " + below + " at every boot; to store it anyway, "
-           "add --lower after --unconfirmed";
+           inv.effective_source.value_or("given") + "]: stored, it would lower the GPU's cap below the OS default "
+           "at every boot; to store it anyway, add --lower after --unconfirmed";
 }
 
 // What the stored value does at every boot, against the effective cap at persist time.

@@ -46,7 +46,7 @@ Commands:
 
   REASON:  no eof interrupt terminate hangup timeout guard mismatch probe
   OUTCOME: completed stopped reverted revert_failed aborted hung
-  SOURCE:  metal simulated-metal given (persist: also kernel-knob)
+  SOURCE:  metal simulated-metal given
   WRITER:  set
   ANSWER:  hung not-hung
   WHY:     macos-update hardware-change other-cause

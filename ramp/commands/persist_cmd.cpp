@@ -249,17 +249,20 @@ ExitCode report_off(CliContext& ctx, const HelperReply& reply) {
 }
 
 // --unconfirmed: the boot action moves the knob from the OS default in one write, so its one
-// step counts from the effective cap now, which the helper journals and stores with the value:
-// with the knob at 0 the one Metal reports (the simulator's model of it), else the knob's
-// read-back (Metal follows the knob then). --lower lets the helper store a value below it.
+// step counts from the OS default's effective cap, read now (Metal; the simulator's model of it),
+// which the helper journals and stores with the value. With the knob set, Metal follows the knob
+// and the OS default's cap cannot be read: counting from the knob would understate the boot's
+// step whenever the knob is above the default, so that is refused. --lower lets the helper
+// store a value below the effective cap.
 Expected<std::vector<std::string>> unconfirmed_args(const MachineReadings& m, const DevPaths& dev, bool lower) {
     std::vector<std::string> a{"--unconfirmed"};
     if (lower) a.emplace_back("--lower");
     if (!m.knob.value) return Error{"cannot read iogpu.wired_limit_mb: " + m.knob.error};
-    if (m.knob.value->count() != 0) {
-        a.insert(a.end(), {"--effective", units::to_string(*m.knob.value), "--effective-source", "kernel-knob"});
-        return a;
-    }
+    if (m.knob.value->count() != 0)
+        return Error{"iogpu.wired_limit_mb is set (" + units::describe(*m.knob.value) + "), and the GPU's cap follows "
+                     "it: the OS default's cap, where the boot action's one step starts, cannot be read now; for "
+                     "--unconfirmed, first go back to the OS default (wiredcap reset), then persist again; or "
+                     "confirm the value in a ramp (wiredcap ramp --to SIZE) and persist it"};
     const auto metal = read_metal(m, dev);
     if (!metal.working_set)
         return Error{"the effective cap cannot be read (" + metal.why_unknown + ") and the cap is the OS default: "
@@ -289,7 +292,8 @@ ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& ar
     std::vector<std::string> helper_args{"persist", units::to_string(choice->value)};
     if (req.unconfirmed) {
         auto start = unconfirmed_args(*machine, ctx.helper.dev(), req.lower);
-        if (!start) return fail(ctx, json_head(false, machine->simulated()), ExitCode::usage, start.error().message);
+        if (!start)
+            return fail(ctx, json_head(false, machine->simulated()), ExitCode::refused_by_policy, start.error().message);
         helper_args.insert(helper_args.end(), start->begin(), start->end());
     }
     if (choice->at_or_above_ceiling) helper_args.emplace_back("--ignore-hang-ceiling");  // journaled

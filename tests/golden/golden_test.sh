@@ -209,6 +209,8 @@ case $scenario in
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        machine reboot; boot; wc recover; wc status
                        wc set 174GiB --yes; wc set 170GiB --yes --json; wc ramp --to 176GiB --dry-run; wc ramp --to 176GiB --dry-run --json
+                       # With the knob set the OS default's cap is hidden: --unconfirmed is refused.
+                       wc persist 172GiB --unconfirmed; wc reset
                        wc persist 174GiB --unconfirmed; wc persist 174GiB --unconfirmed --ignore-hang-ceiling; journal
                        wc set 166GiB --yes; wc ramp --to 176GiB --step 4GiB --dry-run --json
                        wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
