@@ -121,6 +121,8 @@ void add_persist(CLI::App& app, Options& o) {
         ->expected(1, 2);
     persist->add_flag("--off", o.persist.off, "Forget the stored value: boots keep the OS default");
     persist->add_flag("--unconfirmed", o.persist.unconfirmed, "Store SIZE although no ramp confirmed it (journaled)");
+    persist->add_flag("--lower", o.persist.lower,
+                      "With --unconfirmed: store SIZE below the effective cap (lowers it at every boot)");
     persist->add_flag("--ignore-hang-ceiling", o.persist.ignore_hang_ceiling, "Allow a value at or above one that hung before");
 }
 

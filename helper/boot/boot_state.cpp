@@ -20,6 +20,7 @@ namespace {
 constexpr std::string_view kHeader = "# wiredcap boot state: written by wiredcap-helper; do not edit (see wiredcap-helper(8))";
 constexpr std::array<std::string_view, 8> kKeys{"value_mib",  "basis",      "persisted_time",   "guard",
                                                 "guard_boot", "guard_time", "applied_uptime_s", "reason"};
+constexpr std::array<std::string_view, 2> kStartKeys{"start_mib", "start_source"};
 constexpr std::array<Guard, 5> kGuards{Guard::armed, Guard::trying, Guard::healthy, Guard::tripped, Guard::failed};
 constexpr std::size_t kMaxStateBytes = 4096;
 
@@ -39,9 +40,15 @@ bool printable(std::string_view s) {
     return true;
 }
 
-// The values of kKeys in order, or why the text is not exactly the format above.
-Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_view text) {
+struct Lines {
     std::array<std::string_view, kKeys.size()> values{};
+    std::optional<std::array<std::string_view, kStartKeys.size()>> start;  // absent in older files
+};
+
+// The values of kKeys (then kStartKeys, if present) in order, or why the text is not exactly the
+// format above.
+Expected<Lines> split_lines(std::string_view text) {
+    Lines lines;
     auto next_line = [&text]() -> std::optional<std::string_view> {
         const auto nl = text.find('\n');
         if (nl == std::string_view::npos) return std::nullopt;
@@ -49,17 +56,37 @@ Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_vie
         text.remove_prefix(nl + 1);
         return line;
     };
+    std::size_t number = 1;
+    auto value_of = [&](std::string_view key) -> Expected<std::string_view> {
+        const auto line = next_line();
+        const std::string prefix = std::string(key) + "=";
+        ++number;
+        if (!line || line->substr(0, prefix.size()) != prefix)
+            return Error{"line " + std::to_string(number) + " is not '" + prefix + "...'"};
+        const auto v = line->substr(prefix.size());
+        if (v.empty() || !printable(v)) return Error{"bad value for " + std::string(key)};
+        return v;
+    };
     if (next_line() != kHeader) return Error{"first line is not the boot state header"};
     for (std::size_t i = 0; i < kKeys.size(); ++i) {
-        const auto line = next_line();
-        const std::string prefix = std::string(kKeys[i]) + "=";
-        if (!line || line->substr(0, prefix.size()) != prefix)
-            return Error{"line " + std::to_string(i + 2) + " is not '" + prefix + "...'"};
-        values[i] = line->substr(prefix.size());
-        if (values[i].empty() || !printable(values[i])) return Error{"bad value for " + std::string(kKeys[i])};
+        auto v = value_of(kKeys[i]);
+        if (!v) return v.error();
+        lines.values[i] = *v;
+    }
+    if (!text.empty()) {
+        lines.start.emplace();
+        for (std::size_t i = 0; i < kStartKeys.size(); ++i) {
+            auto v = value_of(kStartKeys[i]);
+            if (!v) return v.error();
+            (*lines.start)[i] = *v;
+        }
     }
     if (!text.empty()) return Error{"text after the last key"};
-    return values;
+    return lines;
+}
+
+bool known_start_source(std::string_view s) {
+    return s == "metal" || s == "simulated-metal" || s == "given";
 }
 
 }  // namespace
@@ -85,13 +112,14 @@ std::string serialize(const State& s) {
     t += "\nguard_time=" + std::to_string(s.guard_time);
     t += "\napplied_uptime_s=" + (s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : std::string("-"));
     t += "\nreason=" + or_dash(s.reason) + "\n";
+    if (s.start) t += "start_mib=" + std::to_string(s.start->count()) + "\nstart_source=" + s.start_source + "\n";
     return t;
 }
 
 Expected<State> parse(std::string_view text) {
     auto v = split_lines(text);
     if (!v) return Error{"boot state: " + v.error().message};
-    const auto& [value, basis, persisted, guard, guard_boot, guard_time, applied, reason] = *v;
+    const auto& [value, basis, persisted, guard, guard_boot, guard_time, applied, reason] = v->values;
     State s;
     const auto count = whole_number(value);
     const auto mib = count && *count > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*count)) : std::nullopt;
@@ -115,6 +143,13 @@ Expected<State> parse(std::string_view text) {
         if (!s.applied_uptime_s) return Error{"boot state: bad applied_uptime_s"};
     }
     s.reason = reason == "-" ? "" : std::string(reason);
+    if (v->start) {
+        const auto start = whole_number((*v->start)[0]);
+        s.start = start && *start > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*start)) : std::nullopt;
+        if (!s.start) return Error{"boot state: bad start_mib"};
+        if (!known_start_source((*v->start)[1])) return Error{"boot state: bad start_source"};
+        s.start_source = std::string((*v->start)[1]);
+    }
     return s;
 }
 

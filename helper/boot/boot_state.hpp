@@ -17,7 +17,12 @@
 //   guard_time=1764410031           unix seconds of the last guard change
 //   applied_uptime_s=31             uptime when the boot action applied the value; - if it did not
 //   reason=-                        why the guard tripped or failed; - otherwise
+//   start_mib=161792                persist --unconfirmed only: the effective cap when it was
+//                                   stored, where the boot action's one step counts from
+//   start_source=simulated-metal    where start_mib came from (metal | simulated-metal | given)
 //
+// The two start_ lines are written only when the start is known; files written before they
+// existed end at reason= and are read as before (their one step counts from the band's min).
 // Parsing is exact: these lines in this order, nothing else. Anything else is an error, and the
 // boot action then applies nothing.
 #pragma once
@@ -48,6 +53,8 @@ struct State {
     std::int64_t guard_time = 0;
     std::optional<std::int64_t> applied_uptime_s;
     std::string reason;                  // printable ASCII, no newline; empty when none
+    std::optional<units::MiB> start;     // the effective cap at persist time (--unconfirmed)
+    std::string start_source;            // with start: where it came from
 
     friend bool operator==(const State&, const State&) = default;
 };

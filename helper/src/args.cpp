@@ -152,9 +152,9 @@ Expected<Ok> check_combination(const Invocation& inv) {
     if ((inv.boot || inv.answer) != (inv.command == Command::verdict) || (inv.boot && !inv.answer) || (inv.answer && !inv.boot))
         return usage("verdict needs --boot and --answer, and only verdict takes them");
     if (inv.why.has_value() != (inv.command == Command::forget_hang)) return usage("forget-hang needs --why, and only it takes it");
-    if ((inv.effective && inv.command != Command::apply) ||
+    if ((inv.effective && inv.command != Command::apply && !(inv.command == Command::persist && inv.unconfirmed)) ||
         (inv.ignore_hang_ceiling && inv.command != Command::apply && (inv.command != Command::persist || inv.off)))
-        return usage("--effective belongs to apply, --ignore-hang-ceiling to apply and persist");
+        return usage("--effective belongs to apply and persist --unconfirmed, --ignore-hang-ceiling to apply and persist");
     switch (inv.command) {
         case Command::read:
             if (ramp || inv.revert || inv.outcome) return usage("read takes no options");
@@ -225,6 +225,10 @@ Expected<Invocation> parse_args(const Args& args) {
         if (inv.command == Command::persist && i < args.size() && args[i] == "--unconfirmed") {
             inv.unconfirmed = true;
             ++i;
+            if (i < args.size() && args[i] == "--lower") {
+                inv.lower = true;
+                ++i;
+            }
         }
     }
     if (auto r = parse_ramp_options(args, i, inv); !r) return r.error();

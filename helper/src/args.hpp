@@ -7,7 +7,9 @@
 //   wiredcap-helper [DEV-OPTIONS] reset       [--run ID --step N] [--revert REASON]
 //   wiredcap-helper [DEV-OPTIONS] confirm --run ID --step N
 //   wiredcap-helper [DEV-OPTIONS] end --run ID --outcome OUTCOME
-//   wiredcap-helper [DEV-OPTIONS] persist SIZE [--unconfirmed] [--ignore-hang-ceiling] | persist --off
+//   wiredcap-helper [DEV-OPTIONS] persist SIZE [--unconfirmed [--lower]]
+//                                  [--effective SIZE --effective-source WORD]
+//                                  [--ignore-hang-ceiling] | persist --off
 //   wiredcap-helper [DEV-OPTIONS] boot
 //   wiredcap-helper [DEV-OPTIONS] verdict SIZE --boot ID --answer hung|not-hung
 //   wiredcap-helper [DEV-OPTIONS] forget-hang SIZE --why WHY
@@ -17,7 +19,9 @@
 // SIZE is a size with its unit (a unit is never guessed); `apply` refuses 0 — use `reset`.
 // --effective: the effective cap wiredcap read (the helper cannot read Metal) or the person gave,
 // with its source from a fixed list; from the OS default, max_step is measured from it. Both are
-// journaled. --ignore-hang-ceiling: the person overrode wiredcap's hang ceiling; journaled only.
+// journaled. persist --unconfirmed --effective E: the boot action's one step counts from E (stored
+// as start_mib), and a value below E needs --lower (it lowers the cap below the OS default at
+// every boot). --ignore-hang-ceiling: the person overrode wiredcap's hang ceiling; journaled only.
 // --by: which wiredcap command asked (journaled, to name the writer of a write that hung).
 // verdict: a person's answer on a suspect (a raised write in force in boot ID when it went down);
 // forget-hang: a person clears the hang ceiling SIZE. Both only journal (recovery.hpp reads them).
@@ -48,11 +52,12 @@ struct Invocation {
     std::optional<units::MiB> value;      // apply, persist
     bool off = false;                     // persist --off
     bool unconfirmed = false;             // persist SIZE --unconfirmed
+    bool lower = false;                   // persist SIZE --unconfirmed --lower
     std::optional<std::string> run;       // ramp run id: [A-Za-z0-9-]{1,64}
     std::optional<std::uint64_t> step;    // 1..100000
     std::optional<std::string> revert;    // why a ramp step is being undone
     std::optional<std::string> outcome;   // end: completed | stopped | reverted | aborted | hung
-    std::optional<units::MiB> effective;  // apply: the effective cap, when the knob is 0
+    std::optional<units::MiB> effective;  // apply (knob 0), persist --unconfirmed: the OS default's effective cap
     std::optional<std::string> effective_source;  // one of kEffectiveSources
     bool ignore_hang_ceiling = false;     // apply, persist
     std::optional<std::string> by;        // apply: one of kWriters

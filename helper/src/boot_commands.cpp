@@ -128,9 +128,10 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     auto p = load_policy(ctx, *mem);
     if (!p) return fail(a.refuse(ExitCode::policy_invalid, p.error().message));
     // Band and reserve; max_step only for a value no ramp confirmed (a confirmed one was reached
-    // step by step): from the OS default, as after every boot, at most one step.
+    // step by step): from the OS default, as after every boot, at most one step, counted from the
+    // effective cap recorded when it was stored (older files: from the band's min).
     const MiB from = s.confirmed ? s.value : MiB::zero();
-    if (auto why = policy::refusal(*p, *mem, from, s.value)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
+    if (auto why = policy::refusal(*p, *mem, from, s.value, s.start)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
     // A ramp step that hung binds it too, unless it was known and overridden when the value was
     // stored (persist --ignore-hang-ceiling, which the journal records).
     auto hang = journal::find_hang_ceiling_in(ctx.journal_path, ctx.trusted_owner, boot_id);
@@ -147,6 +148,25 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
         return fail(*f);
     }
     return act(a, "applied", "");
+}
+
+// A value below the effective cap, stored for boot, lowers the GPU's cap below the OS default at
+// every boot: never without --lower, which says so.
+std::optional<std::string> silent_lowering(const Invocation& inv) {
+    if (!inv.unconfirmed || !inv.effective || *inv.value >= *inv.effective || inv.lower) return std::nullopt;
+    return units::describe(*inv.value) + " is below the effective cap " + units::describe(*inv.effective) + " [" +
+           inv.effective_source.value_or("given") + "]: stored, it would lower the GPU's cap below the OS default "
+           "at every boot; to store it anyway, add --lower after --unconfirmed";
+}
+
+// What the stored value does at every boot, against the effective cap at persist time.
+JsonObject at_boot_json(const Invocation& inv) {
+    const MiB v = *inv.value;
+    const MiB e = *inv.effective;
+    JsonObject o;
+    o.str("direction", v > e ? "raised" : v < e ? "lowered" : "unchanged").num("from_mib", e.count());
+    o.str("from_source", "--effective, the caller's claim (" + inv.effective_source.value_or("given") + ")");
+    return o.num("by_mib", (v > e ? v - e : e - v).count());
 }
 
 }  // namespace
@@ -190,10 +210,13 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
     // --unconfirmed: the boot action will move the knob from the OS default in one write, so the
-    // value must be one step from there, as an apply from the default must.
+    // value must be one step from there, as an apply from the default must: from the effective
+    // cap the caller read (--effective), else from the band's min.
     const MiB from = inv.unconfirmed ? MiB::zero() : value;
-    if (auto why = policy::refusal(auth->policy, auth->memsize, from, value))
+    if (auto why = policy::refusal(auth->policy, auth->memsize, from, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (inv.unconfirmed && inv.effective) a.out().object("at_boot", at_boot_json(inv));
     std::string basis = "unconfirmed: stored with --unconfirmed";
     if (!inv.unconfirmed) {
         auto c = journal::find_confirmation_in(ctx.journal_path, ctx.trusted_owner, value);
@@ -204,17 +227,22 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
                             "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
         basis = "confirmed in run " + (*c)->run + " step " + std::to_string((*c)->step);
     }
+    if (inv.lower && inv.effective && value < *inv.effective)
+        basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
+                 " MiB, it lowers the GPU's cap below the OS default at every boot";
     a.out().str("basis", inv.unconfirmed ? "unconfirmed" : "confirmed");
     auto store = open_store(ctx);
     if (!store) return store.error();
     auto old = store->load();
+    const std::optional<MiB> start = inv.unconfirmed ? inv.effective : std::nullopt;
     const bool same = old && *old && (*old)->value == value && (*old)->confirmed == !inv.unconfirmed &&
+                      (*old)->start == start &&
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
     a.to_ = value;
     if (!same) {
         auto boot_id = ctx.kernel.read_boot_id();
         const boot::State s{value, !inv.unconfirmed, now(), Guard::armed, boot_id ? *boot_id : "", now(),
-                            std::nullopt, ""};
+                            std::nullopt, "", start, start ? inv.effective_source.value_or("given") : ""};
         if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
     }

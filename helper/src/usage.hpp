@@ -27,9 +27,12 @@ Commands:
   confirm --run ID --step N record that a person confirmed a ramp step
   end --run ID --outcome OUTCOME
                             record how a ramp ended
-  persist SIZE [--unconfirmed]
+  persist SIZE [--unconfirmed [--lower] [--effective SIZE
+               [--effective-source SOURCE]]] [--ignore-hang-ceiling]
                             store SIZE for the boot action; it must have been
-                            confirmed in a ramp (journal) unless --unconfirmed
+                            confirmed in a ramp (journal) unless --unconfirmed:
+                            then one max_step from --effective (else the band's
+                            min), and below --effective only with --lower
   persist --off             forget the stored value (a plain reset does too)
   boot                      the LaunchDaemon's action, root only: apply the
                             stored value once per boot; healthy after

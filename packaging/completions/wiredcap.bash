@@ -28,7 +28,7 @@ _wiredcap() {
     local units="B kB MB GB TB KiB MiB GiB TiB"
     local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
     local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel"
-    local persist_store_opts="--unconfirmed --ignore-hang-ceiling"
+    local persist_store_opts="--unconfirmed --lower --ignore-hang-ceiling"
 
     # The command (and policy's subcommand) typed so far; options and their values are skipped.
     # For persist: whether --off, or something that stores a value (SIZE or an option of
@@ -42,7 +42,7 @@ _wiredcap() {
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
             --off) persist_off=1 ;;
-            --unconfirmed | --ignore-hang-ceiling) persist_store=1 ;;
+            --unconfirmed | --lower | --ignore-hang-ceiling) persist_store=1 ;;
             -*) ;;
             *)
                 if [[ -z $cmd ]]; then
@@ -102,7 +102,7 @@ _wiredcap() {
             fi
             ;;
         persist)
-            # persist [SIZE] [--unconfirmed] [--ignore-hang-ceiling], or persist --off. SIZE has
+            # persist [SIZE] [--unconfirmed [--lower]] [--ignore-hang-ceiling], or persist --off. SIZE has
             # no fixed list (default: the journal's last confirmed value).
             if [[ $cur == -* ]]; then
                 if [[ -n $persist_off ]]; then

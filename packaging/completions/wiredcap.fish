@@ -71,7 +71,7 @@ complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l check -x -a '(__fi
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l ignore-hang-ceiling -d 'Allow steps at or above a value that hung before'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l from -x -d 'The GPU cap now, when Metal cannot be read'
 
-# persist [SIZE] [--unconfirmed] [--ignore-hang-ceiling], or persist --off alone.
+# persist [SIZE] [--unconfirmed [--lower]] [--ignore-hang-ceiling], or persist --off alone.
 # Succeeds when the line after `persist` already stores a value: a SIZE or an option of storing
 # (the values of the global options that take one are skipped).
 function __wiredcap_persist_storing
@@ -85,7 +85,7 @@ function __wiredcap_persist_storing
         switch $t
             case --helper --policy --journal --sim-state
                 set skip 1
-            case --unconfirmed --ignore-hang-ceiling
+            case --unconfirmed --lower --ignore-hang-ceiling
                 test $after_persist = 1; and return 0
             case '-*'
             case persist
@@ -101,4 +101,5 @@ function __wiredcap_persist_storing
 end
 complete -c wiredcap -n '__fish_seen_subcommand_from persist; and not __wiredcap_persist_storing; and not __fish_seen_argument -l off' -l off -d 'Forget the stored value: boots keep the OS default'
 complete -c wiredcap -n '__fish_seen_subcommand_from persist; and not __fish_seen_argument -l off' -l unconfirmed -d 'Store SIZE although no ramp confirmed it (journaled)'
+complete -c wiredcap -n '__fish_seen_subcommand_from persist; and not __fish_seen_argument -l off' -l lower -d 'With --unconfirmed: store SIZE below the effective cap (lowers it at every boot)'
 complete -c wiredcap -n '__fish_seen_subcommand_from persist; and not __fish_seen_argument -l off' -l ignore-hang-ceiling -d 'Allow a value at or above one that hung before'

@@ -3,8 +3,10 @@
 #include <filesystem>
 #include <ostream>
 
+#include "engine/effective_cap.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/launchd_state.hpp"
+#include "readings/metal.hpp"
 #include "readings/readings.hpp"
 #include "json_contract.hpp"
 #include "wiredcap/json_writer.hpp"
@@ -30,6 +32,7 @@ std::optional<PersistError> off_conflict(const PersistRequest& req) {
         return usage("persist --off forgets the stored value and takes no SIZE (got " + units::quote_input(*req.size) +
                      "); to store a value: wiredcap persist SIZE");
     if (req.unconfirmed) return usage("--unconfirmed is for storing a value; persist --off takes no other option");
+    if (req.lower) return usage("--lower is for storing a value; persist --off takes no other option");
     if (req.ignore_hang_ceiling)
         return usage("--ignore-hang-ceiling is for storing a value; persist --off takes no other option");
     return std::nullopt;
@@ -142,6 +145,45 @@ std::string basis_line(const std::string& basis, const PersistChoice& c, bool fr
     return "basis: " + what + "\n" + (from_journal ? "value: " + c.from + "\n" : "");
 }
 
+// The helper's at_boot {direction, from_mib, from_source, by_mib}: what the stored value does at
+// each boot, against the effective cap when it was stored (persist --unconfirmed only).
+struct AtBoot {
+    std::string direction;  // raised | lowered | unchanged
+    MiB from = MiB::zero();
+    std::string from_source;
+    MiB by = MiB::zero();
+};
+
+std::optional<AtBoot> at_boot_of(const json::Value& j) {
+    const json::Value* o = json::get(j, "at_boot");
+    if (o == nullptr) return std::nullopt;
+    const json::Value* d = json::get(*o, "direction");
+    const json::Value* src = json::get(*o, "from_source");
+    const json::Value* from = json::get(*o, "from_mib");
+    const json::Value* by = json::get(*o, "by_mib");
+    if (!d || !json::as_string(*d) || !src || !json::as_string(*src) || !from || !json::as_u64(*from) || !by ||
+        !json::as_u64(*by))
+        return std::nullopt;
+    const auto from_mib = MiB::from_count(*json::as_u64(*from));
+    const auto by_mib = MiB::from_count(*json::as_u64(*by));
+    if (!from_mib || !by_mib) return std::nullopt;
+    return AtBoot{*json::as_string(*d), *from_mib, *json::as_string(*src), *by_mib};
+}
+
+JsonObject at_boot_json(const AtBoot& b) {
+    return JsonObject().str("direction", b.direction).num("from_mib", b.from.count()).str("from_source", b.from_source)
+        .num("by_mib", b.by.count());
+}
+
+std::string at_boot_text(const AtBoot& b) {
+    const std::string start = units::describe(b.from);
+    if (b.direction == "lowered")
+        return "at every boot: LOWERS the GPU's cap by " + units::describe(b.by) +
+               " below the OS default (the effective cap was " + start + " when stored), because of --lower\n";
+    if (b.direction == "raised") return "at every boot: raises the GPU's cap by " + units::describe(b.by) + " from " + start + "\n";
+    return "at every boot: the GPU's cap stays at " + start + "\n";
+}
+
 ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistChoice& c, const MachineReadings& m) {
     JsonObject o = json_head(false, m.simulated());
     o.num("requested_mib", c.value.count()).str("requested_from", c.from);
@@ -156,12 +198,14 @@ ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistCh
         if (basis.empty()) o.null("basis"); else o.str("basis", basis);
         o.object("persisted", persisted_json(stored)).boolean("changed", changed);
         o.boolean("at_or_above_hang_ceiling", c.at_or_above_ceiling);
+        if (const auto b = at_boot_of(j)) o.object("at_boot", at_boot_json(*b));
         const auto healthy_after = m.policy ? m.policy->healthy_after_s : std::nullopt;
         if (healthy_after) o.num("healthy_after_s", *healthy_after); else o.null("healthy_after_s");
         ctx.out << o.str("next", next).boolean("ok", stored.value == std::optional<MiB>(c.value)).text() << "\n";
     } else {
         ctx.out << stored_line(m.simulated(), stored) << basis_line(basis, c, c.from != kFromCommandLine);
         if (c.at_or_above_ceiling) ctx.out << "at or above the hang ceiling: stored because of --ignore-hang-ceiling\n";
+        if (const auto b = at_boot_of(j)) ctx.out << at_boot_text(*b);
         ctx.out << (changed ? "stored now\n" : "unchanged: this value was already stored for boot\n") << next << "\n";
     }
     if (!stored.value) {
@@ -204,6 +248,33 @@ ExitCode report_off(CliContext& ctx, const HelperReply& reply) {
     return ExitCode::ok;
 }
 
+// --unconfirmed: the boot action moves the knob from the OS default in one write, so its one
+// step counts from the OS default's effective cap, read now (Metal; the simulator's model of it),
+// which the helper journals and stores with the value. With the knob set, Metal follows the knob
+// and the OS default's cap cannot be read: counting from the knob would understate the boot's
+// step whenever the knob is above the default, so that is refused. --lower lets the helper
+// store a value below the effective cap.
+Expected<std::vector<std::string>> unconfirmed_args(const MachineReadings& m, const DevPaths& dev, bool lower) {
+    std::vector<std::string> a{"--unconfirmed"};
+    if (lower) a.emplace_back("--lower");
+    if (!m.knob.value) return Error{"cannot read iogpu.wired_limit_mb: " + m.knob.error};
+    if (m.knob.value->count() != 0)
+        return Error{"iogpu.wired_limit_mb is set (" + units::describe(*m.knob.value) + "), and the GPU's cap follows "
+                     "it: the OS default's cap, where the boot action's one step starts, cannot be read now; for "
+                     "--unconfirmed, first go back to the OS default (wiredcap reset), then persist again; or "
+                     "confirm the value in a ramp (wiredcap ramp --to SIZE) and persist it"};
+    const auto metal = read_metal(m, dev);
+    if (!metal.working_set)
+        return Error{"the effective cap cannot be read (" + metal.why_unknown + ") and the cap is the OS default: "
+                     "--unconfirmed needs it, to count the boot action's one step from it; confirm the value "
+                     "in a ramp instead (wiredcap ramp --to SIZE, then wiredcap persist)"};
+    const auto e = effective_cap(m, metal, std::nullopt);
+    if (!e) return e.error();
+    const auto extra = effective_args(*e);
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+}
+
 ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& args) {
     auto machine = read_machine(ctx.helper);
     if (!machine) {
@@ -219,7 +290,12 @@ ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& ar
     auto choice = choose_persist_value(args, report, req.ignore_hang_ceiling, "journal " + path);
     if (!choice) return fail(ctx, json_head(false, machine->simulated()), choice.error().code, choice.error().message);
     std::vector<std::string> helper_args{"persist", units::to_string(choice->value)};
-    if (req.unconfirmed) helper_args.emplace_back("--unconfirmed");
+    if (req.unconfirmed) {
+        auto start = unconfirmed_args(*machine, ctx.helper.dev(), req.lower);
+        if (!start)
+            return fail(ctx, json_head(false, machine->simulated()), ExitCode::refused_by_policy, start.error().message);
+        helper_args.insert(helper_args.end(), start->begin(), start->end());
+    }
     if (choice->at_or_above_ceiling) helper_args.emplace_back("--ignore-hang-ceiling");  // journaled
     return report_store(ctx, ctx.helper.run(helper_args), *choice, *machine);
 }
@@ -231,6 +307,9 @@ Expected<PersistArgs, PersistError> check_persist_args(const PersistRequest& req
         if (auto e = off_conflict(req)) return *e;
         return PersistArgs{true, std::nullopt};
     }
+    if (req.lower && !req.unconfirmed)
+        return usage("--lower goes with --unconfirmed: a confirmed value was reached step by step from the cap "
+                     "it raised");
     if (!req.size) {
         if (req.unconfirmed)
             return usage("--unconfirmed needs SIZE: without SIZE the value is the journal's last confirmed one, "

@@ -21,6 +21,7 @@ struct PersistRequest {
     std::optional<std::string> size;  // "96GiB"; nullopt: the journal's last confirmed value
     bool off = false;
     bool unconfirmed = false;
+    bool lower = false;  // with --unconfirmed: a value below the effective cap, said out loud
     bool ignore_hang_ceiling = false;
 };
 

@@ -143,7 +143,7 @@ wiredcap ramp --to 96GiB --step 16GiB --unattended --check true && wiredcap pers
 wiredcap-sim reboot && wiredcap-helper boot && wiredcap-sim reboot && wiredcap-helper boot""",
     # 80 GiB persisted; after the reboot the policy no longer permits it; the boot action fails.
     "boot-action-failed": BAND_192 + """
-wiredcap persist 80GiB --unconfirmed && wiredcap-sim reboot &&
+wiredcap persist 80GiB --unconfirmed --lower && wiredcap-sim reboot &&
 printf '%s\\n' 'min = 64GiB' 'max = 76GiB' 'reserve = 16GiB' 'max_step = 16GiB' >"$W/etc/wiredcap.conf" &&
 { wiredcap-helper boot; true; }""",
 }

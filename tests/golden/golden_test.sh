@@ -202,13 +202,15 @@ case $scenario in
                        wc recover
                        wc ramp --to 176GiB --step 2GiB --unattended --check true; machine reboot; wc recover ;;
   hang_binds_every_write) needs_root; sim_init --profile m2ultra-192
-                       # A band whose floor is one max_step below 174 GiB: persist --unconfirmed
-                       # may store at most one step above the OS default (measured from min).
+                       # persist --unconfirmed counts its one step from the effective cap (158 GiB
+                       # from the OS default, the knob's read-back once set): 174 GiB is one step.
                        policy 'min = 160GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        wc persist 174GiB --unconfirmed; machine hang-above 170GiB
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        machine reboot; boot; wc recover; wc status
                        wc set 174GiB --yes; wc set 170GiB --yes --json; wc ramp --to 176GiB --dry-run; wc ramp --to 176GiB --dry-run --json
+                       # With the knob set the OS default's cap is hidden: --unconfirmed is refused.
+                       wc persist 172GiB --unconfirmed; wc reset
                        wc persist 174GiB --unconfirmed; wc persist 174GiB --unconfirmed --ignore-hang-ceiling; journal
                        wc set 166GiB --yes; wc ramp --to 176GiB --step 4GiB --dry-run --json
                        wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
@@ -233,7 +235,9 @@ case $scenario in
                        wc persist --off --ignore-hang-ceiling; wc persist --unconfirmed
                        wc persist 200GiB --unconfirmed ;;
   persist_boot_healthy) needs_root; sim_init --profile m2ultra-192; band_192
+                       # 80 GiB is below the effective cap (158 GiB): refused without --lower.
                        wc persist 80GiB --unconfirmed; wc persist 80GiB --unconfirmed --json
+                       wc persist 80GiB --unconfirmed --lower; wc persist 80GiB --unconfirmed --lower --json
                        wc status; wc status --json
                        boot; machine reboot; boot
                        wc status; wc status --json; boot
@@ -251,10 +255,10 @@ case $scenario in
                        wc reset; wc reset --json; wc status; wc persist --off
                        wc persist 80GiB --json ;;
   persist_boot_failed) needs_root; sim_init --profile m2ultra-192; band_192
-                       wc persist 80GiB --unconfirmed; machine reboot
+                       wc persist 80GiB --unconfirmed --lower; machine reboot
                        policy 'min = 64GiB' 'max = 76GiB' 'reserve = 16GiB' 'max_step = 16GiB'
                        boot; wc status; wc status --json; boot
-                       wc persist 72GiB --unconfirmed; wc status
+                       wc persist 72GiB --unconfirmed --lower; wc status
                        # Forgetting the stored value is a change, though the knob stays 0.
                        wc set default --json; wc set default --json ;;
   fit_m2ultra_192)     sim_init --profile m2ultra-192; band_192

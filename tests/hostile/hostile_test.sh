@@ -1113,8 +1113,9 @@ boot_state_changes_are_journaled_first() {
   journal_ok --allow-interrupted
 }
 
-# 12. A value stored with --unconfirmed is at most max_step from the OS default (the band's floor,
-# as for an apply from the default): persist refuses more, and the boot action refuses a stored
+# 12. A value stored with --unconfirmed is at most max_step from the OS default (its effective cap
+# given with --effective, else the band's floor, as for an apply from the default): persist
+# refuses more, and the boot action refuses a stored
 # unconfirmed value beyond it (a state root wrote by hand) and applies nothing.
 unconfirmed_persist_is_one_step() {
   fresh_fixture
@@ -1131,6 +1132,20 @@ unconfirmed_persist_is_one_step() {
   sim reboot >/dev/null
   OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
+  # With --effective (the OS default's cap wiredcap read, issue 22) the step counts from it, and
+  # it is stored as the boot action's start: 112 GiB is one step above 96 GiB (from the floor
+  # it is three), 80 GiB would lower the cap below the OS default at every boot: not without
+  # --lower, and the stored value stays.
+  run -- persist 112GiB --unconfirmed --effective 96GiB --effective-source given; expect_rc 0
+  grep -qx 'start_mib=98304' "$state" || fail "the start is not stored: $(cat "$state")"
+  run -- persist 80GiB --unconfirmed --effective 96GiB; expect_rc 3; expect_err 'add --lower'
+  grep -qx 'value_mib=114688' "$state" || fail "a silent lowering was stored: $(cat "$state")"
+  run -- persist 80GiB --unconfirmed --lower --effective 96GiB; expect_rc 0
+  grep -qx 'value_mib=81920' "$state" || fail "--lower did not store it: $(cat "$state")"
+  run -- persist 112GiB --unconfirmed --effective 96GiB; expect_rc 0
+  sim reboot >/dev/null
+  OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_out '"action":"applied"'; expect_knob 114688
 }
 
 # 13. Every resource limit a caller can lower: a clean answer (the command's own, or exit 1 with

@@ -616,6 +616,48 @@ killed_after_the_write() {
   expect_history 81920
 }
 
+# Issue 22, point 3: persist --unconfirmed counts from the effective cap read at persist time
+# (158 GiB: the simulated Metal, the knob at 0). A value below it would lower the cap below the
+# OS default at every boot: refused, nothing stored, unless --lower. The starting point is
+# journaled and stored with its source, and the boot action's one step counts from it: 174 GiB
+# is one step above 158 GiB (from the band's 64 GiB floor it would be 110 GiB), 176 GiB is not.
+unconfirmed_counts_from_the_effective_cap() {
+  fresh_machine
+  sim default-cap 158GiB >/dev/null || fail "cannot set the default cap"
+  wcap persist 80GiB --unconfirmed
+  expect_rc 3; expect_no_state
+  expect_records persist "persist/refused 81920"  # no persist_intent, nothing persisted
+  grep -q '"command":"persist","event":"refused",.*"effective_mib":161792,"effective_source":"simulated-metal"' \
+    "$JOURNAL" || fail "the refusal does not journal the starting point: $(tail -n 1 "$JOURNAL")"
+  wcap persist 80GiB --unconfirmed --lower
+  expect_rc 0; expect_out 'LOWERS'
+  [ "$(state_field value_mib)/$(state_field start_mib)/$(state_field start_source)" = 81920/161792/simulated-metal ] ||
+    fail "the boot state does not record the starting point: $(cat "$BOOT_STATE")"
+  grep -q '"event":"persisted",.*"effective_mib":161792,"effective_source":"simulated-metal"' "$JOURNAL" ||
+    fail "the stored lowering does not journal its starting point: $(tail -n 1 "$JOURNAL")"
+  wcap persist 174GiB --unconfirmed
+  expect_rc 0
+  [ "$(state_field start_mib)" = 161792 ] || fail "start_mib: $(cat "$BOOT_STATE")"
+  launchd boot
+  expect_rc 0; expect_actions applied; expect_knob 178176; expect_history 178176
+  # With the knob set the OS default's cap cannot be read (Metal follows the knob): refused,
+  # nothing stored (counting from the knob would let the boot jump 18 GiB below).
+  local before
+  before=$(sum_of "$BOOT_STATE")
+  wcap persist 176GiB --unconfirmed
+  expect_rc 3
+  [ "$(sum_of "$BOOT_STATE")" = "$before" ] || fail "a refused persist changed the boot state: $(cat "$BOOT_STATE")"
+  # Back at the OS default, stored again (armed), then root edits it to 176 GiB, 18 GiB above the
+  # recorded start: the next boot applies nothing.
+  wcap reset; expect_rc 0; expect_no_state
+  wcap persist 174GiB --unconfirmed
+  expect_rc 0; expect_guard armed
+  sed -i 's/^value_mib=178176$/value_mib=180224/' "$BOOT_STATE"
+  launchd boot
+  expect_rc 3; expect_out 'raising from 161792 MiB'; expect_out 'more than max_step'
+  expect_guard failed "$(sim_value boot_id)"; expect_knob 0; expect_history 178176,0
+}
+
 # The boot action is root's (launchd's) alone. A tree owned by nobody, complete and valid for
 # nobody, so that nothing but the identity check can stop it: the dev helper run by nobody is
 # refused with exit 4, the refusal to the system log only, nothing applied or stored. (In the

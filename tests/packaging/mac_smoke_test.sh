@@ -60,7 +60,7 @@ check "what to send back: nothing, it was SIMULATED" grep -q '^nothing: this run
 # A value stored for boot: the knob against it needs a real boot.
 fresh
 "$wiredcap" --sim-state "$work/sim" --policy "$work/etc/wiredcap.conf" --journal "$work/journal/journal.jsonl" \
-  persist 80GiB --unconfirmed >/dev/null 2>&1
+  persist 80GiB --unconfirmed --lower >/dev/null 2>&1
 "$smoke" --simulated "$wiredcap" "${sim_args[@]}" </dev/null >"$work/stdout" 2>&1
 check "a value stored for boot: the report names it, and the knob after a boot needs a Mac" \
   test -n "$(grep '^stored for boot: 81920 MiB; guard: armed' "$work/stdout")" -a \

@@ -78,6 +78,15 @@ TEST(HelperArgs, Persist) {
     auto unconfirmed = parse({"persist", "98304MiB", "--unconfirmed"});
     ASSERT_TRUE(unconfirmed) << error_of(unconfirmed);
     EXPECT_TRUE(unconfirmed->unconfirmed);
+    EXPECT_FALSE(unconfirmed->lower);
+
+    // The starting point wiredcap read, and --lower for a value below it (issue 22).
+    auto lower = parse({"persist", "80GiB", "--unconfirmed", "--lower", "--effective", "158GiB",
+                        "--effective-source", "simulated-metal"});
+    ASSERT_TRUE(lower) << error_of(lower);
+    EXPECT_TRUE(lower->lower);
+    EXPECT_EQ(lower->effective, 158_GiB);
+    EXPECT_EQ(lower->effective_source, std::optional<std::string>("simulated-metal"));
 
     auto off = parse({"persist", "--off"});
     ASSERT_TRUE(off) << error_of(off);
@@ -101,6 +110,11 @@ TEST(HelperArgsUsage, PersistBadShapes) {
     EXPECT_CONTAINS(refusal({"persist", "96GiB", "--unconfirmed", "--unconfirmed"}), "unexpected or repeated argument");
     EXPECT_CONTAINS(refusal({"persist", "96GiB", "--run", "r1", "--step", "1"}), "persist takes no ramp options");
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "--unconfirmed"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--lower"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--lower", "--unconfirmed"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--effective", "158GiB"}), "--effective belongs to apply and persist --unconfirmed");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--unconfirmed", "--effective", "158GiB", "--effective-source", "knob"}),
+                    "--effective-source needs one of");
     EXPECT_CONTAINS(refusal({"boot", "--run", "r1", "--step", "1"}), "boot takes no ramp options");
     EXPECT_CONTAINS(refusal({"boot", "96GiB"}), "unexpected or repeated argument");
 }

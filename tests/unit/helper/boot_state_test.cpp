@@ -77,6 +77,31 @@ TEST(BootState, RefusesAnythingElse) {
         << "armed in an unknown boot";
 }
 
+// persist --unconfirmed records where the boot action's one step starts (issue 22); a file
+// written before that existed ends at reason= and still reads, without a start.
+TEST(BootState, StartingPointIsOptionalAndExact) {
+    State s = trying_state();
+    s.confirmed = false;
+    s.start = 158_GiB;
+    s.start_source = "simulated-metal";
+    const std::string text = serialize(s);
+    EXPECT_NE(text.find("reason=-\nstart_mib=161792\nstart_source=simulated-metal\n"), std::string::npos) << text;
+    auto back = parse(text);
+    ASSERT_TRUE(back) << error_of(back);
+    EXPECT_EQ(*back, s);
+    auto old = parse(kTryingText);
+    ASSERT_TRUE(old) << error_of(old);
+    EXPECT_FALSE(old->start.has_value());
+    const std::string refused[] = {
+        kTryingText + "start_mib=161792\n",                                 // no source
+        kTryingText + "start_source=metal\nstart_mib=161792\n",            // out of order
+        kTryingText + "start_mib=0\nstart_source=metal\n",                 // zero
+        kTryingText + "start_mib=161792\nstart_source=kernel\n",           // unknown source
+        kTryingText + "start_mib=161792\nstart_source=metal\nextra=1\n",  // a key too many
+    };
+    for (const auto& t : refused) EXPECT_FALSE(parse(t)) << t;
+}
+
 class BootStore : public ::testing::Test {
 protected:
     TempTree tree;

@@ -208,5 +208,22 @@ TEST(PersistChoice, IgnoreHangCeilingLetsItThroughAndSaysSo) {
     EXPECT_EQ(c->from, "the command line");
 }
 
+// --lower says "store a value below the effective cap" of an unconfirmed value: alone, or with
+// --off, it has nothing to apply to (issue 22).
+TEST(PersistArgs, LowerNeedsUnconfirmed) {
+    PersistRequest r = with_size("80GiB");
+    r.lower = true;
+    const PersistError e = refusal(r);
+    EXPECT_EQ(e.code, ExitCode::usage);
+    EXPECT_TRUE(contains(e.message, "--lower goes with --unconfirmed")) << e.message;
+    PersistRequest off;
+    off.off = true;
+    off.lower = true;
+    EXPECT_TRUE(contains(refusal(off).message, "--lower is for storing a value")) << refusal(off).message;
+    r.unconfirmed = true;
+    EXPECT_TRUE(check_persist_args(r));
+}
+
 }  // namespace
 }  // namespace wiredcap::cli
+
