@@ -22,6 +22,7 @@
 #include "wiredcap/fit/hf_config.hpp"
 #include "wiredcap/fit/kv_cache.hpp"
 #include "model_writer.hpp"
+#include "parsed_architecture.hpp"
 
 namespace wiredcap::fit {
 namespace {
@@ -30,15 +31,7 @@ using testing::GgufWriter;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
-Architecture from_gguf(const GgufWriter& w) {
-    const std::string f = w.file();
-    ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(f.data(), f.size())));
-    auto h = parse_gguf(in);
-    if (!h) throw std::runtime_error(h.error().message);
-    auto a = gguf_architecture(*h);
-    if (!a) throw std::runtime_error(a.error().message);
-    return *a;
-}
+Architecture from_gguf(const GgufWriter& w) { return testing::parsed_architecture(w); }
 
 Architecture from_config(const std::string& json) {
     auto a = hf_architecture(json);

@@ -10,6 +10,7 @@
 #include "wiredcap/fit/gguf_header.hpp"
 #include "wiredcap/fit/kv_cache.hpp"
 #include "model_writer.hpp"
+#include "parsed_architecture.hpp"
 
 namespace wiredcap::fit {
 namespace {
@@ -32,13 +33,7 @@ Architecture architecture(const Layout& l) {
         .u32(p + "attention.head_count", l.heads);
     if (l.kv_heads != 0) w.u32(p + "attention.head_count_kv", l.kv_heads);
     if (l.key_length != 0) w.u32(p + "attention.key_length", l.key_length).u32(p + "attention.value_length", l.key_length);
-    const std::string f = w.file();
-    ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(f.data(), f.size())));
-    auto h = parse_gguf(in);
-    if (!h) throw std::runtime_error(h.error().message);
-    auto a = gguf_architecture(*h);
-    if (!a) throw std::runtime_error(a.error().message);
-    return *a;
+    return testing::parsed_architecture(w);
 }
 
 double kv_mib(const Layout& l, std::uint64_t context, KvType type) {
