@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # PRIVATE_NS and PRIVATE_NS_WHY are read by the script that sources this
 # One way for every test to get a mount namespace whose mounts stay in it. Source it, then:
 #   private_mount_ns || { echo "SKIP: $PRIVATE_NS_WHY"; exit 77; }
 #   "${PRIVATE_NS[@]}" CMD ARGS...
