@@ -12,6 +12,9 @@
 #   share/wiredcap/org.wiredcap.boot.plist            0644  the boot LaunchDaemon (macOS pkg
 #                                                           postinstall copies it to
 #                                                           /Library/LaunchDaemons)
+#   share/wiredcap/schema/*.json                      0644  the published --json contract
+#                                                           (docs/schema/), for scripts and
+#                                                           fleet tools to validate against
 #
 # Paths are literal, not GNUInstallDirs: wiredcap has the helper's installed path compiled in
 # as ${CMAKE_INSTALL_PREFIX}/libexec/wiredcap/wiredcap-helper (ramp/CMakeLists.txt), so install
@@ -64,6 +67,11 @@ install(FILES ${_wiredcap_pkg}/sudoers.d/wiredcap DESTINATION share/wiredcap/sud
 # A template too: postinstall copies it to /Library/LaunchDaemons and bootstraps it.
 install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.boot.plist DESTINATION share/wiredcap
         PERMISSIONS ${_wiredcap_data_mode})
+
+# The --json contract, so that a script on the machine validates against the schemas of the
+# wiredcap it runs. Every file is listed in LAYOUT.md: a new schema needs its row there.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schema/ DESTINATION share/wiredcap/schema
+        FILE_PERMISSIONS ${_wiredcap_data_mode} FILES_MATCHING PATTERN "*.json")
 
 unset(_wiredcap_exec_mode)
 unset(_wiredcap_data_mode)
