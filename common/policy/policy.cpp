@@ -182,6 +182,11 @@ std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, MiB cu
         return units::describe(value) + " is outside the permitted band " + units::describe(p.min) + " to " +
                units::describe(p.max);
     const MiB ram = units::floor_cast<MiB>(memsize);
+    // The effective cap is the caller's claim: the GPU's cap can never exceed memory, so a larger
+    // claim is false, and taken at its word it would let any value pass as a lowering.
+    if (effective && *effective > ram)
+        return "the effective cap given, " + units::describe(*effective) + ", is more than the machine's memory, " +
+               units::describe(ram) + ": the claim is refused";
     const auto usable = checked_sub(ram, p.reserve);
     if (!usable || value > *usable)
         return units::describe(value) + " would leave the OS less than the reserve of " + units::describe(p.reserve);

@@ -516,6 +516,16 @@ TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromTheEffectiveCapGiven) {
     EXPECT_TRUE(refusal(*policy_, kRam256, 100_GiB, 130_GiB, 200_GiB).has_value());
 }
 
+// The effective cap is the caller's claim. One above memory is false, and taken at its word it
+// would turn every raise into a "lowering" that no max_step binds: refused, whatever the value.
+TEST_F(PolicyRefusal, AnEffectiveCapAboveMemoryIsRefused) {
+    EXPECT_EQ(refusal(*policy_, kRam256, 0_MiB, 200_GiB, 256_GiB), std::nullopt);  // memory itself
+    auto r = refusal(*policy_, kRam256, 0_MiB, 200_GiB, 256_GiB + 1_MiB);
+    ASSERT_TRUE(r.has_value());
+    EXPECT_CONTAINS(*r, "is more than the machine's memory");
+    EXPECT_TRUE(refusal(*policy_, kRam256, 0_MiB, 96_GiB, 1024_GiB).has_value());  // even a lowering
+}
+
 TEST_F(PolicyRefusal, StepFromBelowMinIsMeasuredFromMin) {
     EXPECT_EQ(refuse(32_GiB, 112_GiB), std::nullopt);
     EXPECT_TRUE(refuse(32_GiB, 113_GiB).has_value());
