@@ -39,6 +39,7 @@ constexpr const char* kExitCodeHelp = R"(Exit codes (0 only when the cap holds w
   9 ramp reverted        10 unresolved journal     11 policy file invalid
  12 journal or boot state write failed             13 declined at the prompt
  14 no safe band here    15 no policy file         16 policy unreadable
+ 17 fit --check: fits only after raising the cap
 )";
 
 struct Options {
@@ -56,7 +57,23 @@ struct Options {
     wiredcap::cli::PersistRequest persist;
     wiredcap::cli::RecoverRequest recover;
     wiredcap::fit::FitRequest fit;
+    std::vector<CLI::Option*> ramp_model_options;  // fit's options on ramp: only with --for
 };
+
+// The options that describe how a model is run: `fit` and `ramp --for` take the same list, so a
+// ramp plans to fit's own figure. `lead` starts each description ("With --for: ").
+std::vector<CLI::Option*> add_model_options(CLI::App& cmd, wiredcap::fit::FitRequest& r, const std::string& lead) {
+    return {
+        cmd.add_option("--context", r.context, lead + "Tokens of context per sequence (default 4096)"),
+        cmd.add_option("--kv-type", r.kv_type, lead + "KV cache type of K and V: f16 (default), q8_0, q4_0, ..."),
+        cmd.add_option("--kv-type-k", r.kv_type_k, lead + "K cache type alone (llama.cpp's -ctk)"),
+        cmd.add_option("--kv-type-v", r.kv_type_v, lead + "V cache type alone (llama.cpp's -ctv)"),
+        cmd.add_option("--parallel", r.parallel, lead + "Sequences with their own context (default 1)"),
+        cmd.add_option("--batch", r.batch, lead + "Logical batch in tokens, llama.cpp's -b (default 2048)"),
+        cmd.add_option("--ubatch", r.ubatch, lead + "Micro-batch in tokens, llama.cpp's -ub (default 512)"),
+        cmd.add_flag("--flash-attn", r.flash_attn, lead + "The runtime uses flash attention (llama.cpp's -fa on)"),
+    };
+}
 
 void add_recover(CLI::App& app, Options& o) {
     auto* recover = app.add_subcommand("recover", "After a hang and reboot: which write hung, and the last good value");
@@ -84,11 +101,7 @@ void add_ramp(CLI::App& app, Options& o) {
     auto* ramp = app.add_subcommand("ramp", "Raise the cap step by step; each step reverts unless you confirm it");
     auto* to = ramp->add_option("--to", o.ramp.to, "Target size, with unit (e.g. 176GiB)");
     ramp->add_option("--for", o.ramp.for_model, "Plan to the value `wiredcap fit MODEL` recommends")->excludes(to);
-    ramp->add_option("--context", o.ramp.context, "With --for: tokens of context per sequence (default 4096)");
-    ramp->add_option("--kv-type", o.ramp.kv_type, "With --for: KV cache type of K and V (default f16)");
-    ramp->add_option("--kv-type-k", o.ramp.kv_type_k, "With --for: K cache type alone");
-    ramp->add_option("--kv-type-v", o.ramp.kv_type_v, "With --for: V cache type alone");
-    ramp->add_option("--parallel", o.ramp.parallel, "With --for: sequences with their own context (default 1)");
+    o.ramp_model_options = add_model_options(*ramp, o.ramp.model, "With --for: ");
     ramp->add_option("--step", o.ramp.step, "Size of each raise (default: the policy's max_step)");
     ramp->add_option("--timeout", o.ramp.timeout, "Time to confirm each step, e.g. 60s or 2m (default 60s)");
     ramp->add_option("--probe", o.ramp.probe, "Command run (as you, never root) after each step; its result is shown");
@@ -106,11 +119,9 @@ void add_fit(CLI::App& app, Options& o) {
                     "A GGUF file (any name; a split's part), a model folder (safetensors, Hugging Face cache, "
                     "LM Studio), or an Ollama model name (llama3.1:70b)")
         ->required();
-    fit->add_option("--context", o.fit.context, "Tokens of context per sequence (default 4096)");
-    fit->add_option("--kv-type", o.fit.kv_type, "KV cache type of K and V: f16 (default), q8_0, q4_0, ...");
-    fit->add_option("--kv-type-k", o.fit.kv_type_k, "K cache type alone (llama.cpp's -ctk)");
-    fit->add_option("--kv-type-v", o.fit.kv_type_v, "V cache type alone (llama.cpp's -ctv)");
-    fit->add_option("--parallel", o.fit.parallel, "Sequences with their own context (default 1)");
+    add_model_options(*fit, o.fit, "");
+    fit->add_flag("--check", o.fit.check,
+                  "Exit by the verdict: 0 fits now, 17 fits after a raise, 3 does not fit, 1 unknown");
 }
 
 // Which combinations make sense is checked by run_persist (check_persist_args), not by CLI11, so
@@ -175,7 +186,11 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
     if (is("set")) return wiredcap::cli::run_set(ctx, o.set, STDIN_FILENO);
     if (is("reset")) return wiredcap::cli::run_reset(ctx);
     if (is("policy")) return wiredcap::cli::run_policy_check(ctx, o.policy_file);
-    if (is("ramp")) return wiredcap::cli::run_ramp(ctx, o.ramp);
+    if (is("ramp")) {
+        for (const auto* opt : o.ramp_model_options)
+            if (opt->count() != 0) o.ramp.model_options.push_back(opt->get_name());
+        return wiredcap::cli::run_ramp(ctx, o.ramp);
+    }
     if (is("recover")) return wiredcap::cli::run_recover(ctx, o.recover, STDIN_FILENO);
     if (is("persist")) return wiredcap::cli::run_persist(ctx, o.persist);
     if (is("fit")) return wiredcap::fit::run_fit(ctx, o.fit);

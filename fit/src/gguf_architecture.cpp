@@ -227,6 +227,15 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
         a.layers.push_back(AttentionLayer{heads * **k_len, mla ? 0 : heads * **v_len, (*kinds)[i]});
     }
     a.trained_context = meta_uint(h, x.p + "context_length");
+    auto q_heads = per_layer(h, x.p + "attention.head_count", x.layers);
+    if (!q_heads) return q_heads.error();
+    if (*q_heads) a.query_heads = *std::max_element((*q_heads)->begin(), (*q_heads)->end());
+    a.embedding = meta_uint(h, x.p + "embedding_length");
+    a.vocabulary = meta_uint(h, x.p + "vocab_size");
+    if (!a.vocabulary) a.vocabulary = h.token_count;
+    if ((a.query_heads && *a.query_heads > kMaxHeads) || (a.embedding && *a.embedding > kMaxWidth) ||
+        (a.vocabulary && *a.vocabulary > kMaxWidth * 16))
+        return Error{"the model's head count, embedding length or vocabulary is not a real model's"};
     return a;
 }
 

@@ -161,6 +161,7 @@ private:
         if (type == array) return bad("array '" + printable(key) + "' holds arrays", in_.offset());
         if (n > elements_left_) return bad("array '" + printable(key) + "' has more elements than a real model's", in_.offset());
         elements_left_ -= n;
+        if (key == "tokenizer.ggml.tokens") h_.token_count = n;
         if (type == string) {
             // Each element is at least its 8-byte length: a count beyond that cannot be real.
             if (n > in_.remaining() / 8) return bad("array '" + printable(key) + "' runs past the end of the file", in_.offset());

@@ -153,6 +153,11 @@ Expected<Architecture> hf_architecture(const std::string& text) {
     }
     for (std::uint64_t i = 0; i < *layers; ++i) a.layers.push_back(AttentionLayer{k_row, v_row, kinds[i]});
     a.trained_context = uint_at(*c, "max_position_embeddings");
+    a.query_heads = *heads;
+    a.embedding = uint_at(*c, "hidden_size");
+    a.vocabulary = uint_at(*c, "vocab_size");
+    if ((a.embedding && *a.embedding > kMaxWidth) || (a.vocabulary && *a.vocabulary > kMaxWidth * 16))
+        return Error{"config.json's hidden_size or vocab_size is not a real model's"};
     a.notes.push_back("safetensors: sized by llama.cpp's rule for this architecture; MLX (mlx-lm) keeps "
                       "its own cache, so for MLX this is an estimate");
     return a;

@@ -44,7 +44,7 @@ Expected<std::uint64_t> row_bytes(KvType type, std::uint64_t values, std::size_t
 // plus one micro-batch, padded, never more than the full cache.
 Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req, std::uint64_t full) {
     const auto w = mul(window, req.parallel);
-    const auto raw = w ? add(*w, kUbatch + kCellPad - 1) : std::nullopt;
+    const auto raw = w ? add(*w, micro_batch(req) + kCellPad - 1) : std::nullopt;
     if (!raw) return overflow();
     return std::min(full, *raw / kCellPad * kCellPad);
 }
@@ -69,6 +69,8 @@ std::optional<KvType> kv_type_of(std::string_view name) {
     return std::nullopt;
 }
 
+std::uint64_t micro_batch(const KvRequest& r) { return std::min(r.batch, r.ubatch); }
+
 std::string_view kv_type_name(KvType t) { return kKvTypes[static_cast<std::size_t>(t)].first; }
 
 std::uint64_t kv_type_bytes_per_256(KvType t) { return *ggml_row_bytes(ggml_of(t), 256); }
@@ -80,7 +82,8 @@ std::string kv_type_names() {
 }
 
 Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req) {
-    if (req.context == 0 || req.parallel == 0) return Error{"--context and --parallel must be above 0"};
+    if (req.context == 0 || req.parallel == 0 || micro_batch(req) == 0)
+        return Error{"--context, --parallel, --batch and --ubatch must be above 0"};
     KvEstimate e;
     const auto full = mul(req.context, req.parallel);
     if (!full) return overflow();

@@ -26,8 +26,8 @@ _wiredcap() {
     local global_opts="--help --version --json --helper --policy --journal --sim-state"
     local commands="status set reset ramp recover persist policy convert fit"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
-    local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel"
+    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
+    local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --check"
     local persist_store_opts="--unconfirmed --lower --ignore-hang-ceiling"
 
     # The command (and policy's subcommand) typed so far; options and their values are skipped.
@@ -37,7 +37,9 @@ _wiredcap() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from | --why)
+            # fit's --check is a flag; ramp's takes a command.
+            --check) [[ $cmd == fit ]] || ((i++)) ;;
+            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --batch | --ubatch | --step | --timeout | --probe | --probe-timeout | --from | --why)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -80,7 +82,7 @@ _wiredcap() {
             _wiredcap_reply -W "macos-update hardware-change other-cause" -- "$cur"
             return 0
             ;;
-        --step | --timeout | --probe-timeout | --context | --parallel | --from)
+        --step | --timeout | --probe-timeout | --context | --parallel | --batch | --ubatch | --from)
             return 0
             ;;
     esac

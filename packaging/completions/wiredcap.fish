@@ -28,12 +28,17 @@ complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other
 complete -c wiredcap -n $no_command -a fit -d 'How much memory a model needs, and whether it fits'
 
 # fit MODEL [--context N] [--kv-type TYPE] [--kv-type-k TYPE] [--kv-type-v TYPE] [--parallel N]
+#   [--batch N] [--ubatch N] [--flash-attn] [--check]
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -F
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l context -x -d 'Tokens of context per sequence (default 4096)'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K and V cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-k -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-v -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'V cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l parallel -x -d 'Sequences, each with its own context'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l batch -x -d 'Tokens of a logical batch (llama.cpp -b)'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l ubatch -x -d 'Tokens of a micro-batch (llama.cpp -ub)'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l flash-attn -d 'The runtime uses flash attention'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l check -d 'Exit by the verdict: 0 fits now, 17 after a raise, 3 not'
 
 # convert SIZE [--to UNIT]
 complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB MB GB TB KiB MiB GiB TiB' -d 'Print only this unit'
@@ -61,6 +66,9 @@ complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l kv-type -x -a 'f32
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l kv-type-k -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'With --for: K cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l kv-type-v -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'With --for: V cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l parallel -x -d 'With --for: sequences, each with its own context'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l batch -x -d 'With --for: tokens of a logical batch'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l ubatch -x -d 'With --for: tokens of a micro-batch'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l flash-attn -d 'With --for: the runtime uses flash attention'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l step -x -d 'Size of each raise (default: max_step)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l timeout -x -d 'Time to confirm each step (e.g. 60s)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l probe -x -a '(__fish_complete_command)' -d 'Command run as you after each step'

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <ostream>
 
-#include "wiredcap/fit/overhead.hpp"
 #include "wiredcap/fit/printable.hpp"
 #include "engine/recovery.hpp"
 #include "readings/journal_reader.hpp"
@@ -24,6 +23,7 @@ using units::MiB;
 
 constexpr std::uint64_t kMaxContext = 1u << 24;  // 16 Mi tokens: beyond any model's
 constexpr std::uint64_t kMaxParallel = 4096;
+constexpr std::uint64_t kMaxBatch = 1u << 20;  // llama.cpp's batches are a few thousand tokens
 
 Expected<std::uint64_t> whole_number(const std::string& option, const std::string& text, std::uint64_t max) {
     std::uint64_t v = 0;
@@ -45,6 +45,10 @@ Expected<KvRequest> kv_request(const FitRequest& req) {
     if (!ctx) return ctx.error();
     auto par = whole_number("--parallel", req.parallel, kMaxParallel);
     if (!par) return par.error();
+    auto batch = whole_number("--batch", req.batch, kMaxBatch);
+    if (!batch) return batch.error();
+    auto ubatch = whole_number("--ubatch", req.ubatch, kMaxBatch);
+    if (!ubatch) return ubatch.error();
     const auto k = cache_type(req.kv_type_k ? "--kv-type-k" : "--kv-type", req.kv_type_k.value_or(req.kv_type));
     if (!k) return k.error();
     const auto v = cache_type(req.kv_type_v ? "--kv-type-v" : "--kv-type", req.kv_type_v.value_or(req.kv_type));
@@ -53,6 +57,9 @@ Expected<KvRequest> kv_request(const FitRequest& req) {
     r.parallel = *par;
     r.k_type = *k;
     r.v_type = *v;
+    r.batch = *batch;
+    r.ubatch = *ubatch;
+    r.flash_attn = req.flash_attn;
     return r;
 }
 
@@ -67,7 +74,7 @@ std::string size_text(Bytes b) {
 }
 
 constexpr std::string_view kHighestSource = "computed: policy max, memory minus the reserve, hang ceiling";
-constexpr std::string_view kTotalSource = "computed: weights + KV cache + recurrent state + overhead";
+constexpr std::string_view kTotalSource = "computed: weights + KV cache + recurrent state + compute buffer";
 constexpr std::string_view kRecurrentSource = "computed: state per recurrent layer and sequence, f32";
 
 // Sizes as every answer gives them (json_contract.hpp): what the model needs in MiB rounded up,
@@ -83,7 +90,8 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
     const auto& k = a.kv_request;
     o.object("request", JsonObject().num("context", k.context).num("parallel", k.parallel)
                             .str("kv_type", k.k_type == k.v_type ? kv_type_name(k.k_type) : "mixed")
-                            .str("kv_type_k", kv_type_name(k.k_type)).str("kv_type_v", kv_type_name(k.v_type)));
+                            .str("kv_type_k", kv_type_name(k.k_type)).str("kv_type_v", kv_type_name(k.v_type))
+                            .num("batch", k.batch).num("ubatch", k.ubatch).boolean("flash_attn", k.flash_attn));
     o.object("weights", cli::contract::need_from_bytes(m.weights, m.weights_source));
     o.object("kv_cache", cli::contract::need_from_bytes(a.kv.total, m.arch.source).num("full_layers", a.kv.full_layers)
                              .num("window_layers", a.kv.window_layers).num("full_cells", a.kv.full_cells)
@@ -93,7 +101,11 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
     // A rate, not a size: one token adds far less than a MiB, so this one figure counts bytes,
     // and its name says so.
     o.object("kv_bytes_per_token", JsonObject().num("value", a.kv.per_token.count()).str("source", m.arch.source));
-    o.object("overhead", cli::contract::need_from_bytes(kOverhead, kOverheadSource).boolean("estimate", true));
+    // The compute buffer, the one need beyond weights and cache: an estimate by a stated rule
+    // (or the fixed fallback when the model does not give what the rule needs).
+    o.object("overhead", cli::contract::need_from_bytes(a.compute.bytes, a.compute.basis).boolean("estimate", true)
+                             .str("rule", a.compute.by_rule ? std::string(kComputeRule) : "fixed fallback")
+                             .num("micro_batch", a.compute.tokens).num("kv_cells", a.compute.kv_cells));
     o.object("total", cli::contract::need_from_bytes(a.total, kTotalSource));
     const auto& v = a.verdict;
     o.object("effective_cap", cli::contract::limit_from_bytes(v.cap, v.cap ? v.cap_source : "Metal recommendedMaxWorkingSetSize",
@@ -109,6 +121,7 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
     else o.null("over_by");
     if (a.largest_context) o.num("largest_context", *a.largest_context); else o.null("largest_context");
     if (a.fitting_kv_type) o.str("fits_with_kv_type", kv_type_name(*a.fitting_kv_type)); else o.null("fits_with_kv_type");
+    o.boolean("fits_with_flash_attn", a.fits_with_flash_attn);
     o.strings("notes", m.arch.notes);
     out << o.text() << "\n";
 }
@@ -156,7 +169,7 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     line(out, "rule", m.arch.rule);
     if (a.kv.recurrent_layers != 0) line(out, "recurrent", size_text(a.kv.recurrent), kRecurrentSource);
     line(out, "per token", std::to_string(a.kv.per_token.count()) + " B of KV cache per token of context");
-    line(out, "overhead", size_text(kOverhead), kOverheadSource);
+    line(out, "compute buffer", size_text(a.compute.bytes), a.compute.basis);
     line(out, "total", size_text(a.total));
     const auto& v = a.verdict;
     line(out, "effective cap", v.cap ? size_text(*v.cap) : "unknown (" + v.cap_source + ")", v.cap ? v.cap_source : "");
@@ -169,17 +182,24 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     if (a.fitting_kv_type)
         line(out, a.largest_context ? "or" : "would fit",
              fmt::format("{} tokens with --kv-type {}", k.context, kv_type_name(*a.fitting_kv_type)));
+    if (a.fits_with_flash_attn)
+        line(out, a.largest_context || a.fitting_kv_type ? "or" : "would fit",
+             fmt::format("{} tokens with --flash-attn (if the runtime uses it)", k.context));
     if (v.command) line(out, "run", *v.command);
     else if (v.verdict == Verdict::fits_now) line(out, "run", "nothing: the cap already allows it");
 }
 
-// What the model needs at a request: weights + KV cache + recurrent state + overhead.
+// What the model needs at a request: weights + KV cache + recurrent state + compute buffer.
+std::optional<Bytes> total_of(const ModelInfo& m, const KvEstimate& kv, const ComputeEstimate& c) {
+    const auto a = checked_add(m.weights, kv.total);
+    const auto b = a ? checked_add(*a, kv.recurrent) : std::nullopt;
+    return b ? checked_add(*b, c.bytes) : std::nullopt;
+}
+
 std::optional<Bytes> total_at(const ModelInfo& m, const KvRequest& r) {
     const auto kv = estimate_kv(m.arch, r);
-    if (!kv) return std::nullopt;
-    const auto a = checked_add(m.weights, kv->total);
-    const auto b = a ? checked_add(*a, kv->recurrent) : std::nullopt;
-    return b ? checked_add(*b, kOverhead) : std::nullopt;
+    const auto c = kv ? estimate_compute(m.arch, r, *kv) : Expected<ComputeEstimate>(Error{""});
+    return c ? total_of(m, *kv, *c) : std::nullopt;
 }
 
 // For a model that does not fit: how far over the highest allowed value it is, the largest
@@ -207,6 +227,11 @@ void what_would_fit(FitAnswer& a, const std::optional<cli::PolicyView>& policy) 
         }
         a.largest_context = lo;
     }
+    if (!a.kv_request.flash_attn) {
+        KvRequest f = a.kv_request;
+        f.flash_attn = true;
+        a.fits_with_flash_attn = fits(f);
+    }
     for (const KvType t : {KvType::q8_0, KvType::q4_0}) {
         KvRequest q = a.kv_request;
         if (kv_type_bytes_per_256(t) >= kv_type_bytes_per_256(q.k_type) && kv_type_bytes_per_256(t) >= kv_type_bytes_per_256(q.v_type)) continue;
@@ -232,15 +257,15 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
     if (!model) return FitError{ExitCode::usage, model.error().message};
     auto kv = estimate_kv(model->arch, *kvr);
     if (!kv) return FitError{ExitCode::usage, kv.error().message};
-    const auto with_kv = checked_add(model->weights, kv->total);
-    const auto with_state = with_kv ? checked_add(*with_kv, kv->recurrent) : std::nullopt;
-    const auto total = with_state ? checked_add(*with_state, kOverhead) : std::nullopt;
+    auto compute = estimate_compute(model->arch, *kvr, *kv);
+    if (!compute) return FitError{ExitCode::usage, compute.error().message};
+    const auto total = total_of(*model, *kv, *compute);
     if (!total) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};
     if (const auto trained = model->arch.trained_context; trained && kvr->context > *trained)
         model->arch.notes.push_back("--context " + std::to_string(kvr->context) + " is above the " +
                                     std::to_string(*trained) + " tokens the model was trained on: past them its "
                                     "output degrades unless its rope scaling extends it");
-    FitAnswer a{std::move(*model), *kvr, *kv, *total, false, {}, {}, {}, {}};
+    FitAnswer a{std::move(*model), *kvr, *kv, std::move(*compute), *total, false, {}, {}, {}, {}};
     auto machine = cli::read_machine(ctx.helper);
     if (!machine) return FitError{ExitCode::internal_error, machine.error().message};
     const auto metal = cli::read_metal(*machine, ctx.helper.dev());
@@ -260,6 +285,16 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
     return a;
 }
 
+ExitCode check_exit_code(Verdict v) {
+    switch (v) {
+        case Verdict::fits_now: return ExitCode::ok;
+        case Verdict::fits_after_raise: return ExitCode::raise_needed;
+        case Verdict::does_not_fit: return ExitCode::refused_by_policy;
+        case Verdict::unknown: break;
+    }
+    return ExitCode::internal_error;
+}
+
 ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req) {
     auto a = analyse(ctx, req);
     if (!a) {
@@ -268,7 +303,7 @@ ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req) {
     }
     if (ctx.json) render_json(*a, req.path, ctx.out);
     else render_human(*a, req.path, ctx.out);
-    return ExitCode::ok;
+    return req.check ? check_exit_code(a->verdict.verdict) : ExitCode::ok;
 }
 
 }  // namespace wiredcap::fit

@@ -1,5 +1,5 @@
 // `wiredcap fit PATH`: how much memory a model needs (weights from its tensor table, KV cache
-// from its attention layout, a stated overhead estimate) against the machine's effective cap,
+// from its attention layout, the compute buffer as a stated estimate) against the machine's effective cap,
 // the policy's highest value and memory minus the reserve; with the one command to run.
 #pragma once
 
@@ -8,6 +8,7 @@
 
 #include "cli_context.hpp"
 #include "commands/fit_verdict.hpp"
+#include "wiredcap/fit/compute_buffer.hpp"
 #include "wiredcap/fit/kv_cache.hpp"
 #include "wiredcap/fit/model_files.hpp"
 #include "wiredcap/exit_codes.hpp"
@@ -21,20 +22,27 @@ struct FitRequest {
     std::optional<std::string> kv_type_k;
     std::optional<std::string> kv_type_v;
     std::string parallel = "1";
+    std::string batch = "2048";  // llama.cpp's -b
+    std::string ubatch = "512";  // llama.cpp's -ub
+    bool flash_attn = false;     // llama.cpp's -fa (off: the larger estimate)
+    bool check = false;          // fit --check: the exit code tells the verdict
 };
 
 struct FitAnswer {
     ModelInfo model;
     KvRequest kv_request;
     KvEstimate kv;
+    ComputeEstimate compute;
     units::Bytes total = units::Bytes::zero();
     bool simulated = false;
     VerdictResult verdict;
-    // When it does not fit: by how much, the largest context that would, and the first smaller
-    // cache type that would at the context asked (each nullopt when none would).
+    // When it does not fit: by how much, the largest context that would, the first smaller
+    // cache type that would at the context asked (each nullopt when none would), and whether
+    // flash attention (a smaller compute buffer) would.
     std::optional<units::Bytes> over_by;
     std::optional<std::uint64_t> largest_context;
     std::optional<KvType> fitting_kv_type;
+    bool fits_with_flash_attn = false;  // at the context asked, with --flash-attn
 };
 
 struct FitError {
@@ -47,6 +55,11 @@ struct FitError {
 
 // "q8_0", or "K q8_0, V f16" when the two caches differ.
 [[nodiscard]] std::string cache_types(const KvRequest& k);
+
+// fit --check's exit code for a verdict: 0 only when the cap holds the model now (as 0 means
+// everywhere), 17 when a raise would, 3 when the policy and memory allow no cap that does (as
+// `ramp --for` refuses it), 1 when it cannot be told (as `ramp --for`).
+[[nodiscard]] ExitCode check_exit_code(Verdict v);
 
 [[nodiscard]] ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req);
 

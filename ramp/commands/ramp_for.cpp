@@ -14,6 +14,8 @@ Expected<std::string, FitError> ramp_target_for(const cli::CliContext& ctx, cons
     say << "model needs " << (need ? units::to_string(*need) : "?") << " at " << k.context << " tokens";
     if (k.parallel != 1) say << " x " << k.parallel << " sequences";
     if (k.k_type != KvType::f16 || k.v_type != KvType::f16) say << ", KV " << cache_types(k);
+    if (micro_batch(k) != KvRequest{}.ubatch) say << ", micro-batch " << micro_batch(k);
+    if (k.flash_attn) say << ", flash attention";
     say << " (see: wiredcap fit)\n";
     const VerdictResult& v = a->verdict;
     switch (v.verdict) {

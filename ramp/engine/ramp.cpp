@@ -520,8 +520,11 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     // With --json the one JSON object is the data on stdout; the narration moves to stderr.
     std::ostream& say = ctx.json ? ctx.err : ctx.out;
     RampRequest req = given;
-    if (!req.for_model && (req.context || req.kv_type || req.kv_type_k || req.kv_type_v || req.parallel)) {
-        ctx.err << "wiredcap ramp: --context, --kv-type, --kv-type-k, --kv-type-v and --parallel go with --for MODEL\n";
+    if (!req.for_model && !req.model_options.empty()) {
+        std::string names;
+        for (const auto& n : req.model_options) names += (names.empty() ? "" : ", ") + n;
+        ctx.err << "wiredcap ramp: " << names << " go" << (req.model_options.size() == 1 ? "es" : "")
+                << " with --for MODEL\n";
         return ExitCode::usage;
     }
     if (!req.for_model && req.to.empty()) {
@@ -574,13 +577,8 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         guard.emplace(std::move(*g));
     }
     if (req.for_model) {
-        fit::FitRequest model;
+        fit::FitRequest model = req.model;
         model.path = *req.for_model;
-        if (req.context) model.context = *req.context;
-        if (req.kv_type) model.kv_type = *req.kv_type;
-        model.kv_type_k = req.kv_type_k;
-        model.kv_type_v = req.kv_type_v;
-        if (req.parallel) model.parallel = *req.parallel;
         auto target = fit::ramp_target_for(ctx, model, say);
         if (!target) {
             ctx.err << "wiredcap ramp: " << target.error().message << "\n";

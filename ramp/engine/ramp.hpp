@@ -7,8 +7,10 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_context.hpp"
+#include "commands/fit_cmd.hpp"
 #include "wiredcap/exit_codes.hpp"
 
 namespace wiredcap::cli {
@@ -16,12 +18,11 @@ namespace wiredcap::cli {
 struct RampRequest {
     std::string to;
     std::optional<std::string> for_model;  // --for PATH: the target is what `wiredcap fit` recommends
-    std::optional<std::string> context;    // with --for: tokens of context per sequence
-    // With --for: the rest of `wiredcap fit`'s options, so the ramp plans to fit's figure.
-    std::optional<std::string> kv_type;
-    std::optional<std::string> kv_type_k;
-    std::optional<std::string> kv_type_v;
-    std::optional<std::string> parallel;
+    // With --for: every option `wiredcap fit` takes (main.cpp adds them to both commands from
+    // one list), so the ramp plans to fit's own figure; and which of them were given, as only
+    // --for takes them.
+    fit::FitRequest model;
+    std::vector<std::string> model_options;
     std::optional<std::string> step;
     std::string timeout = "60s";
     std::optional<std::string> probe;

@@ -118,6 +118,17 @@ machine() { echo "\$ wiredcap-sim $*"; sim "$@"; }
 model() { python3 "$here/make_model.py" "$@" || { echo "make_model.py $* failed" >&2; exit 1; }; }
 # The `command` of the last `wc fit ... --json`, without the leading "wiredcap".
 fit_command() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command"] or "")' "$WORK/out" | sed 's/^wiredcap //'; }
+# `ramp --for MODEL OPTIONS` plans to the very value `fit MODEL OPTIONS` recommends: for each
+# option set, the plan's target_mib is fit's recommended value (issue 27, point 4).
+same_plan_as_fit() {
+  local fit_mib ramp_mib
+  wiredcap_q() { "$WIREDCAP" --policy "$POLICY" --journal "$WORK/journal/journal.jsonl" --sim-state "$WORK/sim-state" "$@"; }
+  fit_mib=$(wiredcap_q fit "$@" --json 2>/dev/null | python3 -c 'import json,sys; r=json.load(sys.stdin)["recommended"]; print(r and r["value"])')
+  ramp_mib=$(wiredcap_q ramp --for "$@" --dry-run --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin).get("target_mib"))')
+  [ "$fit_mib" = "$ramp_mib" ] && [ "$fit_mib" != None ] ||
+    { echo "ramp --for $* plans to $ramp_mib MiB, fit recommends $fit_mib MiB"; exit 1; }
+  echo "ramp --for plans to fit's $fit_mib MiB: $*"
+}
 needs_root() { [ "$(id -u)" = 0 ] || { echo "SKIP: $scenario runs the boot action, which is root's only"; exit 77; }; }
 
 exec 3>&2
@@ -275,6 +286,13 @@ case $scenario in
                        wc fit "$WORK/big.gguf" --context 32768
                        wc fit "$WORK/big.gguf" --context 131072; wc fit "$WORK/big.gguf" --context 131072 --json
                        wc fit "$WORK/big.gguf" --context 32768 --kv-type q4_0 --parallel 2
+                       # The compute buffer: an estimate that grows with the context and the
+                       # micro-batch, far smaller with flash attention (fit_compute_buffer_test.cpp).
+                       wc fit "$WORK/big.gguf" --context 131072 --flash-attn
+                       wc fit "$WORK/big.gguf" --context 32768 --ubatch 2048 --batch 1024
+                       # --check: the verdict as the exit code (0 fits now, 17 after a raise, 3 not).
+                       wc fit "$WORK/small.gguf" --check; wc fit "$WORK/big.gguf" --context 32768 --ubatch 1024 --check
+                       wc fit "$WORK/big.gguf" --context 131072 --check --json
                        model safetensors "$WORK/mlx-model" 32 4096 32 8 4000; wc fit "$WORK/mlx-model"
                        head -c 200 "$WORK/small.gguf" > "$WORK/cut.gguf"; wc fit "$WORK/cut.gguf"
                        wc fit "$WORK/missing.gguf"; wc fit "$WORK/missing.gguf" --json; wc fit "$WORK/small.gguf" --context 0
@@ -296,9 +314,18 @@ case $scenario in
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run
                        wc ramp --for "$WORK/big.gguf" --context 32768 --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --context 131072 --dry-run
-                       # fit's options, so the ramp plans to fit's own figure (q8_0 makes it fit).
-                       wc ramp --for "$WORK/big.gguf" --context 131072 --kv-type q8_0 --dry-run
+                       # fit's options, so the ramp plans to fit's own figure (q8_0 and flash
+                       # attention make it fit).
+                       wc ramp --for "$WORK/big.gguf" --context 131072 --kv-type q8_0 --flash-attn --dry-run
                        wc ramp --for "$WORK/small.gguf" --parallel 4 --kv-type-k q8_0 --dry-run
+                       wc ramp --for "$WORK/big.gguf" --context 65536 --ubatch 1024 --flash-attn --dry-run
+                       wc ramp --to 170GiB --flash-attn --ubatch 128 --dry-run
+                       for opts in "--context 32768" "--context 65536 --kv-type q8_0 --ubatch 256" \
+                                   "--context 65536 --kv-type-k q8_0 --kv-type-v q4_0 --batch 256" \
+                                   "--context 16384 --parallel 4 --flash-attn"; do
+                         # shellcheck disable=SC2086 # the options are words to split
+                         same_plan_as_fit "$WORK/big.gguf" $opts
+                       done
                        wc ramp --for "$WORK/small.gguf" --dry-run; wc ramp --for "$WORK/small.gguf" --dry-run --json
                        wc ramp --for "$WORK/big.gguf" --to 96GiB --dry-run
                        wc ramp --context 8192 --to 96GiB --dry-run; wc ramp --dry-run

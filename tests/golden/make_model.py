@@ -27,7 +27,8 @@ def gguf_string(s):
 def gguf(path, layers, embd, heads, kv_heads, weights_mib, version=3):
     meta = [('general.architecture', 8, gguf_string('llama'))]
     for key, value in (('block_count', layers), ('embedding_length', embd), ('attention.head_count', heads),
-                       ('attention.head_count_kv', kv_heads), ('context_length', 131072)):
+                       ('attention.head_count_kv', kv_heads), ('context_length', 131072),
+                       ('vocab_size', 128256)):
         meta.append(('llama.' + key, 4, struct.pack('<I', value)))
     out = b'GGUF' + struct.pack('<IQQ', version, 1, len(meta))
     for key, kind, value in meta:
@@ -46,22 +47,22 @@ FAMILIES = {
                                   ('attention.head_count', 128), ('attention.head_count_kv', 1),
                                   ('attention.key_length', 576), ('attention.value_length', 512),
                                   ('attention.key_length_mla', 192), ('attention.value_length_mla', 128),
-                                  ('attention.kv_lora_rank', 512), ('rope.dimension_count', 64)]),
+                                  ('attention.kv_lora_rank', 512), ('rope.dimension_count', 64), ('vocab_size', 129280)]),
     'qwen35-27b': ('qwen35', [('block_count', 65), ('nextn_predict_layers', 1), ('context_length', 262144),
                               ('embedding_length', 5120), ('attention.head_count', 24),
                               ('attention.head_count_kv', 4), ('attention.key_length', 256),
                               ('attention.value_length', 256), ('full_attention_interval', 4),
                               ('ssm.conv_kernel', 4), ('ssm.inner_size', 6144), ('ssm.state_size', 128),
-                              ('ssm.group_count', 16)]),
+                              ('ssm.group_count', 16), ('vocab_size', 248320)]),
     'llama4-scout': ('llama4', [('block_count', 48), ('context_length', 10485760), ('embedding_length', 5120),
-                                ('attention.head_count', 40), ('attention.head_count_kv', 8)]),
+                                ('attention.head_count', 40), ('attention.head_count_kv', 8), ('vocab_size', 202048)]),
     'glm45': ('glm4moe', [('block_count', 93), ('nextn_predict_layers', 1), ('context_length', 131072),
                           ('embedding_length', 5120), ('attention.head_count', 96), ('attention.head_count_kv', 8),
-                          ('attention.key_length', 128), ('attention.value_length', 128)]),
+                          ('attention.key_length', 128), ('attention.value_length', 128), ('vocab_size', 151552)]),
     'gpt-oss-20b': ('gpt-oss', [('block_count', 24), ('context_length', 131072), ('embedding_length', 2880),
                                 ('attention.head_count', 64), ('attention.head_count_kv', 8),
                                 ('attention.key_length', 64), ('attention.value_length', 64),
-                                ('attention.sliding_window', 128)]),
+                                ('attention.sliding_window', 128), ('vocab_size', 201088)]),
 }
 
 
@@ -96,7 +97,7 @@ def safetensors(directory, layers, hidden, heads, kv_heads, weights_mib):
     with open(os.path.join(directory, 'config.json'), 'w') as f:
         json.dump({'model_type': 'llama', 'num_hidden_layers': layers, 'hidden_size': hidden,
                    'num_attention_heads': heads, 'num_key_value_heads': kv_heads,
-                   'max_position_embeddings': 131072, 'quantization': {'group_size': 64, 'bits': 4}}, f)
+                   'max_position_embeddings': 131072, 'vocab_size': 128256, 'quantization': {'group_size': 64, 'bits': 4}}, f)
     n = weights_mib * 1024 * 1024
     header = json.dumps({'w': {'dtype': 'U8', 'shape': [n], 'data_offsets': [0, n]}}).encode()
     path = os.path.join(directory, 'model.safetensors')

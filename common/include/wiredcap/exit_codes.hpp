@@ -25,6 +25,7 @@ enum class ExitCode : int {
     no_safe_band = 14,        // no policy file, and this Mac is too small for the built-in band
     policy_missing = 15,      // the policy file named (policy check FILE) does not exist
     policy_unreadable = 16,   // the policy file exists but cannot be read (permissions, not a file)
+    raise_needed = 17,        // fit --check: the model fits only after a raise (the cap does not hold it yet)
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }

@@ -27,6 +27,8 @@ struct GgufHeader {
     units::Bytes tensor_bytes = units::Bytes::zero();  // the sum of the tensor table's sizes
     std::uint64_t data_offset = 0;                       // where the tensor data starts
     std::vector<std::string> tensor_names;               // sorted (duplicates refused)
+    // Entries of tokenizer.ggml.tokens (the vocabulary), an array skipped, not stored.
+    std::optional<std::uint64_t> token_count;
 };
 
 // Limits that keep a hostile header from driving allocation or time. Real files stay far

@@ -60,6 +60,11 @@ struct Architecture {
     std::vector<AttentionLayer> layers;
     std::optional<std::uint64_t> sliding_window;   // tokens, for sliding and chunked layers
     std::optional<std::uint64_t> trained_context;  // the model's own context length
+    // What the compute buffer's estimate needs (compute_buffer.hpp); nullopt when the files do
+    // not say. query_heads is the largest count of any layer.
+    std::optional<std::uint64_t> query_heads;
+    std::optional<std::uint64_t> embedding;  // hidden size (n_embd)
+    std::optional<std::uint64_t> vocabulary;  // tokens the output layer scores (n_vocab)
     RecurrentState recurrent;                      // per recurrent layer and sequence
     std::string source;                            // where the layout was read
     std::string rule;                              // the runtime's rule it follows, cited
@@ -71,7 +76,16 @@ struct KvRequest {
     std::uint64_t parallel = 1;    // sequences
     KvType k_type = KvType::f16;
     KvType v_type = KvType::f16;
+    // llama.cpp's -b and -ub (defaults 2048 and 512): a micro-batch is the smaller of the two
+    // (llama_context clamps n_ubatch to n_batch). It sizes the compute buffer and is added to a
+    // sliding window's cells.
+    std::uint64_t batch = 2048;
+    std::uint64_t ubatch = 512;
+    bool flash_attn = false;  // llama.cpp's -fa: the attention scores are never materialised
 };
+
+// The tokens of one micro-batch: min(batch, ubatch).
+[[nodiscard]] std::uint64_t micro_batch(const KvRequest& r);
 
 struct KvEstimate {
     units::Bytes total = units::Bytes::zero();      // K + V
@@ -87,8 +101,7 @@ struct KvEstimate {
     std::uint64_t uncached_layers = 0;
 };
 
-// llama.cpp's micro-batch (n_ubatch) and cell padding, which its sliding-window cache adds.
-inline constexpr std::uint64_t kUbatch = 512;
+// llama.cpp's cell padding of a sliding-window cache.
 inline constexpr std::uint64_t kCellPad = 256;
 
 [[nodiscard]] Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req);

@@ -1,0 +1,68 @@
+#include "wiredcap/fit/compute_buffer.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace wiredcap::fit {
+namespace {
+
+constexpr std::uint64_t kF32 = 4;
+constexpr std::uint64_t kF16 = 2;
+constexpr std::uint64_t kHiddenInFlight = 4;  // input, Q, attention output, residual
+
+// a x b x c ..., or nullopt on overflow.
+std::optional<std::uint64_t> product(std::initializer_list<std::uint64_t> factors) {
+    std::uint64_t out = 1;
+    for (const auto f : factors) {
+        if (f != 0 && out > UINT64_MAX / f) return std::nullopt;
+        out *= f;
+    }
+    return out;
+}
+
+std::optional<std::uint64_t> sum(std::initializer_list<std::optional<std::uint64_t>> terms) {
+    std::uint64_t out = 0;
+    for (const auto& t : terms) {
+        if (!t || out > UINT64_MAX - *t) return std::nullopt;
+        out += *t;
+    }
+    return out;
+}
+
+// The cells the scores span: a full layer's when the model has one, else a window's.
+std::uint64_t score_cells(const KvEstimate& kv) {
+    if (kv.full_layers != 0) return kv.full_cells;
+    if (kv.window_layers != 0) return kv.window_cells;
+    return 0;  // recurrent layers only: no attention scores
+}
+
+}  // namespace
+
+Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvRequest& req, const KvEstimate& kv) {
+    ComputeEstimate e;
+    e.tokens = std::min(kv.full_cells, micro_batch(req));
+    e.kv_cells = score_cells(kv);
+    if (!arch.query_heads || !arch.embedding || !arch.vocabulary) {
+        e.bytes = units::Bytes::from_count_or_throw(kComputeFallbackBytes);
+        e.basis = "estimate: fixed 1 GiB; the model lacks heads, width or vocabulary";
+        return e;
+    }
+    const std::uint64_t cells = e.kv_cells;
+    const auto scores = req.flash_attn ? std::optional<std::uint64_t>(0) : product({cells, *arch.query_heads, kF32});
+    const auto mask = product({cells, req.flash_attn ? kF32 + kF16 : kF32});
+    const auto hidden = product({kHiddenInFlight, *arch.embedding, kF32});
+    const auto per_token_attention = sum({scores, mask, hidden});
+    const auto attention = per_token_attention ? product({e.tokens, *per_token_attention}) : std::nullopt;
+    const auto per_token_output = sum({*arch.vocabulary, *arch.embedding});
+    const auto output = per_token_output ? product({e.tokens, *per_token_output, kF32}) : std::nullopt;
+    if (!attention || !output) return Error{"the compute buffer's size overflows 64 bits: is --context too large?"};
+    e.by_rule = true;
+    e.bytes = units::Bytes::from_count_or_throw(std::max(*attention, *output));
+    const std::string tokens = std::to_string(e.tokens) + " tokens";
+    e.basis = *attention >= *output ? "estimate: attention, " + tokens + " x " + std::to_string(cells) + " cells" +
+                                          (req.flash_attn ? ", flash" : "")
+                                    : "estimate: output logits of " + tokens;
+    return e;
+}
+
+}  // namespace wiredcap::fit
