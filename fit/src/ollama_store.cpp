@@ -35,8 +35,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
     }
 }
 
-// manifests/<host>/<namespace>/<model>/<tag> for NAME[:TAG]; nullopt for what is not a name.
-std::optional<fs::path> manifest_path(const std::string& name) {
+}  // namespace
+
+std::optional<std::string> ollama_manifest_path(const std::string& name) {
     std::string path_part = name;
     std::string tag = "latest";
     if (const auto colon = name.rfind(':'); colon != std::string::npos && name.find('/', colon) == std::string::npos) {
@@ -49,8 +50,10 @@ std::optional<fs::path> manifest_path(const std::string& name) {
     if (parts.size() != 3 || !name_part(tag)) return std::nullopt;
     for (const auto& p : parts)
         if (!name_part(p)) return std::nullopt;
-    return fs::path("manifests") / parts[0] / parts[1] / parts[2] / tag;
+    return (fs::path("manifests") / parts[0] / parts[1] / parts[2] / tag).string();
 }
+
+namespace {
 
 Expected<std::string> read_text(const std::string& path, std::uint64_t limit) {
     auto file = RegularFile::open(path);
@@ -81,40 +84,63 @@ std::optional<std::string> ollama_models_dir() {
     return std::nullopt;
 }
 
+Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const std::string& manifest) {
+    const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const auto layers = doc.is_object() ? doc.find("layers") : doc.end();
+    if (!doc.is_object() || layers == doc.end() || !layers->is_array())
+        return Error{"the Ollama manifest " + printable_path(manifest) + " has no layers"};
+    // A member of another type than a string is taken as absent (json::value would throw).
+    const auto text_of = [](const nlohmann::json& o, const char* key) {
+        const auto it = o.find(key);
+        return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    OllamaManifest m;
+    for (const auto& layer : *layers) {
+        if (!layer.is_object()) continue;
+        const auto type = text_of(layer, "mediaType");
+        const bool model = type == "application/vnd.ollama.image.model";
+        if (!model && type != "application/vnd.ollama.image.projector") continue;
+        const auto blob = blob_name(text_of(layer, "digest"));
+        if (!blob) return Error{"the Ollama manifest " + printable_path(manifest) + " has a layer with no sha256 digest"};
+        if (model) {
+            if (!m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest) + " names two models"};
+            m.model_blob = *blob;
+        } else {
+            m.projector_blobs.push_back(*blob);
+        }
+    }
+    if (m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest) + " names no model layer"};
+    return m;
+}
+
 Expected<std::optional<OllamaModel>> find_ollama_model(const std::string& name, const std::string& store) {
     using Out = std::optional<OllamaModel>;
-    const auto rel = manifest_path(name);
+    const auto rel = ollama_manifest_path(name);
     if (!rel) return Out();
     const fs::path manifest = fs::path(store) / *rel;
     std::error_code ec;
     if (!fs::is_regular_file(manifest, ec)) return Out();
     auto text = read_text(manifest.string(), 1u << 20);
     if (!text) return text.error();
-    const auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    const auto layers = doc.is_object() ? doc.find("layers") : doc.end();
-    if (!doc.is_object() || layers == doc.end() || !layers->is_array())
-        return Error{"the Ollama manifest " + printable_path(manifest.string()) + " has no layers"};
+    auto parsed = parse_ollama_manifest(*text, manifest.string());
+    if (!parsed) return parsed.error();
     OllamaModel m;
     m.manifest = manifest.string();
-    for (const auto& layer : *layers) {
-        if (!layer.is_object()) continue;
-        const auto type = layer.value("mediaType", std::string());
-        const bool model = type == "application/vnd.ollama.image.model";
-        if (!model && type != "application/vnd.ollama.image.projector") continue;
-        const auto blob = blob_name(layer.value("digest", std::string()));
-        if (!blob) return Error{"the Ollama manifest " + printable_path(manifest.string()) + " has a layer with no sha256 digest"};
-        const std::string path = (fs::path(store) / "blobs" / *blob).string();
+    const auto present = [&](const std::string& blob) -> Expected<std::string> {
+        const std::string path = (fs::path(store) / "blobs" / blob).string();
         if (!fs::exists(path, ec))
             return Error{"Ollama's blob " + printable_path(path) + " for " + printable(name) +
                          " is missing (an interrupted pull? run: ollama pull " + printable(name) + ")"};
-        if (model) {
-            if (!m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest.string()) + " names two models"};
-            m.model_blob = path;
-        } else {
-            m.projectors.push_back(path);
-        }
+        return path;
+    };
+    auto model = present(parsed->model_blob);
+    if (!model) return model.error();
+    m.model_blob = *model;
+    for (const auto& b : parsed->projector_blobs) {
+        auto p = present(b);
+        if (!p) return p.error();
+        m.projectors.push_back(*p);
     }
-    if (m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest.string()) + " names no model layer"};
     return Out(std::move(m));
 }
 

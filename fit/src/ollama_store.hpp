@@ -19,6 +19,19 @@ struct OllamaModel {
     std::vector<std::string> projectors;  // projector GGUFs, counted with the weights
 };
 
+// What a manifest names: the blob file names (sha256-<64 hex>) of the model layer and of its
+// projectors. Pure, so it is fuzzed alone (tests/fuzz/model_index_fuzz.cpp); `manifest` names
+// the file in messages.
+struct OllamaManifest {
+    std::string model_blob;
+    std::vector<std::string> projector_blobs;
+};
+[[nodiscard]] Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const std::string& manifest);
+
+// manifests/<host>/<namespace>/<model>/<tag> for NAME[:TAG], relative to the store; nullopt for
+// what is not a model name (a path, "..", a character Ollama does not allow).
+[[nodiscard]] std::optional<std::string> ollama_manifest_path(const std::string& name);
+
 // Where Ollama keeps models: $OLLAMA_MODELS, else $HOME/.ollama/models; nullopt without either.
 [[nodiscard]] std::optional<std::string> ollama_models_dir();
 
