@@ -4,6 +4,7 @@
 // weights in another layout), and a download may be missing shards. Both are said, never summed.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,6 +17,9 @@ namespace wiredcap::fit {
 inline constexpr const char* kSafetensorsIndex = "model.safetensors.index.json";
 // The index is read whole: real ones are a few hundred KiB (one line per tensor).
 inline constexpr std::uint64_t kMaxIndexJson = 64u << 20;
+// Distinct shards an index may name (the largest published models have a few hundred); past it
+// the index is refused before the set of names grows.
+inline constexpr std::size_t kMaxIndexShards = 4096;
 
 struct SafetensorsIndex {
     std::vector<std::string> shards;         // file names, sorted, each once

@@ -37,32 +37,192 @@ struct Extent {
     std::uint64_t end;
 };
 
-// One tensor's entry: its byte range, after checking that the shape says the same size.
-Expected<Extent> tensor_extent(const std::string& name, const json& t) {
-    if (!t.is_object()) return bad("tensor '" + printable(name) + "' is not an object");
-    const auto dtype = t.find("dtype");
-    const auto shape = t.find("shape");
-    const auto offsets = t.find("data_offsets");
-    if (dtype == t.end() || !dtype->is_string() || shape == t.end() || !shape->is_array() || offsets == t.end() ||
-        !offsets->is_array() || offsets->size() != 2)
-        return bad("tensor '" + printable(name) + "' lacks dtype, shape or data_offsets");
-    const auto bytes = dtype_bytes(dtype->get_ref<const std::string&>());
-    if (!bytes) return bad("tensor '" + printable(name) + "' has unknown dtype " + printable(dtype->get_ref<const std::string&>()));
-    std::uint64_t size = *bytes;
-    for (const auto& d : *shape) {
-        if (!d.is_number_unsigned()) return bad("tensor '" + printable(name) + "' has a shape that is not whole numbers");
-        const auto n = d.get<std::uint64_t>();
-        if (n != 0 && size > UINT64_MAX / n) return bad("tensor '" + printable(name) + "' is too large");
-        size *= n;
-    }
-    const auto& b = (*offsets)[0];
-    const auto& e = (*offsets)[1];
-    if (!b.is_number_unsigned() || !e.is_number_unsigned()) return bad("tensor '" + printable(name) + "' has invalid data_offsets");
-    const Extent x{b.get<std::uint64_t>(), e.get<std::uint64_t>()};
-    if (x.end < x.begin) return bad("tensor '" + printable(name) + "' ends before it begins");
-    if (x.end - x.begin != size) return bad("tensor '" + printable(name) + "' data_offsets disagree with its dtype and shape");
+// One tensor's fields as the header gives them, gathered while its object is read.
+struct TensorFields {
+    std::string name;
+    std::optional<std::string> dtype;       // set when "dtype" is a string
+    bool shape_is_array = false;
+    bool shape_whole = true;                // every dimension a whole number
+    bool shape_overflow = false;
+    std::uint64_t elements = 1;
+    bool offsets_are_array = false;
+    std::vector<std::optional<std::uint64_t>> offsets;  // nullopt: not a whole number
+};
+
+// The tensor's byte range, after checking that its shape says the same size; the messages
+// name the tensor and what is wrong with it.
+Expected<Extent> tensor_extent(const TensorFields& t) {
+    // Made only for a message: every tensor of every shard passes through here.
+    const auto name = [&t] { return "tensor '" + printable(t.name) + "'"; };
+    if (!t.dtype || !t.shape_is_array || !t.offsets_are_array || t.offsets.size() != 2)
+        return bad(name() + " lacks dtype, shape or data_offsets");
+    const auto bytes = dtype_bytes(*t.dtype);
+    if (!bytes) return bad(name() + " has unknown dtype " + printable(*t.dtype));
+    if (!t.shape_whole) return bad(name() + " has a shape that is not whole numbers");
+    if (t.shape_overflow || (t.elements != 0 && *bytes > UINT64_MAX / t.elements)) return bad(name() + " is too large");
+    const std::uint64_t size = *bytes * t.elements;
+    if (!t.offsets[0] || !t.offsets[1]) return bad(name() + " has invalid data_offsets");
+    const Extent x{*t.offsets[0], *t.offsets[1]};
+    if (x.end < x.begin) return bad(name() + " ends before it begins");
+    if (x.end - x.begin != size) return bad(name() + " data_offsets disagree with its dtype and shape");
     return x;
 }
+
+// Reads the header as a stream of JSON events (nlohmann's SAX interface), never building a tree
+// of it: a shard of a large MoE model names hundreds of tensors, and a tree of maps cost more
+// than the rest of `wiredcap fit` together (bench/fit_speed.sh). The first problem is kept and
+// the rest of the text still parsed, so malformed JSON is said as such, as a tree parse would.
+class HeaderEvents : public nlohmann::json_sax<json> {
+public:
+    HeaderEvents(SafetensorsHeader& h, std::vector<Extent>& extents, std::uint64_t data_size)
+        : h_(h), extents_(extents), data_size_(data_size) {}
+
+    bool null() override { return scalar(Scalar{}); }
+    bool boolean(bool) override { return scalar(Scalar{}); }
+    bool number_integer(number_integer_t) override { return scalar(Scalar{}); }
+    bool number_unsigned(number_unsigned_t v) override { return scalar(Scalar{v, {}}); }
+    bool number_float(number_float_t, const string_t&) override { return scalar(Scalar{}); }
+    bool string(string_t& v) override { return scalar(Scalar{{}, &v}); }
+    bool binary(binary_t&) override { return scalar(Scalar{}); }
+    bool start_object(std::size_t) override { return open(true); }
+    bool start_array(std::size_t) override { return open(false); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override {
+        if (skip_ == 0 && depth_ == 1) key1_ = k;
+        else if (skip_ == 0 && depth_ == 2) key2_ = k;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        malformed_ = true;
+        return false;
+    }
+
+    [[nodiscard]] bool malformed() const { return malformed_ || !root_seen_; }
+    [[nodiscard]] const std::optional<Error>& problem() const { return problem_; }
+
+private:
+    struct Scalar {
+        std::optional<std::uint64_t> whole;
+        const std::string* text = nullptr;
+    };
+
+    void fail(Error e) {
+        if (!problem_) problem_ = std::move(e);
+    }
+
+    bool in_metadata() const { return key1_ == "__metadata__"; }
+
+    // A value that is not an object or array, at the depth it appears.
+    bool scalar(const Scalar& v) {
+        if (skip_ != 0) return true;
+        if (depth_ == 0) return fail_root();
+        if (depth_ == 1) {
+            fail(in_metadata() ? bad("__metadata__ is not an object") : bad("tensor '" + printable(key1_) + "' is not an object"));
+        } else if (depth_ == 2 && in_metadata()) {
+            // Only strings are kept; a later value of another type replaces an earlier one, as
+            // the last of duplicate keys does in a JSON object.
+            if (v.text != nullptr) h_.metadata[key2_] = *v.text;
+            else h_.metadata.erase(key2_);
+        } else if (depth_ == 2) {
+            if (key2_ == "dtype") t_.dtype = v.text != nullptr ? std::optional<std::string>(*v.text) : std::nullopt;
+            else if (key2_ == "shape") t_.shape_is_array = false;
+            else if (key2_ == "data_offsets") t_.offsets_are_array = false;
+        } else if (depth_ == 3 && field_ == Field::shape) {
+            if (!v.whole) t_.shape_whole = false;
+            else if (*v.whole != 0 && t_.elements > UINT64_MAX / *v.whole) t_.shape_overflow = true;
+            else t_.elements *= *v.whole;
+        } else if (depth_ == 3 && field_ == Field::offsets) {
+            t_.offsets.push_back(v.whole);
+        }
+        return true;
+    }
+
+    bool fail_root() {
+        fail(bad("the header is not a JSON object"));
+        return true;
+    }
+
+    bool open(bool object) {
+        if (skip_ != 0) {
+            ++skip_;
+            return true;
+        }
+        if (depth_ == 0) {
+            root_seen_ = true;
+            if (!object) fail_root();
+        } else if (depth_ == 1 && !in_metadata()) {
+            if (!object) fail(bad("tensor '" + printable(key1_) + "' is not an object"));
+            t_ = TensorFields{key1_, {}, false, true, false, 1, false, {}};
+        } else if (depth_ == 1 && !object) {
+            fail(bad("__metadata__ is not an object"));
+        } else if (depth_ == 2 && !in_metadata() && !object && (key2_ == "shape" || key2_ == "data_offsets")) {
+            field_ = key2_ == "shape" ? Field::shape : Field::offsets;
+            if (field_ == Field::shape) {
+                t_.shape_is_array = true;
+                t_.shape_whole = true;
+                t_.shape_overflow = false;
+                t_.elements = 1;
+            } else {
+                t_.offsets_are_array = true;
+                t_.offsets.clear();
+            }
+        } else if (depth_ >= 2) {
+            // A value wiredcap does not read (a nested metadata value, another field, an array
+            // inside a shape): passed over whole. A dtype or shape given as one is no dtype.
+            if (depth_ == 2 && !in_metadata()) forget_field();
+            if (depth_ == 2 && in_metadata()) h_.metadata.erase(key2_);
+            if (depth_ == 3) mark_bad_element();
+            skip_ = 1;
+            return true;
+        }
+        ++depth_;
+        return true;
+    }
+
+    void forget_field() {
+        if (key2_ == "dtype") t_.dtype.reset();
+        else if (key2_ == "shape") t_.shape_is_array = false;
+        else if (key2_ == "data_offsets") t_.offsets_are_array = false;
+    }
+
+    void mark_bad_element() {
+        if (field_ == Field::shape) t_.shape_whole = false;
+        else if (field_ == Field::offsets) t_.offsets.emplace_back();
+    }
+
+    bool close() {
+        if (skip_ != 0) {
+            --skip_;
+            return true;
+        }
+        --depth_;
+        if (depth_ == 2) field_ = Field::none;
+        if (depth_ == 1 && !in_metadata() && !problem_) finish_tensor();
+        return true;
+    }
+
+    void finish_tensor() {
+        auto x = tensor_extent(t_);
+        if (!x) return fail(x.error());
+        if (x->end > data_size_) return fail(bad("tensor '" + printable(t_.name) + "' lies past the end of the file (truncated download?)"));
+        extents_.push_back(*x);
+    }
+
+    enum class Field { none, shape, offsets };
+    SafetensorsHeader& h_;
+    std::vector<Extent>& extents_;
+    std::uint64_t data_size_;
+    std::size_t depth_ = 0;  // objects and arrays open, outside skipped values
+    std::size_t skip_ = 0;   // inside a skipped value: how deep
+    std::string key1_;       // the tensor's name (or __metadata__)
+    std::string key2_;       // the field inside it
+    Field field_ = Field::none;
+    TensorFields t_;
+    bool root_seen_ = false;
+    bool malformed_ = false;
+    std::optional<Error> problem_;
+};
 
 // The deepest nesting of objects and arrays outside strings. A tensor entry is three levels
 // deep; a header nested far deeper is refused before a JSON tree is built for it.
@@ -106,24 +266,14 @@ Expected<SafetensorsHeader> parse_safetensors(ByteReader& in) {
     auto text = read_header_text(in);
     if (!text) return text.error();
     if (nesting(*text) > kMaxNesting) return bad("the header nests deeper than a tensor table does");
-    // No exceptions from the parser: a hostile header is an answer, not a crash.
-    const json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object()) return bad("the header is not a JSON object");
     const std::uint64_t data_size = in.remaining();
     SafetensorsHeader h;
     std::vector<Extent> extents;
-    for (const auto& [name, value] : doc.items()) {
-        if (name == "__metadata__") {
-            if (!value.is_object()) return bad("__metadata__ is not an object");
-            for (const auto& [k, v] : value.items())
-                if (v.is_string()) h.metadata[k] = v.get<std::string>();
-            continue;
-        }
-        auto x = tensor_extent(name, value);
-        if (!x) return x.error();
-        if (x->end > data_size) return bad("tensor '" + printable(name) + "' lies past the end of the file (truncated download?)");
-        extents.push_back(*x);
-    }
+    HeaderEvents events(h, extents, data_size);
+    // No exceptions from the parser: a hostile header is an answer, not a crash.
+    const bool parsed = json::sax_parse(*text, &events, nlohmann::json::input_format_t::json, /*strict=*/true);
+    if (!parsed || events.malformed()) return bad("the header is not a JSON object");
+    if (events.problem()) return *events.problem();
     std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
     std::uint64_t previous_end = 0;
     for (const Extent& x : extents) {
