@@ -1,6 +1,7 @@
 // The verdict against the cap now, the policy's highest value and memory minus the reserve.
 #include <gtest/gtest.h>
 
+#include "commands/fit_cmd.hpp"
 #include "commands/fit_verdict.hpp"
 #include "wiredcap/units/parse.hpp"
 
@@ -122,6 +123,18 @@ TEST(FitVerdict, AnUnreadableJournalGivesNoAdvice) {
     EXPECT_EQ(r.verdict, Verdict::unknown);
     EXPECT_FALSE(r.command);
     EXPECT_NE(r.why.find("hang ceiling is unknown"), std::string::npos);
+}
+
+// fit --check: a launch script branches on the exit code. 0 only when the cap holds the model
+// now (0 means that everywhere); each other verdict its own code, never 0.
+TEST(FitVerdict, CheckExitCodeTellsEachVerdictApart) {
+    EXPECT_EQ(check_exit_code(decide(mac(gib(100)), "Metal").verdict), ExitCode::ok);
+    EXPECT_EQ(check_exit_code(decide(mac(gib(160)), "Metal").verdict), ExitCode::raise_needed);
+    EXPECT_EQ(check_exit_code(decide(mac(gib(180)), "Metal").verdict), ExitCode::refused_by_policy);
+    VerdictInput unknown = mac(gib(160));
+    unknown.policy.reset();
+    EXPECT_EQ(check_exit_code(decide(unknown, "Metal").verdict), ExitCode::internal_error);
+    EXPECT_EQ(to_int(ExitCode::raise_needed), 17);
 }
 
 }  // namespace
