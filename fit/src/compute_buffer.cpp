@@ -48,8 +48,12 @@ Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvReq
         return e;
     }
     const std::uint64_t cells = e.kv_cells;
-    const auto scores = req.flash_attn ? std::optional<std::uint64_t>(0) : product({cells, *arch.query_heads, kF32});
-    const auto mask = product({cells, req.flash_attn ? kF32 + kF16 : kF32});
+    // llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp: "V
+    // cache quantization requires flash_attn"), so a runtime that took one runs flash attention.
+    const bool implied = !req.flash_attn && kv_type_quantized(req.v_type);
+    const bool flash = req.flash_attn || implied;
+    const auto scores = flash ? std::optional<std::uint64_t>(0) : product({cells, *arch.query_heads, kF32});
+    const auto mask = product({cells, flash ? kF32 + kF16 : kF32});
     const auto hidden = product({kHiddenInFlight, *arch.embedding, kF32});
     const auto per_token_attention = sum({scores, mask, hidden});
     const auto attention = per_token_attention ? product({e.tokens, *per_token_attention}) : std::nullopt;
@@ -60,7 +64,7 @@ Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvReq
     e.bytes = units::Bytes::from_count_or_throw(std::max(*attention, *output));
     const std::string tokens = std::to_string(e.tokens) + " tokens";
     e.basis = *attention >= *output ? "estimate: attention, " + tokens + " x " + std::to_string(cells) + " cells" +
-                                          (req.flash_attn ? ", flash" : "")
+                                          (implied ? ", flash (quantized V)" : flash ? ", flash" : "")
                                     : "estimate: output logits of " + tokens;
     return e;
 }

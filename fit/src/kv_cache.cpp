@@ -75,6 +75,8 @@ std::string_view kv_type_name(KvType t) { return kKvTypes[static_cast<std::size_
 
 std::uint64_t kv_type_bytes_per_256(KvType t) { return *ggml_row_bytes(ggml_of(t), 256); }
 
+bool kv_type_quantized(KvType t) { return t != KvType::f32 && t != KvType::f16 && t != KvType::bf16; }
+
 std::string kv_type_names() {
     std::string out;
     for (const auto& [name, id] : kKvTypes) out += (out.empty() ? "" : ", ") + std::string(name);

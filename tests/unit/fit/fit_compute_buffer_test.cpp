@@ -117,6 +117,24 @@ TEST(FitComputeBuffer, WindowedAndRecurrentLayersSpanWhatTheyHold) {
     EXPECT_EQ(c.bytes.count(), rule(512, 1536, 8, 1024, 1000, false));
 }
 
+// llama.cpp refuses a quantized V cache without flash attention, so one is sized with it; a
+// quantized K cache alone is not.
+TEST(FitComputeBuffer, AQuantizedVCacheImpliesFlashAttention) {
+    const Architecture a = testing::parsed_architecture(llama2_7b());
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+        KvRequest q = at(ctx);
+        q.k_type = q.v_type = KvType::q8_0;
+        EXPECT_EQ(compute(a, q).bytes.count(), rule(512, ctx, 32, 4096, 32000, true)) << ctx;
+        // Said where the attention is the peak (at 4096 tokens the output logits are).
+        if (ctx == 131072) {
+            EXPECT_NE(compute(a, q).basis.find("quantized V"), std::string::npos);
+        }
+        KvRequest k_only = at(ctx);
+        k_only.k_type = KvType::q4_0;
+        EXPECT_EQ(compute(a, k_only).bytes.count(), rule(512, ctx, 32, 4096, 32000, false)) << ctx;
+    }
+}
+
 TEST(FitComputeBuffer, WithoutTheSizesTheRuleNeedsItIsTheStatedFixedAllowance) {
     GgufWriter w;
     w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)

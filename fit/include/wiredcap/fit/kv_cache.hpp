@@ -30,6 +30,8 @@ enum class KvType { f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 };
 [[nodiscard]] std::string_view kv_type_name(KvType t);
 // Bytes 256 values take in a cache type (every type's block divides 256): which is smaller.
 [[nodiscard]] std::uint64_t kv_type_bytes_per_256(KvType t);
+// A block-quantized type (q8_0, q4_0, ...), not f32, f16 or bf16.
+[[nodiscard]] bool kv_type_quantized(KvType t);
 // "f32, f16, bf16, q8_0, ..." for messages.
 [[nodiscard]] std::string kv_type_names();
 
