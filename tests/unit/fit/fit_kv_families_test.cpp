@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "wiredcap/fit/gguf_architecture.hpp"
 #include "wiredcap/fit/gguf_header.hpp"
@@ -268,6 +269,20 @@ TEST(FitKvFamilies, SlidingWindowIsCappedAtTheWindow) {
     // Published: llama.cpp's server log for gpt-oss-20b at -c 131072, "131072 cells, 12 layers"
     // 3072.00 MiB and "768 cells, 12 layers" 18.00 MiB (see fit_kv_published_test.cpp).
     EXPECT_EQ(kv(a, 131072, KvType::f16).total.count(), (3072u + 18u) * kMiB);
+}
+
+// The window holds one micro-batch beyond its tokens (llama-kv-cache-iswa.cpp: n_swa x seqs +
+// n_ubatch, padded): -ub 2048 gives pad256(128 + 2048) = 2304 cells; -b 1024 caps -ub at 1024.
+TEST(FitKvFamilies, SlidingWindowAddsOneMicroBatch) {
+    const Architecture a = from_gguf(gpt_oss_gguf());
+    for (const auto& [batch, ubatch, cells] : {std::tuple{2048u, 2048u, 2304u}, {1024u, 2048u, 1280u}, {2048u, 128u, 256u}}) {
+        KvRequest r{131072, 1, KvType::f16, KvType::f16};
+        r.batch = batch;
+        r.ubatch = ubatch;
+        const auto e = estimate_kv(a, r);
+        ASSERT_TRUE(e) << e.error().message;
+        EXPECT_EQ(e->window_cells, cells) << batch << " " << ubatch;
+    }
 }
 
 // --- Separate K and V cache types (-ctk q8_0 -ctv f16) -----------------------------------------
