@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "wiredcap/fit/kv_cache.hpp"
 #include "wiredcap/fit/model_files.hpp"
 #include "model_writer.hpp"
 
@@ -47,6 +48,12 @@ TEST_F(FitModelFiles, SplitGgufSumsEveryPartFromAnyPart) {
         EXPECT_EQ(m->weights.count(), 4096u * (1 + 2 + 3));
         EXPECT_EQ(m->files.size(), 3u);
         EXPECT_EQ(m->arch.layers.size(), 4u);
+        // The layout is the first part's: 4 layers x (K + V) of 2 KV heads x 64 (512 / 8) f16.
+        for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+            const auto kv = estimate_kv(m->arch, KvRequest{ctx, 1, KvType::f16, KvType::f16});
+            ASSERT_TRUE(kv) << kv.error().message;
+            EXPECT_EQ(kv->total.count(), 4u * 2 * 2 * 64 * 2 * ctx) << ctx;
+        }
     }
     // The directory holds one model (its parts): the directory names it too.
     EXPECT_TRUE(read_model(dir_.string()));
