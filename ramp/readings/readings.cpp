@@ -46,6 +46,9 @@ std::optional<PolicyView> policy_of(const json::Value& p) {
     if (const json::Value* h = json::get(p, "healthy_after_s")) view.healthy_after_s = json::as_u64(*h);
     view.source = string_or(json::get(p, "source"));
     if (const json::Value* path = json::get(p, "path"); path && json::as_string(*path)) view.source += " " + *json::as_string(*path);
+    view.vouched = mib_field(p, "vouched_mib");
+    view.vouched_note = string_or(json::get(p, "vouched_note"));
+    view.sha256 = string_or(json::get(p, "sha256"));
     if (const json::Value* w = json::get(p, "warnings"); w && w->is_array())
         for (const auto& item : *w)
             if (json::as_string(item)) view.warnings.push_back(*json::as_string(item));
