@@ -33,6 +33,8 @@ Result do_read(const Invocation& inv, Context& ctx) {
     auto boot = ctx.kernel.read_boot_id();
     a.out().object("wired_limit_mib", reading(limit, "kernel", [](JsonObject& o, MiB v) { o.num("value", v.count()); }));
     a.out().object("memsize_bytes", reading(mem, "kernel", [](JsonObject& o, units::Bytes v) { o.num("value", v.count()); }));
+    a.out().object("wired_bytes", reading(ctx.kernel.read_wired_now(), "kernel",
+                                          [](JsonObject& o, units::Bytes v) { o.num("value", v.count()); }));
     a.out().object("boot_id", reading(boot, "kernel", [](JsonObject& o, const std::string& v) { o.str("value", v); }));
     const auto uptime = ctx.kernel.read_uptime();
     a.out().object("uptime_s", reading(uptime, "kernel", [](JsonObject& o, std::chrono::seconds v) {

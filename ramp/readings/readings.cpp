@@ -131,10 +131,12 @@ MachineReadings readings_of(const json::Value& j, int helper_exit) {
     m.helper_exit = helper_exit;
     m.backend = string_or(json::get(j, "backend"), "unknown");
     m.knob = reading_of<units::MiB>(json::get(j, "wired_limit_mib"), mib_of);
-    m.memsize = reading_of<units::Bytes>(json::get(j, "memsize_bytes"), [](const json::Value& v) {
+    const auto bytes_of = [](const json::Value& v) {
         const auto n = json::as_u64(v);
         return n ? units::Bytes::from_count(*n) : std::nullopt;
-    });
+    };
+    m.memsize = reading_of<units::Bytes>(json::get(j, "memsize_bytes"), bytes_of);
+    m.wired_now = reading_of<units::Bytes>(json::get(j, "wired_bytes"), bytes_of);
     m.boot_id = reading_of<std::string>(json::get(j, "boot_id"), [](const json::Value& v) {
         return json::as_string(v) ? std::optional<std::string>(*json::as_string(v)) : std::nullopt;
     });

@@ -65,6 +65,7 @@ struct MachineReadings {
     std::string backend;  // "darwin" or "simulated"
     Reading<units::MiB> knob;
     Reading<units::Bytes> memsize;
+    Reading<units::Bytes> wired_now;  // memory wired now, system-wide (kernel)
     Reading<std::string> boot_id;
     Reading<std::chrono::seconds> uptime;  // awake time since boot
     std::optional<BootGuard> boot_guard;   // nullopt: the helper did not report one

@@ -115,7 +115,7 @@ PLACEHOLDERS = {
     (None, "UNIT"): "MiB", (None, "CMD"): "true", ("--context", "N"): "8192",
     ("--parallel", "N"): "2", ("--step", "N"): "1", (None, "ID"): "r-20261129-085313-5d70",
     (None, "MODEL"): "~/models/model.gguf", (None, "MODEL.gguf"): "~/models/model.gguf",
-    (None, "FILE"): "~/candidate.conf", (None, "TYPE"): "q8_0", ("--state", "FILE"): "\"$W/sim-state\"",
+    ("--textfile-dir", "DIR"): "\"$W\"", (None, "FILE"): "~/candidate.conf", (None, "TYPE"): "q8_0", ("--state", "FILE"): "\"$W/sim-state\"",
 }
 BAND_192 = "printf '%s\\n' 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' " \
            "> \"$W/etc/wiredcap.conf\" && chmod 644 \"$W/etc/wiredcap.conf\""
