@@ -168,6 +168,9 @@ void render_human(const Status& s, std::ostream& out) {
         line("permitted band", units::to_string(m.policy->min) + " to " + units::describe(m.policy->max), m.policy->source);
         line("largest single raise", units::describe(m.policy->max_step), m.policy->source);
         line("reserve for the OS", units::describe(m.policy->reserve), m.policy->source);
+        // Root's word for this kind of Mac: set and persist reach it in one write (docs/fleet.md).
+        if (m.policy->vouched)
+            line("vouched (no max_step)", units::describe(*m.policy->vouched), m.policy->source);
         for (const auto& w : m.policy->warnings) line("policy warning", w, m.policy->source);
     } else {
         line("permitted band", "unknown (" + m.policy_error + ")", "policy");

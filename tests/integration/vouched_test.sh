@@ -32,6 +32,8 @@ expect_vouched_record() {
 
 one_set_from_the_os_default() {
   new_tree; vouching_policy
+  wcap status
+  expect_rc 0; expect_out 'vouched (no max_step)          180224 MiB'
   wcap set 176GiB --yes
   expect_rc 0; expect_knob 180224; history_is 180224
   expect_vouched_record intent; expect_vouched_record applied
