@@ -12,6 +12,8 @@
 #   share/wiredcap/org.wiredcap.boot.plist            0644  the boot LaunchDaemon (macOS pkg
 #                                                           postinstall copies it to
 #                                                           /Library/LaunchDaemons)
+#   share/wiredcap/org.wiredcap.metrics.plist         0644  example LaunchDaemon: metrics for
+#                                                           Prometheus every minute (not loaded)
 #   share/wiredcap/schema/*.json                      0644  the published --json contract
 #                                                           (docs/schema/), for scripts and
 #                                                           fleet tools to validate against
@@ -66,6 +68,9 @@ install(FILES ${_wiredcap_pkg}/sudoers.d/wiredcap DESTINATION share/wiredcap/sud
         PERMISSIONS ${_wiredcap_data_mode})
 # A template too: postinstall copies it to /Library/LaunchDaemons and bootstraps it.
 install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.boot.plist DESTINATION share/wiredcap
+        PERMISSIONS ${_wiredcap_data_mode})
+# An example, not loaded by the package: writes `wiredcap metrics` for Prometheus every minute.
+install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.metrics.plist DESTINATION share/wiredcap
         PERMISSIONS ${_wiredcap_data_mode})
 
 # The --json contract, so that a script on the machine validates against the schemas of the

@@ -19,6 +19,7 @@
 #include "engine/ramp.hpp"
 #include "commands/recover_cmd.hpp"
 #include "commands/set_reset.hpp"
+#include "commands/metrics_cmd.hpp"
 #include "commands/status.hpp"
 #include "suggest.hpp"
 #include "output/terminal_width.hpp"
@@ -58,6 +59,7 @@ struct Options {
     wiredcap::cli::RecoverRequest recover;
     wiredcap::fit::FitRequest fit;
     std::vector<CLI::Option*> ramp_model_options;  // fit's options on ramp: only with --for
+    wiredcap::cli::MetricsRequest metrics;
 };
 
 // The options that describe how a model is run: `fit` and `ramp --for` take the same list, so a
@@ -183,6 +185,13 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
         return wiredcap::cli::run_convert(o.convert, out, err);
     }
     if (is("status")) return wiredcap::cli::run_status(ctx);
+    if (is("metrics")) {
+        if (o.json) {
+            err << "wiredcap metrics: prints the Prometheus text format, not JSON (for JSON: wiredcap status --json)\n";
+            return ExitCode::usage;
+        }
+        return wiredcap::cli::run_metrics(ctx, o.metrics);
+    }
     if (is("set")) return wiredcap::cli::run_set(ctx, o.set, STDIN_FILENO);
     if (is("reset")) return wiredcap::cli::run_reset(ctx);
     if (is("policy")) return wiredcap::cli::run_policy_check(ctx, o.policy_file);
@@ -246,6 +255,9 @@ int main(int argc, char** argv) {
     auto* to = convert->add_option("--to", o.convert_to, "Print only this unit (B kB MB GB TB KiB MiB GiB TiB)");
 
     app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+    auto* metrics = app.add_subcommand("metrics", "The status readings for Prometheus (node_exporter's textfile collector)");
+    metrics->add_option("--textfile-dir", o.metrics.textfile_dir,
+                        "Write DIR/wiredcap.prom atomically instead of printing (the collector's directory)");
     auto* set = app.add_subcommand("set", "Set the cap to SIZE (or 'default'); prints the kernel's read-back");
     set->add_option("SIZE", o.set_size, "A size with its unit (e.g. 96GiB), or 'default'")->required()->expected(1, 2);
     set->add_flag("--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
@@ -285,7 +297,8 @@ int main(int argc, char** argv) {
     }
     // The JSON object on stdout is one line by design, whatever the width.
     std::optional<wiredcap::cli::WrappedStream> out_fits;
-    if (!o.json) out_fits.emplace(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
+    // Nor is the Prometheus text: a line wrapped is a line lost.
+    if (!o.json && !app.got_subcommand("metrics")) out_fits.emplace(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
     try {
         if (*to) o.convert.to_unit = o.convert_to;
         o.convert.size = size_text(o.convert_size);

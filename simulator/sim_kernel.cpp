@@ -199,6 +199,15 @@ KernelResult<std::chrono::seconds> SimKernel::read_uptime() {
     });
 }
 
+KernelResult<units::Bytes> SimKernel::read_wired_now() {
+    return guarded(Kind::read_failed, [&]() -> KernelResult<units::Bytes> {
+        auto s = sim::load_state(path_);
+        if (!s) return state_error(Kind::read_failed, s.error());
+        if (s->hung) return hung_error(*s);
+        return s->wired;
+    });
+}
+
 std::vector<RelatedKey> SimKernel::read_related() {
     try {
         auto s = sim::load_state(path_);
@@ -243,6 +252,7 @@ Expected<Ok> SimKernel::reboot(const fs::path& state_path) {
         s.uptime_advanced_s = 0;
         s.knob = MiB::zero();
         s.hung = false;
+        s.wired = sim::idle_wired(s.memsize);  // a boot frees what was stranded
     });
 }
 
@@ -306,6 +316,14 @@ Expected<Ok> SimKernel::set_default_cap(const fs::path& state_path, MiB cap) {
     if (cap.count() == 0 || !(units::Bytes(cap) < s->memsize))
         return Error{"the default cap must be above 0 and below the memory size"};
     return set_field(state_path, [cap](SimState& st) { st.default_cap = cap; });
+}
+
+Expected<Ok> SimKernel::set_wired(const fs::path& state_path, units::Bytes wired) {
+    return update_or_refuse(state_path, [wired](SimState& s) -> std::optional<Error> {
+        if (s.memsize < wired) return Error{"wired memory cannot exceed the memory size"};
+        s.wired = wired;
+        return std::nullopt;
+    });
 }
 
 }  // namespace wiredcap::kernel

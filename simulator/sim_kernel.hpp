@@ -55,6 +55,8 @@ public:
     // its state cannot be read: the interface has no error channel here, and an empty list
     // claims nothing.
     [[nodiscard]] std::vector<RelatedKey> read_related() override;
+    // The state's wired_bytes. Hung: machine_hung.
+    [[nodiscard]] KernelResult<units::Bytes> read_wired_now() override;
 
     // What MTLDevice.recommendedMaxWorkingSetSize would report: it follows the knob exactly
     // (the default cap while the knob is 0), not the faulty read-back, so a test can see the
@@ -97,6 +99,9 @@ public:
     // The OS default's cap (what Metal reports while the knob is 0), for a machine whose default
     // differs from its profile's; above 0 and below the memory size.
     [[nodiscard]] static Expected<Ok> set_default_cap(const std::filesystem::path& state_path, units::MiB cap);
+
+    // Memory wired now (read_wired_now); at most the memory size.
+    [[nodiscard]] static Expected<Ok> set_wired(const std::filesystem::path& state_path, units::Bytes wired);
 
 private:
     std::filesystem::path path_;

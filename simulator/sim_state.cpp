@@ -219,6 +219,7 @@ constexpr std::array kFields{
     WIREDCAP_FIELD("writes", writes, read_value),
     WIREDCAP_FIELD("history", history, read_value),
     WIREDCAP_FIELD("clock_pinned", clock_pinned, read_value),
+    WIREDCAP_FIELD("wired_bytes", wired, read_value),
 };
 #undef WIREDCAP_FIELD
 
@@ -441,6 +442,11 @@ Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now
     return std::chrono::seconds{static_cast<Rep>(elapsed + state.uptime_advanced_s)};
 }
 
+units::Bytes idle_wired(units::Bytes memsize) noexcept {
+    constexpr std::uint64_t kPage = 16384;
+    return *units::Bytes::from_count(memsize.count() / 32 / kPage * kPage);
+}
+
 Expected<SimState> fresh_state(const Profile& profile) {
     auto boot_id = new_boot_id();
     if (!boot_id) return boot_id.error();
@@ -455,6 +461,7 @@ Expected<SimState> fresh_state(const Profile& profile) {
     s.related = profile.related;
     s.fault_stall_write_ms = 0;  // a new machine answers at once
     s.fault_stall_after_write_ms = 0;
+    s.wired = idle_wired(s.memsize);
     return s;
 }
 

@@ -32,6 +32,10 @@
 //   writes                     number of successful writes of the knob
 //   history                    the values written, oldest first, comma-separated MiB counts,
 //                              the last 256 only; empty when nothing was written
+//   wired_bytes                memory wired now, system-wide (what host_statistics64's wire_count
+//                              times the page size gives on a Mac): memsize/32 on a fresh machine
+//                              and after each boot; `wiredcap-sim wired SIZE` sets it, e.g. to
+//                              model wired memory stranded by a killed process
 //   clock_pinned               0/1: 1 = no real time passes on the simulated machine: the
 //                              uptime is uptime_advanced_s alone, so two runs of a test see the
 //                              same uptime whatever the host's clock did between them
@@ -86,9 +90,14 @@ struct SimState {
     std::uint64_t writes = 0;
     std::vector<units::MiB> history;
     bool clock_pinned = false;
+    units::Bytes wired = units::Bytes::zero();
 
     friend bool operator==(const SimState&, const SimState&) = default;
 };
+
+// Memory wired on an idle machine of this size, after a boot: memsize / 32, in whole 16 KiB
+// pages (a model, not a measurement: macOS wires a few GiB for itself).
+[[nodiscard]] units::Bytes idle_wired(units::Bytes memsize) noexcept;
 
 // A machine of that profile just out of the box: knob 0, no faults (no stalls either), never
 // hangs, width 4, a new boot id, booted now (unix_now) with nothing advanced. Fails only when

@@ -3,6 +3,7 @@
 #include <array>
 #include <map>
 
+#include "policy/sha256.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/duration.hpp"
 #include "wiredcap/units/format.hpp"
@@ -14,7 +15,8 @@ namespace {
 using units::MiB;
 
 constexpr std::size_t kMaxLine = 1024;
-constexpr std::array<std::string_view, 6> kKeys{"min", "max", "reserve", "max_step", "group", "healthy_after"};
+constexpr std::array<std::string_view, 8> kKeys{"min",   "max",           "reserve", "max_step",
+                                                "group", "healthy_after", "vouched", "vouched_note"};
 constexpr std::array<std::string_view, 4> kRequired{"min", "max", "reserve", "max_step"};
 
 struct Entry {
@@ -67,7 +69,8 @@ Expected<std::map<std::string, Entry>> read_entries(std::string_view text) {
         const std::string value(trim(line.substr(eq + 1)));
         if (!known_key(key))
             return at(line_no,
-                      "unknown key " + units::quote_input(key) + "; keys are min, max, reserve, max_step, group, healthy_after");
+                      "unknown key " + units::quote_input(key) +
+                          "; keys are min, max, reserve, max_step, group, healthy_after, vouched, vouched_note");
         if (value.empty()) return at(line_no, key + " has no value");
         if (auto [it, fresh] = entries.try_emplace(key, Entry{value, line_no}); !fresh)
             return at(line_no, "duplicate key '" + key + "' (first set on line " + std::to_string(it->second.line) + ")");
@@ -118,6 +121,9 @@ Expected<Policy> validate(Policy p, units::Bytes memsize) {
         return Error{"max (" + units::describe(p.max) + ") is above physical memory (" + units::describe(ram) +
                      ") minus reserve (" + units::describe(p.reserve) + ")"};
     if (p.max_step.count() == 0) return Error{"max_step must be above 0 MiB"};
+    if (p.vouched && (*p.vouched < p.min || *p.vouched > p.max))
+        return Error{"vouched (" + units::describe(*p.vouched) + ") is outside the band " + units::describe(p.min) +
+                     " to " + units::describe(p.max)};
     return p;
 }
 
@@ -138,7 +144,8 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize) {
     auto step = size_entry(*entries, "max_step");
     if (!step) return step.error();
 
-    Policy p{*min, *max, *reserve, *step, std::nullopt, kDefaultHealthyAfter, Source::file, {}};
+    Policy p{*min, *max, *reserve, *step, std::nullopt, kDefaultHealthyAfter, Source::file, {}, std::nullopt, {},
+             sha256_hex(text)};
     if (auto g = entries->find("group"); g != entries->end()) {
         if (!valid_group_name(g->second.value))
             return at(g->second.line, "group " + units::quote_input(g->second.value) + " is not a valid group name");
@@ -149,6 +156,15 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize) {
         if (!d) return at(h->second.line, "healthy_after: " + d.error().message);
         if (*d < kMinHealthyAfter) return at(h->second.line, "healthy_after must be at least 60s");
         p.healthy_after = *d;
+    }
+    if (entries->count("vouched")) {
+        auto size = size_entry(*entries, "vouched");
+        if (!size) return size.error();
+        p.vouched = *size;
+    }
+    if (auto n = entries->find("vouched_note"); n != entries->end()) {
+        if (!p.vouched) return at(n->second.line, "vouched_note without vouched");
+        p.vouched_note = n->second.value;
     }
     for (const auto& [key, v] : {std::pair{"min", *min}, std::pair{"max", *max}})
         if (auto w = gb_times_1000_warning(key, v)) p.warnings.push_back(*w);
@@ -172,7 +188,8 @@ Expected<Policy> builtin(units::Bytes memsize) {
     const auto max = checked_sub(ram, reserve);
     const MiB half = *MiB::from_count(ram.count() / 2);
     if (!max || !(half < *max)) return Error{"no built-in band for " + units::describe(ram) + "; write a policy file"};
-    Policy p{half, *max, reserve, kBuiltinMaxStep, std::nullopt, kDefaultHealthyAfter, Source::builtin, {}};
+    Policy p{half,   *max, reserve, kBuiltinMaxStep, std::nullopt, kDefaultHealthyAfter, Source::builtin, {},
+             std::nullopt, {}, {}};
     return validate(std::move(p), memsize);
 }
 
@@ -193,6 +210,7 @@ std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, MiB cu
     // From the OS default (0) the step is measured from the effective cap wiredcap read (or was
     // given), which the helper cannot read itself; without one, from the band's floor. Never from
     // below min: every value up to min is permitted anyway.
+    if (p.vouched && value == *p.vouched) return std::nullopt;
     MiB base = current.count() == 0 && effective ? *effective : current;
     if (base < p.min) base = p.min;
     if (value > base) {
@@ -202,6 +220,11 @@ std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, MiB cu
                    units::describe(raise) + ", more than max_step " + units::describe(p.max_step);
     }
     return std::nullopt;
+}
+
+std::string vouched_by(const Policy& p, const std::string& path) {
+    std::string by = "vouched by the policy file " + path + " (sha256 " + p.sha256 + ")";
+    return p.vouched_note.empty() ? by : by + ": " + p.vouched_note;
 }
 
 }  // namespace wiredcap::policy

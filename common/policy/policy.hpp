@@ -4,7 +4,10 @@
 // File format (/etc/wiredcap.conf): `key = value` lines, whole-line `#` comments, sizes always
 // with a unit. Keys: min, max, reserve, max_step (required), group (optional: without it only
 // root may change the cap), healthy_after (optional duration, default 10m: how long the machine
-// must stay up with a persisted value applied at boot before the boot guard calls it healthy).
+// must stay up with a persisted value applied at boot before the boot guard calls it healthy),
+// vouched (optional size inside the band: a value the administrator validated on machines of
+// this kind, which set and persist may reach from any starting point in one write, without the
+// max_step rule; docs/fleet.md) and vouched_note (optional free text: who validated it, where).
 #pragma once
 
 #include <chrono>
@@ -48,7 +51,14 @@ struct Policy {
     std::chrono::seconds healthy_after = kDefaultHealthyAfter;
     Source source;
     std::vector<std::string> warnings;  // e.g. the GB x 1000 slip
+    std::optional<units::MiB> vouched;  // exempt from max_step; inside [min, max]
+    std::string vouched_note;
+    std::string sha256;  // of the policy file's text; empty for the built-in band
 };
+
+// The journal's words for a write of the vouched value: the policy file and its content hash,
+// which `shasum -a 256` on the file reproduces. `path`: where the policy was read from.
+[[nodiscard]] std::string vouched_by(const Policy& p, const std::string& path);
 
 // Parses and validates policy text for a machine with `memsize` bytes of RAM.
 [[nodiscard]] Expected<Policy> parse(std::string_view text, units::Bytes memsize);
@@ -61,7 +71,8 @@ struct Policy {
 [[nodiscard]] units::MiB builtin_reserve(units::MiB ram);
 
 // Why `value` may not be applied when the cap currently is `current` (0 = OS default), or
-// nullopt when it may. Lowering never counts against max_step: it is the safe direction.
+// nullopt when it may. Lowering never counts against max_step: it is the safe direction; nor
+// does the policy's vouched value, which the administrator validated for this kind of machine.
 // `effective`: the effective cap wiredcap read (Metal) or was given, when the knob is 0; the
 // step is measured from it (never from below min). Without it, from min.
 [[nodiscard]] std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, units::MiB current,

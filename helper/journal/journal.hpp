@@ -5,7 +5,7 @@
 //   {"v":1,"time":"2026-11-29T08:40:00Z","boot":"<boot id>","uid":501,"command":"apply",
 //    "event":"intent","run":"<id>","step":2,"from_mib":65536,"to_mib":98304,
 //    "readback_mib":98304,"reason":"...","effective_mib":161792,"effective_source":"metal",
-//    "ignore_hang_ceiling":true,"by":"set"}
+//    "ignore_hang_ceiling":true,"by":"set","vouched":"vouched by the policy file ... (sha256 ...)"}
 // Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
 // Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
 // macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
@@ -43,6 +43,7 @@ struct Record {
     std::string effective_source = {};     // its source: metal | simulated-metal | given
     bool ignore_hang_ceiling = false;      // the person overrode the hang ceiling
     std::string by = {};                   // which wiredcap command asked (apply --by WORD)
+    std::string vouched = {};              // the policy that vouched for the value (policy::vouched_by)
 };
 
 // Who and where, stamped on every record.

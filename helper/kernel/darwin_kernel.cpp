@@ -6,6 +6,7 @@
 // sysctl.h needs types.h first on Darwin.
 #include <sys/types.h>
 #include <sys/sysctl.h>
+#include <mach/mach.h>  // host_statistics64, mach_host_self, vm_kernel_page_size
 #include <time.h>  // clock_gettime, CLOCK_UPTIME_RAW (macOS 10.12+)
 #include <unistd.h>
 
@@ -163,6 +164,25 @@ KernelResult<std::chrono::seconds> DarwinKernel::read_uptime() {
             return KernelError{Kind::read_failed, "clock_gettime(CLOCK_UPTIME_RAW): negative uptime " +
                                                       std::to_string(ts.tv_sec) + " s"};
         return std::chrono::seconds{ts.tv_sec};  // whole seconds: the guard counts no finer
+    });
+}
+
+KernelResult<units::Bytes> DarwinKernel::read_wired_now() {
+    return guarded(Kind::read_failed, []() -> KernelResult<units::Bytes> {
+        vm_statistics64_data_t vm{};
+        mach_msg_type_number_t count = HOST_VM_INFO64_COUNT;
+        const mach_port_t host = ::mach_host_self();
+        const kern_return_t kr =
+            ::host_statistics64(host, HOST_VM_INFO64, reinterpret_cast<host_info64_t>(&vm), &count);
+        ::mach_port_deallocate(::mach_task_self(), host);
+        if (kr != KERN_SUCCESS)
+            return KernelError{Kind::read_failed, std::string("host_statistics64(HOST_VM_INFO64): ") + ::mach_error_string(kr)};
+        const std::uint64_t pages = vm.wire_count;
+        const std::uint64_t page = vm_kernel_page_size;
+        if (page != 0 && pages > std::numeric_limits<std::uint64_t>::max() / page)
+            return KernelError{Kind::read_failed, "host_statistics64: wire_count " + std::to_string(pages) +
+                                                      " pages is more than 64 bits of bytes"};
+        return *units::Bytes::from_count(pages * page);
     });
 }
 

@@ -33,6 +33,9 @@ public:
     // CLOCK_MONOTONIC_RAW, which keeps counting during sleep: a value that hangs the machine does
     // so while it is awake, so only awake time is evidence that the value is healthy.
     [[nodiscard]] KernelResult<std::chrono::seconds> read_uptime() override;
+    // host_statistics64(mach_host_self(), HOST_VM_INFO64) wire_count x vm_kernel_page_size
+    // (16 KiB on Apple Silicon), as vm_stat counts "Pages wired down".
+    [[nodiscard]] KernelResult<units::Bytes> read_wired_now() override;
     // iogpu.wired_lwm_mb, iogpu.dynamic_lwm, iogpu.disable_wired_collector and
     // debug.iogpu.wired_limit (bytes, Ventura), in that order; nullopt where a key cannot be
     // read. None of them is ever written: there is no code path that could.

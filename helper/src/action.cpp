@@ -62,7 +62,7 @@ std::optional<Failure> Action::record(std::string event, std::string reason) {
     if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
     journal::Record r{std::string(command_name(inv_.command)), event, inv_.run, inv_.step,
                       previous_, to_, readback_, std::move(reason), inv_.effective,
-                      inv_.effective_source.value_or(""), inv_.ignore_hang_ceiling, inv_.by.value_or("")};
+                      inv_.effective_source.value_or(""), inv_.ignore_hang_ceiling, inv_.by.value_or(""), vouched_};
     auto ok = writer_->append(r, stamp_);
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
@@ -114,6 +114,8 @@ JsonObject policy_json(const policy::Policy& p, const std::string& path) {
     o.num("max_step_mib", p.max_step.count());
     o.num("healthy_after_s", static_cast<std::uint64_t>(p.healthy_after.count()));
     if (p.group) o.str("group", *p.group); else o.null("group");
+    if (p.vouched) o.num("vouched_mib", p.vouched->count()).str("vouched_note", p.vouched_note);
+    if (!p.sha256.empty()) o.str("sha256", p.sha256);
     o.strings("warnings", p.warnings);
     return o;
 }
@@ -133,6 +135,13 @@ Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
     if (!a.journal_open())
         if (auto f = a.open_journal()) return *f;
     return Authorized{*mem, *p};
+}
+
+bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, MiB value) {
+    if (!p.vouched || *p.vouched != value) return false;
+    a.vouched_ = policy::vouched_by(p, ctx.policy_path);
+    a.out().str("vouched", a.vouched_);
+    return true;
 }
 
 std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx, bool best_effort) {

@@ -52,6 +52,7 @@ public:
     std::optional<units::MiB> previous_;
     std::optional<units::MiB> to_;        // the journal's to_mib: the value asked for
     std::optional<units::MiB> readback_;
+    std::string vouched_;  // set when the value is the policy's vouched one: on every record
 
 private:
     const Invocation& inv_;
@@ -74,6 +75,10 @@ struct Authorized {
     policy::Policy policy;
 };
 [[nodiscard]] Expected<Authorized, Failure> authorize(Action& a, Context& ctx);
+
+// Whether `value` is the policy's vouched value; if so, every record of the action says which
+// policy file vouched for it (path and content hash).
+bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units::MiB value);
 
 // The safe direction (back to the OS default, forgetting a stored boot value): the journal must
 // open, and the caller must be root or in the policy's group (the build's fallback group when

@@ -140,6 +140,7 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
         return fail(a.refuse(ExitCode::refused_by_policy, units::to_string(s.value) + " is at or above " +
                                                               units::to_string(**hang) + ", where the machine hung (wiredcap recover names the write)"));
     if (auto f = read_previous(a, ctx)) return fail(*f);
+    note_vouched(a, ctx, *p, s.value);
     s.applied_uptime_s = up->count();
     if (auto f = save_guard(a, store, s, Guard::trying, boot_id, "", "")) return f;
     tried = true;
@@ -218,30 +219,41 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (inv.unconfirmed && inv.effective) a.out().object("at_boot", at_boot_json(inv));
     std::string basis = "unconfirmed: stored with --unconfirmed";
+    std::string basis_word = inv.unconfirmed ? "unconfirmed" : "confirmed";
+    // A vouched value needs no ramp here; it is stored unconfirmed, so that every boot checks
+    // the policy again and applies it only while the policy still vouches for it.
+    const bool vouched = note_vouched(a, ctx, auth->policy, value);
+    bool confirmed = !inv.unconfirmed;
     if (!inv.unconfirmed) {
         auto c = journal::find_confirmation_in(ctx.journal_path, ctx.trusted_owner, value);
         if (!c) return a.refuse(ExitCode::journal_failed, c.error().message);
-        if (!*c)
+        if (*c) {
+            basis = "confirmed in run " + (*c)->run + " step " + std::to_string((*c)->step);
+        } else if (vouched) {
+            basis = a.vouched_;
+            basis_word = "vouched";
+            confirmed = false;
+        } else {
             return a.refuse(ExitCode::refused_by_policy,
                             units::to_string(value) + " was never confirmed in a ramp on this machine, or a boot with it "
                             "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
-        basis = "confirmed in run " + (*c)->run + " step " + std::to_string((*c)->step);
+        }
     }
     if (inv.lower && inv.effective && value < *inv.effective)
         basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
                  " MiB, it lowers the GPU's cap below the OS default at every boot";
-    a.out().str("basis", inv.unconfirmed ? "unconfirmed" : "confirmed");
+    a.out().str("basis", basis_word);
     auto store = open_store(ctx);
     if (!store) return store.error();
     auto old = store->load();
     const std::optional<MiB> start = inv.unconfirmed ? inv.effective : std::nullopt;
-    const bool same = old && *old && (*old)->value == value && (*old)->confirmed == !inv.unconfirmed &&
+    const bool same = old && *old && (*old)->value == value && (*old)->confirmed == confirmed &&
                       (*old)->start == start &&
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
     a.to_ = value;
     if (!same) {
         auto boot_id = ctx.kernel.read_boot_id();
-        const boot::State s{value, !inv.unconfirmed, now(), Guard::armed, boot_id ? *boot_id : "", now(),
+        const boot::State s{value, confirmed, now(), Guard::armed, boot_id ? *boot_id : "", now(),
                             std::nullopt, "", start, start ? inv.effective_source.value_or("given") : ""};
         if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);

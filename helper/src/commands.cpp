@@ -33,6 +33,8 @@ Result do_read(const Invocation& inv, Context& ctx) {
     auto boot = ctx.kernel.read_boot_id();
     a.out().object("wired_limit_mib", reading(limit, "kernel", [](JsonObject& o, MiB v) { o.num("value", v.count()); }));
     a.out().object("memsize_bytes", reading(mem, "kernel", [](JsonObject& o, units::Bytes v) { o.num("value", v.count()); }));
+    a.out().object("wired_bytes", reading(ctx.kernel.read_wired_now(), "kernel",
+                                          [](JsonObject& o, units::Bytes v) { o.num("value", v.count()); }));
     a.out().object("boot_id", reading(boot, "kernel", [](JsonObject& o, const std::string& v) { o.str("value", v); }));
     const auto uptime = ctx.kernel.read_uptime();
     a.out().object("uptime_s", reading(uptime, "kernel", [](JsonObject& o, std::chrono::seconds v) {
@@ -67,6 +69,7 @@ Result do_read(const Invocation& inv, Context& ctx) {
 // above the band's min may be a raise of any size, so it needs the caller's figure.
 std::optional<std::string> needs_effective(const Invocation& inv, const policy::Policy& p, MiB current) {
     if (current.count() != 0 || inv.effective || *inv.value <= p.min) return std::nullopt;
+    if (p.vouched && *inv.value == *p.vouched) return std::nullopt;  // no step to measure
     const std::string v = std::to_string(inv.value->count()) + "MiB";
     return "iogpu.wired_limit_mb is 0 (the OS default), whose effective cap only Metal knows: whether " + v +
            " raises the GPU's cap, and by how much, is unknown here; run: wiredcap set " + v +
@@ -106,6 +109,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
     if (auto f = read_previous(a, ctx)) return f;
+    note_vouched(a, ctx, auth->policy, value);
     // Band and reserve first (measured from the value itself, no step can be too large), then the
     // starting point, then the step from it.
     if (auto why = policy::refusal(auth->policy, auth->memsize, value, value))

@@ -24,7 +24,7 @@ _wiredcap() {
     fi
 
     local global_opts="--help --version --json --helper --policy --journal --sim-state"
-    local commands="status set reset ramp recover persist policy convert fit"
+    local commands="status set reset ramp recover persist policy convert fit metrics"
     local units="B kB MB GB TB KiB MiB GiB TiB"
     local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
     local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --check"
@@ -39,7 +39,7 @@ _wiredcap() {
         case $word in
             # fit's --check is a flag; ramp's takes a command.
             --check) [[ $cmd == fit ]] || ((i++)) ;;
-            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --batch | --ubatch | --step | --timeout | --probe | --probe-timeout | --from | --why)
+            --helper | --policy | --journal | --sim-state | --textfile-dir | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --batch | --ubatch | --step | --timeout | --probe | --probe-timeout | --from | --why)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -63,6 +63,11 @@ _wiredcap() {
         --helper | --policy | --journal | --sim-state | --for)
             compopt -o filenames 2>/dev/null
             _wiredcap_reply -f -- "$cur"
+            return 0
+            ;;
+        --textfile-dir)
+            compopt -o filenames 2>/dev/null
+            _wiredcap_reply -d -- "$cur"
             return 0
             ;;
         --to)
@@ -92,6 +97,7 @@ _wiredcap() {
         "") if [[ $cur == -* ]]; then words="$global_opts -h"; else words=$commands; fi ;;
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
         set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from $global_opts"; else words=default; fi ;;
+        metrics) if [[ $cur == -* ]]; then words="--textfile-dir $global_opts"; fi ;;
         recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes $global_opts"; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
         fit)

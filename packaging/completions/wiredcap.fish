@@ -1,7 +1,7 @@
 # fish completion for wiredcap(1). Installed as share/fish/vendor_completions.d/wiredcap.fish.
 # tests/packaging/completions_test.sh checks it against `wiredcap --help`.
 
-set -l commands status set reset ramp recover persist policy convert fit
+set -l commands status set reset ramp recover persist policy convert fit metrics
 set -l no_command "not __fish_seen_subcommand_from $commands"
 
 # No file names unless an option or argument asks for one.
@@ -26,6 +26,10 @@ complete -c wiredcap -n $no_command -a persist -d 'Store a confirmed value for b
 complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy check)'
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
 complete -c wiredcap -n $no_command -a fit -d 'How much memory a model needs, and whether it fits'
+complete -c wiredcap -n $no_command -a metrics -d 'The status readings for Prometheus'
+
+# metrics [--textfile-dir DIR]
+complete -c wiredcap -n '__fish_seen_subcommand_from metrics' -l textfile-dir -x -a '(__fish_complete_directories)' -d 'Write DIR/wiredcap.prom atomically'
 
 # fit MODEL [--context N] [--kv-type TYPE] [--kv-type-k TYPE] [--kv-type-v TYPE] [--parallel N]
 #   [--batch N] [--ubatch N] [--flash-attn] [--check]

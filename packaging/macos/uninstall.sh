@@ -84,6 +84,7 @@ files=(
   "$prefix/share/wiredcap/wiredcap.conf.example"
   "$prefix/share/wiredcap/sudoers.d/wiredcap"
   "$prefix/share/wiredcap/org.wiredcap.boot.plist"
+  "$prefix/share/wiredcap/org.wiredcap.metrics.plist"
   "$prefix/share/wiredcap/uninstall.sh"
   "$base/etc/sudoers.d/wiredcap"
 )

@@ -141,6 +141,8 @@ std::string stored_line(bool simulated, const ReadBack& r) {
 std::string basis_line(const std::string& basis, const PersistChoice& c, bool from_journal) {
     const std::string what = basis == "confirmed"     ? "confirmed in a ramp on this machine (per the journal)"
                              : basis == "unconfirmed" ? "unconfirmed (stored with --unconfirmed)"
+                             : basis == "vouched"     ? "vouched for by the policy file (no ramp on this machine); "
+                                                        "each boot applies it only while the policy still vouches"
                                                       : "not reported by the helper";
     return "basis: " + what + "\n" + (from_journal ? "value: " + c.from + "\n" : "");
 }

@@ -137,6 +137,7 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
         o.str("band_source", is_installed ? "policy file " + path : "candidate file " + path);
         add_band(o, p.min, p.max, p.reserve, p.max_step);
         if (p.group) o.str("group", *p.group); else o.null("group");
+        if (p.vouched) o.num("vouched_mib", p.vouched->count()).str("vouched_note", p.vouched_note).str("sha256", p.sha256);
         o.object("memsize", contract::limit_from_bytes(machine->memsize.value, mem_source, ""));
         o.strings("warnings", p.warnings);
         ctx.out << o.text() << "\n";
@@ -147,6 +148,11 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
                 << "\n";
         ctx.out << row("min", p.min) << row("max", p.max) << row("reserve", p.reserve) << row("max_step", p.max_step);
         ctx.out << "  group    " << p.group.value_or("(none: only root may change the cap)") << "\n";
+        if (p.vouched)
+            ctx.out << row("vouched", *p.vouched) << "  note     "
+                    << (p.vouched_note.empty() ? "(none)" : p.vouched_note)
+                    << "\n  sha256   " << p.sha256 << "\n  the vouched value may be set from any cap in one write"
+                    << " (no max_step)\n";
         ctx.out << "  checked against physical memory " << units::describe(units::floor_cast<MiB>(*machine->memsize.value))
                 << "   [" << mem_source << "]\n";
     }

@@ -59,7 +59,8 @@ void explain(const recovery::UnresolvedRun& u, std::ostream& say) {
 }
 
 policy::Policy as_policy(const PolicyView& v, units::MiB max_step) {
-    return policy::Policy{v.min, v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {}};
+    return policy::Policy{v.min,      v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {},
+                          v.vouched, v.vouched_note, v.sha256};
 }
 
 // The command that would put `value` back now, checked by the helper's own rule (band, memory

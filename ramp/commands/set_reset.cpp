@@ -185,7 +185,8 @@ ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::stri
 }
 
 policy::Policy as_policy(const PolicyView& v, MiB max_step) {
-    return policy::Policy{v.min, v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {}};
+    return policy::Policy{v.min,      v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {},
+                          v.vouched, v.vouched_note, v.sha256};
 }
 
 struct Refusal {

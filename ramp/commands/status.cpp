@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "commands/boot_view.hpp"
+#include "commands/status_readings.hpp"
 #include "engine/effective_cap.hpp"
 #include "output/footnotes.hpp"
 #include "readings/helper_file.hpp"
@@ -26,15 +27,7 @@ namespace {
 using units::Bytes;
 using units::MiB;
 
-struct Status {
-    MachineReadings machine;
-    MetalReading metal;
-    std::optional<recovery::Report> journal;
-    std::string journal_source;
-    std::string journal_error;
-    DaemonState daemon;
-    HelperFile helper;
-};
+using Status = StatusReadings;
 
 std::string size_text(Bytes b) {
     if (auto mib = units::exact_cast<MiB>(b)) return units::describe(*mib);
@@ -142,6 +135,13 @@ JsonObject daemon_json(const DaemonState& d) {
     return o;
 }
 
+JsonObject wired_now_json(const Reading<Bytes>& r) {
+    std::optional<MiB> mib;
+    if (r.value) mib = units::ceil_cast<MiB>(*r.value);  // nullopt only past 2^64 bytes
+    return contract::size(mib, r.source.empty() ? "kernel" : r.source,
+                          r.error.empty() ? "not reported by the helper" : r.error);
+}
+
 // One row per value, its source as a footnote ([n], listed under the table): the rows fit 80
 // columns however long the paths are, and a simulated Mac is said once, above and below.
 void render_human(const Status& s, std::ostream& out) {
@@ -160,12 +160,17 @@ void render_human(const Status& s, std::ostream& out) {
     line("iogpu.wired_limit_mb", knob_text(m.knob), m.knob.source);
     line("effective GPU cap", s.metal.working_set ? size_text(*s.metal.working_set) : "unknown (" + s.metal.why_unknown + ")",
          s.metal.source);
+    line("memory wired now", m.wired_now.value ? size_text(*m.wired_now.value) : "unknown (" + m.wired_now.error + ")",
+         m.wired_now.source.empty() ? "kernel" : m.wired_now.source);
     for (const auto& [name, r] : m.related)
         line(name, r.value ? *r.value + related_unit(name) : "not present", "kernel, read-only");
     if (m.policy) {
         line("permitted band", units::to_string(m.policy->min) + " to " + units::describe(m.policy->max), m.policy->source);
         line("largest single raise", units::describe(m.policy->max_step), m.policy->source);
         line("reserve for the OS", units::describe(m.policy->reserve), m.policy->source);
+        // Root's word for this kind of Mac: set and persist reach it in one write (docs/fleet.md).
+        if (m.policy->vouched)
+            line("vouched (no max_step)", units::describe(*m.policy->vouched), m.policy->source);
         for (const auto& w : m.policy->warnings) line("policy warning", w, m.policy->source);
     } else {
         line("permitted band", "unknown (" + m.policy_error + ")", "policy");
@@ -254,14 +259,18 @@ void render_json(const Status& s, std::ostream& out) {
     if (m.knob.value) knob.boolean("os_default", m.knob.value->count() == 0);
     o.object("wired_limit", knob);
     o.object("effective_cap", contract::limit_from_bytes(s.metal.working_set, s.metal.source, s.metal.why_unknown));
+    // Wired memory is held, not a limit: rounded up to whole MiB, never below what is held.
+    o.object("wired_now", wired_now_json(m.wired_now));
     o.object("binding", binding_json(s));
     JsonObject related;
     for (const auto& [name, r] : m.related) related.object(name, related_json(name, r));
     o.object("related", related);
     if (m.policy) {
-        o.object("policy", JsonObject().num("min_mib", m.policy->min.count()).num("max_mib", m.policy->max.count())
-                               .num("reserve_mib", m.policy->reserve.count()).num("max_step_mib", m.policy->max_step.count())
-                               .str("source", m.policy->source).strings("warnings", m.policy->warnings));
+        JsonObject p = JsonObject().num("min_mib", m.policy->min.count()).num("max_mib", m.policy->max.count())
+                           .num("reserve_mib", m.policy->reserve.count()).num("max_step_mib", m.policy->max_step.count())
+                           .str("source", m.policy->source).strings("warnings", m.policy->warnings);
+        if (m.policy->vouched) p.num("vouched_mib", m.policy->vouched->count()); else p.null("vouched_mib");
+        o.object("policy", p);
     } else {
         o.object("policy", JsonObject().str("source", "policy").str("why_unknown", m.policy_error));
     }
@@ -305,17 +314,12 @@ void render_json(const Status& s, std::ostream& out) {
 }  // namespace
 
 ExitCode run_status(CliContext& ctx) {
-    auto machine = read_machine(ctx.helper);
-    if (!machine) {
-        ctx.err << "wiredcap status: " << machine.error().message << "\n";
+    auto read = read_status(ctx);
+    if (!read) {
+        ctx.err << "wiredcap status: " << read.error().message << "\n";
         return ExitCode::internal_error;
     }
-    Status s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt, "journal " + journal_path(ctx.helper.dev()), {},
-             read_daemon_state(machine->simulated()), read_helper_file(ctx.helper.path())};
-    if (auto contents = journal_view::read_journal(journal_path(ctx.helper.dev())))
-        s.journal = recovery::analyse(contents->entries, s.machine.boot_id.value.value_or(""));
-    else
-        s.journal_error = contents.error().message;
+    const Status& s = *read;
     if (ctx.json) render_json(s, ctx.out); else render_human(s, ctx.out);
     if (s.machine.helper_exit == to_int(ExitCode::unsupported_platform)) return ExitCode::unsupported_platform;
     return ExitCode::ok;

@@ -46,6 +46,9 @@ std::optional<PolicyView> policy_of(const json::Value& p) {
     if (const json::Value* h = json::get(p, "healthy_after_s")) view.healthy_after_s = json::as_u64(*h);
     view.source = string_or(json::get(p, "source"));
     if (const json::Value* path = json::get(p, "path"); path && json::as_string(*path)) view.source += " " + *json::as_string(*path);
+    view.vouched = mib_field(p, "vouched_mib");
+    view.vouched_note = string_or(json::get(p, "vouched_note"));
+    view.sha256 = string_or(json::get(p, "sha256"));
     if (const json::Value* w = json::get(p, "warnings"); w && w->is_array())
         for (const auto& item : *w)
             if (json::as_string(item)) view.warnings.push_back(*json::as_string(item));
@@ -128,10 +131,12 @@ MachineReadings readings_of(const json::Value& j, int helper_exit) {
     m.helper_exit = helper_exit;
     m.backend = string_or(json::get(j, "backend"), "unknown");
     m.knob = reading_of<units::MiB>(json::get(j, "wired_limit_mib"), mib_of);
-    m.memsize = reading_of<units::Bytes>(json::get(j, "memsize_bytes"), [](const json::Value& v) {
+    const auto bytes_of = [](const json::Value& v) {
         const auto n = json::as_u64(v);
         return n ? units::Bytes::from_count(*n) : std::nullopt;
-    });
+    };
+    m.memsize = reading_of<units::Bytes>(json::get(j, "memsize_bytes"), bytes_of);
+    m.wired_now = reading_of<units::Bytes>(json::get(j, "wired_bytes"), bytes_of);
     m.boot_id = reading_of<std::string>(json::get(j, "boot_id"), [](const json::Value& v) {
         return json::as_string(v) ? std::optional<std::string>(*json::as_string(v)) : std::nullopt;
     });

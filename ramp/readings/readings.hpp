@@ -31,6 +31,9 @@ struct PolicyView {
     std::optional<std::uint64_t> healthy_after_s;  // the boot guard's healthy_after (not reported: unknown)
     std::string source;  // "policy file /etc/wiredcap.conf" or "built-in default"
     std::vector<std::string> warnings;
+    std::optional<units::MiB> vouched;  // the root's vouched value: exempt from max_step
+    std::string vouched_note;
+    std::string sha256;  // of the policy file (empty: built-in band, or not reported)
 };
 
 // The boot guard's states (helper/boot/boot_state.hpp): the LaunchDaemon's boot action tries a
@@ -62,6 +65,7 @@ struct MachineReadings {
     std::string backend;  // "darwin" or "simulated"
     Reading<units::MiB> knob;
     Reading<units::Bytes> memsize;
+    Reading<units::Bytes> wired_now;  // memory wired now, system-wide (kernel)
     Reading<std::string> boot_id;
     Reading<std::chrono::seconds> uptime;  // awake time since boot
     std::optional<BootGuard> boot_guard;   // nullopt: the helper did not report one

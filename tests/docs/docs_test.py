@@ -115,7 +115,7 @@ PLACEHOLDERS = {
     (None, "UNIT"): "MiB", (None, "CMD"): "true", ("--context", "N"): "8192",
     ("--parallel", "N"): "2", ("--batch", "N"): "1024", ("--ubatch", "N"): "256", ("--step", "N"): "1", (None, "ID"): "r-20261129-085313-5d70",
     (None, "MODEL"): "~/models/model.gguf", (None, "MODEL.gguf"): "~/models/model.gguf",
-    (None, "FILE"): "~/candidate.conf", (None, "TYPE"): "q8_0", ("--state", "FILE"): "\"$W/sim-state\"",
+    ("--textfile-dir", "DIR"): "\"$W\"", (None, "FILE"): "~/candidate.conf", (None, "TYPE"): "q8_0", ("--state", "FILE"): "\"$W/sim-state\"",
 }
 BAND_192 = "printf '%s\\n' 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' " \
            "> \"$W/etc/wiredcap.conf\" && chmod 644 \"$W/etc/wiredcap.conf\""
@@ -141,6 +141,10 @@ wiredcap-sim reboot""",
 wiredcap-sim default-cap 64GiB &&
 wiredcap ramp --to 96GiB --step 16GiB --unattended --check true && wiredcap persist &&
 wiredcap-sim reboot && wiredcap-helper boot && wiredcap-sim reboot && wiredcap-helper boot""",
+    # A fleet's policy (docs/fleet.md): the 192 GB band, with 176 GiB vouched for by root.
+    "fleet-vouched": "printf '%s\\n' 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' "
+                     "'vouched = 176GiB' 'vouched_note = Mac Studio M2 Ultra 192 GB, ops ticket 42' "
+                     "> \"$W/etc/wiredcap.conf\" && chmod 644 \"$W/etc/wiredcap.conf\"",
     # 80 GiB persisted; after the reboot the policy no longer permits it; the boot action fails.
     "boot-action-failed": BAND_192 + """
 wiredcap persist 80GiB --unconfirmed --lower && wiredcap-sim reboot &&

@@ -63,6 +63,8 @@ Commands:
   width 4|8                             byte width of the kernel's integer for the knob
   hang-above SIZE|off                   a write above SIZE hangs the machine until a reboot
   default-cap SIZE                      the OS default's cap (Metal's figure while the knob is 0)
+  wired SIZE                            memory wired now (after a boot: RAM/32), e.g. stranded
+                                        by a killed process
   history                               the values written, oldest first, one per line
   metal                                 what Metal's recommendedMaxWorkingSetSize would say
   advance DURATION                      let DURATION of awake time pass at once: the uptime
@@ -285,6 +287,13 @@ int cmd_default_cap(const fs::path& state, Args args) {
     return finish(SimKernel::set_default_cap(state, *size));
 }
 
+int cmd_wired(const fs::path& state, Args args) {
+    if (args.size() != 1) return usage_error("wired takes a size");
+    auto size = wiredcap::units::parse_size_as<wiredcap::units::Bytes>(args[0]);
+    if (!size) return usage_error("wired: " + size.error().message);
+    return finish(SimKernel::set_wired(state, *size));
+}
+
 int cmd_history(const fs::path& state, Args args) {
     if (!args.empty()) return usage_error("history takes no arguments");
     auto s = sim::load_state(state);
@@ -332,7 +341,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"init", cmd_init},   {"reboot", cmd_reboot},         {"show", cmd_show},       {"fault", cmd_fault},
-    {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"default-cap", cmd_default_cap},
+    {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"default-cap", cmd_default_cap}, {"wired", cmd_wired},
     {"history", cmd_history}, {"metal", cmd_metal}, {"advance", cmd_advance}, {"uptime", cmd_uptime},
     {"clock", cmd_clock},
 };

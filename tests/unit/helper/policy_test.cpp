@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "policy/sha256.hpp"
 #include "temp_tree.hpp"
 
 namespace wiredcap::policy {
@@ -534,6 +535,51 @@ TEST_F(PolicyRefusal, StepFromBelowMinIsMeasuredFromMin) {
 TEST_F(PolicyRefusal, LoweringIsAlwaysAllowedRegardlessOfStep) {
     EXPECT_EQ(refuse(232_GiB, 96_GiB), std::nullopt);
     EXPECT_EQ(refuse(240_GiB, 200_GiB), std::nullopt);  // current above max (set by someone else)
+}
+
+// Issue 28: the vouched value. Inside the band it is parsed with its note and the file's hash;
+// outside the band, or a note without a value, makes the whole policy invalid (fail closed).
+TEST(PolicyVouched, ParsedWithItsNoteAndTheFilesHash) {
+    const std::string text = std::string(kValid) + "vouched = 200GiB\nvouched_note = M3 Ultra, ops ticket 42\n";
+    auto p = parse(text, kRam256);
+    ASSERT_TRUE(p) << p.error().message;
+    EXPECT_EQ(p->vouched, std::optional<MiB>(200_GiB));
+    EXPECT_EQ(p->vouched_note, "M3 Ultra, ops ticket 42");
+    EXPECT_EQ(p->sha256, sha256_hex(text));
+    EXPECT_EQ(vouched_by(*p, "/etc/wiredcap.conf"),
+              "vouched by the policy file /etc/wiredcap.conf (sha256 " + sha256_hex(text) + "): M3 Ultra, ops ticket 42");
+    EXPECT_EQ(parse(kValid, kRam256)->vouched, std::nullopt);
+}
+
+TEST(PolicyVouched, OutsideTheBandOrANoteAloneIsInvalid) {
+    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 233GiB\n", kRam256)), "outside the band");
+    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 95GiB\n", kRam256)), "outside the band");
+    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 200\n", kRam256)), "vouched");
+    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched_note = x\n", kRam256)), "vouched_note without vouched");
+}
+
+// Only the vouched value itself skips max_step, from the OS default or any other start; the
+// band, the reserve and a false effective cap still refuse it.
+TEST(PolicyVouched, OnlyThatValueSkipsTheStep) {
+    auto p = parse(std::string(kValid) + "vouched = 200GiB\n", kRam256);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(refusal(*p, kRam256, 0_MiB, 200_GiB), std::nullopt);
+    EXPECT_EQ(refusal(*p, kRam256, 0_MiB, 200_GiB, 150_GiB), std::nullopt);
+    EXPECT_EQ(refusal(*p, kRam256, 100_GiB, 200_GiB), std::nullopt);
+    EXPECT_CONTAINS(refusal(*p, kRam256, 0_MiB, 199_GiB).value_or(""), "more than max_step");
+    EXPECT_CONTAINS(refusal(*p, kRam256, 0_MiB, 201_GiB).value_or(""), "more than max_step");
+    EXPECT_CONTAINS(refusal(*p, kRam256, 0_MiB, 200_GiB, 257_GiB).value_or(""), "more than the machine's memory");
+    // The same file on a smaller machine: memory minus reserve still binds the vouched value.
+    EXPECT_CONTAINS(refusal(*p, 210_GiB, 0_MiB, 200_GiB).value_or(""), "less than the reserve");
+}
+
+// FIPS 180-4's examples, and a message that crosses a block boundary with its padding.
+TEST(Sha256, KnownDigests) {
+    EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 }  // namespace

@@ -311,6 +311,23 @@ TEST_F(SimTest, MetalFollowsTheKnobBelowTheDefaultToo) {
     EXPECT_EQ(*kernel.simulated_metal_working_set(), 8192_MiB);
 }
 
+// Memory wired now (issue 28): RAM/32 on a fresh machine, set by `wired` (stranded memory), back
+// to RAM/32 at a boot; never more than the memory; unreadable while hung.
+TEST_F(SimTest, WiredNowIsAReadingThatABootResets) {
+    auto kernel = k();
+    const auto mem = *kernel.read_memsize();
+    EXPECT_EQ(*kernel.read_wired_now(), *wiredcap::units::Bytes::from_count(mem.count() / 32));
+    ASSERT_TRUE(succeeded(SimKernel::set_wired(path_, wiredcap::units::Bytes(40_GiB))));
+    EXPECT_EQ(*kernel.read_wired_now(), wiredcap::units::Bytes(40_GiB));
+    EXPECT_FALSE(succeeded(SimKernel::set_wired(path_, *wiredcap::units::Bytes::from_count(mem.count() + 1))));
+    EXPECT_EQ(*kernel.read_wired_now(), wiredcap::units::Bytes(40_GiB));
+    ASSERT_TRUE(succeeded(SimKernel::reboot(path_)));
+    EXPECT_EQ(*kernel.read_wired_now(), *wiredcap::units::Bytes::from_count(mem.count() / 32));
+    ASSERT_TRUE(succeeded(SimKernel::set_hang_above(path_, 100_GiB)));
+    ASSERT_TRUE(succeeded(kernel.write_wired_limit(120_GiB)));
+    EXPECT_EQ(kernel.read_wired_now().error().kind, KernelError::Kind::machine_hung);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reboot
 
@@ -882,13 +899,13 @@ TEST_F(ParseTest, CommentsAndBlankLinesAreAllowed) {
 }
 
 TEST_F(ParseTest, UnknownKeyNamesTheLine) {
-    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 25: unknown key 'colour'");
+    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 26: unknown key 'colour'");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib =5"), "unknown key 'knob_mib '");
     EXPECT_ERROR_HAS(with_line("knob_mib", "just words"), "line 5: expected key=value");
 }
 
 TEST_F(ParseTest, DuplicateKeyNamesBothLines) {
-    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 25: duplicate key 'knob_mib' (first on line 5)");
+    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 26: duplicate key 'knob_mib' (first on line 5)");
 }
 
 TEST_F(ParseTest, MissingKeyIsAnError) {
@@ -942,7 +959,7 @@ TEST_F(ParseTest, StallsAreCanonicalMillisecondsUpToTenMinutes) {
     }
     EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "# gone"), "missing key 'fault_stall_write_ms'");
     EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "# gone"), "missing key 'fault_stall_after_write_ms'");
-    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 25: duplicate key 'fault_stall_write_ms' (first on line 16)");
+    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 26: duplicate key 'fault_stall_write_ms' (first on line 16)");
 }
 
 // boot_time and uptime_advanced_s follow boot_count, in the documented order.
@@ -962,7 +979,7 @@ TEST_F(ParseTest, UptimeKeysAreStrict) {
                          "line 10: uptime_advanced_s:");
     EXPECT_ERROR_HAS(with_line("boot_time", "# gone"), "missing key 'boot_time'");
     EXPECT_ERROR_HAS(with_line("uptime_advanced_s", "# gone"), "missing key 'uptime_advanced_s'");
-    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 25: duplicate key 'boot_time' (first on line 9)");
+    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 26: duplicate key 'boot_time' (first on line 9)");
 }
 
 TEST_F(ParseTest, HistoryLongerThan256IsRefused) {
@@ -978,7 +995,7 @@ TEST_F(ParseTest, KnobMustFitTheWidth) {
 
 TEST_F(ParseTest, EmptyAndTornFilesAreErrors) {
     EXPECT_ERROR_HAS("", "empty");
-    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 24: no newline at the end: the file is torn");
+    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 25: no newline at the end: the file is torn");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 3), "line 12: no newline at the end");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 1), "missing key 'hung'");
 }

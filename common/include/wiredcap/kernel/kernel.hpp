@@ -61,6 +61,11 @@ public:
     // which does not advance while the machine sleeps (a hang needs an awake machine). The
     // simulator: seconds since its simulated boot plus what `wiredcap-sim advance` added.
     [[nodiscard]] virtual KernelResult<std::chrono::seconds> read_uptime() = 0;
+    // Memory wired now, system-wide: the pages no one can page out, the GPU's included. It shows
+    // wired memory a killed process stranded, which the cap does not. Darwin:
+    // host_statistics64(HOST_VM_INFO64) wire_count times the kernel's page size (what vm_stat
+    // prints as "Pages wired down"). Read-only, needs no privilege.
+    [[nodiscard]] virtual KernelResult<units::Bytes> read_wired_now() = 0;
     // iogpu.wired_lwm_mb, iogpu.dynamic_lwm, iogpu.disable_wired_collector,
     // debug.iogpu.wired_limit (Ventura, read-only): shown, never written.
     [[nodiscard]] virtual std::vector<RelatedKey> read_related() = 0;

@@ -1,0 +1,121 @@
+#!/usr/bin/python
+# The GPU wired-memory cap of an Apple Silicon Mac, through wiredcap: inside root's band, read
+# back from the kernel, journaled. Never the sysctl itself.
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: wiredcap_cap
+short_description: Set the Apple Silicon GPU wired-memory cap through wiredcap
+description:
+  - Sets C(iogpu.wired_limit_mb) with C(wiredcap set), or returns it to the OS default with
+    C(wiredcap reset), and optionally stores the value for boot with C(wiredcap persist).
+  - Every change is checked against the policy in C(/etc/wiredcap.conf), read back from the
+    kernel and journaled by wiredcap's helper; C(changed) comes from the read-back.
+  - A refusal (outside the band, more than one step from the OS default without a ramp or a
+    vouched value, at or above a hang ceiling) fails the task with wiredcap's own message.
+options:
+  value:
+    description: The cap, a size with its unit (C(176GiB), C(180224MiB)); required with state=present.
+    type: str
+  state:
+    description: C(present) sets C(value); C(default) returns to the OS default and forgets a value stored for boot.
+    type: str
+    choices: [present, default]
+    default: present
+  persist:
+    description: Also store C(value) for boot (C(wiredcap persist)); it must have been confirmed in a ramp on the Mac, or be vouched for by the policy.
+    type: bool
+    default: false
+  executable:
+    description: The wiredcap program (default, C(wiredcap) on C(PATH)).
+    type: path
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: The value validated for this kind of Mac, now and at boot
+  wiredcap.macos.wiredcap_cap:
+    value: 176GiB
+    persist: true
+- name: Back to the OS default
+  wiredcap.macos.wiredcap_cap:
+    state: default
+"""
+
+RETURN = r"""
+wired_limit_mib:
+  description: iogpu.wired_limit_mb after the task, as the kernel reads it (0 is the OS default; null when unknown).
+  type: int
+  returned: always
+persisted_mib:
+  description: The value stored for boot after the task (null when none).
+  type: int
+  returned: always
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.wiredcap.macos.plugins.module_utils import wiredcap
+
+
+def state_of(status):
+    return {
+        "wired_limit_mib": wiredcap.reading(status, "wired_limit"),
+        "persisted_mib": wiredcap.reading(status.get("boot_guard"), "stored"),
+    }
+
+
+def as_text(s):
+    def mib(v):
+        return "unknown" if v is None else "%d MiB" % v
+    stored = "none" if s["persisted_mib"] is None else mib(s["persisted_mib"])
+    return "iogpu.wired_limit_mb: %s\nstored for boot: %s\n" % (mib(s["wired_limit_mib"]), stored)
+
+
+def wanted(module, before):
+    if module.params["state"] == "default":
+        return {"wired_limit_mib": 0, "persisted_mib": None}
+    mib = wiredcap.to_mib(module, module.params["value"])
+    return {"wired_limit_mib": mib, "persisted_mib": mib if module.params["persist"] else before["persisted_mib"]}
+
+
+def apply(module, before):
+    """Runs wiredcap; True when a read-back says something changed."""
+    if module.params["state"] == "default":
+        return bool(wiredcap.answer_or_fail(module, ["reset"]).get("changed"))
+    value = module.params["value"]
+    changed = bool(wiredcap.answer_or_fail(module, ["set", value, "--yes"]).get("changed"))
+    if module.params["persist"]:
+        stored = wiredcap.answer_or_fail(module, ["persist", value], changed=changed, diff={"before": as_text(before)})
+        changed = changed or bool(stored.get("changed"))
+    return changed
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            value=dict(type="str"),
+            state=dict(type="str", choices=["present", "default"], default="present"),
+            persist=dict(type="bool", default=False),
+            executable=dict(type="path"),
+        ),
+        required_if=[("state", "present", ("value",))],
+        supports_check_mode=True,
+    )
+    before = state_of(wiredcap.status(module))
+    if module.check_mode:
+        after = wanted(module, before)
+        module.exit_json(changed=after != before, diff={"before": as_text(before), "after": as_text(after)},
+                         **before)
+    changed = apply(module, before)
+    after = state_of(wiredcap.status(module))  # the read-back, not the request
+    module.exit_json(changed=changed, diff={"before": as_text(before), "after": as_text(after)}, **after)
+
+
+if __name__ == "__main__":
+    main()

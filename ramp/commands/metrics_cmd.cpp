@@ -1,0 +1,163 @@
+#include "commands/metrics_cmd.hpp"
+
+#include <array>
+#include <cstdint>
+#include <ostream>
+#include <utility>
+#include <vector>
+
+#include "output/atomic_file.hpp"
+#include "wiredcap/units/quantity.hpp"
+#include "wiredcap/version.hpp"
+
+namespace wiredcap::cli {
+namespace {
+
+using units::Bytes;
+using units::MiB;
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// A label value in the text format: backslash, double quote and line feed escaped.
+std::string label_value(std::string_view v) {
+    std::string out;
+    for (const char c : v) {
+        if (c == '\\') out += "\\\\";
+        else if (c == '"') out += "\\\"";
+        else if (c == '\n') out += "\\n";
+        else out += c;
+    }
+    return out;
+}
+
+// One metric family: HELP and TYPE once, then its samples. Every family here is a gauge.
+class Exposition {
+public:
+    void family(std::string_view name, std::string_view help) {
+        text_ += "# HELP " + std::string(name) + " " + std::string(help) + "\n";
+        text_ += "# TYPE " + std::string(name) + " gauge\n";
+    }
+    void sample(std::string_view name, std::uint64_t value, const Labels& labels = {}) {
+        text_ += name;
+        if (!labels.empty()) {
+            text_ += "{";
+            for (std::size_t i = 0; i < labels.size(); ++i)
+                text_ += (i ? "," : "") + labels[i].first + "=\"" + label_value(labels[i].second) + "\"";
+            text_ += "}";
+        }
+        text_ += " " + std::to_string(value) + "\n";
+    }
+    // A family with one unlabelled sample, written only when the value is known.
+    void bytes(std::string_view name, std::string_view help, const std::optional<Bytes>& v) {
+        if (!v) return;
+        family(name, help);
+        sample(name, v->count());
+    }
+    [[nodiscard]] const std::string& text() const { return text_; }
+
+private:
+    std::string text_;
+};
+
+std::optional<Bytes> bytes_of(const std::optional<MiB>& v) {
+    return v ? std::optional<Bytes>(Bytes(*v)) : std::nullopt;
+}
+
+void info(Exposition& e, const StatusReadings* s) {
+    e.family("wiredcap_up", "1 when wiredcap-helper answered and the readings below were made, else 0.");
+    e.sample("wiredcap_up", s ? 1 : 0);
+    e.family("wiredcap_info", "wiredcap's version, its kernel backend and the policy in force; always 1.");
+    Labels l{{"version", kVersion}};
+    if (s) {
+        const auto& m = s->machine;
+        l.emplace_back("backend", m.backend);
+        l.emplace_back("policy_source", m.policy ? m.policy->source : "unknown");
+        l.emplace_back("policy_sha256", m.policy ? m.policy->sha256 : "");
+    }
+    e.sample("wiredcap_info", 1, l);
+}
+
+void reading_ok(Exposition& e, const StatusReadings& s) {
+    const auto& m = s.machine;
+    const bool boot_state = m.boot_guard && (m.boot_guard->persisted || m.boot_guard->error.empty());
+    const std::array<std::pair<const char*, bool>, 7> readings{{
+        {"knob", m.knob.value.has_value()},
+        {"effective_cap", s.metal.working_set.has_value()},
+        {"memory", m.memsize.value.has_value()},
+        {"wired", m.wired_now.value.has_value()},
+        {"policy", m.policy.has_value()},
+        {"journal", s.journal.has_value()},
+        {"boot_state", boot_state},
+    }};
+    e.family("wiredcap_reading_ok", "1 when the reading was made, 0 when it is unknown (its metric is then absent).");
+    for (const auto& [name, ok] : readings) e.sample("wiredcap_reading_ok", ok ? 1 : 0, {{"reading", name}});
+}
+
+void policy(Exposition& e, const MachineReadings& m) {
+    if (!m.policy) return;
+    const PolicyView& p = *m.policy;
+    e.bytes("wiredcap_band_min_bytes", "The permitted band's lowest cap (policy min).", Bytes(p.min));
+    e.bytes("wiredcap_band_max_bytes", "The permitted band's highest cap (policy max).", Bytes(p.max));
+    e.bytes("wiredcap_reserve_bytes", "Memory always left to the OS (policy reserve).", Bytes(p.reserve));
+    e.bytes("wiredcap_max_step_bytes", "The largest single raise (policy max_step).", Bytes(p.max_step));
+    e.bytes("wiredcap_vouched_bytes", "The value root vouched for in the policy (vouched), if any.", bytes_of(p.vouched));
+}
+
+void boot_guard(Exposition& e, const MachineReadings& m) {
+    if (!m.boot_guard) return;
+    const BootGuard& g = *m.boot_guard;
+    e.bytes("wiredcap_boot_stored_bytes", "The value stored for boot (wiredcap persist), if any.", bytes_of(g.persisted));
+    if (g.disabled) {
+        e.family("wiredcap_boot_action_disabled", "1 when the boot action's disable switch exists.");
+        e.sample("wiredcap_boot_action_disabled", *g.disabled ? 1 : 0);
+    }
+    // The guard's state: one sample per state, 1 for the current one; none = nothing stored.
+    // Not written when it cannot be told (the boot state file unreadable, or an unknown state).
+    std::optional<std::string> current;
+    if (!g.persisted && g.error.empty()) current = "none";
+    else if (g.persisted && g.guard) current = std::string(guard_state_name(*g.guard));
+    if (!current) return;
+    e.family("wiredcap_boot_guard_state", "The boot guard's state; none when nothing is stored for boot.");
+    for (const char* state : {"none", "armed", "trying", "healthy", "tripped", "failed"})
+        e.sample("wiredcap_boot_guard_state", *current == state ? 1 : 0, {{"state", state}});
+}
+
+}  // namespace
+
+std::string prometheus_text(const StatusReadings* s) {
+    Exposition e;
+    info(e, s);
+    if (!s) return e.text();
+    const auto& m = s->machine;
+    reading_ok(e, *s);
+    e.bytes("wiredcap_knob_bytes", "iogpu.wired_limit_mb in bytes, as the kernel reads it; 0 is the OS default.",
+            bytes_of(m.knob.value));
+    e.bytes("wiredcap_effective_cap_bytes", "The GPU's effective cap (Metal recommendedMaxWorkingSetSize).",
+            s->metal.working_set);
+    e.bytes("wiredcap_memory_bytes", "Physical memory (hw.memsize).", m.memsize.value);
+    e.bytes("wiredcap_wired_bytes", "Memory wired now, system-wide (the kernel's wired pages).", m.wired_now.value);
+    policy(e, m);
+    if (s->journal && s->journal->hang_ceiling)
+        e.bytes("wiredcap_hang_ceiling_bytes", "The lowest value that hung this machine (the journal), if any.",
+                Bytes(s->journal->hang_ceiling->value));
+    boot_guard(e, m);
+    return e.text();
+}
+
+ExitCode run_metrics(CliContext& ctx, const MetricsRequest& req) {
+    auto read = read_status(ctx);
+    if (!read) ctx.err << "wiredcap metrics: " << read.error().message << "\n";
+    const std::string text = prometheus_text(read ? &*read : nullptr);
+    const ExitCode code = read ? ExitCode::ok : ExitCode::internal_error;
+    if (!req.textfile_dir) {
+        ctx.out << text;
+        return code;
+    }
+    // Written even without readings: wiredcap_up 0 replaces values that would otherwise go stale.
+    if (auto ok = replace_file_atomically(*req.textfile_dir, kTextfileName, text); !ok) {
+        ctx.err << "wiredcap metrics: " << ok.error().message << "\n";
+        return ExitCode::internal_error;
+    }
+    return code;
+}
+
+}  // namespace wiredcap::cli

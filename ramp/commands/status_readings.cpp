@@ -1,0 +1,20 @@
+#include "commands/status_readings.hpp"
+
+#include "readings/journal_reader.hpp"
+
+namespace wiredcap::cli {
+
+Expected<StatusReadings> read_status(const CliContext& ctx) {
+    auto machine = read_machine(ctx.helper);
+    if (!machine) return machine.error();
+    StatusReadings s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt,
+                     "journal " + journal_path(ctx.helper.dev()), {}, read_daemon_state(machine->simulated()),
+                     read_helper_file(ctx.helper.path())};
+    if (auto contents = journal_view::read_journal(journal_path(ctx.helper.dev())))
+        s.journal = recovery::analyse(contents->entries, s.machine.boot_id.value.value_or(""));
+    else
+        s.journal_error = contents.error().message;
+    return s;
+}
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,33 @@
+// Everything `wiredcap status` reads, gathered once: the helper's readings, Metal, the journal's
+// analysis, the LaunchDaemon and the helper's file. `status` renders it for people or as
+// wiredcap.status/2; `metrics` renders the same readings for Prometheus, so both say the same.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli_context.hpp"
+#include "engine/recovery.hpp"
+#include "readings/helper_file.hpp"
+#include "readings/launchd_state.hpp"
+#include "readings/metal.hpp"
+#include "readings/readings.hpp"
+#include "wiredcap/units/expected.hpp"
+
+namespace wiredcap::cli {
+
+struct StatusReadings {
+    MachineReadings machine;
+    MetalReading metal;
+    std::optional<recovery::Report> journal;  // nullopt: unreadable, see journal_error
+    std::string journal_source;
+    std::string journal_error;
+    DaemonState daemon;
+    HelperFile helper;
+};
+
+// Fails only when the helper gave no usable answer at all; every other reading that cannot be
+// made stays unknown, with its reason.
+[[nodiscard]] Expected<StatusReadings> read_status(const CliContext& ctx);
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Issue 28, point 2: the wiredcap.macos Ansible collection (packaging/ansible), run for real with
+# Debian's ansible-core (`ansible-playbook -c local`) against a simulated Mac: `wiredcap` on the
+# PATH the modules see is this build's, with the development options that point it at the
+# simulator. Asserted on the simulator's write history, the journal and the play recap.
+#   ansible_test.sh WIREDCAP HELPER SIM SOURCE_DIR WORK SCENARIO
+# Exit 77 (skipped) only when ansible-playbook is not installed (tools/install-deps installs it).
+WIREDCAP=$(realpath "$1") HELPER=$(realpath "$2") SIM=$(realpath "$3") SRC=$4 WORK=$5 scenario=$6
+. "$(dirname "$0")/lib.sh"
+command -v ansible-playbook >/dev/null || { echo "SKIP: ansible-playbook is not installed (Debian ansible-core)"; exit 77; }
+
+band=('min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' 'vouched = 176GiB')
+history_is() { local h; h=$(sim history | sed 's/ MiB$//' | paste -sd, -); [ "$h" = "$1" ] || fail "write history is '$h', expected '$1'"; }
+
+# The machine, and `wiredcap` on PATH: this build's, pointed at it.
+setup() {
+  new_tree; write_policy "${band[@]}"
+  mkdir -p "$WORK/bin" "$WORK/ansible-tmp"
+  printf '#!/bin/sh\nexec %q --helper %q --policy %q --journal %q --sim-state %q "$@"\n' \
+    "$WIREDCAP" "$HELPER" "$POLICY" "$JOURNAL" "$STATE" >"$WORK/bin/wiredcap"
+  chmod 755 "$WORK/bin/wiredcap"
+}
+
+# play TASK_YAML [ansible-playbook options]: one play on localhost with that task; OUT, RC.
+play() {
+  local task=$1
+  shift
+  printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n%s\n' "$task" >"$WORK/play.yml"
+  OUT=$(PATH="$WORK/bin:$PATH" HOME="$WORK" ANSIBLE_COLLECTIONS_PATH="$SRC/packaging/ansible" \
+        ANSIBLE_LOCAL_TEMP="$WORK/ansible-tmp" ANSIBLE_REMOTE_TEMP="$WORK/ansible-tmp" \
+        ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
+        ansible-playbook -c local -i localhost, -e ansible_python_interpreter=/usr/bin/python3 \
+        "$WORK/play.yml" "$@" 2>&1)
+  RC=$?
+}
+recap_is() {  # recap_is changed=N failed=N
+  local line
+  line=$(grep -E '^localhost +:' <<<"$OUT")
+  for want in "$@"; do
+    [[ $line =~ (^|[[:space:]])$want([[:space:]]|$) ]] || fail "the recap is not $*: $line
+$OUT"
+  done
+}
+cap_task() {  # cap_task KEY=VALUE...: the wiredcap_cap task with those parameters
+  local t='    - wiredcap.macos.wiredcap_cap:' kv
+  for kv in "$@"; do t+=$'\n'"        ${kv%%=*}: ${kv#*=}"; done
+  printf '%s' "$t"
+}
+
+second_run_changes_nothing() {
+  setup
+  # The vouched 176 GiB from the OS default (158 GiB here, max_step 16 GiB), now and at boot.
+  play "$(cap_task value=176GiB persist=true)"
+  [ "$RC" = 0 ] || fail "the first run failed ($RC): $OUT"
+  recap_is changed=1 failed=0
+  expect_knob 180224; history_is 180224
+  grep -q '"event":"persisted","to_mib":180224' "$JOURNAL" || fail "not persisted: $(cat "$JOURNAL")"
+  local lines
+  lines=$(wc -l <"$JOURNAL")
+  play "$(cap_task value=176GiB persist=true)"
+  [ "$RC" = 0 ] || fail "the second run failed ($RC): $OUT"
+  recap_is changed=0 failed=0
+  history_is 180224
+  # Back to the default, and idempotent there too.
+  play "$(cap_task state=default)"
+  recap_is changed=1 failed=0
+  expect_knob 0; history_is 180224,0
+  [ ! -e "$WORK/journal/boot.state" ] || fail "the value stored for boot is still there"
+  play "$(cap_task state=default)"
+  recap_is changed=0 failed=0
+  history_is 180224,0
+  [ "$(wc -l <"$JOURNAL")" -gt "$lines" ] || fail "the reset was not journaled"
+}
+
+check_mode_changes_nothing() {
+  setup
+  play "$(cap_task value=176GiB persist=true)" --check --diff
+  [ "$RC" = 0 ] || fail "check mode failed ($RC): $OUT"
+  recap_is changed=1 failed=0
+  [[ $OUT == *'-iogpu.wired_limit_mb: 0 MiB'* && $OUT == *'+iogpu.wired_limit_mb: 180224 MiB'* ]] ||
+    fail "the diff does not show before and after in MiB: $OUT"
+  [[ $OUT == *'+stored for boot: 180224 MiB'* ]] || fail "the diff does not show the value stored for boot: $OUT"
+  history_is ''; expect_knob 0
+  [ ! -s "$JOURNAL" ] || fail "check mode journaled something: $(cat "$JOURNAL")"
+  [ ! -e "$WORK/journal/boot.state" ] || fail "check mode stored a value for boot"
+}
+
+out_of_band_fails_with_the_tools_message() {
+  setup
+  play "$(cap_task value=180GiB)"
+  [ "$RC" != 0 ] || fail "a value outside the band did not fail the play: $OUT"
+  recap_is changed=0 failed=1
+  [[ $(flat "$OUT") == *'184320 MiB (180.00 GiB, 193.27 GB) is outside the permitted band 65536 MiB (64.00 GiB, 68.71 GB) to 180224 MiB'* ]] ||
+    fail "the task's message is not wiredcap's: $OUT"
+  history_is ''; expect_knob 0
+  # A size without its unit: wiredcap's parser refuses it, and says why.
+  play "$(cap_task value=176)"
+  recap_is failed=1
+  history_is ''
+  [[ $OUT == *'unit'* ]] || fail "a bare number was not refused with wiredcap's reason: $OUT"
+}
+
+"$scenario"
+echo "PASS: $scenario"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Issue 28, point 4: the MDM and Munki recipes of docs/fleet.md, run against a simulated Mac:
+# the Jamf extension attributes (packaging/fleet/jamf) and the scripts of the Munki nopkg item
+# (packaging/fleet/munki/wiredcap-gpu-cap.plist, taken out of the pkginfo as Munki does), with
+# `wiredcap` this build's, pointed at the simulator (WIREDCAP, which the scripts default to
+# /usr/local/bin/wiredcap). Asserted on the write history, the boot state and what the scripts
+# print and exit with. docs_show_the_scripts: docs/fleet.md shows each file verbatim.
+#   fleet_recipes_test.sh WIREDCAP HELPER SIM SOURCE_DIR WORK SCENARIO
+WIREDCAP=$(realpath "$1") HELPER=$(realpath "$2") SIM=$(realpath "$3") SRC=$4 WORK=$5 scenario=$6
+. "$(dirname "$0")/lib.sh"
+
+band=('min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB')
+history_is() { local h; h=$(sim history | sed 's/ MiB$//' | paste -sd, -); [ "$h" = "$1" ] || fail "write history is '$h', expected '$1'"; }
+setup() {
+  new_tree; write_policy "${band[@]}" 'vouched = 176GiB'
+  mkdir -p "$WORK/bin"
+  printf '#!/bin/sh\nexec %q --helper %q --policy %q --journal %q --sim-state %q "$@"\n' \
+    "$WIREDCAP" "$HELPER" "$POLICY" "$JOURNAL" "$STATE" >"$WORK/bin/wiredcap"
+  chmod 755 "$WORK/bin/wiredcap"
+  export WIREDCAP_WRAPPER=$WORK/bin/wiredcap
+}
+# script FILE: runs it as Jamf or Munki would (sh, as root), with WIREDCAP set; OUT, RC.
+script() { OUT=$(WIREDCAP=$WIREDCAP_WRAPPER sh "$1" 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr"); }
+expect_result() { [ "$OUT" = "<result>$1</result>" ] || fail "the attribute printed '$OUT', expected <result>$1</result> (stderr: $ERR)"; }
+
+jamf_attributes() {
+  setup
+  local cap=$SRC/packaging/fleet/jamf/wiredcap-cap-mib.sh guard=$SRC/packaging/fleet/jamf/wiredcap-boot-guard.sh
+  script "$cap"; expect_rc 0; expect_result 0
+  script "$guard"; expect_rc 0; expect_result none
+  helper apply 176GiB; expect_rc 0
+  helper persist 176GiB; expect_rc 0
+  script "$cap"; expect_result 180224
+  script "$guard"; expect_result armed
+  # The stored value applied at a boot that then went down before it was healthy: tripped.
+  sim reboot >/dev/null; helper boot; expect_rc 0
+  script "$guard"; expect_result trying
+  sim reboot >/dev/null; helper boot
+  script "$guard"; expect_result tripped
+  script "$cap"; expect_result 0
+  # A machine that does not answer: empty, never a made-up 0.
+  sim hang-above 100GiB >/dev/null; helper apply 120GiB --effective 158GiB --effective-source given
+  expect_rc 6
+  script "$cap"; expect_rc 0; expect_result ''
+  # No wiredcap installed: empty.
+  OUT=$(WIREDCAP=$WORK/no-such-wiredcap sh "$cap"); [ "$OUT" = '<result></result>' ] || fail "without wiredcap: $OUT"
+}
+
+# The pkginfo's script KEY, written out as Munki does before running it.
+munki_script() {
+  python3 - "$SRC/packaging/fleet/munki/wiredcap-gpu-cap.plist" "$1" "$WORK/$1" <<'PY' || fail "no $1 in the pkginfo"
+import plistlib, sys
+with open(sys.argv[1], "rb") as f:
+    info = plistlib.load(f)
+assert info["installer_type"] == "nopkg" and info["uninstall_method"] == "uninstall_script"
+open(sys.argv[3], "w").write(info[sys.argv[2]])
+PY
+  script "$WORK/$1"
+}
+
+munki_nopkg_item() {
+  setup
+  munki_script installcheck_script; [ "$RC" = 0 ] || fail "installcheck on a fresh Mac: exit $RC, expected 0 (install needed)"
+  history_is ''
+  munki_script postinstall_script; expect_rc 0
+  history_is 180224; expect_knob 180224
+  grep -q '"event":"persisted","to_mib":180224' "$JOURNAL" || fail "not stored for boot: $(cat "$JOURNAL")"
+  munki_script installcheck_script; [ "$RC" = 1 ] || fail "installcheck after the install: exit $RC, expected 1 (installed)"
+  # Stored for boot but the knob back at the default (a reboot before the boot action): needed.
+  sim reboot >/dev/null
+  munki_script installcheck_script; [ "$RC" = 0 ] || fail "installcheck with the knob at 0: exit $RC, expected 0"
+  munki_script uninstall_script; expect_rc 0
+  expect_knob 0
+  [ ! -e "$WORK/journal/boot.state" ] || fail "uninstall left a value stored for boot"
+  munki_script installcheck_script; [ "$RC" = 0 ] || fail "installcheck after the uninstall: exit $RC, expected 0"
+  # The cap at the target but nothing stored for boot: still needed.
+  helper apply 176GiB; expect_rc 0
+  munki_script installcheck_script; [ "$RC" = 0 ] || fail "installcheck with nothing stored for boot: exit $RC, expected 0"
+  # Without the vouch the install is refused with wiredcap's reason, and nothing is written.
+  setup; write_policy "${band[@]}"
+  munki_script postinstall_script
+  [ "$RC" = 3 ] || fail "install without the vouch: exit $RC, expected 3"
+  expect_err 'more than max_step'
+  history_is ''
+}
+
+docs_show_the_scripts() {
+  python3 - "$SRC/docs/fleet.md" "$SRC"/packaging/fleet/jamf/*.sh "$SRC/packaging/fleet/munki/wiredcap-gpu-cap.plist" <<'PY'
+import sys
+doc = open(sys.argv[1]).read()
+missing = [f for f in sys.argv[2:] if open(f).read() not in doc]
+if missing:
+    sys.exit("FAIL: docs/fleet.md does not show verbatim: " + ", ".join(missing))
+PY
+  [ $? = 0 ] || exit 1
+}
+
+"$scenario"
+echo "PASS: $scenario"

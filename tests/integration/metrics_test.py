@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Issue 28, point 3: `wiredcap metrics` for Prometheus, checked with the real tools.
+
+    metrics_test.py WIREDCAP HELPER SIM WORK SCENARIO
+
+Scenarios:
+  promtool_accepts_it       `promtool check metrics` (Debian's prometheus) on the output of a
+                            machine with every reading present, and on a hung machine's
+  node_exporter_matches_status
+                            Debian's prometheus-node-exporter, on 127.0.0.1 and a free port,
+                            reads the file `metrics --textfile-dir` wrote; its scrape matches
+                            `status --json` value for value; then it is stopped
+  textfile_is_replaced_whole
+                            the file is replaced by rename (a new inode, mode 0644, no temporary
+                            left), and a reading that cannot be made is absent, not 0
+Exit 77 (skipped, with the reason) only when the tool a scenario needs is not installed.
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+MIB = 1 << 20
+WIREDCAP, HELPER, SIM, WORK, SCENARIO = sys.argv[1:6]
+POLICY = os.path.join(WORK, "etc", "wiredcap.conf")
+JOURNAL = os.path.join(WORK, "journal", "journal.jsonl")
+STATE = os.path.join(WORK, "sim-state")
+PROM = os.path.join(WORK, "textfile")
+
+
+def fail(why):
+    print("FAIL: " + why, file=sys.stderr)
+    sys.exit(1)
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+def run(argv, ok=(0,)):
+    p = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    if p.returncode not in ok:
+        fail(f"{' '.join(argv)} exited {p.returncode}: {p.stdout}{p.stderr}")
+    return p.stdout
+
+
+def sim(*args):
+    return run([SIM, "--state", STATE, *args])
+
+
+def wiredcap(*args, ok=(0,)):
+    return run([WIREDCAP, "--helper", HELPER, "--policy", POLICY, "--journal", JOURNAL, "--sim-state", STATE, *args], ok)
+
+
+def helper(*args, ok=(0,)):
+    return run([HELPER, "--policy", POLICY, "--journal", JOURNAL, "--sim-state", STATE, *args], ok)
+
+
+def new_tree():
+    shutil.rmtree(WORK, ignore_errors=True)
+    for d in (WORK, os.path.dirname(POLICY), PROM):
+        os.makedirs(d, exist_ok=True)
+        os.chmod(d, 0o755)
+    sim("init", "--profile", "m2ultra-192")
+    sim("clock", "pinned")
+    with open(POLICY, "w") as f:
+        f.write("min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\nvouched = 176GiB\n")
+    os.chmod(POLICY, 0o644)
+
+
+def lived_in_machine():
+    """Every reading present and none of them at its default: a hang at 176 GiB recorded (the
+    ceiling), 160 GiB stored for boot, 160 GiB set, 20 GiB wired (some of it stranded)."""
+    new_tree()
+    sim("hang-above", "170GiB")
+    helper("apply", "176GiB", "--run", "r-hang", "--step", "1", "--effective", "158GiB",
+           "--effective-source", "given", ok=(6,))
+    sim("reboot")
+    sim("hang-above", "off")
+    wiredcap("recover")
+    wiredcap("persist", "160GiB", "--unconfirmed")  # from the OS default: its cap is readable
+    wiredcap("set", "160GiB", "--yes")
+    sim("wired", "20GiB")
+
+
+def samples(text):
+    """{(name, frozenset(labels)): value} of the exposition's wiredcap_* samples."""
+    out = {}
+    for line in text.splitlines():
+        if not line.startswith("wiredcap_"):
+            continue
+        m = re.fullmatch(r'(\w+)(?:\{(.*)\})? (\S+)', line)
+        if not m:
+            fail("not a sample line: " + line)
+        labels = frozenset(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2) or ""))
+        out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+def value(s, name, **labels):
+    return s.get((name, frozenset(labels.items())))
+
+
+def compare_with_status(s, status):
+    """Every metric against the same reading in `status --json`, in its unit."""
+    checks = [
+        ("wiredcap_knob_bytes", status["wired_limit"]["value"], lambda b: b / MIB),
+        ("wiredcap_effective_cap_bytes", status["effective_cap"]["value"], lambda b: b // MIB),
+        ("wiredcap_memory_bytes", status["memsize"]["value"], lambda b: b // MIB),
+        ("wiredcap_wired_bytes", status["wired_now"]["value"], lambda b: -(-b // MIB)),
+        ("wiredcap_band_min_bytes", status["policy"]["min_mib"], lambda b: b / MIB),
+        ("wiredcap_band_max_bytes", status["policy"]["max_mib"], lambda b: b / MIB),
+        ("wiredcap_reserve_bytes", status["policy"]["reserve_mib"], lambda b: b / MIB),
+        ("wiredcap_max_step_bytes", status["policy"]["max_step_mib"], lambda b: b / MIB),
+        ("wiredcap_vouched_bytes", status["policy"]["vouched_mib"], lambda b: b / MIB),
+        ("wiredcap_hang_ceiling_bytes", status["journal"]["hang_ceiling"]["value"], lambda b: b / MIB),
+        ("wiredcap_boot_stored_bytes", status["boot_guard"]["stored"]["value"], lambda b: b / MIB),
+        ("wiredcap_boot_action_disabled", int(status["boot_guard"]["switch"]["present"]), lambda b: b),
+    ]
+    for name, expected, to_status_unit in checks:
+        got = value(s, name)
+        if got is None:
+            fail(f"{name} is missing; status --json has {expected}")
+        if to_status_unit(int(got)) != expected:
+            fail(f"{name} = {int(got)} ({to_status_unit(int(got))} in status' unit), but status --json says {expected}")
+    guard = status["boot_guard"]["guard"]
+    for state in ("none", "armed", "trying", "healthy", "tripped", "failed"):
+        want = 1 if state == guard else 0
+        if value(s, "wiredcap_boot_guard_state", state=state) != want:
+            fail(f"wiredcap_boot_guard_state{{state={state}}} is not {want} (status: guard {guard})")
+    if value(s, "wiredcap_up") != 1:
+        fail("wiredcap_up is not 1")
+    print(f"  {len(checks)} values and the guard's state match status --json")
+
+
+def promtool_accepts_it():
+    promtool = shutil.which("promtool")
+    if not promtool:
+        skip("promtool is not installed (Debian package prometheus; tools/install-deps)")
+    lived_in_machine()
+    for case in ("every reading present", "a hung machine"):
+        if case == "a hung machine":
+            sim("hang-above", "100GiB")
+            helper("apply", "164GiB", ok=(6,))
+        text = wiredcap("metrics")
+        p = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+        if p.returncode != 0 or p.stdout.strip() or p.stderr.strip():
+            fail(f"promtool check metrics ({case}) exited {p.returncode}: {p.stdout}{p.stderr}\n{text}")
+        print(f"  promtool check metrics: clean ({case}, {len(samples(text))} samples)")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scrape(port, deadline):
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                return r.read().decode()
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def node_exporter_matches_status():
+    exporter = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
+    if not exporter:
+        skip("prometheus-node-exporter is not installed (Debian package of that name; tools/install-deps)")
+    lived_in_machine()
+    wiredcap("metrics", "--textfile-dir", PROM)
+    status = json.loads(wiredcap("status", "--json"))
+    # As nobody when we are root: it only needs to read the directory.
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.getuid() == 0 else []
+    for attempt in range(3):  # a port taken between free_port() and the bind: another one
+        port = free_port()
+        proc = subprocess.Popen(as_nobody + [exporter, f"--web.listen-address=127.0.0.1:{port}",
+                                             "--collector.disable-defaults", "--collector.textfile",
+                                             f"--collector.textfile.directory={PROM}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            text = scrape(port, time.monotonic() + 20)
+            break
+        except OSError as e:
+            if proc.poll() is None or attempt == 2:
+                fail(f"no scrape from node_exporter on 127.0.0.1:{port}: {e}")
+        finally:
+            proc.terminate()
+            try:
+                err = proc.communicate(timeout=10)[1]
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                err = proc.communicate()[1]
+    if value(samples(text), "wiredcap_up") is None:
+        fail(f"node_exporter did not serve wiredcap's file: {err}")
+    if 'node_textfile_scrape_error 0' not in text:
+        fail("node_exporter reports a textfile scrape error:\n" + "\n".join(
+            line for line in text.splitlines() if line.startswith("node_textfile")))
+    print(f"  scraped node_exporter on 127.0.0.1:{port} (as {'nobody' if as_nobody else 'this user'}), then stopped it")
+    compare_with_status(samples(text), status)
+
+
+def textfile_is_replaced_whole():
+    lived_in_machine()
+    target = os.path.join(PROM, "wiredcap.prom")
+    wiredcap("metrics", "--textfile-dir", PROM)
+    first = os.stat(target)
+    # The knob cannot be read (the key missing): absent, and its reading_ok 0; never 0 bytes.
+    sim("fault", "key-missing", "on")
+    wiredcap("metrics", "--textfile-dir", PROM)
+    second = os.stat(target)
+    if second.st_ino == first.st_ino:
+        fail("the file was rewritten in place, not replaced by rename (same inode)")
+    if second.st_mode & 0o777 != 0o644:
+        fail(f"mode {oct(second.st_mode & 0o777)}, not 0644")
+    if os.listdir(PROM) != ["wiredcap.prom"]:
+        fail(f"the directory holds more than the file: {os.listdir(PROM)}")
+    s = samples(open(target).read())
+    if value(s, "wiredcap_knob_bytes") is not None:
+        fail("an unreadable knob was written as a value")
+    if value(s, "wiredcap_reading_ok", reading="knob") != 0 or value(s, "wiredcap_reading_ok", reading="memory") != 1:
+        fail("wiredcap_reading_ok does not say which reading is unknown")
+    # A directory that is not there: an error, exit 1, nothing created.
+    missing = os.path.join(WORK, "no-such-dir")
+    wiredcap("metrics", "--textfile-dir", missing, ok=(1,))
+    if os.path.exists(missing):
+        fail("metrics created the missing directory")
+    print("  replaced by rename, 0644, no temporary left; the unreadable knob absent, its reading_ok 0")
+
+
+{"promtool_accepts_it": promtool_accepts_it,
+ "node_exporter_matches_status": node_exporter_matches_status,
+ "textfile_is_replaced_whole": textfile_is_replaced_whole}[SCENARIO]()
+print("PASS: " + SCENARIO)
