@@ -89,9 +89,12 @@ bool Compaction::keeps(std::string_view line) {
     const std::size_t index = judged_++;
     if (!is_v1_record(line)) return false;
     if (recent(index)) return true;
-    // A caller's claim (an effective cap only it vouches for) stays on record, whatever it
-    // floods the journal with afterwards: its own records cannot push it out.
-    if (number_after(line, "effective_mib") && number_after(line, "uid").value_or(0) != 0) return true;
+    // A caller's claim (an effective cap only it vouches for) that a write acted on stays on
+    // record, whatever it floods the journal with afterwards: its own records cannot push it
+    // out. (A refused call's claim moved nothing.)
+    if (is_forward(string_after(line, "event")) && number_after(line, "effective_mib") &&
+        number_after(line, "uid").value_or(0) != 0)
+        return true;
     const auto run = run_of(line);
     if (run.empty()) {
         if (is_needed_without_run(line)) return true;

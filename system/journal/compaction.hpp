@@ -14,8 +14,8 @@
 //     settling ones (confirmed, revert_applied), the last is a settling one -- or the step has
 //     no forward record at all. (A run never ended is shown by `recover`, which ends it; a
 //     caller other than root cannot open runs with refusals: those records carry no run id.);
-//   - every record that carries a caller's claim (effective_mib) by a uid other than root's:
-//     what a member claimed stays on record whatever it writes afterwards;
+//   - every write's record (a forward one) that carries a caller's claim (effective_mib) by a
+//     uid other than root's: what a member claimed stays on record whatever it writes after;
 //   - every record of a closed run that holds the latest confirmation of some value, or the
 //     latest confirmation of all;
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,

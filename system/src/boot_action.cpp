@@ -4,7 +4,7 @@
 #include <string>
 
 #include "boot/boot_state.hpp"
-#include "journal/confirmation.hpp"
+#include "journal/hang_ceiling.hpp"
 #include "src/boot_files.hpp"
 #include "src/upkeep_command.hpp"
 #include "wiredcap/units/format.hpp"
