@@ -906,7 +906,7 @@ member_cannot_open_runs_with_refusals() {
 }
 
 # Issue 23 point 3/4: a member's flood cannot push its own claim out of the record. The member
-# applies with an effective cap only it vouches for (--effective, given), confirms and ends the
+# applies with an effective cap only it vouches for (--effective, given), reverts and ends the
 # run (a closed run, which compaction would drop to the archive); then floods the journal to the
 # bound, again and again, with wiredcap-system compacting in between (what it does every
 # minute). The flood is written as the member's records (a refusal of the member's, copied from
@@ -916,8 +916,8 @@ member_flood_keeps_its_claim() {
   fresh_fixture
   AS=$MEMBER
   run -- apply 80GiB --run lie --step 1 --effective 70GiB --effective-source given; expect_rc 0
-  run -- confirm --run lie --step 1; expect_rc 0
-  run -- end --run lie --outcome completed; expect_rc 0
+  run -- reset --run lie --step 1 --revert no; expect_rc 0
+  run -- end --run lie --outcome reverted; expect_rc 0
   run -- apply 190GiB; expect_rc 3
   local template round
   template=$(grep '"uid":65534,"command":"apply","event":"refused"' "$JOURNAL" | tail -n 1)
