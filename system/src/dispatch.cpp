@@ -10,6 +10,7 @@ namespace {
 constexpr Subcommand kSubcommands[] = {
     {"boot-action", "",
      "the LaunchDaemon's action at boot and every minute:\n"
+     "the journal's upkeep (compact past 1 MiB), then\n"
      "apply the value stored by persist once per boot;\n"
      "healthy after healthy_after of uptime; never again\n"
      "after a boot that did not get there",
