@@ -684,7 +684,7 @@ refused_when_setuid() {
   fresh_machine
   helper persist 80GiB --unconfirmed; expect_rc 0
   local copy=$WORK/bin/wiredcap-system bits ssum jsum
-  mkdir -p "$WORK/bin" && cp "$SYSTEM" "$copy" && chmod 755 "$WORK/bin" || fail "cannot copy wiredcap-system"
+  { mkdir -p "$WORK/bin" && cp "$SYSTEM" "$copy" && chmod 755 "$WORK/bin"; } || fail "cannot copy wiredcap-system"
   sim reboot >/dev/null || fail "cannot reboot the simulator"
   ssum=$(sum_of "$BOOT_STATE") jsum=$(sum_of "$JOURNAL")
   for bits in 4755 2755; do
