@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "readings/journal_fast_line.hpp"
 #include "readings/json_value.hpp"
 #include "wiredcap/unique_fd.hpp"
 
@@ -139,6 +140,11 @@ std::vector<Line> split_lines(std::string_view text) {
 }
 
 void read_line(const Line& l, std::size_t number, bool last, Contents& out) {
+    // The helper's own lines, read without the full parser; anything else goes through it.
+    if (auto plain = read_plain_record(l.text, number)) {
+        out.entries.push_back(std::move(*plain));
+        return;
+    }
     auto value = json::parse(l.text);
     if (!value) {
         // The helper writes each record with one write(2); a crash can cut the last one short.
@@ -191,9 +197,16 @@ Expected<Ok> check_opened(int fd, const std::string& path) {
 
 }  // namespace
 
+Expected<Entry> parse_record(std::string_view line, std::size_t number) {
+    auto value = json::parse(line);
+    if (!value) return value.error();
+    return to_entry(*value, number);
+}
+
 Contents parse_journal(std::string_view text) {
     Contents out;
     const auto lines = split_lines(text);
+    out.entries.reserve(lines.size());
     for (std::size_t i = 0; i < lines.size(); ++i) read_line(lines[i], i + 1, i + 1 == lines.size(), out);
     return out;
 }

@@ -45,6 +45,10 @@ struct Contents {
 // with a warning naming its line. Never fails: a journal is read as far as it can be.
 [[nodiscard]] Contents parse_journal(std::string_view text);
 
+// One line through the full JSON parser, as parse_journal reads a line that is not in the
+// helper's plain form (journal_fast_line.hpp); the tests compare the two on every kind of line.
+[[nodiscard]] Expected<Entry> parse_record(std::string_view line, std::size_t number);
+
 // Reads the journal file; a missing file is an empty journal. Errors only for I/O failures.
 [[nodiscard]] Expected<Contents> read_journal(const std::string& path);
 

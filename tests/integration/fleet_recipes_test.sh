@@ -5,8 +5,8 @@
 # `wiredcap` this build's, pointed at the simulator (WIREDCAP, which the scripts default to
 # /usr/local/bin/wiredcap). Asserted on the write history, the boot state and what the scripts
 # print and exit with. docs_show_the_scripts: docs/fleet.md shows each file verbatim.
-#   fleet_recipes_test.sh WIREDCAP HELPER SIM SOURCE_DIR WORK SCENARIO
-WIREDCAP=$(realpath "$1") HELPER=$(realpath "$2") SIM=$(realpath "$3") SRC=$4 WORK=$5 scenario=$6
+#   fleet_recipes_test.sh WIREDCAP HELPER SYSTEM SIM SOURCE_DIR WORK SCENARIO
+WIREDCAP=$(realpath "$1") HELPER=$(realpath "$2") SYSTEM=$(realpath "$3") SIM=$(realpath "$4") SRC=$5 WORK=$6 scenario=$7
 . "$(dirname "$0")/lib.sh"
 
 band=('min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB')
@@ -33,9 +33,9 @@ jamf_attributes() {
   script "$cap"; expect_result 180224
   script "$guard"; expect_result armed
   # The stored value applied at a boot that then went down before it was healthy: tripped.
-  sim reboot >/dev/null; helper boot; expect_rc 0
+  sim reboot >/dev/null; system boot-action; expect_rc 0
   script "$guard"; expect_result trying
-  sim reboot >/dev/null; helper boot
+  sim reboot >/dev/null; system boot-action
   script "$guard"; expect_result tripped
   script "$cap"; expect_result 0
   # A machine that does not answer: empty, never a made-up 0.

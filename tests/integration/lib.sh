@@ -35,6 +35,13 @@ helper() {
   ERR=$(cat "$WORK/stderr")
 }
 
+# Runs wiredcap-system (SYSTEM: its path) against this tree; sets OUT, ERR and RC.
+system() {
+  OUT=$("$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" "$@" 2>"$WORK/stderr")
+  RC=$?
+  ERR=$(cat "$WORK/stderr")
+}
+
 sim() { "$SIM" --state "$STATE" "$@"; }
 knob() { sim show | sed -n 's/^knob_mib=//p'; }
 knob_is() { [ "$(knob)" = "$1" ]; }

@@ -4,8 +4,8 @@
 # for it (its path and SHA-256). Everything else still binds it: the band, memory minus reserve,
 # a local hang ceiling, the boot guard; and only that exact value is exempt from max_step.
 # Asserted on the simulator's write history, the journal and the boot state, not on messages.
-#   vouched_test.sh WIREDCAP HELPER SIM WORK SCENARIO
-WIREDCAP=$1 HELPER=$2 SIM=$3 WORK=$4 scenario=$5
+#   vouched_test.sh WIREDCAP HELPER SYSTEM SIM WORK SCENARIO
+WIREDCAP=$1 HELPER=$2 SYSTEM=$3 SIM=$4 WORK=$5 scenario=$6
 . "$(dirname "$0")/lib.sh"
 
 # m2ultra-192: the OS default's effective cap is 158 GiB; 176 GiB is 18 GiB above it, more than
@@ -93,19 +93,18 @@ outside_the_band_is_no_policy() {
 persist_and_boot() {
   new_tree; vouching_policy
   local state=$WORK/journal/boot.state
-  pb() { helper "$@"; }
-  pb persist 176GiB
+  helper persist 176GiB
   expect_rc 0; expect_out '"basis":"vouched"'
   expect_vouched_record persisted
   grep -qx 'basis=unconfirmed' "$state" || fail "not stored as unconfirmed: $(cat "$state")"
-  pb persist 176GiB  # idempotent
+  helper persist 176GiB  # idempotent
   expect_rc 0; expect_out '"changed":false'
-  sim reboot >/dev/null; pb boot
+  sim reboot >/dev/null; system boot-action
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 180224; history_is 180224
   expect_vouched_record applied
-  sim advance 11m >/dev/null; pb boot; expect_out '"action":"healthy"'
+  sim advance 11m >/dev/null; system boot-action; expect_out '"action":"healthy"'
   write_policy "${band[@]}"
-  sim reboot >/dev/null; pb boot
+  sim reboot >/dev/null; system boot-action
   expect_rc 3; expect_knob 0; history_is 180224
   expect_err 'more than max_step'
 }

@@ -1,0 +1,20 @@
+// One journal line read quickly, when it is exactly in the form the helper writes (json_writer:
+// one flat object, no whitespace, ASCII, strings without escapes, counts as plain digits). A
+// journal of 1.5 MiB is some 6,000 such lines, and reading each through the full JSON parser was
+// most of `status`'s and `recover`'s time (perf, issue 25 point 4). Any other line -- an escape,
+// a key twice, a number that is not a plain count, a schema other than 1, a field missing or of
+// another type -- is not read here (nullopt): the full parser reads it and says what is wrong,
+// so both give the same entry for every line (tests/unit/ramp/journal_fast_line_test.cpp).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "readings/journal_reader.hpp"
+
+namespace wiredcap::journal_view {
+
+[[nodiscard]] std::optional<Entry> read_plain_record(std::string_view line, std::size_t number);
+
+}  // namespace wiredcap::journal_view
