@@ -1,0 +1,60 @@
+// Try once, keep only what booted well: the root-only verbs of the Linux backend.
+//
+//   schedule      refuses what the band, a hang ceiling, a gttsize conflict or an unknown TTM
+//                 module rules out; writes GRUB's one-shot trial entry; journals the intent.
+//   after_boot    run at every boot (wiredcap-ttm-after-boot.service): on the trial boot it
+//                 reads the driver back (pages_limit, mem_info_gtt_total) and marks the boot as
+//                 up; on the boot after an unconfirmed trial it records the trial's value as a
+//                 hang ceiling (a trial that did not end in a confirmation counts as a hang:
+//                 never round toward danger).
+//   confirm       only on the trial boot, after a read-back that matched and (when given) a
+//                 check command that succeeded: the value becomes the default entry's.
+//   reset         removes the parameter from every place wiredcap wrote it; names the places
+//                 that carry one wiredcap did not write and leaves them alone.
+//
+// State (/var/lib/wiredcap/ttm-state), hang ceiling (/var/lib/wiredcap/ttm-hang-ceiling) and
+// the journal (/var/lib/wiredcap/ttm-journal, one JSON object a line) live under the root.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wiredcap/linux/system_root.hpp"
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/pages.hpp"
+
+namespace wiredcap::linux_amd {
+
+inline constexpr std::string_view kStateFile = "/var/lib/wiredcap/ttm-state";
+inline constexpr std::string_view kCeilingFile = "/var/lib/wiredcap/ttm-hang-ceiling";
+inline constexpr std::string_view kJournalFile = "/var/lib/wiredcap/ttm-journal";
+
+struct TrialState {
+    std::string phase = "none";  // none | scheduled | booted | default
+    std::string param;           // "ttm.pages_limit" or "amdttm.pages_limit"
+    std::uint64_t pages = 0;
+    std::uint64_t page_size = 0;
+    std::string scheduled_boot_id;
+    std::string trial_boot_id;
+    std::string default_param;   // what wiredcap put in GRUB_CMDLINE_LINUX_DEFAULT, or empty
+    std::uint64_t default_pages = 0;
+};
+
+[[nodiscard]] TrialState load_trial_state(const SystemRoot& root);
+// The hang ceiling in pages (of the page size recorded with it), or nullopt.
+[[nodiscard]] std::optional<units::Pages> load_hang_ceiling(const SystemRoot& root);
+
+// What a verb did, line by line, for the person; exit 0 only when `ok`.
+struct VerbResult {
+    bool ok = false;
+    std::vector<std::string> lines;
+};
+
+[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, units::Bytes size);
+[[nodiscard]] VerbResult after_boot(const SystemRoot& root);
+[[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd);
+[[nodiscard]] VerbResult reset_ttm(const SystemRoot& root);
+
+}  // namespace wiredcap::linux_amd

@@ -1,0 +1,80 @@
+#include "wiredcap/linux/status_text.hpp"
+
+#include "wiredcap/linux/band.hpp"
+#include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/sysfs_ttm.hpp"
+#include "wiredcap/linux/trial.hpp"
+
+namespace wiredcap::linux_amd {
+namespace {
+
+using units::Bytes;
+using units::PageSize;
+
+// A byte reading as pages, MiB and GiB; a part page is named, never rounded into a page.
+std::string sized(Bytes b, std::optional<PageSize> ps) {
+    if (!ps) return std::to_string(b.count()) + " bytes (page size unknown)";
+    const auto whole = units::floor_pages(b, *ps);
+    const std::uint64_t rest = b.count() - whole.to_bytes().count();
+    return units::describe(whole) + (rest ? " + " + std::to_string(rest) + " bytes" : "");
+}
+
+void row(std::string& out, std::string_view label, const std::string& value, const std::string& source) {
+    std::string l(label);
+    l.resize(15, ' ');
+    out += "  " + l + value + "\n";
+    if (!source.empty()) out += "                 " + source + "\n";
+}
+
+template <class T, class F>
+void sourced_row(std::string& out, std::string_view label, const kernel::Sourced<T>& s, F show) {
+    if (s.value) row(out, label, show(*s.value), s.source);
+    else row(out, label, "unknown: " + s.note, s.source);
+}
+
+}  // namespace
+
+std::string status_text(const SystemRoot& root) {
+    SysfsTtmKernel kernel(root);
+    const auto r = kernel.read();
+    const auto ps = r.page_size.value;
+    std::string out = "Linux AMD GPU memory (" + std::string(kernel.backend_name()) + ", root " +
+                      root.root().string() + ")\n";
+    sourced_row(out, "page size", r.page_size,
+                [](PageSize p) { return std::to_string(p.bytes()) + " bytes"; });
+    if (!r.amdgpu_loaded) row(out, "amdgpu", "not loaded (/sys/module/amdgpu absent)", "");
+    sourced_row(out, "TTM module", r.module, [&](kernel::TtmModule m) {
+        return std::string(kernel::module_name(m)) + ": " + r.module.note;
+    });
+    sourced_row(out, "pages_limit", r.pages_limit, [](const units::Pages& p) { return units::describe(p); });
+    sourced_row(out, "boot parameter", r.cmdline_pages_limit, [](const units::Pages& p) { return units::describe(p); });
+    for (const auto& ignored : r.ignored_parameters)
+        row(out, "IGNORED", ignored + ": that module is not the one loaded", "/proc/cmdline");
+    if (r.gttsize.value)
+        row(out, "CONFLICT", "amdgpu.gttsize=" + *r.gttsize.value + " MiB overrides pages_limit (deprecated 6.15)",
+            r.gttsize.source);
+    sourced_row(out, "GPU cap (GTT)", r.gtt_total, [&](Bytes b) { return sized(b, ps); });
+    if (r.gtt_total.value && r.pages_limit.value && *r.gtt_total.value != r.pages_limit.value->to_bytes())
+        row(out, "MISMATCH", "the driver's GTT is not pages_limit x page size", "");
+    sourced_row(out, "KFD memory", r.kfd_mem_bank, [&](Bytes b) { return sized(b, ps); });
+    sourced_row(out, "VRAM carve-out", r.vram_total, [&](Bytes b) { return sized(b, ps); });
+    sourced_row(out, "MemTotal", r.mem_total, [&](Bytes b) { return sized(b, ps); });
+    if (r.mem_total.value && ps) {
+        if (const auto band = ttm_band(*r.mem_total.value, *ps)) {
+            row(out, "band low", units::describe(band->low), "the kernel's default: half of MemTotal");
+            row(out, "band high", units::describe(band->high),
+                "MemTotal - max(4 GiB, 3/16 of MemTotal) (docs/linux.md)");
+        } else {
+            row(out, "band", "none: RAM leaves no room above the default", "");
+        }
+    }
+    if (const auto ceiling = load_hang_ceiling(root)) row(out, "hang ceiling", units::describe(*ceiling), std::string(kCeilingFile));
+    const Grub grub(root);
+    const auto why = grub.unusable();
+    row(out, "boot loader", why ? "no one-shot: " + *why : "GRUB, one-shot through next_entry", "");
+    const auto s = load_trial_state(root);
+    row(out, "trial", s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages), "");
+    return out;
+}
+
+}  // namespace wiredcap::linux_amd

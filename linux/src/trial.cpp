@@ -1,0 +1,254 @@
+#include "wiredcap/linux/trial.hpp"
+
+#include <ctime>
+#include <sstream>
+
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/kernel/ttm.hpp"
+#include "wiredcap/linux/band.hpp"
+#include "wiredcap/linux/cmdline.hpp"
+#include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/run.hpp"
+#include "wiredcap/linux/sysfs_ttm.hpp"
+
+namespace wiredcap::linux_amd {
+namespace {
+
+using units::Pages;
+using units::PageSize;
+
+std::string serialize(const TrialState& s) {
+    std::ostringstream o;
+    o << "phase=" << s.phase << "\nparam=" << s.param << "\npages=" << s.pages << "\npage_size=" << s.page_size
+      << "\nscheduled_boot_id=" << s.scheduled_boot_id << "\ntrial_boot_id=" << s.trial_boot_id
+      << "\ndefault_param=" << s.default_param << "\ndefault_pages=" << s.default_pages << "\n";
+    return o.str();
+}
+
+std::uint64_t number(const std::string& v) { return parse_u64(v).value_or(0); }
+
+Expected<Ok> save(const SystemRoot& root, const TrialState& s) { return root.write(kStateFile, serialize(s)); }
+
+void journal(const SystemRoot& root, std::string_view event, const TrialState& s, std::string_view detail) {
+    JsonObject o;
+    o.num("time", static_cast<std::uint64_t>(std::time(nullptr)))
+        .str("event", event)
+        .str("param", s.param)
+        .num("pages", s.pages)
+        .num("page_size", s.page_size)
+        .str("detail", detail);
+    const std::string line = o.text() + "\n";
+    const std::string before = root.read(kJournalFile).value_or("");
+    (void)root.write(kJournalFile, before + line);
+}
+
+std::optional<Pages> state_pages(const TrialState& s) {
+    const auto size = PageSize::from_bytes(s.page_size);
+    return size ? Pages::from_count(s.pages, *size) : std::nullopt;
+}
+
+VerbResult fail(std::string why) { return {false, {std::move(why)}}; }
+
+// The driver's read-back against the trial's request: pages_limit and mem_info_gtt_total must
+// both equal pages x page size.
+std::optional<std::string> readback_mismatch(const kernel::TtmReadings& r, const Pages& want) {
+    if (!r.pages_limit.value) return "pages_limit unreadable: " + r.pages_limit.note;
+    if (*r.pages_limit.value != want)
+        return "pages_limit reads " + units::describe(*r.pages_limit.value) + ", not " + units::describe(want);
+    if (!r.gtt_total.value) return "mem_info_gtt_total unreadable: " + r.gtt_total.note;
+    if (*r.gtt_total.value != want.to_bytes())
+        return "the driver's GTT is " + std::to_string(r.gtt_total.value->count()) + " bytes, not " +
+               std::to_string(want.to_bytes().count()) + " (pages x page size)";
+    return std::nullopt;
+}
+
+}  // namespace
+
+TrialState load_trial_state(const SystemRoot& root) {
+    TrialState s;
+    const auto text = root.read(kStateFile);
+    if (!text) return s;
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) {
+        const auto eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        const std::string k = line.substr(0, eq);
+        const std::string v = line.substr(eq + 1);
+        if (k == "phase") s.phase = v;
+        else if (k == "param") s.param = v;
+        else if (k == "pages") s.pages = number(v);
+        else if (k == "page_size") s.page_size = number(v);
+        else if (k == "scheduled_boot_id") s.scheduled_boot_id = v;
+        else if (k == "trial_boot_id") s.trial_boot_id = v;
+        else if (k == "default_param") s.default_param = v;
+        else if (k == "default_pages") s.default_pages = number(v);
+    }
+    return s;
+}
+
+std::optional<Pages> load_hang_ceiling(const SystemRoot& root) {
+    const auto text = root.read_value(kCeilingFile);
+    if (!text) return std::nullopt;
+    const auto sp = text->find(' ');
+    if (sp == std::string::npos) return std::nullopt;
+    const auto n = parse_u64(text->substr(0, sp));
+    const auto size = parse_u64(text->substr(sp + 1));
+    const auto ps = size ? PageSize::from_bytes(*size) : std::nullopt;
+    return n && ps ? Pages::from_count(*n, *ps) : std::nullopt;
+}
+
+VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
+    SysfsTtmKernel kernel(root);
+    const auto r = kernel.read();
+    if (!r.page_size.value) return fail("page size unknown (" + r.page_size.source + "): nothing scheduled");
+    if (!r.module.value) return fail("no TTM module to set: " + r.module.note + "; nothing scheduled");
+    if (r.gttsize.value)
+        return fail("amdgpu.gttsize=" + *r.gttsize.value + " is set (" + r.gttsize.source +
+                    "): it overrides pages_limit for the GPU; remove it first; nothing scheduled");
+    if (!r.mem_total.value) return fail("MemTotal unknown: no band; nothing scheduled");
+    const auto band = ttm_band(*r.mem_total.value, *r.page_size.value);
+    if (!band) return fail("this machine's RAM leaves no room above the default; nothing scheduled");
+    const Pages want = units::floor_pages(size, *r.page_size.value);
+    if (want < band->low || want > band->high)
+        return fail(units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
+                    units::describe(band->high) + " (MemTotal minus a reserve of " +
+                    std::to_string(band->reserve.count() >> 20) + " MiB); nothing scheduled");
+    if (const auto ceiling = load_hang_ceiling(root); ceiling && ceiling->page_size() == want.page_size() &&
+                                                      want >= *ceiling)
+        return fail(units::describe(want) + " is at or above the hang ceiling " + units::describe(*ceiling) +
+                    " (" + std::string(kCeilingFile) + "); nothing scheduled");
+    TrialState s = load_trial_state(root);
+    if (s.phase == "scheduled" || s.phase == "booted")
+        return fail("a trial of " + std::to_string(s.pages) + " pages is pending (phase " + s.phase +
+                    "): confirm it or reset first; nothing scheduled");
+    const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
+    s.phase = "scheduled";
+    s.param = param;
+    s.pages = want.count();
+    s.page_size = want.page_size().bytes();
+    s.scheduled_boot_id = r.boot_id.value.value_or("");
+    s.trial_boot_id.clear();
+    // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
+    if (auto w = save(root, s); !w) return fail("cannot record the trial: " + w.error().message);
+    journal(root, "trial-intent", s, "");
+    const Grub grub(root);
+    if (auto g = grub.schedule(param, std::to_string(want.count())); !g) {
+        s.phase = s.default_param.empty() ? "none" : "default";
+        (void)save(root, s);
+        journal(root, "trial-refused", s, g.error().message);
+        return fail("no one-shot boot loader: " + g.error().message + "; nothing scheduled");
+    }
+    journal(root, "trial-scheduled", s, std::string(kGrubCustom) + ", " + std::string(kGrubEnv) + " next_entry");
+    return {true,
+            {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
+             "  = " + units::describe(want),
+             "  GRUB: trial entry in " + std::string(kGrubCustom) + ", next_entry in " + std::string(kGrubEnv),
+             "Reboot now. A hang or a reset boots the unchanged default entry.",
+             "After the trial boot: wiredcap-system ttm-confirm"}};
+}
+
+VerbResult after_boot(const SystemRoot& root) {
+    TrialState s = load_trial_state(root);
+    SysfsTtmKernel kernel(root);
+    const auto r = kernel.read();
+    const std::string boot = r.boot_id.value.value_or("");
+    const auto pages = state_pages(s);
+    if ((s.phase != "scheduled" && s.phase != "booted") || !pages) return {true, {"no trial pending"}};
+    const auto cmd_value = r.cmdline.value ? cmdline_value(*r.cmdline.value, s.param) : std::nullopt;
+    const bool trial_boot = cmd_value && *cmd_value == std::to_string(s.pages);
+    if (s.phase == "scheduled" && boot == s.scheduled_boot_id) return {true, {"trial scheduled; not booted yet"}};
+    if (s.phase == "scheduled" && trial_boot) {
+        if (auto why = readback_mismatch(r, *pages)) {
+            journal(root, "trial-readback-mismatch", s, *why);
+            s.phase = s.default_param.empty() ? "none" : "default";
+            (void)save(root, s);
+            return fail("the trial boot's read-back does not match: " + *why);
+        }
+        s.phase = "booted";
+        s.trial_boot_id = boot;
+        (void)save(root, s);
+        journal(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
+        return {true, {"trial boot read back: " + units::describe(*pages),
+                       "confirm with: wiredcap-system ttm-confirm"}};
+    }
+    if (s.phase == "booted" && boot == s.trial_boot_id) return {true, {"trial boot; waiting for confirmation"}};
+    // A later boot without the trial's confirmation: the trial hung, was reset, or was left
+    // unconfirmed. All three are remembered as a hang ceiling at the trial's value.
+    const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
+                                                   : "the trial boot ended without a confirmation";
+    const auto old = load_hang_ceiling(root);
+    if (!old || old->page_size() != pages->page_size() || *pages < *old)
+        (void)root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n");
+    journal(root, "trial-hang", s, why);
+    (void)Grub(root).cancel();
+    s.phase = s.default_param.empty() ? "none" : "default";
+    (void)save(root, s);
+    return fail("trial of " + units::describe(*pages) + " failed: " + why +
+                "; recorded as the hang ceiling, this boot runs the unchanged default");
+}
+
+VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd) {
+    TrialState s = load_trial_state(root);
+    const auto pages = state_pages(s);
+    SysfsTtmKernel kernel(root);
+    const auto r = kernel.read();
+    if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
+        return fail("no trial boot to confirm (phase " + s.phase + "): nothing made default");
+    if (auto why = readback_mismatch(r, *pages)) return fail("read-back does not match: " + *why);
+    if (!check_cmd.empty()) {
+        auto ran = run_program(check_cmd);
+        if (!ran || ran->exit_code != 0) {
+            journal(root, "check-failed", s, check_cmd.front());
+            return fail("--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
+        }
+    }
+    const Grub grub(root);
+    if (auto d = grub.make_default(s.param, std::to_string(s.pages)); !d)
+        return fail("making it the default failed: " + d.error().message);
+    (void)grub.cancel();
+    s.phase = "default";
+    s.default_param = s.param;
+    s.default_pages = s.pages;
+    (void)save(root, s);
+    journal(root, "made-default", s, std::string(kGrubDefaults) + " GRUB_CMDLINE_LINUX_DEFAULT, update-grub");
+    return {true, {"confirmed: " + units::describe(*pages), "made default in " + std::string(kGrubDefaults) +
+                                                                " (GRUB_CMDLINE_LINUX_DEFAULT) and update-grub"}};
+}
+
+VerbResult reset_ttm(const SystemRoot& root) {
+    TrialState s = load_trial_state(root);
+    VerbResult out{true, {}};
+    const Grub grub(root);
+    auto cancelled = grub.cancel();
+    if (!cancelled) return fail("reset: " + cancelled.error().message);
+    for (auto& line : *cancelled) out.lines.push_back(line);
+    for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit"}) {
+        const auto v = grub.default_value(name);
+        if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
+            if (auto d = grub.remove_default(name); !d) return fail("reset: " + d.error().message);
+            out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *v + " removed (wiredcap wrote it)");
+        } else if (v) {
+            out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *v +
+                                " in GRUB_CMDLINE_LINUX_DEFAULT was not written by wiredcap, left alone");
+        }
+        if (const auto l = grub.default_value(name, true))
+            out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *l +
+                                " in GRUB_CMDLINE_LINUX was not written by wiredcap, left alone");
+    }
+    for (const auto& f : root.list("/etc/modprobe.d")) {
+        const auto text = root.read("/etc/modprobe.d/" + f);
+        if (text && text->find("pages_limit") != std::string::npos)
+            out.lines.push_back("/etc/modprobe.d/" + f + " sets pages_limit: not written by wiredcap, left alone");
+    }
+    const std::string before_phase = s.phase;
+    s.phase = "none";
+    s.default_param.clear();
+    s.default_pages = 0;
+    (void)save(root, s);
+    journal(root, "reset", s, "was " + before_phase);
+    if (out.lines.empty()) out.lines.push_back("nothing of wiredcap's to remove");
+    out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
+    return out;
+}
+
+}  // namespace wiredcap::linux_amd
