@@ -15,7 +15,7 @@ constexpr std::array kProfiles{
     LinuxProfile{"phoenix-32", "laptop, Ryzen 7 7840U, 32 GB, ttm (estimate)", 32112640, 512 * kMiB, "ttm", false,
                  "", 4096},
     LinuxProfile{"amdttm-128", "HP Z2 Mini G1a, 128 GB, AMD's DKMS driver: amdttm; a stray ttm.pages_limit",
-                 131752264, 512 * kMiB, "amdttm", true, "ttm.pages_limit=25165824", 4096},
+                 131752264, 512 * kMiB, "amdttm", true, "ttm.pages_limit=20971520", 4096},
     LinuxProfile{"gttsize-64", "Ryzen AI Max 390, 64 GB, amdgpu.gttsize=57344 left set (estimate)", 65011712,
                  512 * kMiB, "ttm", false, "amdgpu.gttsize=57344", 4096},
 };

@@ -1,0 +1,80 @@
+// Unit tests of the Linux backend's pure parts: pages, the band, command lines, grub.cfg.
+#include <gtest/gtest.h>
+
+#include "wiredcap/linux/band.hpp"
+#include "wiredcap/linux/cmdline.hpp"
+#include "wiredcap/linux/grub.hpp"
+#include "wiredcap/units/literals.hpp"
+#include "wiredcap/units/pages.hpp"
+
+using namespace wiredcap::linux_amd;
+using namespace wiredcap::units;
+using namespace wiredcap::units::literals;
+
+namespace {
+const PageSize k4K = *PageSize::from_bytes(4096);
+const PageSize k16K = *PageSize::from_bytes(16384);
+}  // namespace
+
+TEST(Pages, PageSizeIsAReadingOfAPowerOfTwo) {
+    EXPECT_FALSE(PageSize::from_bytes(0));
+    EXPECT_FALSE(PageSize::from_bytes(4095));
+    EXPECT_FALSE(PageSize::from_bytes(6144));
+    EXPECT_FALSE(PageSize::from_bytes(2048));
+    EXPECT_TRUE(PageSize::from_bytes(65536));
+}
+
+TEST(Pages, DescribeSaysPagesMibAndGib) {
+    EXPECT_EQ(describe(*Pages::from_count(27648000, k4K)), "27648000 pages of 4 KiB (108000 MiB, 105.46 GiB)");
+    EXPECT_EQ(describe(*Pages::from_count(16469033, k4K)), "16469033 pages of 4 KiB (64332.16 MiB, 62.82 GiB)");
+}
+
+TEST(Pages, ConversionsFloorAndNeverOverflow) {
+    EXPECT_EQ(floor_pages(Bytes(100_GiB), k4K).count(), 26214400U);
+    EXPECT_EQ(floor_pages(*Bytes::from_count(8191), k4K).count(), 1U);
+    EXPECT_FALSE(exact_pages(*Bytes::from_count(8191), k4K));
+    EXPECT_FALSE(Pages::from_count(UINT64_MAX / 4096 + 1, k4K));
+    EXPECT_EQ(Pages::from_count(3, k16K)->to_bytes().count(), 49152U);
+}
+
+TEST(Pages, DifferentPageSizesDoNotCompare) {
+    EXPECT_THROW((void)(*Pages::from_count(1, k4K) == *Pages::from_count(1, k16K)), PageSizeMismatch);
+}
+
+TEST(Band, Strix128FromDefaultToBelowWhatOwnersRun) {
+    const auto band = ttm_band(*Bytes::from_count(131752264ULL * 1024), k4K);
+    ASSERT_TRUE(band);
+    EXPECT_EQ(band->low.count(), 32938066U / 2);  // ttm_global_init's half of RAM
+    EXPECT_LT(band->high.to_bytes(), Bytes(108000_MiB));  // below what owners report stable
+    EXPECT_GE(band->reserve, Bytes(4_GiB));
+}
+
+TEST(Band, SmallMachinesKeepAtLeastFourGiB) {
+    const auto band = ttm_band(Bytes(16_GiB), k4K);
+    ASSERT_TRUE(band);
+    EXPECT_EQ(band->reserve, Bytes(4_GiB));
+    EXPECT_EQ(band->high.to_bytes(), Bytes(12_GiB));
+    EXPECT_FALSE(ttm_band(Bytes(8_GiB), k4K));  // 8 - 4 is not above the default of 4
+}
+
+TEST(Cmdline, LastWinsAndDashIsUnderscore) {
+    EXPECT_EQ(cmdline_value("ro ttm.pages_limit=1 quiet ttm.pages-limit=2", "ttm.pages_limit"), "2");
+    EXPECT_FALSE(cmdline_value("ro amdttm.pages_limit=5", "ttm.pages_limit"));
+    EXPECT_EQ(remove_param("quiet ttm.pages_limit=1 splash", "ttm.pages_limit"), "quiet splash");
+    EXPECT_EQ(set_param("quiet ttm.pages_limit=1", "ttm.pages_limit", "9"), "quiet ttm.pages_limit=9");
+    EXPECT_EQ(split_cmdline("a=\"b c\" d").size(), 2U);
+}
+
+TEST(Grub, MenuEntriesOfAGeneratedConfig) {
+    const auto entries = parse_menu_entries(
+        "if [ x ]; then\n  set a=b\nfi\n"
+        "menuentry 'Debian' --class debian $menuentry_id_option 'gnulinux-simple-x' {\n"
+        "\tlinux\t/vmlinuz root=UUID=1 ro quiet\n\tinitrd\t/initrd\n}\n"
+        "submenu 'Advanced' {\n  menuentry 'Old' {\n\tlinux /old ro\n  }\n}\n"
+        "menuentry 'wiredcap trial' --id wiredcap-trial {\n\tlinux /vmlinuz ro ttm.pages_limit=5\n}\n");
+    ASSERT_EQ(entries.size(), 2U);
+    EXPECT_EQ(entries[0].title, "Debian");
+    EXPECT_EQ(entries[0].id, "gnulinux-simple-x");
+    EXPECT_EQ(entries[0].linux_args, "root=UUID=1 ro quiet");
+    EXPECT_EQ(entries[1].id, "wiredcap-trial");
+}
