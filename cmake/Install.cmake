@@ -3,6 +3,9 @@
 #
 #   bin/wiredcap                                      0755  the command people type
 #   libexec/wiredcap/wiredcap-helper                  4755  the privileged core (setuid)
+#   libexec/wiredcap/wiredcap-system                  0755  root's own program (boot action,
+#                                                           journal upkeep); never setuid: it
+#                                                           refuses to run so
 #   share/man/man1/wiredcap.1, man8/wiredcap-helper.8 0644
 #   share/bash-completion/completions/wiredcap        0644
 #   share/zsh/site-functions/_wiredcap                0644
@@ -28,7 +31,7 @@
 # root:wheel (pkgbuild --ownership recommended, then postinstall); as root the files are
 # root's anyway.
 #
-# Only wiredcap and wiredcap-helper are installed: wiredcap-sim, wiredcap-helper-suidtest and
+# Only wiredcap, wiredcap-helper and wiredcap-system are installed: wiredcap-sim, wiredcap-helper-suidtest and
 # the test tools are build-tree programs for the test suite.
 
 # Setuid in the install tree. Homebrew (which cannot install setuid files, and whose prefix
@@ -49,6 +52,7 @@ set(_wiredcap_pkg ${PROJECT_SOURCE_DIR}/packaging)
 
 install(TARGETS wiredcap RUNTIME DESTINATION bin PERMISSIONS ${_wiredcap_exec_mode})
 install(TARGETS wiredcap-helper RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_helper_mode})
+install(TARGETS wiredcap-system RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_exec_mode})
 
 install(FILES ${_wiredcap_pkg}/man/wiredcap.1 DESTINATION share/man/man1 PERMISSIONS ${_wiredcap_data_mode})
 install(FILES ${_wiredcap_pkg}/man/wiredcap-helper.8 DESTINATION share/man/man8 PERMISSIONS ${_wiredcap_data_mode})

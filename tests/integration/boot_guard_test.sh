@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Persistence and the boot-loop guard (issue 7), end to end on the simulated Mac, one scenario
 # per CTest test:
-#   boot_guard_test.sh WIREDCAP HELPER SIM PLIST WORKDIR SCENARIO
+#   boot_guard_test.sh WIREDCAP HELPER SYSTEM SIM PLIST WORKDIR SCENARIO
 #
 # The LaunchDaemon is the REAL one (PLIST: packaging/macos/org.wiredcap.boot.plist), run by
 # launchd_sim.py, a model of launchd: `boot` reboots the simulated Mac and runs the job once
@@ -18,7 +18,7 @@
 #
 # Tests run as root (CI does), as launchd runs the job; scenarios that need another user use
 # setpriv.
-WIREDCAP=$1 HELPER=$2 SIM=$3 PLIST=$4 WORK=$5 scenario=$6
+WIREDCAP=$1 HELPER=$2 SYSTEM=$3 SIM=$4 PLIST=$5 WORK=$6 scenario=$7
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
@@ -59,7 +59,7 @@ expect_history() { expect_sim history "$1"; }
 
 # launchd_sim.py COMMAND [DURATION] against this tree: sets OUT, ERR, RC.
 launchd_args() {
-  printf '%s\n' "$HERE/launchd_sim.py" --plist "$PLIST" --helper "$HELPER" --sim "$SIM" \
+  printf '%s\n' "$HERE/launchd_sim.py" --plist "$PLIST" --system "$SYSTEM" --sim "$SIM" \
     --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE"
 }
 launchd() {
@@ -669,12 +669,43 @@ refused_for_non_root() {
   local ssum
   ssum=$(sum_of "$BOOT_STATE")
   OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
-          "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot 2>"$WORK/stderr")
+          "$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot-action 2>"$WORK/stderr")
   RC=$?; ERR=$(cat "$WORK/stderr")
   expect_rc 4; expect_one_line; expect_err 'root only'
   ! grep -q '"command":"boot"' "$JOURNAL" || fail "a refused boot reached the journal (the system log only)"
   expect_knob 0; expect_history ""
   [ "$(sum_of "$BOOT_STATE")" = "$ssum" ] || fail "the refused boot action changed the boot state"
+}
+
+# wiredcap-system is root's and never setuid: a setuid (or setgid) copy refuses to run even for
+# root, and any copy refuses a caller whose real uid is not 0 (a setuid-root copy run by nobody
+# included). Nothing runs: the knob, its history, the boot state and the journal stay as they were.
+refused_when_setuid() {
+  fresh_machine
+  helper persist 80GiB --unconfirmed; expect_rc 0
+  local copy=$WORK/bin/wiredcap-system bits ssum jsum
+  mkdir -p "$WORK/bin" && cp "$SYSTEM" "$copy" && chmod 755 "$WORK/bin" || fail "cannot copy wiredcap-system"
+  sim reboot >/dev/null || fail "cannot reboot the simulator"
+  ssum=$(sum_of "$BOOT_STATE") jsum=$(sum_of "$JOURNAL")
+  for bits in 4755 2755; do
+    chmod "$bits" "$copy"
+    OUT=$("$copy" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot-action 2>"$WORK/stderr")
+    RC=$?; ERR=$(cat "$WORK/stderr")
+    expect_rc 4; expect_one_line; expect_err 'setuid or setgid'
+  done
+  chmod 4755 "$copy"
+  OUT=$(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
+          "$copy" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot-action 2>"$WORK/stderr")
+  RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 4; expect_one_line; expect_err 'root only'
+  expect_knob 0; expect_history ""
+  [ "$(sum_of "$BOOT_STATE")" = "$ssum" ] || fail "a refused wiredcap-system changed the boot state"
+  [ "$(sum_of "$JOURNAL")" = "$jsum" ] || fail "a refused wiredcap-system wrote the journal"
+  # The same program, not setuid, run by root: it applies the stored value.
+  chmod 755 "$copy"
+  OUT=$("$copy" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot-action 2>"$WORK/stderr")
+  RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 0; expect_knob 81920
 }
 
 # A plist that would not run the boot action at load and then every StartInterval is refused by
@@ -686,11 +717,11 @@ launchd_model_refuses_a_broken_plist() {
   mapfile -t args < <(launchd_args)
   OUT=$(py "${args[@]}" check 2>&1); RC=$?
   expect_rc 0
-  [ "$OUT" = "$HELPER --policy $POLICY --journal $JOURNAL --sim-state $STATE boot" ] || fail "the job's command line: $OUT"
+  [ "$OUT" = "$SYSTEM --policy $POLICY --journal $JOURNAL --sim-state $STATE boot-action" ] || fail "the job's command line: $OUT"
   local edit broken=$WORK/broken.plist real=$PLIST
   for edit in 'del j["RunAtLoad"]' 'j["RunAtLoad"] = False' 'del j["StartInterval"]' 'j["StartInterval"] = 0' \
               'j["ProgramArguments"][1] = "apply"' 'j["ProgramArguments"] = j["ProgramArguments"][:1]' \
-              'j["ProgramArguments"][0] = "/usr/local/bin/wiredcap-helper"' 'j["UserName"] = "nobody"' \
+              'j["ProgramArguments"][0] = "/usr/local/libexec/wiredcap/wiredcap-helper"' 'j["UserName"] = "nobody"' \
               'j["Disabled"] = True' 'j["Program"] = "/bin/sh"'; do
     py - "$real" "$broken" "$edit" <<'PY' || fail "cannot write a broken plist"
 import plistlib, sys

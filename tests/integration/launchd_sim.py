@@ -4,12 +4,12 @@
 It reads the REAL property list (packaging/macos/org.wiredcap.boot.plist) with plistlib and runs
 its ProgramArguments as launchd would run a daemon: as root, with stdin from /dev/null, the
 working directory /, and an environment with nothing but a PATH (a sanitizer's *SAN_OPTIONS pass
-through, so a sanitized build stays checked). The one thing it changes: the installed helper path
-(ProgramArguments[0]) becomes the build's helper, with the development options that point it at
-the test's tree inserted before the command word:
+through, so a sanitized build stays checked). The one thing it changes: the installed program path
+(ProgramArguments[0], root's wiredcap-system) becomes the build's, with the development options
+that point it at the test's tree inserted before the command word:
 
-    /usr/local/libexec/wiredcap/wiredcap-helper boot
- -> BUILD/wiredcap-helper --policy P --journal J --sim-state S boot
+    /usr/local/libexec/wiredcap/wiredcap-system boot-action
+ -> BUILD/wiredcap-system --policy P --journal J --sim-state S boot-action
 
 Commands (each job run prints the helper's one JSON line on stdout, its messages on stderr):
 
@@ -28,14 +28,14 @@ Commands (each job run prints the helper's one JSON line on stdout, its messages
 
 The job is refused (exit 65, nothing run, the simulator untouched) unless the plist is a dict
 with a Label, RunAtLoad the boolean true, StartInterval a positive integer, ProgramArguments a
-list of strings whose first is the installed helper path and whose second is "boot", no
+list of strings whose first is the installed wiredcap-system and whose second is "boot-action", no
 Program key that would override it, no Disabled true, and no UserName but root: a broken plist
 fails the scenario that runs it, not only the plist's own lint test.
 
 Exit status: boot/tick: the job's own. wait: 0 when every run exited 0, else the first
 nonzero status. 2 usage, 65 plist refused, 70 wiredcap-sim failed.
 
-  launchd_sim.py --plist PLIST --helper HELPER --sim SIM --policy P --journal J --sim-state S COMMAND [DURATION]
+  launchd_sim.py --plist PLIST --system SYSTEM --sim SIM --policy P --journal J --sim-state S COMMAND [DURATION]
 """
 import argparse
 import os
@@ -44,7 +44,7 @@ import re
 import subprocess
 import sys
 
-INSTALLED_HELPER = "/usr/local/libexec/wiredcap/wiredcap-helper"
+INSTALLED_SYSTEM = "/usr/local/libexec/wiredcap/wiredcap-system"
 EX_PLIST = 65
 EX_SIM = 70
 
@@ -76,11 +76,11 @@ def load_job(path):
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args) or len(args) < 2:
         problems.append(f"ProgramArguments is {args!r}, not a list of at least two strings")
     else:
-        if args[0] != INSTALLED_HELPER:
-            problems.append(f"ProgramArguments[0] is {args[0]!r}, not the installed helper {INSTALLED_HELPER}")
-        if args[1] != "boot":
-            problems.append(f"ProgramArguments[1] is {args[1]!r}, not 'boot'")
-    if "Program" in job and job["Program"] != INSTALLED_HELPER:
+        if args[0] != INSTALLED_SYSTEM:
+            problems.append(f"ProgramArguments[0] is {args[0]!r}, not the installed {INSTALLED_SYSTEM}")
+        if args[1] != "boot-action":
+            problems.append(f"ProgramArguments[1] is {args[1]!r}, not 'boot-action'")
+    if "Program" in job and job["Program"] != INSTALLED_SYSTEM:
         problems.append(f"Program {job['Program']!r} would be run instead of ProgramArguments[0]")
     if job.get("Disabled") is True:
         problems.append("Disabled is true: launchd would not load the job")
@@ -100,7 +100,7 @@ def parse_duration(text):
 
 def main():
     p = argparse.ArgumentParser(prog="launchd_sim.py", description="a model of launchd for the simulated Mac")
-    for opt in ("--plist", "--helper", "--sim", "--policy", "--journal", "--sim-state"):
+    for opt in ("--plist", "--system", "--sim", "--policy", "--journal", "--sim-state"):
         p.add_argument(opt, required=True)
     p.add_argument("command", choices=("boot", "tick", "wait", "check"))
     p.add_argument("duration", nargs="?")
@@ -111,7 +111,7 @@ def main():
     job = load_job(a.plist)
     if os.geteuid() != 0:
         die(EX_PLIST, "a LaunchDaemon runs as root; run this model as root")
-    argv = [a.helper, "--policy", a.policy, "--journal", a.journal, "--sim-state", a.sim_state]
+    argv = [a.system, "--policy", a.policy, "--journal", a.journal, "--sim-state", a.sim_state]
     argv += job["ProgramArguments"][1:]
     env = {"PATH": "/usr/bin:/bin:/usr/sbin:/sbin"}
     env.update({k: v for k, v in os.environ.items() if re.fullmatch(r"[A-Z]+SAN_OPTIONS", k)})

@@ -46,7 +46,7 @@ check "only regular files (no links, devices, FIFOs)" test -z "$(find "$dest" ! 
 # Every other program the build made (wiredcap-sim, wiredcap-helper-suidtest, the test tools).
 for p in "$build"/bin/*; do
   t=${p##*/}
-  case $t in wiredcap | wiredcap-helper) continue ;; esac
+  case $t in wiredcap | wiredcap-helper | wiredcap-system) continue ;; esac
   check "build-tree program $t is not installed" test -z "$(find "$dest" -name "$t")"
 done
 bad_dirs=$(find "$dest" -mindepth 1 -type d ! -perm 0755)

@@ -3,8 +3,9 @@
 # (launchd and plutil exist only on macOS; `plutil -lint` runs when plutil is found):
 # - it parses as an XML property list (Python's plistlib) and its top level is a dict;
 # - Label is org.wiredcap.boot, the file name's stem;
-# - ProgramArguments is a list of strings: the helper's installed path in the macOS package
-#   (/usr/local + LAYOUT.md's row of mode 4755) followed by exactly "boot";
+# - ProgramArguments is a list of strings: root's wiredcap-system's installed path in the macOS
+#   package (/usr/local + LAYOUT.md's row for it, mode 0755, never setuid) followed by exactly
+#   "boot-action"; the setuid helper (LAYOUT.md's one row of mode 4755) has no boot action;
 # - RunAtLoad is the boolean true, StartInterval an integer from 30 to 600, UserName root, no
 #   KeepAlive, and no key outside allowed_keys below;
 # - the paths agree: LAYOUT.md installs the plist under share/wiredcap (cmake/Install.cmake
@@ -82,12 +83,16 @@ helper_rows=$(sed -n '/<!-- layout:begin -->/,/<!-- layout:end -->/p' "$layout" 
   awk -F'|' '$2 ~ /`/ { p = $2; m = $3; gsub(/[` ]/, "", p); gsub(/ /, "", m); if (m == "4755") print p }')
 check "LAYOUT.md has exactly one row of mode 4755 (got: $(tr '\n' ' ' <<<"$helper_rows"))" \
   test "$(grep -c . <<<"$helper_rows")" = 1 -a "$helper_rows" = libexec/wiredcap/wiredcap-helper
-helper=$prefix/$helper_rows
+system_row=$(sed -n '/<!-- layout:begin -->/,/<!-- layout:end -->/p' "$layout" |
+  awk -F'|' '$2 ~ /wiredcap-system`/ { p = $2; m = $3; gsub(/[` ]/, "", p); gsub(/ /, "", m); print p " " m }')
+check "LAYOUT.md lists libexec/wiredcap/wiredcap-system, mode 0755 (got: '$system_row')" \
+  test "$system_row" = "libexec/wiredcap/wiredcap-system 0755"
+system=$prefix/${system_row% *}
 check "the macOS package's prefix is $prefix (build-pkg.sh)" grep -qx "prefix=$prefix" "$src/packaging/macos/build-pkg.sh"
 check "ProgramArguments is a non-empty list of strings" \
   p "isinstance(p.get('ProgramArguments'), list) and p['ProgramArguments'] and all(isinstance(a, str) for a in p['ProgramArguments'])"
-check "ProgramArguments[0] is the installed helper, $helper" p "p.get('ProgramArguments', [None])[0] == '$helper'"
-check "ProgramArguments[1:] is exactly [\"boot\"]" p "p.get('ProgramArguments', [])[1:] == ['boot']"
+check "ProgramArguments[0] is the installed wiredcap-system, $system" p "p.get('ProgramArguments', [None])[0] == '$system'"
+check "ProgramArguments[1:] is exactly [\"boot-action\"]" p "p.get('ProgramArguments', [])[1:] == ['boot-action']"
 check "RunAtLoad is the boolean true (not a string)" p "p.get('RunAtLoad') is True"
 check "StartInterval is an integer (not a string, not a boolean) from 30 to 600" \
   p "type(p.get('StartInterval')) is int and 30 <= p['StartInterval'] <= 600"

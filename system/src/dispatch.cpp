@@ -1,0 +1,39 @@
+#include "src/dispatch.hpp"
+
+#include "src/boot_commands.hpp"
+#include "wiredcap/json_writer.hpp"
+
+namespace wiredcap::system {
+namespace {
+
+// The LaunchDaemon's boot action (helper/src/boot_commands.hpp says what it does); its records
+// are the journal's `boot` command, as they always were.
+helper::Result boot_action(helper::Context& ctx, const Args& args) {
+    if (!args.empty()) return usage_error("boot-action takes no arguments");
+    helper::Invocation inv;
+    inv.command = helper::Command::boot;
+    helper::Action a(inv, ctx);
+    return a.finish(helper::boot_steps(a, ctx));
+}
+
+constexpr Subcommand kSubcommands[] = {
+    {"boot-action", "",
+     "the LaunchDaemon's action at boot and every minute:\n"
+     "apply the value stored by persist once per boot;\n"
+     "healthy after healthy_after of uptime; never again\n"
+     "after a boot that did not get there",
+     boot_action},
+};
+
+}  // namespace
+
+std::span<const Subcommand> subcommands() { return kSubcommands; }
+
+helper::Result usage_error(const std::string& message) {
+    JsonObject o;
+    o.num("v", 1).boolean("ok", false).num("exit", static_cast<std::uint64_t>(to_int(ExitCode::usage)));
+    o.str("error", message);
+    return helper::Result{ExitCode::usage, o.text(), message};
+}
+
+}  // namespace wiredcap::system
