@@ -77,15 +77,14 @@ install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.boot.plist DESTINATION share/w
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schema/ DESTINATION share/wiredcap/schema
         FILE_PERMISSIONS ${_wiredcap_data_mode} FILES_MATCHING PATTERN "*.json")
 
+# Linux AMD APUs (docs/linux.md): the after-boot read-back unit (it runs wiredcap-system
+# ttm-after-boot). The unit names /usr/local/libexec; a package installing elsewhere edits it.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service DESTINATION lib/systemd/system
+          PERMISSIONS ${_wiredcap_data_mode})
+endif()
+
 unset(_wiredcap_exec_mode)
 unset(_wiredcap_data_mode)
 unset(_wiredcap_helper_mode)
 unset(_wiredcap_pkg)
-
-# Linux AMD APUs (docs/linux.md): the root-only verbs and the after-boot read-back unit. The
-# unit names /usr/local/sbin; a distribution package installing elsewhere edits ExecStart.
-if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-  install(TARGETS wiredcap-ttm RUNTIME DESTINATION sbin PERMISSIONS ${_wiredcap_exec_mode})
-  install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service DESTINATION lib/systemd/system
-          PERMISSIONS ${_wiredcap_data_mode})
-endif()

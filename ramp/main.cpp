@@ -20,6 +20,9 @@
 #include "commands/recover_cmd.hpp"
 #include "commands/set_reset.hpp"
 #include "commands/status.hpp"
+#ifdef WIREDCAP_LINUX_BACKEND
+#include "commands/linux_status.hpp"
+#endif
 #include "suggest.hpp"
 #include "output/terminal_width.hpp"
 #include "output/wrapping_buf.hpp"
@@ -56,6 +59,7 @@ struct Options {
     wiredcap::cli::PersistRequest persist;
     wiredcap::cli::RecoverRequest recover;
     wiredcap::fit::FitRequest fit;
+    std::string linux_root;  // status --linux-root: the Linux AMD backend (docs/linux.md)
 };
 
 void add_recover(CLI::App& app, Options& o) {
@@ -171,6 +175,9 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
         o.convert.json = o.json;
         return wiredcap::cli::run_convert(o.convert, out, err);
     }
+#ifdef WIREDCAP_LINUX_BACKEND
+    if (is("status") && !o.linux_root.empty()) return wiredcap::cli::run_linux_status(o.linux_root, o.json, out, err);
+#endif
     if (is("status")) return wiredcap::cli::run_status(ctx);
     if (is("set")) return wiredcap::cli::run_set(ctx, o.set, STDIN_FILENO);
     if (is("reset")) return wiredcap::cli::run_reset(ctx);
@@ -230,7 +237,12 @@ int main(int argc, char** argv) {
         ->expected(1, 2);
     auto* to = convert->add_option("--to", o.convert_to, "Print only this unit (B kB MB GB TB KiB MiB GiB TiB)");
 
-    app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+    [[maybe_unused]] auto* status =
+        app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+#ifdef WIREDCAP_LINUX_BACKEND
+    status->add_option("--linux-root", o.linux_root,
+                       "Linux AMD APU: TTM and amdgpu read under DIR ('/': this machine; docs/linux.md)");
+#endif
     auto* set = app.add_subcommand("set", "Set the cap to SIZE (or 'default'); prints the kernel's read-back");
     set->add_option("SIZE", o.set_size, "A size with its unit (e.g. 96GiB), or 'default'")->required()->expected(1, 2);
     set->add_flag("--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");

@@ -9,12 +9,28 @@
 #include <cerrno>
 #include <cstring>
 
-extern char** environ;
-
 namespace wiredcap::linux_amd {
+
+namespace {
+
+// Root runs these tools: they are looked up in the system's own directories, never in a
+// caller's PATH (wiredcap-system runs with an empty environment).
+constexpr const char* kToolDirs[] = {"/usr/sbin", "/usr/bin", "/sbin", "/bin"};
+
+std::string resolve(const std::string& name) {
+    if (name.find('/') != std::string::npos) return name;
+    for (const char* dir : kToolDirs) {
+        const std::string path = std::string(dir) + "/" + name;
+        if (::access(path.c_str(), X_OK) == 0) return path;
+    }
+    return name;
+}
+
+}  // namespace
 
 Expected<RunResult> run_program(const std::vector<std::string>& argv) {
     if (argv.empty()) return Error{"run_program: no program"};
+    const std::string program = resolve(argv[0]);
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + std::strerror(errno)};
     posix_spawn_file_actions_t actions;
@@ -24,7 +40,9 @@ Expected<RunResult> run_program(const std::vector<std::string>& argv) {
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    char path_var[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+    char* env[] = {path_var, nullptr};
+    const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), env);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     if (rc != 0) {

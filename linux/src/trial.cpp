@@ -47,7 +47,7 @@ std::optional<Pages> state_pages(const TrialState& s) {
     return size ? Pages::from_count(s.pages, *size) : std::nullopt;
 }
 
-VerbResult fail(std::string why) { return {false, {std::move(why)}}; }
+VerbResult fail(ExitCode code, std::string why) { return {code, {std::move(why)}}; }
 
 // The driver's read-back against the trial's request: pages_limit and mem_info_gtt_total must
 // both equal pages x page size.
@@ -100,26 +100,26 @@ std::optional<Pages> load_hang_ceiling(const SystemRoot& root) {
 VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
-    if (!r.page_size.value) return fail("page size unknown (" + r.page_size.source + "): nothing scheduled");
-    if (!r.module.value) return fail("no TTM module to set: " + r.module.note + "; nothing scheduled");
+    if (!r.page_size.value) return fail(ExitCode::unsupported_platform, "page size unknown (" + r.page_size.source + "): nothing scheduled");
+    if (!r.module.value) return fail(ExitCode::unsupported_platform, "no TTM module to set: " + r.module.note + "; nothing scheduled");
     if (r.gttsize.value)
-        return fail("amdgpu.gttsize=" + *r.gttsize.value + " is set (" + r.gttsize.source +
+        return fail(ExitCode::unsupported_platform, "amdgpu.gttsize=" + *r.gttsize.value + " is set (" + r.gttsize.source +
                     "): it overrides pages_limit for the GPU; remove it first; nothing scheduled");
-    if (!r.mem_total.value) return fail("MemTotal unknown: no band; nothing scheduled");
+    if (!r.mem_total.value) return fail(ExitCode::unsupported_platform, "MemTotal unknown: no band; nothing scheduled");
     const auto band = ttm_band(*r.mem_total.value, *r.page_size.value);
-    if (!band) return fail("this machine's RAM leaves no room above the default; nothing scheduled");
+    if (!band) return fail(ExitCode::no_safe_band, "this machine's RAM leaves no room above the default; nothing scheduled");
     const Pages want = units::floor_pages(size, *r.page_size.value);
     if (want < band->low || want > band->high)
-        return fail(units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
+        return fail(ExitCode::refused_by_policy, units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
                     units::describe(band->high) + " (MemTotal minus a reserve of " +
                     std::to_string(band->reserve.count() >> 20) + " MiB); nothing scheduled");
     if (const auto ceiling = load_hang_ceiling(root); ceiling && ceiling->page_size() == want.page_size() &&
                                                       want >= *ceiling)
-        return fail(units::describe(want) + " is at or above the hang ceiling " + units::describe(*ceiling) +
+        return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " + units::describe(*ceiling) +
                     " (" + std::string(kCeilingFile) + "); nothing scheduled");
     TrialState s = load_trial_state(root);
     if (s.phase == "scheduled" || s.phase == "booted")
-        return fail("a trial of " + std::to_string(s.pages) + " pages is pending (phase " + s.phase +
+        return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " + s.phase +
                     "): confirm it or reset first; nothing scheduled");
     const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
     s.phase = "scheduled";
@@ -129,17 +129,17 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     s.scheduled_boot_id = r.boot_id.value.value_or("");
     s.trial_boot_id.clear();
     // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
-    if (auto w = save(root, s); !w) return fail("cannot record the trial: " + w.error().message);
+    if (auto w = save(root, s); !w) return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
     journal(root, "trial-intent", s, "");
     const Grub grub(root);
     if (auto g = grub.schedule(param, std::to_string(want.count())); !g) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save(root, s);
         journal(root, "trial-refused", s, g.error().message);
-        return fail("no one-shot boot loader: " + g.error().message + "; nothing scheduled");
+        return fail(ExitCode::unsupported_platform, "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
     journal(root, "trial-scheduled", s, std::string(kGrubCustom) + ", " + std::string(kGrubEnv) + " next_entry");
-    return {true,
+    return {ExitCode::ok,
             {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
              "  = " + units::describe(want),
              "  GRUB: trial entry in " + std::string(kGrubCustom) + ", next_entry in " + std::string(kGrubEnv),
@@ -153,25 +153,25 @@ VerbResult after_boot(const SystemRoot& root) {
     const auto r = kernel.read();
     const std::string boot = r.boot_id.value.value_or("");
     const auto pages = state_pages(s);
-    if ((s.phase != "scheduled" && s.phase != "booted") || !pages) return {true, {"no trial pending"}};
+    if ((s.phase != "scheduled" && s.phase != "booted") || !pages) return {ExitCode::ok, {"no trial pending"}};
     const auto cmd_value = r.cmdline.value ? cmdline_value(*r.cmdline.value, s.param) : std::nullopt;
     const bool trial_boot = cmd_value && *cmd_value == std::to_string(s.pages);
-    if (s.phase == "scheduled" && boot == s.scheduled_boot_id) return {true, {"trial scheduled; not booted yet"}};
+    if (s.phase == "scheduled" && boot == s.scheduled_boot_id) return {ExitCode::ok, {"trial scheduled; not booted yet"}};
     if (s.phase == "scheduled" && trial_boot) {
         if (auto why = readback_mismatch(r, *pages)) {
             journal(root, "trial-readback-mismatch", s, *why);
             s.phase = s.default_param.empty() ? "none" : "default";
             (void)save(root, s);
-            return fail("the trial boot's read-back does not match: " + *why);
+            return fail(ExitCode::readback_differs, "the trial boot's read-back does not match: " + *why);
         }
         s.phase = "booted";
         s.trial_boot_id = boot;
         (void)save(root, s);
         journal(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
-        return {true, {"trial boot read back: " + units::describe(*pages),
+        return {ExitCode::ok, {"trial boot read back: " + units::describe(*pages),
                        "confirm with: wiredcap-system ttm-confirm"}};
     }
-    if (s.phase == "booted" && boot == s.trial_boot_id) return {true, {"trial boot; waiting for confirmation"}};
+    if (s.phase == "booted" && boot == s.trial_boot_id) return {ExitCode::ok, {"trial boot; waiting for confirmation"}};
     // A later boot without the trial's confirmation: the trial hung, was reset, or was left
     // unconfirmed. All three are remembered as a hang ceiling at the trial's value.
     const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
@@ -183,7 +183,7 @@ VerbResult after_boot(const SystemRoot& root) {
     (void)Grub(root).cancel();
     s.phase = s.default_param.empty() ? "none" : "default";
     (void)save(root, s);
-    return fail("trial of " + units::describe(*pages) + " failed: " + why +
+    return fail(ExitCode::ramp_reverted, "trial of " + units::describe(*pages) + " failed: " + why +
                 "; recorded as the hang ceiling, this boot runs the unchanged default");
 }
 
@@ -193,39 +193,39 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
-        return fail("no trial boot to confirm (phase " + s.phase + "): nothing made default");
-    if (auto why = readback_mismatch(r, *pages)) return fail("read-back does not match: " + *why);
+        return fail(ExitCode::refused_by_policy, "no trial boot to confirm (phase " + s.phase + "): nothing made default");
+    if (auto why = readback_mismatch(r, *pages)) return fail(ExitCode::readback_differs, "read-back does not match: " + *why);
     if (!check_cmd.empty()) {
         auto ran = run_program(check_cmd);
         if (!ran || ran->exit_code != 0) {
             journal(root, "check-failed", s, check_cmd.front());
-            return fail("--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
+            return fail(ExitCode::declined, "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
         }
     }
     const Grub grub(root);
     if (auto d = grub.make_default(s.param, std::to_string(s.pages)); !d)
-        return fail("making it the default failed: " + d.error().message);
+        return fail(ExitCode::kernel_write_failed, "making it the default failed: " + d.error().message);
     (void)grub.cancel();
     s.phase = "default";
     s.default_param = s.param;
     s.default_pages = s.pages;
     (void)save(root, s);
     journal(root, "made-default", s, std::string(kGrubDefaults) + " GRUB_CMDLINE_LINUX_DEFAULT, update-grub");
-    return {true, {"confirmed: " + units::describe(*pages), "made default in " + std::string(kGrubDefaults) +
+    return {ExitCode::ok, {"confirmed: " + units::describe(*pages), "made default in " + std::string(kGrubDefaults) +
                                                                 " (GRUB_CMDLINE_LINUX_DEFAULT) and update-grub"}};
 }
 
 VerbResult reset_ttm(const SystemRoot& root) {
     TrialState s = load_trial_state(root);
-    VerbResult out{true, {}};
+    VerbResult out{ExitCode::ok, {}};
     const Grub grub(root);
     auto cancelled = grub.cancel();
-    if (!cancelled) return fail("reset: " + cancelled.error().message);
+    if (!cancelled) return fail(ExitCode::kernel_write_failed, "reset: " + cancelled.error().message);
     for (auto& line : *cancelled) out.lines.push_back(line);
     for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit"}) {
         const auto v = grub.default_value(name);
         if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
-            if (auto d = grub.remove_default(name); !d) return fail("reset: " + d.error().message);
+            if (auto d = grub.remove_default(name); !d) return fail(ExitCode::kernel_write_failed, "reset: " + d.error().message);
             out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *v + " removed (wiredcap wrote it)");
         } else if (v) {
             out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *v +

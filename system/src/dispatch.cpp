@@ -1,6 +1,9 @@
 #include "src/dispatch.hpp"
 
 #include "src/boot_commands.hpp"
+#ifdef WIREDCAP_LINUX_BACKEND
+#include "src/ttm_commands.hpp"
+#endif
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::system {
@@ -23,6 +26,22 @@ constexpr Subcommand kSubcommands[] = {
      "healthy after healthy_after of uptime; never again\n"
      "after a boot that did not get there",
      boot_action},
+#ifdef WIREDCAP_LINUX_BACKEND
+    // Linux AMD APUs: the try-once trial of TTM's pages_limit (docs/linux.md).
+    {"ttm-trial", "SIZE",
+     "schedule ONE boot with <ttm|amdttm>.pages_limit\n"
+     "through GRUB's one-shot entry", ttm_trial},
+    {"ttm-after-boot", "",
+     "at every boot (systemd): read a trial boot back,\n"
+     "or remember a trial that did not settle as a\n"
+     "hang ceiling", ttm_after_boot},
+    {"ttm-confirm", "[--check CMD ...]",
+     "on the trial boot: make its value the default\n"
+     "entry's (update-grub)", ttm_confirm},
+    {"ttm-reset", "",
+     "remove wiredcap's pages_limit from every place\n"
+     "it wrote it; name the others", ttm_reset},
+#endif
 };
 
 }  // namespace

@@ -15,7 +15,8 @@ struct RunResult {
     std::string out;
 };
 
-// argv[0] is looked up in PATH when it has no '/'. Fails only when the program cannot start.
+// argv[0], when it has no '/', is looked up in /usr/sbin, /usr/bin, /sbin, /bin (never a
+// caller's PATH); the program gets only PATH of those. Fails only when it cannot start.
 [[nodiscard]] Expected<RunResult> run_program(const std::vector<std::string>& argv);
 
 }  // namespace wiredcap::linux_amd

@@ -1,4 +1,4 @@
-// `wiredcap-ttm status`: every reading of the Linux backend with its source, the band, the
+// `wiredcap status --linux-root DIR`: every reading of the Linux backend with its source, the band, the
 // boot loader, and the trial's state. Every size says pages, MiB and GiB.
 #pragma once
 

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "wiredcap/exit_codes.hpp"
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/pages.hpp"
@@ -47,9 +48,15 @@ struct TrialState {
 [[nodiscard]] std::optional<units::Pages> load_hang_ceiling(const SystemRoot& root);
 
 // What a verb did, line by line, for the person; exit 0 only when `ok`.
+// The exit codes are wiredcap's (common/include/wiredcap/exit_codes.hpp), read for Linux:
+//   3 outside the band or at a hang ceiling; 7 no TTM module, a gttsize conflict, or no
+//   one-shot boot loader; 6 the driver's read-back differs; 5 the boot loader's tool failed;
+//   9 after-boot: the trial did not end in a confirmation (reverted, remembered); 13 --check
+//   failed; 12 the state could not be written.
 struct VerbResult {
-    bool ok = false;
+    ExitCode code = ExitCode::internal_error;
     std::vector<std::string> lines;
+    [[nodiscard]] bool ok() const { return code == ExitCode::ok; }
 };
 
 [[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, units::Bytes size);
