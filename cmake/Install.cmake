@@ -78,11 +78,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schema/ DESTINATION share/wiredcap/
         FILE_PERMISSIONS ${_wiredcap_data_mode} FILES_MATCHING PATTERN "*.json")
 
 # Linux AMD APUs (docs/linux.md): the after-boot read-back unit (it runs wiredcap-system
-# ttm-after-boot). The unit names /usr/local/libexec; a package installing elsewhere edits it.
-if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-  install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service DESTINATION lib/systemd/system
-          PERMISSIONS ${_wiredcap_data_mode})
-endif()
+# ttm-after-boot), shipped like the LaunchDaemon's plist: a file under share/ that the
+# installation copies into place (/etc/systemd/system). It names /usr/local/libexec.
+install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service DESTINATION share/wiredcap/systemd
+        PERMISSIONS ${_wiredcap_data_mode})
 
 unset(_wiredcap_exec_mode)
 unset(_wiredcap_data_mode)

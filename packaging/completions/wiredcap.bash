@@ -37,7 +37,7 @@ _wiredcap() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word=${COMP_WORDS[i]}
         case $word in
-            --helper | --policy | --journal | --sim-state | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from | --why)
+            --helper | --policy | --journal | --sim-state | --linux-root | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --step | --timeout | --probe | --probe-timeout | --check | --from | --why)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -61,6 +61,11 @@ _wiredcap() {
         --helper | --policy | --journal | --sim-state | --for)
             compopt -o filenames 2>/dev/null
             _wiredcap_reply -f -- "$cur"
+            return 0
+            ;;
+        --linux-root)
+            compopt -o dirnames 2>/dev/null
+            _wiredcap_reply -d -- "$cur"
             return 0
             ;;
         --to)
@@ -90,6 +95,7 @@ _wiredcap() {
         "") if [[ $cur == -* ]]; then words="$global_opts -h"; else words=$commands; fi ;;
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
         set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from $global_opts"; else words=default; fi ;;
+        status) if [[ $cur == -* ]]; then words="--linux-root $global_opts"; fi ;;
         recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes $global_opts"; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
         fit)

@@ -84,6 +84,7 @@ files=(
   "$prefix/share/wiredcap/wiredcap.conf.example"
   "$prefix/share/wiredcap/sudoers.d/wiredcap"
   "$prefix/share/wiredcap/org.wiredcap.boot.plist"
+  "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.service"
   "$prefix/share/wiredcap/uninstall.sh"
   "$base/etc/sudoers.d/wiredcap"
 )
@@ -97,6 +98,7 @@ done
 own_dirs=(
   "$prefix/libexec/wiredcap"
   "$prefix/share/wiredcap/sudoers.d"
+  "$prefix/share/wiredcap/systemd"
   "$prefix/share/wiredcap/schema"
   "$prefix/share/wiredcap"
 )
