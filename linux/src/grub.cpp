@@ -198,11 +198,37 @@ Expected<std::vector<std::string>> Grub::cancel() const {
     return done;
 }
 
-std::optional<std::string> Grub::default_value(std::string_view name, bool linux_only) const {
+std::optional<std::string> Grub::cmdline_value_of(std::string_view key, std::string_view name) const {
     const auto text = root_.read(kGrubDefaults);
     if (!text) return std::nullopt;
-    const auto line = shell_value(*text, linux_only ? "GRUB_CMDLINE_LINUX" : "GRUB_CMDLINE_LINUX_DEFAULT");
+    const auto line = shell_value(*text, key);
     return line ? cmdline_value(*line, name) : std::nullopt;
+}
+
+std::optional<std::string> Grub::default_value(std::string_view name) const {
+    return cmdline_value_of("GRUB_CMDLINE_LINUX_DEFAULT", name);
+}
+
+std::vector<std::string> Grub::foreign_values(std::string_view name) const {
+    std::vector<std::string> found;
+    if (const auto v = cmdline_value_of("GRUB_CMDLINE_LINUX", name))
+        found.push_back(std::string(kGrubDefaults) + ": " + std::string(name) + "=" + *v + " in GRUB_CMDLINE_LINUX");
+    return found;
+}
+
+std::string Grub::trial_places() const {
+    return std::string(kGrubCustom) + ", next_entry in " + std::string(kGrubEnv);
+}
+
+std::string Grub::default_place() const {
+    return std::string(kGrubDefaults) + " GRUB_CMDLINE_LINUX_DEFAULT (then update-grub)";
+}
+
+Expected<bool> Grub::oneshot_armed() const {
+    auto vars = env();
+    if (!vars) return vars.error();
+    const auto it = vars->find("next_entry");
+    return it != vars->end() && it->second == kTrialEntryId;
 }
 
 Expected<Ok> Grub::edit_cmdline_default(const std::string& new_value) const {

@@ -1,7 +1,7 @@
 #include "wiredcap/linux/status_text.hpp"
 
 #include "wiredcap/linux/band.hpp"
-#include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/trial.hpp"
 
@@ -69,9 +69,10 @@ std::string status_text(const SystemRoot& root) {
         }
     }
     if (const auto ceiling = load_hang_ceiling(root)) row(out, "hang ceiling", units::describe(*ceiling), std::string(kCeilingFile));
-    const Grub grub(root);
-    const auto why = grub.unusable();
-    row(out, "boot loader", why ? "no one-shot: " + *why : "GRUB, one-shot through next_entry", "");
+    const auto boot = detect_boot_loader(root);
+    const auto why = boot.loader ? boot.loader->unusable() : std::optional<std::string>(boot.why_none);
+    if (boot.loader && !why) row(out, "boot loader", std::string(boot.loader->name()) + ", one-shot", boot.loader->trial_places());
+    else row(out, "boot loader", "no one-shot: " + *why, "");
     const auto s = load_trial_state(root);
     row(out, "trial", s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages), "");
     return out;

@@ -110,7 +110,7 @@ Sourced<Bytes> kfd_gpu_bank(const SystemRoot& root) {
         const auto text = root.read(bank);
         const auto size = text ? keyed_number(*text, "size_in_bytes") : std::nullopt;
         if (!size) return {std::nullopt, bank, "absent"};
-        return {Bytes::from_count(*size), bank + " size_in_bytes", ""};
+        return {Bytes::from_count(*size), bank, ""};
     }
     return {std::nullopt, nodes, "no GPU node in the KFD topology"};
 }

@@ -7,6 +7,7 @@
 #include "wiredcap/kernel/ttm.hpp"
 #include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/cmdline.hpp"
+#include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/grub.hpp"
 #include "wiredcap/linux/run.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
@@ -131,18 +132,20 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
     if (auto w = save(root, s); !w) return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
     journal(root, "trial-intent", s, "");
-    const Grub grub(root);
-    if (auto g = grub.schedule(param, std::to_string(want.count())); !g) {
+    const auto boot = detect_boot_loader(root);
+    const auto g = boot.loader ? boot.loader->schedule(param, std::to_string(want.count()))
+                               : Expected<Ok>(Error{boot.why_none});
+    if (!g) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save(root, s);
         journal(root, "trial-refused", s, g.error().message);
         return fail(ExitCode::unsupported_platform, "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
-    journal(root, "trial-scheduled", s, std::string(kGrubCustom) + ", " + std::string(kGrubEnv) + " next_entry");
+    journal(root, "trial-scheduled", s, boot.loader->trial_places());
     return {ExitCode::ok,
             {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
              "  = " + units::describe(want),
-             "  GRUB: trial entry in " + std::string(kGrubCustom) + ", next_entry in " + std::string(kGrubEnv),
+             "  " + std::string(boot.loader->name()) + ": " + boot.loader->trial_places(),
              "Reboot now. A hang or a reset boots the unchanged default entry.",
              "After the trial boot: wiredcap-system ttm-confirm"}};
 }
@@ -172,6 +175,20 @@ VerbResult after_boot(const SystemRoot& root) {
                        "confirm with: wiredcap-system ttm-confirm"}};
     }
     if (s.phase == "booted" && boot == s.trial_boot_id) return {ExitCode::ok, {"trial boot; waiting for confirmation"}};
+    const auto boot_loader = detect_boot_loader(root);
+    if (s.phase == "scheduled" && boot_loader.loader) {
+        // A later boot that still finds the one-shot armed never tried it: the boot loader did
+        // not consume it (GRUB cannot write grubenv on some file systems, or another loader
+        // booted). Left armed it could fire at any later boot, unwatched: disarm it.
+        if (auto armed = boot_loader.loader->oneshot_armed(); armed && *armed) {
+            (void)boot_loader.loader->cancel();
+            journal(root, "trial-not-consumed", s, std::string(boot_loader.loader->name()));
+            s.phase = s.default_param.empty() ? "none" : "default";
+            (void)save(root, s);
+            return fail(ExitCode::unsupported_platform, "the boot loader did not consume the one-shot: trial disarmed, "
+                                                        "no value tried, no hang ceiling");
+        }
+    }
     // A later boot without the trial's confirmation: the trial hung, was reset, or was left
     // unconfirmed. All three are remembered as a hang ceiling at the trial's value.
     const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
@@ -180,7 +197,7 @@ VerbResult after_boot(const SystemRoot& root) {
     if (!old || old->page_size() != pages->page_size() || *pages < *old)
         (void)root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n");
     journal(root, "trial-hang", s, why);
-    (void)Grub(root).cancel();
+    if (boot_loader.loader) (void)boot_loader.loader->cancel();
     s.phase = s.default_param.empty() ? "none" : "default";
     (void)save(root, s);
     return fail(ExitCode::ramp_reverted, "trial of " + units::describe(*pages) + " failed: " + why +
@@ -202,38 +219,41 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
             return fail(ExitCode::declined, "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
         }
     }
-    const Grub grub(root);
-    if (auto d = grub.make_default(s.param, std::to_string(s.pages)); !d)
+    const auto boot = detect_boot_loader(root);
+    if (!boot.loader) return fail(ExitCode::unsupported_platform, "no boot loader: " + boot.why_none);
+    if (auto d = boot.loader->make_default(s.param, std::to_string(s.pages)); !d)
         return fail(ExitCode::kernel_write_failed, "making it the default failed: " + d.error().message);
-    (void)grub.cancel();
+    (void)boot.loader->cancel();
     s.phase = "default";
     s.default_param = s.param;
     s.default_pages = s.pages;
     (void)save(root, s);
-    journal(root, "made-default", s, std::string(kGrubDefaults) + " GRUB_CMDLINE_LINUX_DEFAULT, update-grub");
-    return {ExitCode::ok, {"confirmed: " + units::describe(*pages), "made default in " + std::string(kGrubDefaults) +
-                                                                " (GRUB_CMDLINE_LINUX_DEFAULT) and update-grub"}};
+    journal(root, "made-default", s, boot.loader->default_place());
+    return {ExitCode::ok, {"confirmed: " + units::describe(*pages), "made default: " + boot.loader->default_place()}};
 }
 
 VerbResult reset_ttm(const SystemRoot& root) {
     TrialState s = load_trial_state(root);
     VerbResult out{ExitCode::ok, {}};
-    const Grub grub(root);
-    auto cancelled = grub.cancel();
-    if (!cancelled) return fail(ExitCode::kernel_write_failed, "reset: " + cancelled.error().message);
-    for (auto& line : *cancelled) out.lines.push_back(line);
-    for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit"}) {
-        const auto v = grub.default_value(name);
-        if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
-            if (auto d = grub.remove_default(name); !d) return fail(ExitCode::kernel_write_failed, "reset: " + d.error().message);
-            out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *v + " removed (wiredcap wrote it)");
-        } else if (v) {
-            out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *v +
-                                " in GRUB_CMDLINE_LINUX_DEFAULT was not written by wiredcap, left alone");
+    const auto boot = detect_boot_loader(root);
+    if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");
+    if (boot.loader) {
+        auto cancelled = boot.loader->cancel();
+        if (!cancelled) return fail(ExitCode::kernel_write_failed, "reset: " + cancelled.error().message);
+        for (auto& line : *cancelled) out.lines.push_back(line);
+        for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit"}) {
+            const auto v = boot.loader->default_value(name);
+            if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
+                if (auto d = boot.loader->remove_default(name); !d)
+                    return fail(ExitCode::kernel_write_failed, "reset: " + d.error().message);
+                out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v + " removed (wiredcap wrote it)");
+            } else if (v) {
+                out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
+                                    " was not written by wiredcap, left alone");
+            }
+            for (const auto& place : boot.loader->foreign_values(name))
+                out.lines.push_back(place + ": not written by wiredcap, left alone");
         }
-        if (const auto l = grub.default_value(name, true))
-            out.lines.push_back(std::string(kGrubDefaults) + ": " + name + "=" + *l +
-                                " in GRUB_CMDLINE_LINUX was not written by wiredcap, left alone");
     }
     for (const auto& f : root.list("/etc/modprobe.d")) {
         const auto text = root.read("/etc/modprobe.d/" + f);

@@ -23,7 +23,7 @@ out=$(status)
 grep -q "TTM module     amdttm: amdgpu depends on amdttm" <<<"$out" || fail "amdttm not detected: $out"
 grep -q "IGNORED.*ttm.pages_limit=20971520" <<<"$out" || fail "stray ttm.pages_limit not shown: $out"
 out=$(sys reset)
-grep -q "ttm.pages_limit=20971520 in GRUB_CMDLINE_LINUX_DEFAULT was not written by wiredcap" <<<"$out" \
+grep -q "GRUB_CMDLINE_LINUX_DEFAULT (then update-grub): ttm.pages_limit=20971520 was not written by wiredcap" <<<"$out" \
   || fail "reset did not name the stray parameter: $out"
 grep -q "ttm.pages_limit=20971520" "$root/etc/default/grub" || fail "reset removed what it did not write"
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/units/expected.hpp"
 
@@ -39,32 +40,31 @@ struct MenuEntry {
 // The top-level menu entries of a grub.cfg (submenus are skipped: the default is a top entry).
 [[nodiscard]] std::vector<MenuEntry> parse_menu_entries(std::string_view cfg);
 
-class Grub {
+class Grub final : public BootLoader {
 public:
     explicit Grub(SystemRoot root) : root_(std::move(root)) {}
 
-    // Why GRUB's one-shot cannot be used on this system, or nullopt when it can.
-    [[nodiscard]] std::optional<std::string> unusable() const;
+    [[nodiscard]] std::string_view name() const override { return "GRUB"; }
+    [[nodiscard]] std::optional<std::string> unusable() const override;
+    [[nodiscard]] Expected<Ok> schedule(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<bool> oneshot_armed() const override;
+    [[nodiscard]] Expected<std::vector<std::string>> cancel() const override;
+    // GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then update-grub.
+    [[nodiscard]] Expected<Ok> make_default(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<Ok> remove_default(std::string_view name) const override;
+    [[nodiscard]] std::optional<std::string> default_value(std::string_view name) const override;
+    // GRUB_CMDLINE_LINUX (every entry, recovery included): never wiredcap's.
+    [[nodiscard]] std::vector<std::string> foreign_values(std::string_view name) const override;
+    [[nodiscard]] std::string trial_places() const override;
+    [[nodiscard]] std::string default_place() const override;
 
     // grubenv as grub-editenv lists it.
     [[nodiscard]] Expected<std::map<std::string, std::string>> env() const;
-    // The entry the next boot starts: next_entry when set, else the default.
+    // The first menu entry of grub.cfg (GRUB_DEFAULT=0).
     [[nodiscard]] Expected<MenuEntry> default_entry() const;
 
-    // Writes the trial entry (the default's body with `name=value` on its linux line) and sets
-    // next_entry to it.
-    [[nodiscard]] Expected<Ok> schedule(std::string_view name, std::string_view value) const;
-    // Clears next_entry when it is wiredcap's and removes wiredcap's custom.cfg. Returns what
-    // it did, one line per place.
-    [[nodiscard]] Expected<std::vector<std::string>> cancel() const;
-    // GRUB_CMDLINE_LINUX_DEFAULT gets `name=value` (replacing an earlier one), then update-grub.
-    [[nodiscard]] Expected<Ok> make_default(std::string_view name, std::string_view value) const;
-    // Removes `name=...` from GRUB_CMDLINE_LINUX_DEFAULT and runs update-grub.
-    [[nodiscard]] Expected<Ok> remove_default(std::string_view name) const;
-    // The value of `name` in GRUB_CMDLINE_LINUX_DEFAULT / GRUB_CMDLINE_LINUX, if any.
-    [[nodiscard]] std::optional<std::string> default_value(std::string_view name, bool linux_only = false) const;
-
 private:
+    [[nodiscard]] std::optional<std::string> cmdline_value_of(std::string_view key, std::string_view name) const;
     [[nodiscard]] Expected<Ok> editenv(const std::vector<std::string>& args) const;
     [[nodiscard]] Expected<Ok> update_grub() const;
     [[nodiscard]] Expected<Ok> edit_cmdline_default(const std::string& new_value) const;
