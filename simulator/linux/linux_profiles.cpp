@@ -16,6 +16,8 @@ constexpr std::array kProfiles{
                  "", 4096},
     LinuxProfile{"amdttm-128", "HP Z2 Mini G1a, 128 GB, AMD's DKMS driver: amdttm; a stray ttm.pages_limit",
                  131752264, 512 * kMiB, "amdttm", true, "ttm.pages_limit=20971520", 4096},
+    LinuxProfile{"strix-128-sdboot", "Framework Desktop, 128 GB, ttm, systemd-boot (EFI variables)", 131752264,
+                 512 * kMiB, "ttm", false, "", 4096, true},
     LinuxProfile{"gttsize-64", "Ryzen AI Max 390, 64 GB, amdgpu.gttsize=57344 left set (estimate)", 65011712,
                  512 * kMiB, "ttm", false, "amdgpu.gttsize=57344", 4096},
 };

@@ -20,6 +20,7 @@ struct LinuxProfile {
     bool both_modules;                 // ttm AND amdttm present (a DKMS host)
     std::string_view extra_cmdline;    // what GRUB_CMDLINE_LINUX_DEFAULT carries besides "quiet"
     std::uint64_t page_size;           // KernelPageSize
+    bool systemd_boot = false;         // systemd-boot (ESP /efi, EFI variables) instead of GRUB
 };
 
 [[nodiscard]] std::span<const LinuxProfile> linux_profiles() noexcept;

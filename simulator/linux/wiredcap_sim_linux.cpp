@@ -22,6 +22,7 @@
 #include "wiredcap/linux/grub.hpp"
 #include "wiredcap/linux/run.hpp"
 #include "wiredcap/linux/system_root.hpp"
+#include "wiredcap/linux/systemd_boot.hpp"
 
 namespace {
 
@@ -137,7 +138,7 @@ bool boot_kernel(const SystemRoot& root, const LinuxProfile& p, const std::strin
     std::snprintf(id, sizeof id, "5a1d0000-0000-4000-8000-%012llx", static_cast<unsigned long long>(boots));
     const std::string card = "/sys/class/drm/card1/device";
     const std::string kfd = "/sys/class/kfd/kfd/topology/nodes";
-    bool ok = put(root, "/proc/cmdline", "BOOT_IMAGE=" + cmdline + "\n") &&
+    bool ok = put(root, "/proc/cmdline", cmdline + "\n") &&
               put(root, "/proc/sys/kernel/random/boot_id", std::string(id) + "\n") &&
               put(root, "/sys/module/" + module + "/parameters/pages_limit", std::to_string(pages) + "\n") &&
               put(root, "/sys/module/amdgpu/parameters/gttsize", (gttsize ? *gttsize : "-1") + "\n") &&
@@ -151,6 +152,51 @@ bool boot_kernel(const SystemRoot& root, const LinuxProfile& p, const std::strin
     return ok;
 }
 
+constexpr std::string_view kEsp = "/efi";
+constexpr std::string_view kSdDefault = "arch-6.12.conf";
+
+// What systemd-boot hands the kernel: the entry's options and its initrd.
+std::string sd_cmdline(const std::string& options) { return "initrd=\\initramfs-linux.img " + options; }
+
+bool init_systemd_boot(const SystemRoot& root, const std::string& extra) {
+    const std::string entries = std::string(kEsp) + "/loader/entries/";
+    const std::string options = std::string(kBaseArgs) + " quiet" + extra;
+    return put(root, std::string(kEsp) + "/loader/loader.conf", "default " + std::string(kSdDefault) + "\ntimeout 3\n") &&
+           put(root, entries + std::string(kSdDefault),
+               "title Arch Linux\nlinux /vmlinuz-linux\ninitrd /initramfs-linux.img\noptions " + options + "\n") &&
+           put(root, entries + "arch-6.12-fallback.conf",
+               "title Arch Linux (fallback)\nlinux /vmlinuz-linux\ninitrd /initramfs-linux-fallback.img\noptions " +
+                   std::string(kBaseArgs) + "\n") &&
+           put(root, std::string(kKernelCmdline), options + "\n") &&
+           put(root, std::string(kEfiVars) + "/LoaderInfo-" + std::string(kLoaderGuid), efi_string_bytes("systemd-boot 257.7"));
+}
+
+// systemd-boot at power-on: LoaderEntryOneShot once (it removes the variable before the
+// kernel runs), else LoaderEntryDefault, else loader.conf's default. The entry's options.
+std::optional<std::pair<std::string, std::string>> sd_pick(const SystemRoot& root) {
+    const std::string oneshot_var = std::string(kEfiVars) + "/LoaderEntryOneShot-" + std::string(kLoaderGuid);
+    std::string id;
+    if (auto once = read_efi_string(root, "LoaderEntryOneShot")) {
+        id = *once;
+        if (!root.remove(oneshot_var)) return std::nullopt;
+    }
+    const SystemdBoot loader(root);
+    const std::string dir = std::string(kEsp) + "/loader/entries/";
+    if (id.empty() || !root.exists(dir + id)) id = loader.default_entry().value_or("");
+    const auto text = root.read(dir + id);
+    if (!text) return std::nullopt;
+    std::string title, options;
+    std::size_t pos = 0;
+    while (pos < text->size()) {
+        const auto end = text->find('\n', pos);
+        const std::string line = text->substr(pos, end - pos);
+        pos = end == std::string::npos ? text->size() : end + 1;
+        if (line.rfind("title ", 0) == 0) title = line.substr(6);
+        if (line.rfind("options ", 0) == 0) options = line.substr(8);
+    }
+    return std::make_pair(title, sd_cmdline(options));
+}
+
 bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self) {
     const std::string module(p.module);
     std::filesystem::create_directories(root.at("/sys/module/" + module + "/holders/amdgpu"));
@@ -160,9 +206,14 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
               put(root, "/proc/meminfo", "MemTotal:       " + std::to_string(p.mem_total_kib) + " kB\n") &&
               put(root, "/sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 16\nsimd_count 0\n") &&
               put(root, "/sys/class/kfd/kfd/topology/nodes/1/properties", "cpu_cores_count 0\nsimd_count 80\n") &&
-              put(root, kGrubDefaults, "GRUB_DEFAULT=0\nGRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet" + extra +
-                                           "\"\nGRUB_CMDLINE_LINUX=\"\"\n") &&
-              put(root, kUpdateGrub, "#!/bin/sh\nexec '" + self + "' update-grub --root '" + root.root().string() + "'\n");
+              put(root, "/.wiredcap-sim/.keep", "");
+    if (!ok) return false;
+    Sim s{std::string(p.name), 0, false, 1};
+    if (p.systemd_boot) return save(root, s) && init_systemd_boot(root, extra) &&
+                               boot_kernel(root, p, sd_cmdline(std::string(kBaseArgs) + " quiet" + extra), 1);
+    ok = put(root, kGrubDefaults, "GRUB_DEFAULT=0\nGRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet" + extra +
+                                      "\"\nGRUB_CMDLINE_LINUX=\"\"\n") &&
+         put(root, kUpdateGrub, "#!/bin/sh\nexec '" + self + "' update-grub --root '" + root.root().string() + "'\n");
     if (!ok) return false;
     std::filesystem::permissions(root.at(kUpdateGrub), std::filesystem::perms::owner_all |
                                                            std::filesystem::perms::group_read |
@@ -170,8 +221,8 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
     if (!update_grub(root)) return false;
     auto r = run_program({"grub-editenv", root.at(kGrubEnv).string(), "create"});
     if (!r || r->exit_code != 0) return fail("grub-editenv create failed");
-    Sim s{std::string(p.name), 0, false, 1};
-    return save(root, s) && boot_kernel(root, p, std::string(kKernel) + " " + std::string(kBaseArgs) + " quiet" + extra, 1);
+    return save(root, s) &&
+           boot_kernel(root, p, "BOOT_IMAGE=" + std::string(kKernel) + " " + std::string(kBaseArgs) + " quiet" + extra, 1);
 }
 
 // GRUB at power-on: next_entry once (cleared before the kernel runs), else entry 0.
@@ -199,18 +250,27 @@ bool reboot(const SystemRoot& root) {
     if (!p) return fail("no simulated machine at " + root.root().string());
     s.hung = false;
     ++s.boots;
-    const auto entry = grub_pick(root);
-    if (!entry) return fail("GRUB found no entry to boot");
-    const std::string cmdline = std::string(kKernel) + " " + entry->linux_args;
+    std::string title, cmdline;
+    if (p->systemd_boot) {
+        const auto picked = sd_pick(root);
+        if (!picked) return fail("systemd-boot found no entry to boot");
+        title = picked->first;
+        cmdline = picked->second;
+    } else {
+        const auto entry = grub_pick(root);
+        if (!entry) return fail("GRUB found no entry to boot");
+        title = entry->title;
+        cmdline = "BOOT_IMAGE=" + std::string(kKernel) + " " + entry->linux_args;
+    }
     const auto param = cmdline_value(cmdline, std::string(p->module) + ".pages_limit");
     const auto pages = param ? parse_u64(*param) : std::nullopt;
     if (s.hang_above != 0 && pages && *pages > s.hang_above) {
         s.hung = true;  // amdgpu came up and the machine froze: nothing after GRUB ran
-        std::printf("booted '%s': HUNG (pages_limit %s above %llu)\n", entry->title.c_str(), param->c_str(),
+        std::printf("booted '%s': HUNG (pages_limit %s above %llu)\n", title.c_str(), param->c_str(),
                     static_cast<unsigned long long>(s.hang_above));
         return save(root, s);
     }
-    std::printf("booted '%s'\n", entry->title.c_str());
+    std::printf("booted '%s'\n", title.c_str());
     return save(root, s) && boot_kernel(root, *p, cmdline, s.boots);
 }
 
