@@ -3,7 +3,10 @@
 // once, then the default), the kernel (cmdline -> pages_limit, amdgpu -> GTT), and a hang.
 //
 //   wiredcap-sim-linux init --root DIR --profile NAME
-//   wiredcap-sim-linux reboot --root DIR        GRUB picks the entry; the kernel boots or hangs
+//   wiredcap-sim-linux reboot --root DIR [--keep-oneshot]
+//                                               the boot loader picks the entry (with
+//                                               --keep-oneshot GRUB cannot clear next_entry and
+//                                               boots the default); the kernel boots or hangs
 //   wiredcap-sim-linux hang-above --root DIR PAGES   a boot with pages_limit above this hangs
 //   wiredcap-sim-linux update-grub --root DIR   regenerates grub.cfg from /etc/default/grub
 //   wiredcap-sim-linux profiles
@@ -244,14 +247,21 @@ std::optional<MenuEntry> grub_pick(const SystemRoot& root) {
     return entries.front();
 }
 
-bool reboot(const SystemRoot& root) {
+// keep_oneshot: the boot loader could not clear its one-shot (GRUB on a file system it cannot
+// write) and booted the default: the armed trial stays armed.
+bool reboot(const SystemRoot& root, bool keep_oneshot) {
     Sim s = load(root);
     const auto* p = wiredcap::sim_linux::find_linux_profile(s.profile);
     if (!p) return fail("no simulated machine at " + root.root().string());
     s.hung = false;
     ++s.boots;
     std::string title, cmdline;
-    if (p->systemd_boot) {
+    if (keep_oneshot) {
+        const auto entries = parse_menu_entries(root.read(kGrubCfg).value_or(""));
+        if (p->systemd_boot || entries.empty()) return fail("--keep-oneshot needs a GRUB profile");
+        title = entries.front().title;
+        cmdline = "BOOT_IMAGE=" + std::string(kKernel) + " " + entries.front().linux_args;
+    } else if (p->systemd_boot) {
         const auto picked = sd_pick(root);
         if (!picked) return fail("systemd-boot found no entry to boot");
         title = picked->first;
@@ -275,7 +285,7 @@ bool reboot(const SystemRoot& root) {
 }
 
 int usage() {
-    std::fputs("usage: wiredcap-sim-linux init --root DIR --profile NAME | reboot --root DIR |\n"
+    std::fputs("usage: wiredcap-sim-linux init --root DIR --profile NAME | reboot --root DIR [--keep-oneshot] |\n"
                "       hang-above --root DIR PAGES | update-grub --root DIR | profiles\n",
                stderr);
     return 64;
@@ -300,7 +310,8 @@ int main(int argc, char** argv) {
         const std::string self = std::filesystem::canonical("/proc/self/exe").string();
         return init(root, *p, self) ? 0 : 1;
     }
-    if (cmd == "reboot" && a.size() == 3) return reboot(root) ? 0 : 1;
+    if (cmd == "reboot" && a.size() == 3) return reboot(root, false) ? 0 : 1;
+    if (cmd == "reboot" && a.size() == 4 && a[3] == "--keep-oneshot") return reboot(root, true) ? 0 : 1;
     if (cmd == "update-grub" && a.size() == 3) return update_grub(root) ? 0 : 1;
     if (cmd == "hang-above" && a.size() == 4) {
         Sim s = load(root);

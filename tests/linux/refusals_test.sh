@@ -43,4 +43,15 @@ if out=$(sys trial 40GiB); then fail "trial accepted without a one-shot: $out"; 
 grep -q "no one-shot boot loader" <<<"$out" || fail "refusal unclear: $out"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "refused trial wrote custom.cfg"
 grep -q '"event":"trial-refused"' "$root/var/lib/wiredcap/ttm-journal" || fail "refusal not journaled"
+# GRUB that cannot clear next_entry (grubenv on a file system it cannot write) boots the
+# default and leaves the trial armed: after-boot disarms it, records no hang, tried nothing.
+root=$base/stuck; "$sim" init --root "$root" --profile strix-64
+sys trial 40GiB >/dev/null
+"$sim" reboot --root "$root" --keep-oneshot >/dev/null
+rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
+[ "$rc" = 7 ] || fail "after-boot with an unconsumed one-shot exited $rc, not 7"
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "the stuck one-shot is still armed"
+[ ! -e "$root/boot/grub/custom.cfg" ] || fail "the stuck trial's entry was left"
+[ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "a trial never tried was recorded as a hang"
+grep -q '"event":"trial-not-consumed"' "$root/var/lib/wiredcap/ttm-journal" || fail "not journaled"
 echo "refusals: ok"
