@@ -1,6 +1,11 @@
 #include "wiredcap/linux/trial.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <ctime>
+#include <filesystem>
 #include <sstream>
 
 #include "wiredcap/json_writer.hpp"
@@ -30,7 +35,10 @@ std::uint64_t number(const std::string& v) { return parse_u64(v).value_or(0); }
 
 Expected<Ok> save(const SystemRoot& root, const TrialState& s) { return root.write(kStateFile, serialize(s)); }
 
-void journal(const SystemRoot& root, std::string_view event, const TrialState& s, std::string_view detail) {
+// One JSON object a line, appended (the file is replaced atomically, so a crash leaves the old
+// journal or the new one). False when it could not be written.
+[[nodiscard]] bool journal(const SystemRoot& root, std::string_view event, const TrialState& s,
+                           std::string_view detail) {
     JsonObject o;
     o.num("time", static_cast<std::uint64_t>(std::time(nullptr)))
         .str("event", event)
@@ -40,8 +48,37 @@ void journal(const SystemRoot& root, std::string_view event, const TrialState& s
         .str("detail", detail);
     const std::string line = o.text() + "\n";
     const std::string before = root.read(kJournalFile).value_or("");
-    (void)root.write(kJournalFile, before + line);
+    return static_cast<bool>(root.write(kJournalFile, before + line));
 }
+
+// Serialises the ttm-* verbs: two at once would interleave their reads and writes of the state
+// and the boot loader. Waits at most 5 s.
+class VerbLock {
+public:
+    explicit VerbLock(const SystemRoot& root) {
+        const auto path = root.at(kLockFile);
+        std::error_code ec;
+        std::filesystem::create_directories(path.parent_path(), ec);
+        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        for (int i = 0; fd_ >= 0 && i < 50; ++i) {
+            if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+                held_ = true;
+                return;
+            }
+            ::usleep(100'000);
+        }
+    }
+    VerbLock(const VerbLock&) = delete;
+    VerbLock& operator=(const VerbLock&) = delete;
+    ~VerbLock() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    [[nodiscard]] bool held() const { return held_; }
+
+private:
+    int fd_ = -1;
+    bool held_ = false;
+};
 
 std::optional<Pages> state_pages(const TrialState& s) {
     const auto size = PageSize::from_bytes(s.page_size);
@@ -99,6 +136,8 @@ std::optional<Pages> load_hang_ceiling(const SystemRoot& root) {
 }
 
 VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
+    const VerbLock lock(root);
+    if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing scheduled");
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     if (!r.page_size.value) return fail(ExitCode::unsupported_platform, "page size unknown (" + r.page_size.source + "): nothing scheduled");
@@ -131,17 +170,21 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     s.trial_boot_id.clear();
     // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
     if (auto w = save(root, s); !w) return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
-    journal(root, "trial-intent", s, "");
+    if (!journal(root, "trial-intent", s, "")) {
+        s.phase = s.default_param.empty() ? "none" : "default";
+        (void)save(root, s);
+        return fail(ExitCode::journal_failed, "cannot journal the trial (" + std::string(kJournalFile) + "); nothing scheduled");
+    }
     const auto boot = detect_boot_loader(root);
     const auto g = boot.loader ? boot.loader->schedule(param, std::to_string(want.count()))
                                : Expected<Ok>(Error{boot.why_none});
     if (!g) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save(root, s);
-        journal(root, "trial-refused", s, g.error().message);
+        (void)journal(root, "trial-refused", s, g.error().message);
         return fail(ExitCode::unsupported_platform, "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
-    journal(root, "trial-scheduled", s, boot.loader->trial_places());
+    (void)journal(root, "trial-scheduled", s, boot.loader->trial_places());
     return {ExitCode::ok,
             {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
              "  = " + units::describe(want),
@@ -151,6 +194,8 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
 }
 
 VerbResult after_boot(const SystemRoot& root) {
+    const VerbLock lock(root);
+    if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running");
     TrialState s = load_trial_state(root);
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
@@ -162,7 +207,7 @@ VerbResult after_boot(const SystemRoot& root) {
     if (s.phase == "scheduled" && boot == s.scheduled_boot_id) return {ExitCode::ok, {"trial scheduled; not booted yet"}};
     if (s.phase == "scheduled" && trial_boot) {
         if (auto why = readback_mismatch(r, *pages)) {
-            journal(root, "trial-readback-mismatch", s, *why);
+            (void)journal(root, "trial-readback-mismatch", s, *why);
             s.phase = s.default_param.empty() ? "none" : "default";
             (void)save(root, s);
             return fail(ExitCode::readback_differs, "the trial boot's read-back does not match: " + *why);
@@ -170,7 +215,7 @@ VerbResult after_boot(const SystemRoot& root) {
         s.phase = "booted";
         s.trial_boot_id = boot;
         (void)save(root, s);
-        journal(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
+        (void)journal(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
         return {ExitCode::ok, {"trial boot read back: " + units::describe(*pages),
                        "confirm with: wiredcap-system ttm-confirm"}};
     }
@@ -182,7 +227,7 @@ VerbResult after_boot(const SystemRoot& root) {
         // booted). Left armed it could fire at any later boot, unwatched: disarm it.
         if (auto armed = boot_loader.loader->oneshot_armed(); armed && *armed) {
             (void)boot_loader.loader->cancel();
-            journal(root, "trial-not-consumed", s, std::string(boot_loader.loader->name()));
+            (void)journal(root, "trial-not-consumed", s, std::string(boot_loader.loader->name()));
             s.phase = s.default_param.empty() ? "none" : "default";
             (void)save(root, s);
             return fail(ExitCode::unsupported_platform, "the boot loader did not consume the one-shot: trial disarmed, "
@@ -194,9 +239,15 @@ VerbResult after_boot(const SystemRoot& root) {
     const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
                                                    : "the trial boot ended without a confirmation";
     const auto old = load_hang_ceiling(root);
+    bool remembered = true;
     if (!old || old->page_size() != pages->page_size() || *pages < *old)
-        (void)root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n");
-    journal(root, "trial-hang", s, why);
+        remembered = static_cast<bool>(
+            root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
+    remembered = journal(root, "trial-hang", s, why) && remembered;
+    if (!remembered)
+        return fail(ExitCode::journal_failed, "trial of " + units::describe(*pages) + " failed (" + why +
+                                                  ") and could NOT be recorded as the hang ceiling: " +
+                                                  std::string(kCeilingFile) + " or the journal is not writable");
     if (boot_loader.loader) (void)boot_loader.loader->cancel();
     s.phase = s.default_param.empty() ? "none" : "default";
     (void)save(root, s);
@@ -205,6 +256,8 @@ VerbResult after_boot(const SystemRoot& root) {
 }
 
 VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd) {
+    const VerbLock lock(root);
+    if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing made default");
     TrialState s = load_trial_state(root);
     const auto pages = state_pages(s);
     SysfsTtmKernel kernel(root);
@@ -215,12 +268,14 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     if (!check_cmd.empty()) {
         auto ran = run_program(check_cmd);
         if (!ran || ran->exit_code != 0) {
-            journal(root, "check-failed", s, check_cmd.front());
+            (void)journal(root, "check-failed", s, check_cmd.front());
             return fail(ExitCode::declined, "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
         }
     }
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) return fail(ExitCode::unsupported_platform, "no boot loader: " + boot.why_none);
+    if (!journal(root, "default-intent", s, boot.loader->default_place()))
+        return fail(ExitCode::journal_failed, "cannot journal the change; nothing made default");
     if (auto d = boot.loader->make_default(s.param, std::to_string(s.pages)); !d)
         return fail(ExitCode::kernel_write_failed, "making it the default failed: " + d.error().message);
     (void)boot.loader->cancel();
@@ -228,13 +283,16 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     s.default_param = s.param;
     s.default_pages = s.pages;
     (void)save(root, s);
-    journal(root, "made-default", s, boot.loader->default_place());
+    (void)journal(root, "made-default", s, boot.loader->default_place());
     return {ExitCode::ok, {"confirmed: " + units::describe(*pages), "made default: " + boot.loader->default_place()}};
 }
 
 VerbResult reset_ttm(const SystemRoot& root) {
-    TrialState s = load_trial_state(root);
+    // Reset always works for root: without the lock after 5 s, and it says so.
+    const VerbLock lock(root);
     VerbResult out{ExitCode::ok, {}};
+    if (!lock.held()) out.lines.push_back("another ttm-* command holds the lock; resetting anyway");
+    TrialState s = load_trial_state(root);
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");
     if (boot.loader) {
@@ -265,7 +323,8 @@ VerbResult reset_ttm(const SystemRoot& root) {
     s.default_param.clear();
     s.default_pages = 0;
     (void)save(root, s);
-    journal(root, "reset", s, "was " + before_phase);
+    if (!journal(root, "reset", s, "was " + before_phase))
+        out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
     if (out.lines.empty()) out.lines.push_back("nothing of wiredcap's to remove");
     out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
     return out;

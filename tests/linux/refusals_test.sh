@@ -54,4 +54,12 @@ rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "the stuck trial's entry was left"
 [ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "a trial never tried was recorded as a hang"
 grep -q '"event":"trial-not-consumed"' "$root/var/lib/wiredcap/ttm-journal" || fail "not journaled"
+# Intent first: a journal that cannot be written refuses the trial before the boot loader is
+# touched (here the journal's path is a directory).
+root=$base/nojournal; "$sim" init --root "$root" --profile strix-128
+mkdir -p "$root/var/lib/wiredcap/ttm-journal"
+rc=0; sys trial 96GiB >/dev/null 2>&1 || rc=$?
+[ "$rc" = 12 ] || fail "trial without a journal exited $rc, not 12"
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed without a journal"
+[ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without a journal"
 echo "refusals: ok"

@@ -31,6 +31,7 @@ namespace wiredcap::linux_amd {
 inline constexpr std::string_view kStateFile = "/var/lib/wiredcap/ttm-state";
 inline constexpr std::string_view kCeilingFile = "/var/lib/wiredcap/ttm-hang-ceiling";
 inline constexpr std::string_view kJournalFile = "/var/lib/wiredcap/ttm-journal";
+inline constexpr std::string_view kLockFile = "/var/lib/wiredcap/ttm.lock";
 
 struct TrialState {
     std::string phase = "none";  // none | scheduled | booted | default
