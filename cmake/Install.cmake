@@ -78,10 +78,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schema/ DESTINATION share/wiredcap/
         FILE_PERMISSIONS ${_wiredcap_data_mode} FILES_MATCHING PATTERN "*.json")
 
 # Linux AMD APUs (docs/linux.md): the after-boot read-back unit (it runs wiredcap-system
-# ttm-after-boot), shipped like the LaunchDaemon's plist: a file under share/ that the
+# ttm-after-boot) and its timer (the health mark), shipped like the LaunchDaemon's plist: a file under share/ that the
 # installation copies into place (/etc/systemd/system). It names /usr/local/libexec.
-install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service DESTINATION share/wiredcap/systemd
-        PERMISSIONS ${_wiredcap_data_mode})
+install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service
+              ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.timer
+        DESTINATION share/wiredcap/systemd PERMISSIONS ${_wiredcap_data_mode})
 
 unset(_wiredcap_exec_mode)
 unset(_wiredcap_data_mode)

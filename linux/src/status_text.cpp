@@ -57,6 +57,8 @@ std::string status_text(const SystemRoot& root) {
     if (r.gtt_total.value && r.pages_limit.value && *r.gtt_total.value != r.pages_limit.value->to_bytes())
         row(out, "MISMATCH", "the driver's GTT is not pages_limit x page size", "");
     sourced_row(out, "KFD memory", r.kfd_mem_bank, [&](Bytes b) { return sized(b, ps); });
+    if (r.kfd_mem_bank.value && r.gtt_total.value && *r.kfd_mem_bank.value != *r.gtt_total.value)
+        row(out, "MISMATCH", "KFD's memory bank is not the driver's GTT", "");
     sourced_row(out, "VRAM carve-out", r.vram_total, [&](Bytes b) { return sized(b, ps); });
     sourced_row(out, "MemTotal", r.mem_total, [&](Bytes b) { return sized(b, ps); });
     if (r.mem_total.value && ps) {
@@ -74,7 +76,9 @@ std::string status_text(const SystemRoot& root) {
     if (boot.loader && !why) row(out, "boot loader", std::string(boot.loader->name()) + ", one-shot", boot.loader->trial_places());
     else row(out, "boot loader", "no one-shot: " + *why, "");
     const auto s = load_trial_state(root);
-    row(out, "trial", s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages), "");
+    std::string trial = s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages);
+    if (s.phase == "booted") trial += s.healthy ? ", healthy" : ", not yet healthy";
+    row(out, "trial", trial, std::string(kStateFile));
     return out;
 }
 

@@ -161,6 +161,10 @@ kernel::TtmReadings SysfsTtmKernel::read() {
     }
     r.kfd_mem_bank = kfd_gpu_bank(root_);
 
+    const auto uptime = root_.read_value("/proc/uptime");
+    const auto whole = uptime ? parse_u64(uptime->substr(0, uptime->find_first_of(". "))) : std::nullopt;
+    r.uptime_s = {whole, "/proc/uptime", whole ? "" : "absent"};
+
     const auto meminfo = root_.read("/proc/meminfo");
     const auto kib = meminfo ? keyed_number(*meminfo, "MemTotal") : std::nullopt;
     if (kib) r.mem_total = {units::Bytes(*units::KiB::from_count(*kib)), "/proc/meminfo MemTotal", ""};

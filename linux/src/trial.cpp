@@ -27,7 +27,8 @@ std::string serialize(const TrialState& s) {
     std::ostringstream o;
     o << "phase=" << s.phase << "\nparam=" << s.param << "\npages=" << s.pages << "\npage_size=" << s.page_size
       << "\nscheduled_boot_id=" << s.scheduled_boot_id << "\ntrial_boot_id=" << s.trial_boot_id
-      << "\ndefault_param=" << s.default_param << "\ndefault_pages=" << s.default_pages << "\n";
+      << "\ndefault_param=" << s.default_param << "\ndefault_pages=" << s.default_pages
+      << "\nhealthy=" << (s.healthy ? 1 : 0) << "\n";
     return o.str();
 }
 
@@ -120,6 +121,7 @@ TrialState load_trial_state(const SystemRoot& root) {
         else if (k == "trial_boot_id") s.trial_boot_id = v;
         else if (k == "default_param") s.default_param = v;
         else if (k == "default_pages") s.default_pages = number(v);
+        else if (k == "healthy") s.healthy = v == "1";
     }
     return s;
 }
@@ -214,12 +216,24 @@ VerbResult after_boot(const SystemRoot& root) {
         }
         s.phase = "booted";
         s.trial_boot_id = boot;
+        s.healthy = false;
         (void)save(root, s);
         (void)journal(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
         return {ExitCode::ok, {"trial boot read back: " + units::describe(*pages),
                        "confirm with: wiredcap-system ttm-confirm"}};
     }
-    if (s.phase == "booted" && boot == s.trial_boot_id) return {ExitCode::ok, {"trial boot; waiting for confirmation"}};
+    if (s.phase == "booted" && boot == s.trial_boot_id) {
+        const std::uint64_t up = r.uptime_s.value.value_or(0);
+        if (!s.healthy && up >= kHealthyAfterS) {
+            // The health mark: up this long with the value, the driver still reading it back.
+            if (auto why = readback_mismatch(r, *pages)) return fail(ExitCode::readback_differs, "read-back differs now: " + *why);
+            s.healthy = true;
+            (void)save(root, s);
+            (void)journal(root, "trial-healthy", s, "up " + std::to_string(up) + " s");
+        }
+        return {ExitCode::ok, {std::string(s.healthy ? "trial boot healthy" : "trial boot up") + " (" +
+                               std::to_string(up) + " s); waiting for confirmation"}};
+    }
     const auto boot_loader = detect_boot_loader(root);
     if (s.phase == "scheduled" && boot_loader.loader) {
         // A later boot that still finds the one-shot armed never tried it: the boot loader did

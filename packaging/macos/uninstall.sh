@@ -85,6 +85,7 @@ files=(
   "$prefix/share/wiredcap/sudoers.d/wiredcap"
   "$prefix/share/wiredcap/org.wiredcap.boot.plist"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.service"
+  "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.timer"
   "$prefix/share/wiredcap/uninstall.sh"
   "$base/etc/sudoers.d/wiredcap"
 )

@@ -8,6 +8,7 @@
 //                                               --keep-oneshot GRUB cannot clear next_entry and
 //                                               boots the default); the kernel boots or hangs
 //   wiredcap-sim-linux hang-above --root DIR PAGES   a boot with pages_limit above this hangs
+//   wiredcap-sim-linux advance --root DIR SECONDS    the machine stays up that much longer
 //   wiredcap-sim-linux update-grub --root DIR   regenerates grub.cfg from /etc/default/grub
 //   wiredcap-sim-linux profiles
 //
@@ -141,7 +142,7 @@ bool boot_kernel(const SystemRoot& root, const LinuxProfile& p, const std::strin
     std::snprintf(id, sizeof id, "5a1d0000-0000-4000-8000-%012llx", static_cast<unsigned long long>(boots));
     const std::string card = "/sys/class/drm/card1/device";
     const std::string kfd = "/sys/class/kfd/kfd/topology/nodes";
-    bool ok = put(root, "/proc/cmdline", cmdline + "\n") &&
+    bool ok = put(root, "/proc/cmdline", cmdline + "\n") && put(root, "/proc/uptime", "5.00 2.00\n") &&
               put(root, "/proc/sys/kernel/random/boot_id", std::string(id) + "\n") &&
               put(root, "/sys/module/" + module + "/parameters/pages_limit", std::to_string(pages) + "\n") &&
               put(root, "/sys/module/amdgpu/parameters/gttsize", (gttsize ? *gttsize : "-1") + "\n") &&
@@ -286,7 +287,7 @@ bool reboot(const SystemRoot& root, bool keep_oneshot) {
 
 int usage() {
     std::fputs("usage: wiredcap-sim-linux init --root DIR --profile NAME | reboot --root DIR [--keep-oneshot] |\n"
-               "       hang-above --root DIR PAGES | update-grub --root DIR | profiles\n",
+               "       hang-above --root DIR PAGES | advance --root DIR SECONDS | update-grub --root DIR | profiles\n",
                stderr);
     return 64;
 }
@@ -313,6 +314,13 @@ int main(int argc, char** argv) {
     if (cmd == "reboot" && a.size() == 3) return reboot(root, false) ? 0 : 1;
     if (cmd == "reboot" && a.size() == 4 && a[3] == "--keep-oneshot") return reboot(root, true) ? 0 : 1;
     if (cmd == "update-grub" && a.size() == 3) return update_grub(root) ? 0 : 1;
+    if (cmd == "advance" && a.size() == 4) {  // the simulated machine stays up SECONDS longer
+        const auto add = parse_u64(a[3]);
+        const auto now = root.read_value("/proc/uptime");
+        const auto up = now ? parse_u64(now->substr(0, now->find('.'))) : std::nullopt;
+        if (!add || !up) return usage();
+        return put(root, "/proc/uptime", std::to_string(*up + *add) + ".00 2.00\n") ? 0 : 1;
+    }
     if (cmd == "hang-above" && a.size() == 4) {
         Sim s = load(root);
         const auto n = parse_u64(a[3]);

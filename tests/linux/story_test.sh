@@ -62,6 +62,10 @@ booted_default | grep -q "$param" && fail "the default entry changed before conf
 [ -z "$(oneshot)" ] || fail "the boot loader did not clear the one-shot"
 grep -q "$param=$pages" "$root/proc/cmdline" || fail "trial boot's cmdline lacks the parameter"
 sys after-boot
+grep -q '^healthy=0$' "$root/var/lib/wiredcap/ttm-state" || fail "healthy before its time"
+"$sim" advance --root "$root" 600
+sys after-boot
+grep -q '^healthy=1$' "$root/var/lib/wiredcap/ttm-state" || fail "not marked healthy after 10 minutes up"
 sys confirm --check true
 default_cmdline | grep -q "$param=$pages" || fail "not made default: $(default_cmdline)"
 booted_default | grep -Eq "(linux|options).* $param=$pages" || fail "the default entry does not carry it"
@@ -88,6 +92,6 @@ sys reset
 default_cmdline | grep -q "$param=$pages" && fail "reset left the parameter: $(default_cmdline)"
 booted_default | grep -q "$param" && fail "reset left the default entry with the parameter"
 if sdboot; then grep -q "$param" "$root/etc/kernel/cmdline" && fail "reset left /etc/kernel/cmdline"; fi
-want="trial-intent trial-scheduled trial-booted default-intent made-default trial-intent trial-scheduled trial-hang reset "
+want="trial-intent trial-scheduled trial-booted trial-healthy default-intent made-default trial-intent trial-scheduled trial-hang reset "
 [ "$(events)" = "$want" ] || fail "journal events: $(events)"
 echo "story on $profile: ok"

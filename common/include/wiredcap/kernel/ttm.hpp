@@ -11,6 +11,7 @@
 // (linux/sysfs_ttm.hpp): "/" on a real machine, a simulator's tree in the tests.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,7 @@ struct TtmReadings {
     Sourced<units::Bytes> mem_total;             // /proc/meminfo MemTotal
     Sourced<std::string> boot_id;                // /proc/sys/kernel/random/boot_id
     Sourced<std::string> cmdline;                // /proc/cmdline
+    Sourced<std::uint64_t> uptime_s;             // /proc/uptime, whole seconds
 };
 
 class TtmKernel {

@@ -2,9 +2,9 @@
 //
 //   schedule      refuses what the band, a hang ceiling, a gttsize conflict or an unknown TTM
 //                 module rules out; writes GRUB's one-shot trial entry; journals the intent.
-//   after_boot    run at every boot (wiredcap-ttm-after-boot.service): on the trial boot it
-//                 reads the driver back (pages_limit, mem_info_gtt_total) and marks the boot as
-//                 up; on the boot after an unconfirmed trial it records the trial's value as a
+//   after_boot    run at every boot and again 11 minutes later (wiredcap-ttm-after-boot.timer):
+//                 on the trial boot it reads the driver back (pages_limit, mem_info_gtt_total),
+//                 then marks it healthy once it has been up for kHealthyAfterS; on the boot after an unconfirmed trial it records the trial's value as a
 //                 hang ceiling (a trial that did not end in a confirmation counts as a hang:
 //                 never round toward danger).
 //   confirm       only on the trial boot, after a read-back that matched and (when given) a
@@ -42,7 +42,12 @@ struct TrialState {
     std::string trial_boot_id;
     std::string default_param;   // what wiredcap put in GRUB_CMDLINE_LINUX_DEFAULT, or empty
     std::uint64_t default_pages = 0;
+    bool healthy = false;        // the trial boot stayed up for kHealthyAfter
 };
+
+// How long a trial boot must stay up before after-boot marks it healthy: the Mac's
+// healthy_after default (common/policy/policy.hpp), 10 minutes.
+inline constexpr std::uint64_t kHealthyAfterS = 600;
 
 [[nodiscard]] TrialState load_trial_state(const SystemRoot& root);
 // The hang ceiling in pages (of the page size recorded with it), or nullopt.
