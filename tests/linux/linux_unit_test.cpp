@@ -1,9 +1,17 @@
-// Unit tests of the Linux backend's pure parts: pages, the band, command lines, grub.cfg.
+// Unit tests of the Linux backend: pages, the band, command lines, grub.cfg, and readings and
+// boot-loader detection on hand-made trees.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "wiredcap/linux/band.hpp"
+#include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/cmdline.hpp"
 #include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/sysfs_ttm.hpp"
+#include "wiredcap/linux/systemd_boot.hpp"
 #include "wiredcap/units/literals.hpp"
 #include "wiredcap/units/pages.hpp"
 
@@ -77,4 +85,106 @@ TEST(Grub, MenuEntriesOfAGeneratedConfig) {
     EXPECT_EQ(entries[0].id, "gnulinux-simple-x");
     EXPECT_EQ(entries[0].linux_args, "root=UUID=1 ro quiet");
     EXPECT_EQ(entries[1].id, "wiredcap-trial");
+}
+
+// ---- readings and boot-loader detection on hand-made trees -------------------------------
+
+
+namespace {
+
+class Tree {
+public:
+    Tree() {
+        char tmpl[] = "/tmp/wiredcap-linux-unit.XXXXXX";
+        dir_ = ::mkdtemp(tmpl);
+    }
+    ~Tree() { std::filesystem::remove_all(dir_); }
+    Tree(const Tree&) = delete;
+    Tree& operator=(const Tree&) = delete;
+    void put(const std::string& path, const std::string& text) const {
+        const auto p = std::filesystem::path(dir_) / path.substr(1);
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << text;
+    }
+    void mkdir(const std::string& path) const { std::filesystem::create_directories(std::filesystem::path(dir_) / path.substr(1)); }
+    [[nodiscard]] SystemRoot root() const { return SystemRoot(dir_); }
+
+private:
+    std::string dir_;
+};
+
+}  // namespace
+
+TEST(Readings, BothModulesWithoutAHolderAreUnknownNotGuessed) {
+    Tree t;
+    t.put("/sys/module/ttm/parameters/pages_limit", "100\n");
+    t.put("/sys/module/amdttm/parameters/pages_limit", "200\n");
+    SysfsTtmKernel k(t.root());
+    const auto r = k.read();
+    EXPECT_FALSE(r.module.value);
+    EXPECT_FALSE(r.pages_limit.value);
+    t.mkdir("/sys/module/amdttm/holders/amdgpu");
+    const auto r2 = k.read();
+    ASSERT_TRUE(r2.module.value);
+    EXPECT_EQ(*r2.module.value, wiredcap::kernel::TtmModule::amdttm);
+}
+
+TEST(Readings, PageSizeComesFromTheTreeAndAnOddOneIsUnknown) {
+    Tree t;
+    t.put("/proc/self/smaps", "KernelPageSize:       16 kB\n");
+    t.put("/sys/module/ttm/parameters/pages_limit", "4\n");
+    SysfsTtmKernel k(t.root());
+    auto r = k.read();
+    ASSERT_TRUE(r.page_size.value);
+    EXPECT_EQ(r.page_size.value->bytes(), 16384U);
+    EXPECT_EQ(r.pages_limit.value->to_bytes().count(), 65536U);
+    t.put("/proc/self/smaps", "KernelPageSize:        3 kB\n");
+    r = k.read();
+    EXPECT_FALSE(r.page_size.value);
+    EXPECT_FALSE(r.pages_limit.value);  // a count without a page size is no size
+}
+
+TEST(Readings, GttsizeOnTheCommandLineIsAConflict) {
+    Tree t;
+    t.put("/proc/cmdline", "ro quiet amdgpu.gttsize=57344\n");
+    SysfsTtmKernel k(t.root());
+    const auto r = k.read();
+    ASSERT_TRUE(r.gttsize.value);
+    EXPECT_EQ(*r.gttsize.value, "57344");
+}
+
+TEST(SystemdBoot, EfiStringsRoundTripAndRefuseNonAscii) {
+    Tree t;
+    t.put("/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+          efi_string_bytes("systemd-boot 257.7"));
+    EXPECT_EQ(read_efi_string(t.root(), "LoaderInfo"), "systemd-boot 257.7");
+    t.put("/sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+          std::string("\x07\0\0\0\xe9\0\0\0", 8));
+    EXPECT_FALSE(read_efi_string(t.root(), "LoaderEntryOneShot"));
+    EXPECT_FALSE(read_efi_string(t.root(), "LoaderEntryDefault"));
+}
+
+TEST(BootLoaders, DetectedFromLoaderInfoThenGrubFilesElseNone) {
+    Tree t;
+    EXPECT_FALSE(detect_boot_loader(t.root()).loader);
+    t.put("/boot/grub/grub.cfg", "menuentry 'x' {\n}\n");
+    ASSERT_TRUE(detect_boot_loader(t.root()).loader);
+    EXPECT_EQ(detect_boot_loader(t.root()).loader->name(), "GRUB");
+    t.put("/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+          efi_string_bytes("systemd-boot 257.7"));
+    EXPECT_EQ(detect_boot_loader(t.root()).loader->name(), "systemd-boot");
+}
+
+TEST(SystemdBoot, APatternDefaultIsRefused) {
+    Tree t;
+    t.mkdir("/sys/firmware/efi/efivars");
+    t.put("/efi/loader/loader.conf", "default arch-*\n");
+    t.put("/efi/loader/entries/arch-6.12.conf", "title A\noptions ro\n");
+    const SystemdBoot sd(t.root());
+    const auto why = sd.unusable();
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("pattern"), std::string::npos);
+    t.put("/efi/loader/loader.conf", "default arch-6.12\n");
+    EXPECT_FALSE(sd.unusable());
+    EXPECT_EQ(sd.default_entry(), "arch-6.12.conf");
 }
