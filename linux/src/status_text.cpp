@@ -47,7 +47,10 @@ std::string status_text(const SystemRoot& root) {
         return std::string(kernel::module_name(m)) + ": " + r.module.note;
     });
     sourced_row(out, "pages_limit", r.pages_limit, [](const units::Pages& p) { return units::describe(p); });
-    sourced_row(out, "boot parameter", r.cmdline_pages_limit, [](const units::Pages& p) { return units::describe(p); });
+    if (r.cmdline_pages_limit.value || !r.module.value)
+        sourced_row(out, "boot parameter", r.cmdline_pages_limit, [](const units::Pages& p) { return units::describe(p); });
+    else
+        row(out, "boot parameter", "none: the kernel's default (half of RAM) applies", r.cmdline_pages_limit.source);
     for (const auto& ignored : r.ignored_parameters)
         row(out, "IGNORED", ignored + ": that module is not the one loaded", "/proc/cmdline");
     if (r.gttsize.value)
