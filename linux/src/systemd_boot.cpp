@@ -35,6 +35,30 @@ std::optional<std::string> key_value(const std::string& text, std::string_view k
 
 }  // namespace
 
+std::string with_options(const std::string& entry, std::string_view name, std::optional<std::string_view> value) {
+    // An entry may have several `options` lines (they are joined): the parameter leaves every
+    // one, and a new value goes on the last, so it is there once and wins.
+    const auto lines = lines_of(entry);
+    std::size_t last = lines.size();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto words = split_cmdline(lines[i]);
+        if (!words.empty() && words[0] == "options") last = i;
+    }
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto words = split_cmdline(lines[i]);
+        if (words.empty() || words[0] != "options") {
+            out += lines[i] + "\n";
+            continue;
+        }
+        std::string opts = remove_param(key_value(lines[i], "options").value_or(""), name);
+        if (i == last && value) opts = set_param(opts, name, *value);
+        out += "options " + opts + "\n";
+    }
+    if (last == lines.size() && value) out += "options " + std::string(name) + "=" + std::string(*value) + "\n";
+    return out;
+}
+
 std::optional<std::string> read_efi_string(const SystemRoot& root, std::string_view name) {
     const auto bytes = root.read(var_path(name));
     if (!bytes || bytes->size() < 4 || (bytes->size() - 4) % 2 != 0) return std::nullopt;
@@ -111,11 +135,10 @@ Expected<Ok> SystemdBoot::schedule(std::string_view name, std::string_view value
     if (existing && existing->rfind("# wiredcap", 0) != 0)
         return Error{dir + std::string(kSdTrialEntry) + " exists and is not wiredcap's: no trial"};
     std::string text = "# wiredcap trial entry: boots once with " + std::string(name) + "=" + std::string(value) + "\n";
-    for (const auto& line : lines_of(*entry)) {
+    const std::string body = with_options(*entry, name, value);
+    for (const auto& line : lines_of(body)) {
         const auto words = split_cmdline(line);
         if (!words.empty() && words[0] == "title") text += "title wiredcap trial: " + std::string(name) + "=" + std::string(value) + "\n";
-        else if (!words.empty() && words[0] == "options")
-            text += "options " + set_param(key_value(line, "options").value_or(""), name, value) + "\n";
         else if (!words.empty() && words[0] == "sort-key") continue;  // never sorted first
         else text += line + "\n";
     }
@@ -151,22 +174,11 @@ Expected<Ok> SystemdBoot::edit_options(const std::string& path, std::string_view
                                        std::optional<std::string_view> value) const {
     const auto text = root_.read(path);
     if (!text) return Error{path + " is absent"};
-    std::string out;
-    bool done = false;
-    const bool whole_file = path == kKernelCmdline;  // /etc/kernel/cmdline is one command line
-    for (const auto& line : lines_of(*text)) {
-        const auto words = split_cmdline(line);
-        if (whole_file || (!words.empty() && words[0] == "options")) {
-            const std::string old = whole_file ? line : key_value(line, "options").value_or("");
-            const std::string now = value ? set_param(old, name, *value) : remove_param(old, name);
-            out += (whole_file ? "" : "options ") + now + "\n";
-            done = true;
-        } else {
-            out += line + "\n";
-        }
+    if (path == kKernelCmdline) {  // one command line, the whole file
+        const std::string old = lines_of(*text).empty() ? std::string{} : lines_of(*text).front();
+        return root_.write(path, (value ? set_param(old, name, *value) : remove_param(old, name)) + "\n");
     }
-    if (!done && value) out += (whole_file ? "" : "options ") + std::string(name) + "=" + std::string(*value) + "\n";
-    return root_.write(path, out);
+    return root_.write(path, with_options(*text, name, value));
 }
 
 Expected<Ok> SystemdBoot::make_default(std::string_view name, std::string_view value) const {

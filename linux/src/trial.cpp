@@ -203,6 +203,20 @@ VerbResult after_boot(const SystemRoot& root) {
     const auto r = kernel.read();
     const std::string boot = r.boot_id.value.value_or("");
     const auto pages = state_pages(s);
+    if (s.phase == "default") {
+        // The value made default must still be what the driver holds: a kernel update, an
+        // initramfs or another tool can drop or override it.
+        const auto size = PageSize::from_bytes(s.page_size);
+        const auto want = size ? Pages::from_count(s.default_pages, *size) : std::nullopt;
+        if (want) {
+            if (auto why = readback_mismatch(r, *want)) {
+                (void)journal(root, "default-readback-mismatch", s, *why);
+                return fail(ExitCode::readback_differs, "the default " + s.default_param + "=" +
+                                                            std::to_string(s.default_pages) + " is not in force: " + *why);
+            }
+            return {ExitCode::ok, {"default read back: " + units::describe(*want)}};
+        }
+    }
     if ((s.phase != "scheduled" && s.phase != "booted") || !pages) return {ExitCode::ok, {"no trial pending"}};
     const auto cmd_value = r.cmdline.value ? cmdline_value(*r.cmdline.value, s.param) : std::nullopt;
     const bool trial_boot = cmd_value && *cmd_value == std::to_string(s.pages);

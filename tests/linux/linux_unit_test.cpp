@@ -188,3 +188,11 @@ TEST(SystemdBoot, APatternDefaultIsRefused) {
     EXPECT_FALSE(sd.unusable());
     EXPECT_EQ(sd.default_entry(), "arch-6.12.conf");
 }
+
+TEST(SystemdBoot, SeveralOptionsLinesCarryTheParameterOnce) {
+    const std::string entry = "title A\noptions root=UUID=1 ttm.pages_limit=5\noptions quiet\n";
+    EXPECT_EQ(with_options(entry, "ttm.pages_limit", "9"),
+              "title A\noptions root=UUID=1\noptions quiet ttm.pages_limit=9\n");
+    EXPECT_EQ(with_options(entry, "ttm.pages_limit", std::nullopt), "title A\noptions root=UUID=1\noptions quiet\n");
+    EXPECT_EQ(with_options("title B\n", "ttm.pages_limit", "9"), "title B\noptions ttm.pages_limit=9\n");
+}

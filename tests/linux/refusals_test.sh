@@ -62,4 +62,14 @@ rc=0; sys trial 96GiB >/dev/null 2>&1 || rc=$?
 [ "$rc" = 12 ] || fail "trial without a journal exited $rc, not 12"
 [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed without a journal"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without a journal"
+# Readings, not echoes: a value made default that another tool later drops is reported at the
+# next boot (exit 6), not assumed.
+root=$base/dropped; "$sim" init --root "$root" --profile strix-64
+sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null
+sys after-boot >/dev/null && sys confirm >/dev/null
+sed -i 's/ ttm.pages_limit=[0-9]*//' "$root/etc/default/grub"
+"$sim" update-grub --root "$root" && "$sim" reboot --root "$root" >/dev/null
+rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
+[ "$rc" = 6 ] || fail "a dropped default read back with exit $rc, not 6"
+grep -q '"event":"default-readback-mismatch"' "$root/var/lib/wiredcap/ttm-journal" || fail "not journaled"
 echo "refusals: ok"

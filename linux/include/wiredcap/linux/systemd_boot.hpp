@@ -28,6 +28,10 @@ inline constexpr std::string_view kSdTrialEntry = "wiredcap-trial.conf";
 // The string of an efivarfs file: UTF-16LE after the 4 attribute bytes, ASCII only; nullopt
 // when the variable is absent or holds anything else.
 [[nodiscard]] std::optional<std::string> read_efi_string(const SystemRoot& root, std::string_view name);
+// A Boot Loader Specification entry's text with `name` removed from every `options` line and,
+// when `value` is given, `name=value` on the last one (appended as an `options` line if none).
+[[nodiscard]] std::string with_options(const std::string& entry, std::string_view name,
+                                       std::optional<std::string_view> value);
 // The efivarfs file content for `value` (attributes NV|BS|RT).
 [[nodiscard]] std::string efi_string_bytes(std::string_view value);
 
