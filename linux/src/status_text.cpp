@@ -78,6 +78,19 @@ std::string status_text(const SystemRoot& root) {
     const auto why = boot.loader ? boot.loader->unusable() : std::optional<std::string>(boot.why_none);
     if (boot.loader && !why) row(out, "boot loader", std::string(boot.loader->name()) + ", one-shot", boot.loader->trial_places());
     else row(out, "boot loader", "no one-shot: " + *why, "");
+    if (boot.loader && r.module.value) {
+        const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
+        const auto v = boot.loader->default_value(param);
+        row(out, "default entry", v ? param + "=" + *v : "no " + param, boot.loader->default_place());
+    }
+    // modprobe.d is read only when TTM is a module loaded after the root file system is up or
+    // from an initramfs rebuilt since: shown, never trusted, never written.
+    for (const auto& f : root.list("/etc/modprobe.d")) {
+        const auto text = root.read("/etc/modprobe.d/" + f);
+        if (text && text->find("pages_limit") != std::string::npos)
+            row(out, "modprobe.d", "sets pages_limit: ignored if TTM is built in or the initramfs is older",
+                "/etc/modprobe.d/" + f);
+    }
     const auto s = load_trial_state(root);
     std::string trial = s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages);
     if (s.phase == "booted") trial += s.healthy ? ", healthy" : ", not yet healthy";

@@ -21,6 +21,7 @@ struct LinuxProfile {
     std::string_view extra_cmdline;    // what GRUB_CMDLINE_LINUX_DEFAULT carries besides "quiet"
     std::uint64_t page_size;           // KernelPageSize
     bool systemd_boot = false;         // systemd-boot (ESP /efi, EFI variables) instead of GRUB
+    std::string_view modprobe_conf;    // /etc/modprobe.d/ttm.conf as amd-ttm writes it, or empty
 };
 
 [[nodiscard]] std::span<const LinuxProfile> linux_profiles() noexcept;

@@ -210,7 +210,8 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
               put(root, "/proc/meminfo", "MemTotal:       " + std::to_string(p.mem_total_kib) + " kB\n") &&
               put(root, "/sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 16\nsimd_count 0\n") &&
               put(root, "/sys/class/kfd/kfd/topology/nodes/1/properties", "cpu_cores_count 0\nsimd_count 80\n") &&
-              put(root, "/.wiredcap-sim/.keep", "");
+              put(root, "/.wiredcap-sim/.keep", "") &&
+              (p.modprobe_conf.empty() || put(root, "/etc/modprobe.d/ttm.conf", std::string(p.modprobe_conf)));
     if (!ok) return false;
     Sim s{std::string(p.name), 0, false, 1};
     if (p.systemd_boot) return save(root, s) && init_systemd_boot(root, extra) &&

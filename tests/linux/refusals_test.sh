@@ -26,6 +26,9 @@ out=$(sys reset)
 grep -q "GRUB_CMDLINE_LINUX_DEFAULT (then update-grub): ttm.pages_limit=20971520 was not written by wiredcap" <<<"$out" \
   || fail "reset did not name the stray parameter: $out"
 grep -q "ttm.pages_limit=20971520" "$root/etc/default/grub" || fail "reset removed what it did not write"
+grep -q "/etc/modprobe.d/ttm.conf sets pages_limit: not written by wiredcap, left alone" <<<"$out" \
+  || fail "reset did not name modprobe.d: $out"
+grep -q "pages_limit=26214400" "$root/etc/modprobe.d/ttm.conf" || fail "reset touched modprobe.d"
 
 root=$base/gtt; "$sim" init --root "$root" --profile gttsize-64
 out=$(status)
