@@ -14,9 +14,7 @@ using units::PageSize;
 // A byte reading as pages, MiB and GiB; a part page is named, never rounded into a page.
 std::string sized(Bytes b, std::optional<PageSize> ps) {
     if (!ps) return std::to_string(b.count()) + " bytes (page size unknown)";
-    const auto whole = units::floor_pages(b, *ps);
-    const std::uint64_t rest = b.count() - whole.to_bytes().count();
-    return units::describe(whole) + (rest ? " + " + std::to_string(rest) + " bytes" : "");
+    return units::describe(b, *ps);
 }
 
 void row(std::string& out, std::string_view label, const std::string& value, const std::string& source) {

@@ -96,8 +96,8 @@ std::optional<std::string> readback_mismatch(const kernel::TtmReadings& r, const
         return "pages_limit reads " + units::describe(*r.pages_limit.value) + ", not " + units::describe(want);
     if (!r.gtt_total.value) return "mem_info_gtt_total unreadable: " + r.gtt_total.note;
     if (*r.gtt_total.value != want.to_bytes())
-        return "the driver's GTT is " + std::to_string(r.gtt_total.value->count()) + " bytes, not " +
-               std::to_string(want.to_bytes().count()) + " (pages x page size)";
+        return "the driver's GTT is " + units::describe(*r.gtt_total.value, want.page_size()) + ", not " +
+               units::describe(want) + " (pages x page size)";
     return std::nullopt;
 }
 
@@ -154,7 +154,7 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     if (want < band->low || want > band->high)
         return fail(ExitCode::refused_by_policy, units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
                     units::describe(band->high) + " (MemTotal minus a reserve of " +
-                    std::to_string(band->reserve.count() >> 20) + " MiB); nothing scheduled");
+                    units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
     if (const auto ceiling = load_hang_ceiling(root); ceiling && ceiling->page_size() == want.page_size() &&
                                                       want >= *ceiling)
         return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " + units::describe(*ceiling) +

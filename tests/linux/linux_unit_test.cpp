@@ -37,6 +37,11 @@ TEST(Pages, DescribeSaysPagesMibAndGib) {
     EXPECT_EQ(describe(*Pages::from_count(16469033, k4K)), "16469033 pages of 4 KiB (64332.16 MiB, 62.82 GiB)");
 }
 
+TEST(Pages, BytesAreDescribedAsWholePagesAndTheRest) {
+    EXPECT_EQ(describe(*Bytes::from_count(8192 + 512), k4K), "2 pages of 4 KiB (0.00 MiB, 0.00 GiB) + 512 bytes");
+    EXPECT_EQ(describe(Bytes(4_GiB), k4K), "1048576 pages of 4 KiB (4096 MiB, 4 GiB)");
+}
+
 TEST(Pages, ConversionsFloorAndNeverOverflow) {
     EXPECT_EQ(floor_pages(Bytes(100_GiB), k4K).count(), 26214400U);
     EXPECT_EQ(floor_pages(*Bytes::from_count(8191), k4K).count(), 1U);

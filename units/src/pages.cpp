@@ -21,4 +21,10 @@ std::string describe(Pages p) {
            figure(b, SizeUnit::mebibytes) + " MiB, " + figure(b, SizeUnit::gibibytes) + " GiB)";
 }
 
+std::string describe(Bytes b, PageSize size) {
+    const Pages whole = floor_pages(b, size);
+    const std::uint64_t rest = b.count() - whole.to_bytes().count();
+    return describe(whole) + (rest != 0 ? " + " + std::to_string(rest) + " bytes" : "");
+}
+
 }  // namespace wiredcap::units

@@ -101,4 +101,8 @@ private:
 // cut (never rounded up) to two decimals where not whole.
 [[nodiscard]] std::string describe(Pages p);
 
+// A byte count (a driver's reading) in the same three figures: its whole pages, then the bytes
+// of a part page, never rounded into one: "16469033 pages of 4 KiB (...) + 512 bytes".
+[[nodiscard]] std::string describe(Bytes b, PageSize size);
+
 }  // namespace wiredcap::units
