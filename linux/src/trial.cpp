@@ -358,4 +358,21 @@ VerbResult reset_ttm(const SystemRoot& root) {
     return out;
 }
 
+VerbResult forget_hang(const SystemRoot& root, std::string_view why) {
+    if (why != "kernel-update" && why != "hardware-change" && why != "other-cause")
+        return fail(ExitCode::usage, "--why takes kernel-update, hardware-change or other-cause");
+    const VerbLock lock(root);
+    if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing forgotten");
+    const auto ceiling = load_hang_ceiling(root);
+    if (!ceiling) return {ExitCode::ok, {"no hang ceiling to forget"}};
+    TrialState s = load_trial_state(root);
+    TrialState record = s;
+    record.pages = ceiling->count();
+    record.page_size = ceiling->page_size().bytes();
+    if (!journal(root, "hang-forgotten", record, why))
+        return fail(ExitCode::journal_failed, "cannot journal it; the hang ceiling stays");
+    if (auto r = root.remove(kCeilingFile); !r) return fail(ExitCode::journal_failed, r.error().message);
+    return {ExitCode::ok, {"forgot the hang ceiling " + units::describe(*ceiling) + " (" + std::string(why) + ")"}};
+}
+
 }  // namespace wiredcap::linux_amd

@@ -38,6 +38,9 @@ constexpr Subcommand kSubcommands[] = {
     {"ttm-confirm", "[--check CMD ...]",
      "on the trial boot: make its value the default\n"
      "entry's (update-grub)", ttm_confirm},
+    {"ttm-forget-hang", "--why WHY",
+     "clear the hang ceiling (kernel-update,\n"
+     "hardware-change, other-cause); journaled", ttm_forget_hang},
     {"ttm-reset", "",
      "remove wiredcap's pages_limit from every place\n"
      "it wrote it; name the others", ttm_reset},

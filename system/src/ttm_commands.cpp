@@ -78,6 +78,13 @@ helper::Result ttm_confirm(helper::Context&, const Args& args) {
     });
 }
 
+helper::Result ttm_forget_hang(helper::Context&, const Args& args) {
+    return with_root("ttm-forget-hang", args, 2, 2, [](const SystemRoot& r, const Args& a) {
+        if (a[0] != "--why") return VerbResult{ExitCode::usage, {"ttm-forget-hang takes --why WHY"}};
+        return linux_amd::forget_hang(r, a[1]);
+    });
+}
+
 helper::Result ttm_reset(helper::Context&, const Args& args) {
     return with_root("ttm-reset", args, 0, 0, [](const SystemRoot& r, const Args&) { return linux_amd::reset_ttm(r); });
 }

@@ -14,6 +14,8 @@ namespace wiredcap::system {
 [[nodiscard]] helper::Result ttm_after_boot(helper::Context& ctx, const Args& args);
 // ttm-confirm [--check CMD ARGS...]: on the trial boot, make it the default entry's.
 [[nodiscard]] helper::Result ttm_confirm(helper::Context& ctx, const Args& args);
+// ttm-forget-hang --why WHY: clear the hang ceiling, journaled.
+[[nodiscard]] helper::Result ttm_forget_hang(helper::Context& ctx, const Args& args);
 // ttm-reset: the parameter out of every place wiredcap wrote it.
 [[nodiscard]] helper::Result ttm_reset(helper::Context& ctx, const Args& args);
 

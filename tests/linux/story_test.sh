@@ -87,11 +87,16 @@ if sys after-boot; then fail "after-boot did not report the hang"; fi
 if sys trial "$hang_size"; then fail "a value at the hang ceiling was scheduled"; fi
 [ -z "$(oneshot)" ] || fail "refused trial set next_entry"
 
+# Only a person clears the ceiling, with a reason; then the value may be tried again.
+sys forget-hang --why other-cause >/dev/null
+[ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "the hang ceiling was not forgotten"
+grep -q '"event":"hang-forgotten".*"detail":"other-cause"' "$root/var/lib/wiredcap/ttm-journal" || fail "forget not journaled"
+
 # Reset: wiredcap's parameter leaves every place it wrote.
 sys reset
 default_cmdline | grep -q "$param=$pages" && fail "reset left the parameter: $(default_cmdline)"
 booted_default | grep -q "$param" && fail "reset left the default entry with the parameter"
 if sdboot; then grep -q "$param" "$root/etc/kernel/cmdline" && fail "reset left /etc/kernel/cmdline"; fi
-want="trial-intent trial-scheduled trial-booted trial-healthy default-intent made-default trial-intent trial-scheduled trial-hang reset "
+want="trial-intent trial-scheduled trial-booted trial-healthy default-intent made-default trial-intent trial-scheduled trial-hang hang-forgotten reset "
 [ "$(events)" = "$want" ] || fail "journal events: $(events)"
 echo "story on $profile: ok"

@@ -9,6 +9,7 @@
 //                 never round toward danger).
 //   confirm       only on the trial boot, after a read-back that matched and (when given) a
 //                 check command that succeeded: the value becomes the default entry's.
+//   forget_hang   clears the hang ceiling, journaled with a reason from a fixed list.
 //   reset         removes the parameter from every place wiredcap wrote it; names the places
 //                 that carry one wiredcap did not write and leaves them alone.
 //
@@ -69,5 +70,9 @@ struct VerbResult {
 [[nodiscard]] VerbResult after_boot(const SystemRoot& root);
 [[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd);
 [[nodiscard]] VerbResult reset_ttm(const SystemRoot& root);
+// Clears the hang ceiling, journaled with why (kernel-update, hardware-change, other-cause):
+// the way out of a ceiling a person knows was not a hang (a trial left unconfirmed). Never
+// implied by reset, as on a Mac.
+[[nodiscard]] VerbResult forget_hang(const SystemRoot& root, std::string_view why);
 
 }  // namespace wiredcap::linux_amd
