@@ -143,6 +143,9 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     if (!r.page_size.value) return fail(ExitCode::unsupported_platform, "page size unknown (" + r.page_size.source + "): nothing scheduled");
+    if (!r.amdgpu_loaded)
+        return fail(ExitCode::unsupported_platform, "amdgpu is not loaded (/sys/module/amdgpu): no AMD GPU to raise the "
+                                                    "limit for, and nothing to read a trial back from; nothing scheduled");
     if (!r.module.value) return fail(ExitCode::unsupported_platform, "no TTM module to set: " + r.module.note + "; nothing scheduled");
     if (r.gttsize.value)
         return fail(ExitCode::unsupported_platform, "amdgpu.gttsize=" + *r.gttsize.value + " is set (" + r.gttsize.source +

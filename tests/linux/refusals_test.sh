@@ -57,6 +57,14 @@ rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "the stuck trial's entry was left"
 [ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "a trial never tried was recorded as a hang"
 grep -q '"event":"trial-not-consumed"' "$root/var/lib/wiredcap/ttm-journal" || fail "not journaled"
+# No amdgpu: nothing to raise for and nothing to read back from.
+root=$base/noamdgpu; "$sim" init --root "$root" --profile strix-64
+rm -r "$root/sys/module/amdgpu"
+rc=0; out=$(sys trial 40GiB 2>/dev/null) || rc=$?
+[ "$rc" = 7 ] || fail "trial without amdgpu exited $rc, not 7"
+grep -q "amdgpu is not loaded" <<<"$out" || fail "refusal unclear: $out"
+[ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without amdgpu"
+
 # Intent first: a journal that cannot be written refuses the trial before the boot loader is
 # touched (here the journal's path is a directory).
 root=$base/nojournal; "$sim" init --root "$root" --profile strix-128
