@@ -53,7 +53,8 @@ std::optional<std::string> shell_value(const std::string& text, std::string_view
         const std::string t = trim(line);
         if (t.rfind(std::string(key) + "=", 0) != 0) continue;
         std::string value = t.substr(key.size() + 1);
-        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'')) value = value.substr(1, value.size() - 2);
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+            value = value.substr(1, value.size() - 2);
         v = value;
     }
     return v;
@@ -79,8 +80,10 @@ std::vector<MenuEntry> parse_menu_entries(std::string_view cfg) {
             continue;
         }
         if (!in_entry) {
-            if (line.rfind("submenu ", 0) == 0) ++depth;
-            else if (line == "}" && depth > 0) --depth;
+            if (line.rfind("submenu ", 0) == 0)
+                ++depth;
+            else if (line == "}" && depth > 0)
+                --depth;
             continue;
         }
         if (line == "}") {
@@ -125,7 +128,8 @@ Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run_program(argv);
     if (!r) return r.error();
-    if (r->exit_code != 0) return Error{"grub-editenv " + args.front() + " failed (exit " + std::to_string(r->exit_code) + ")"};
+    if (r->exit_code != 0)
+        return Error{"grub-editenv " + args.front() + " failed (exit " + std::to_string(r->exit_code) + ")"};
     return Ok{};
 }
 

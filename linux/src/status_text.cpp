@@ -26,8 +26,10 @@ void row(std::string& out, std::string_view label, const std::string& value, con
 
 template <class T, class F>
 void sourced_row(std::string& out, std::string_view label, const kernel::Sourced<T>& s, F show) {
-    if (s.value) row(out, label, show(*s.value), s.source);
-    else row(out, label, "unknown: " + s.note, s.source);
+    if (s.value)
+        row(out, label, show(*s.value), s.source);
+    else
+        row(out, label, "unknown: " + s.note, s.source);
 }
 
 }  // namespace
@@ -36,17 +38,16 @@ std::string status_text(const SystemRoot& root) {
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     const auto ps = r.page_size.value;
-    std::string out = "Linux AMD GPU memory (" + std::string(kernel.backend_name()) + ", root " +
-                      root.root().string() + ")\n";
-    sourced_row(out, "page size", r.page_size,
-                [](PageSize p) { return std::to_string(p.bytes()) + " bytes"; });
+    std::string out =
+        "Linux AMD GPU memory (" + std::string(kernel.backend_name()) + ", root " + root.root().string() + ")\n";
+    sourced_row(out, "page size", r.page_size, [](PageSize p) { return std::to_string(p.bytes()) + " bytes"; });
     if (!r.amdgpu_loaded) row(out, "amdgpu", "not loaded (/sys/module/amdgpu absent)", "");
-    sourced_row(out, "TTM module", r.module, [&](kernel::TtmModule m) {
-        return std::string(kernel::module_name(m)) + ": " + r.module.note;
-    });
+    sourced_row(out, "TTM module", r.module,
+                [&](kernel::TtmModule m) { return std::string(kernel::module_name(m)) + ": " + r.module.note; });
     sourced_row(out, "pages_limit", r.pages_limit, [](const units::Pages& p) { return units::describe(p); });
     if (r.cmdline_pages_limit.value || !r.module.value)
-        sourced_row(out, "boot parameter", r.cmdline_pages_limit, [](const units::Pages& p) { return units::describe(p); });
+        sourced_row(out, "boot parameter", r.cmdline_pages_limit,
+                    [](const units::Pages& p) { return units::describe(p); });
     else
         row(out, "boot parameter", "none: the kernel's default (half of RAM) applies", r.cmdline_pages_limit.source);
     for (const auto& ignored : r.ignored_parameters)
@@ -71,11 +72,14 @@ std::string status_text(const SystemRoot& root) {
             row(out, "band", "none: RAM leaves no room above the default", "");
         }
     }
-    if (const auto ceiling = load_hang_ceiling(root)) row(out, "hang ceiling", units::describe(*ceiling), std::string(kCeilingFile));
+    if (const auto ceiling = load_hang_ceiling(root))
+        row(out, "hang ceiling", units::describe(*ceiling), std::string(kCeilingFile));
     const auto boot = detect_boot_loader(root);
     const auto why = boot.loader ? boot.loader->unusable() : std::optional<std::string>(boot.why_none);
-    if (boot.loader && !why) row(out, "boot loader", std::string(boot.loader->name()) + ", one-shot", boot.loader->trial_places());
-    else row(out, "boot loader", "no one-shot: " + *why, "");
+    if (boot.loader && !why)
+        row(out, "boot loader", std::string(boot.loader->name()) + ", one-shot", boot.loader->trial_places());
+    else
+        row(out, "boot loader", "no one-shot: " + *why, "");
     if (boot.loader && r.module.value) {
         const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
         const auto v = boot.loader->default_value(param);

@@ -12,8 +12,8 @@ namespace {
 using kernel::Sourced;
 using kernel::TtmModule;
 using units::Bytes;
-using units::PageSize;
 using units::Pages;
+using units::PageSize;
 
 constexpr std::array kModules{TtmModule::amdttm, TtmModule::ttm};
 
@@ -57,8 +57,7 @@ Sourced<TtmModule> detect_module(const SystemRoot& root) {
     for (auto m : kModules) {
         if (!root.exists(param_path(m, "pages_limit"))) continue;
         present.push_back(m);
-        if (root.exists("/sys/module/" + std::string(kernel::module_name(m)) + "/holders/amdgpu"))
-            holding.push_back(m);
+        if (root.exists("/sys/module/" + std::string(kernel::module_name(m)) + "/holders/amdgpu")) holding.push_back(m);
     }
     const std::string src = "/sys/module/{ttm,amdttm}/parameters/pages_limit";
     if (present.empty()) return {std::nullopt, src, "neither ttm nor amdttm is loaded"};
@@ -74,8 +73,8 @@ Sourced<TtmModule> detect_module(const SystemRoot& root) {
     return {std::nullopt, src, "ttm and amdttm are both loaded and amdgpu's holder is not one of them"};
 }
 
-Sourced<Pages> pages_from(const std::optional<std::string>& text, std::optional<PageSize> size,
-                          std::string source, std::string_view absent) {
+Sourced<Pages> pages_from(const std::optional<std::string>& text, std::optional<PageSize> size, std::string source,
+                          std::string_view absent) {
     if (!text) return {std::nullopt, std::move(source), std::string(absent)};
     const auto n = parse_u64(*text);
     if (!n) return {std::nullopt, std::move(source), "not a page count: " + *text};
@@ -133,8 +132,8 @@ kernel::TtmReadings SysfsTtmKernel::read() {
         r.pages_limit = pages_from(root_.read_value(param_path(m, "pages_limit")), r.page_size.value,
                                    param_path(m, "pages_limit"), "absent");
         const std::string name = std::string(kernel::module_name(m)) + ".pages_limit";
-        r.cmdline_pages_limit = pages_from(cmdline ? cmdline_value(*cmdline, name) : std::nullopt,
-                                           r.page_size.value, "/proc/cmdline " + name, "not on the command line");
+        r.cmdline_pages_limit = pages_from(cmdline ? cmdline_value(*cmdline, name) : std::nullopt, r.page_size.value,
+                                           "/proc/cmdline " + name, "not on the command line");
         for (auto other : kModules) {
             const std::string other_name = std::string(kernel::module_name(other)) + ".pages_limit";
             if (other != m && cmdline && cmdline_value(*cmdline, other_name))
@@ -147,10 +146,12 @@ kernel::TtmReadings SysfsTtmKernel::read() {
 
     const std::string gtt_param = "/sys/module/amdgpu/parameters/gttsize";
     const auto gtt = root_.read_value(gtt_param);
-    if (gtt && *gtt != "-1") r.gttsize = {*gtt, gtt_param, ""};
+    if (gtt && *gtt != "-1")
+        r.gttsize = {*gtt, gtt_param, ""};
     else if (cmdline && cmdline_value(*cmdline, "amdgpu.gttsize"))
         r.gttsize = {*cmdline_value(*cmdline, "amdgpu.gttsize"), "/proc/cmdline amdgpu.gttsize", ""};
-    else r.gttsize = {std::nullopt, gtt_param, gtt ? "unset (-1)" : "absent"};
+    else
+        r.gttsize = {std::nullopt, gtt_param, gtt ? "unset (-1)" : "absent"};
 
     if (const auto card = amdgpu_card(root_)) {
         r.gtt_total = bytes_from(root_, *card + "/mem_info_gtt_total");
@@ -167,8 +168,10 @@ kernel::TtmReadings SysfsTtmKernel::read() {
 
     const auto meminfo = root_.read("/proc/meminfo");
     const auto kib = meminfo ? keyed_number(*meminfo, "MemTotal") : std::nullopt;
-    if (kib) r.mem_total = {units::Bytes(*units::KiB::from_count(*kib)), "/proc/meminfo MemTotal", ""};
-    else r.mem_total = {std::nullopt, "/proc/meminfo MemTotal", "absent"};
+    if (kib)
+        r.mem_total = {units::Bytes(*units::KiB::from_count(*kib)), "/proc/meminfo MemTotal", ""};
+    else
+        r.mem_total = {std::nullopt, "/proc/meminfo MemTotal", "absent"};
     return r;
 }
 

@@ -83,8 +83,7 @@ Expected<Ok> SystemRoot::write(std::string_view absolute, std::string_view conte
 
 Expected<Ok> SystemRoot::remove(std::string_view absolute) const {
     const auto target = at(absolute);
-    if (::unlink(target.c_str()) != 0 && errno != ENOENT)
-        return Error{target.string() + ": " + std::strerror(errno)};
+    if (::unlink(target.c_str()) != 0 && errno != ENOENT) return Error{target.string() + ": " + std::strerror(errno)};
     return Ok{};
 }
 

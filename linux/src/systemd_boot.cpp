@@ -97,20 +97,25 @@ std::optional<std::string> SystemdBoot::default_entry(std::string* why) const {
     };
     if (!e) return no("no loader/loader.conf in /efi, /boot/efi or /boot");
     std::string id;
-    if (auto var = read_efi_string(root_, "LoaderEntryDefault")) id = *var;
-    else if (auto conf = root_.read(*e + "/loader/loader.conf"); conf && key_value(*conf, "default")) id = *key_value(*conf, "default");
+    if (auto var = read_efi_string(root_, "LoaderEntryDefault"))
+        id = *var;
+    else if (auto conf = root_.read(*e + "/loader/loader.conf"); conf && key_value(*conf, "default"))
+        id = *key_value(*conf, "default");
     if (id.empty()) return no("no default entry named (loader.conf `default`, LoaderEntryDefault)");
-    if (id.find_first_of("*?[") != std::string::npos) return no("the default is a pattern (" + id + "): wiredcap follows only an exact entry");
+    if (id.find_first_of("*?[") != std::string::npos)
+        return no("the default is a pattern (" + id + "): wiredcap follows only an exact entry");
     if (id.size() < 5 || id.substr(id.size() - 5) != ".conf") id += ".conf";
     if (!root_.exists(*e + "/loader/entries/" + id)) return no("the default entry " + id + " is not in loader/entries");
     return id;
 }
 
 std::optional<std::string> SystemdBoot::unusable() const {
-    if (!root_.exists(std::string(kEfiVars))) return std::string(kEfiVars) + " is absent: no EFI variables, no one-shot";
+    if (!root_.exists(std::string(kEfiVars)))
+        return std::string(kEfiVars) + " is absent: no EFI variables, no one-shot";
     std::string why;
     if (!default_entry(&why)) return why;
-    if (root_.is_real() && !root_.exists("/usr/bin/bootctl")) return std::string("bootctl is absent: cannot set LoaderEntryOneShot");
+    if (root_.is_real() && !root_.exists("/usr/bin/bootctl"))
+        return std::string("bootctl is absent: cannot set LoaderEntryOneShot");
     return std::nullopt;
 }
 
@@ -138,9 +143,12 @@ Expected<Ok> SystemdBoot::schedule(std::string_view name, std::string_view value
     const std::string body = with_options(*entry, name, value);
     for (const auto& line : lines_of(body)) {
         const auto words = split_cmdline(line);
-        if (!words.empty() && words[0] == "title") text += "title wiredcap trial: " + std::string(name) + "=" + std::string(value) + "\n";
-        else if (!words.empty() && words[0] == "sort-key") continue;  // never sorted first
-        else text += line + "\n";
+        if (!words.empty() && words[0] == "title")
+            text += "title wiredcap trial: " + std::string(name) + "=" + std::string(value) + "\n";
+        else if (!words.empty() && words[0] == "sort-key")
+            continue;  // never sorted first
+        else
+            text += line + "\n";
     }
     if (auto w = root_.write(dir + std::string(kSdTrialEntry), text); !w) return w.error();
     return set_oneshot(kSdTrialEntry);

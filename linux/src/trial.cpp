@@ -32,9 +32,13 @@ std::string serialize(const TrialState& s) {
     return o.str();
 }
 
-std::uint64_t number(const std::string& v) { return parse_u64(v).value_or(0); }
+std::uint64_t number(const std::string& v) {
+    return parse_u64(v).value_or(0);
+}
 
-Expected<Ok> save(const SystemRoot& root, const TrialState& s) { return root.write(kStateFile, serialize(s)); }
+Expected<Ok> save(const SystemRoot& root, const TrialState& s) {
+    return root.write(kStateFile, serialize(s));
+}
 
 // One JSON object a line, appended (the file is replaced atomically, so a crash leaves the old
 // journal or the new one). False when it could not be written.
@@ -86,7 +90,9 @@ std::optional<Pages> state_pages(const TrialState& s) {
     return size ? Pages::from_count(s.pages, *size) : std::nullopt;
 }
 
-VerbResult fail(ExitCode code, std::string why) { return {code, {std::move(why)}}; }
+VerbResult fail(ExitCode code, std::string why) {
+    return {code, {std::move(why)}};
+}
 
 // The driver's read-back against the trial's request: pages_limit and mem_info_gtt_total must
 // both equal pages x page size.
@@ -113,15 +119,24 @@ TrialState load_trial_state(const SystemRoot& root) {
         if (eq == std::string::npos) continue;
         const std::string k = line.substr(0, eq);
         const std::string v = line.substr(eq + 1);
-        if (k == "phase") s.phase = v;
-        else if (k == "param") s.param = v;
-        else if (k == "pages") s.pages = number(v);
-        else if (k == "page_size") s.page_size = number(v);
-        else if (k == "scheduled_boot_id") s.scheduled_boot_id = v;
-        else if (k == "trial_boot_id") s.trial_boot_id = v;
-        else if (k == "default_param") s.default_param = v;
-        else if (k == "default_pages") s.default_pages = number(v);
-        else if (k == "healthy") s.healthy = v == "1";
+        if (k == "phase")
+            s.phase = v;
+        else if (k == "param")
+            s.param = v;
+        else if (k == "pages")
+            s.pages = number(v);
+        else if (k == "page_size")
+            s.page_size = number(v);
+        else if (k == "scheduled_boot_id")
+            s.scheduled_boot_id = v;
+        else if (k == "trial_boot_id")
+            s.trial_boot_id = v;
+        else if (k == "default_param")
+            s.default_param = v;
+        else if (k == "default_pages")
+            s.default_pages = number(v);
+        else if (k == "healthy")
+            s.healthy = v == "1";
     }
     return s;
 }
@@ -142,30 +157,38 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing scheduled");
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
-    if (!r.page_size.value) return fail(ExitCode::unsupported_platform, "page size unknown (" + r.page_size.source + "): nothing scheduled");
+    if (!r.page_size.value)
+        return fail(ExitCode::unsupported_platform,
+                    "page size unknown (" + r.page_size.source + "): nothing scheduled");
     if (!r.amdgpu_loaded)
-        return fail(ExitCode::unsupported_platform, "amdgpu is not loaded (/sys/module/amdgpu): no AMD GPU to raise the "
-                                                    "limit for, and nothing to read a trial back from; nothing scheduled");
-    if (!r.module.value) return fail(ExitCode::unsupported_platform, "no TTM module to set: " + r.module.note + "; nothing scheduled");
+        return fail(ExitCode::unsupported_platform,
+                    "amdgpu is not loaded (/sys/module/amdgpu): no AMD GPU to raise the "
+                    "limit for, and nothing to read a trial back from; nothing scheduled");
+    if (!r.module.value)
+        return fail(ExitCode::unsupported_platform, "no TTM module to set: " + r.module.note + "; nothing scheduled");
     if (r.gttsize.value)
-        return fail(ExitCode::unsupported_platform, "amdgpu.gttsize=" + *r.gttsize.value + " is set (" + r.gttsize.source +
-                    "): it overrides pages_limit for the GPU; remove it first; nothing scheduled");
+        return fail(ExitCode::unsupported_platform,
+                    "amdgpu.gttsize=" + *r.gttsize.value + " is set (" + r.gttsize.source +
+                        "): it overrides pages_limit for the GPU; remove it first; nothing scheduled");
     if (!r.mem_total.value) return fail(ExitCode::unsupported_platform, "MemTotal unknown: no band; nothing scheduled");
     const auto band = ttm_band(*r.mem_total.value, *r.page_size.value);
-    if (!band) return fail(ExitCode::no_safe_band, "this machine's RAM leaves no room above the default; nothing scheduled");
+    if (!band)
+        return fail(ExitCode::no_safe_band, "this machine's RAM leaves no room above the default; nothing scheduled");
     const Pages want = units::floor_pages(size, *r.page_size.value);
     if (want < band->low || want > band->high)
-        return fail(ExitCode::refused_by_policy, units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
-                    units::describe(band->high) + " (MemTotal minus a reserve of " +
-                    units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
-    if (const auto ceiling = load_hang_ceiling(root); ceiling && ceiling->page_size() == want.page_size() &&
-                                                      want >= *ceiling)
-        return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " + units::describe(*ceiling) +
-                    " (" + std::string(kCeilingFile) + "); nothing scheduled");
+        return fail(ExitCode::refused_by_policy,
+                    units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
+                        units::describe(band->high) + " (MemTotal minus a reserve of " +
+                        units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
+    if (const auto ceiling = load_hang_ceiling(root);
+        ceiling && ceiling->page_size() == want.page_size() && want >= *ceiling)
+        return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " +
+                                                     units::describe(*ceiling) + " (" + std::string(kCeilingFile) +
+                                                     "); nothing scheduled");
     TrialState s = load_trial_state(root);
     if (s.phase == "scheduled" || s.phase == "booted")
-        return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " + s.phase +
-                    "): confirm it or reset first; nothing scheduled");
+        return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
+                                                     s.phase + "): confirm it or reset first; nothing scheduled");
     const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
     s.phase = "scheduled";
     s.param = param;
@@ -174,28 +197,31 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     s.scheduled_boot_id = r.boot_id.value.value_or("");
     s.trial_boot_id.clear();
     // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
-    if (auto w = save(root, s); !w) return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
+    if (auto w = save(root, s); !w)
+        return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
     if (!journal(root, "trial-intent", s, "")) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save(root, s);
-        return fail(ExitCode::journal_failed, "cannot journal the trial (" + std::string(kJournalFile) + "); nothing scheduled");
+        return fail(ExitCode::journal_failed,
+                    "cannot journal the trial (" + std::string(kJournalFile) + "); nothing scheduled");
     }
     const auto boot = detect_boot_loader(root);
-    const auto g = boot.loader ? boot.loader->schedule(param, std::to_string(want.count()))
-                               : Expected<Ok>(Error{boot.why_none});
+    const auto g =
+        boot.loader ? boot.loader->schedule(param, std::to_string(want.count())) : Expected<Ok>(Error{boot.why_none});
     if (!g) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save(root, s);
         (void)journal(root, "trial-refused", s, g.error().message);
-        return fail(ExitCode::unsupported_platform, "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
+        return fail(ExitCode::unsupported_platform,
+                    "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
     (void)journal(root, "trial-scheduled", s, boot.loader->trial_places());
-    return {ExitCode::ok,
-            {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
-             "  = " + units::describe(want),
-             "  " + std::string(boot.loader->name()) + ": " + boot.loader->trial_places(),
-             "Reboot now. A hang or a reset boots the unchanged default entry.",
-             "After the trial boot: wiredcap-system ttm-confirm"}};
+    return {
+        ExitCode::ok,
+        {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
+         "  = " + units::describe(want), "  " + std::string(boot.loader->name()) + ": " + boot.loader->trial_places(),
+         "Reboot now. A hang or a reset boots the unchanged default entry.",
+         "After the trial boot: wiredcap-system ttm-confirm"}};
 }
 
 VerbResult after_boot(const SystemRoot& root) {
@@ -215,7 +241,8 @@ VerbResult after_boot(const SystemRoot& root) {
             if (auto why = readback_mismatch(r, *want)) {
                 (void)journal(root, "default-readback-mismatch", s, *why);
                 return fail(ExitCode::readback_differs, "the default " + s.default_param + "=" +
-                                                            std::to_string(s.default_pages) + " is not in force: " + *why);
+                                                            std::to_string(s.default_pages) +
+                                                            " is not in force: " + *why);
             }
             return {ExitCode::ok, {"default read back: " + units::describe(*want)}};
         }
@@ -223,7 +250,8 @@ VerbResult after_boot(const SystemRoot& root) {
     if ((s.phase != "scheduled" && s.phase != "booted") || !pages) return {ExitCode::ok, {"no trial pending"}};
     const auto cmd_value = r.cmdline.value ? cmdline_value(*r.cmdline.value, s.param) : std::nullopt;
     const bool trial_boot = cmd_value && *cmd_value == std::to_string(s.pages);
-    if (s.phase == "scheduled" && boot == s.scheduled_boot_id) return {ExitCode::ok, {"trial scheduled; not booted yet"}};
+    if (s.phase == "scheduled" && boot == s.scheduled_boot_id)
+        return {ExitCode::ok, {"trial scheduled; not booted yet"}};
     if (s.phase == "scheduled" && trial_boot) {
         if (auto why = readback_mismatch(r, *pages)) {
             (void)journal(root, "trial-readback-mismatch", s, *why);
@@ -236,20 +264,22 @@ VerbResult after_boot(const SystemRoot& root) {
         s.healthy = false;
         (void)save(root, s);
         (void)journal(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
-        return {ExitCode::ok, {"trial boot read back: " + units::describe(*pages),
-                       "confirm with: wiredcap-system ttm-confirm"}};
+        return {ExitCode::ok,
+                {"trial boot read back: " + units::describe(*pages), "confirm with: wiredcap-system ttm-confirm"}};
     }
     if (s.phase == "booted" && boot == s.trial_boot_id) {
         const std::uint64_t up = r.uptime_s.value.value_or(0);
         if (!s.healthy && up >= kHealthyAfterS) {
             // The health mark: up this long with the value, the driver still reading it back.
-            if (auto why = readback_mismatch(r, *pages)) return fail(ExitCode::readback_differs, "read-back differs now: " + *why);
+            if (auto why = readback_mismatch(r, *pages))
+                return fail(ExitCode::readback_differs, "read-back differs now: " + *why);
             s.healthy = true;
             (void)save(root, s);
             (void)journal(root, "trial-healthy", s, "up " + std::to_string(up) + " s");
         }
-        return {ExitCode::ok, {std::string(s.healthy ? "trial boot healthy" : "trial boot up") + " (" +
-                               std::to_string(up) + " s); waiting for confirmation"}};
+        return {ExitCode::ok,
+                {std::string(s.healthy ? "trial boot healthy" : "trial boot up") + " (" + std::to_string(up) +
+                 " s); waiting for confirmation"}};
     }
     const auto boot_loader = detect_boot_loader(root);
     if (s.phase == "scheduled" && boot_loader.loader) {
@@ -261,8 +291,9 @@ VerbResult after_boot(const SystemRoot& root) {
             (void)journal(root, "trial-not-consumed", s, std::string(boot_loader.loader->name()));
             s.phase = s.default_param.empty() ? "none" : "default";
             (void)save(root, s);
-            return fail(ExitCode::unsupported_platform, "the boot loader did not consume the one-shot: trial disarmed, "
-                                                        "no value tried, no hang ceiling");
+            return fail(ExitCode::unsupported_platform,
+                        "the boot loader did not consume the one-shot: trial disarmed, "
+                        "no value tried, no hang ceiling");
         }
     }
     // A later boot without the trial's confirmation: the trial hung, was reset, or was left
@@ -283,7 +314,7 @@ VerbResult after_boot(const SystemRoot& root) {
     s.phase = s.default_param.empty() ? "none" : "default";
     (void)save(root, s);
     return fail(ExitCode::ramp_reverted, "trial of " + units::describe(*pages) + " failed: " + why +
-                "; recorded as the hang ceiling, this boot runs the unchanged default");
+                                             "; recorded as the hang ceiling, this boot runs the unchanged default");
 }
 
 VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd) {
@@ -294,13 +325,16 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
-        return fail(ExitCode::refused_by_policy, "no trial boot to confirm (phase " + s.phase + "): nothing made default");
-    if (auto why = readback_mismatch(r, *pages)) return fail(ExitCode::readback_differs, "read-back does not match: " + *why);
+        return fail(ExitCode::refused_by_policy,
+                    "no trial boot to confirm (phase " + s.phase + "): nothing made default");
+    if (auto why = readback_mismatch(r, *pages))
+        return fail(ExitCode::readback_differs, "read-back does not match: " + *why);
     if (!check_cmd.empty()) {
         auto ran = run_program(check_cmd);
         if (!ran || ran->exit_code != 0) {
             (void)journal(root, "check-failed", s, check_cmd.front());
-            return fail(ExitCode::declined, "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
+            return fail(ExitCode::declined,
+                        "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
         }
     }
     const auto boot = detect_boot_loader(root);
@@ -335,7 +369,8 @@ VerbResult reset_ttm(const SystemRoot& root) {
             if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
                 if (auto d = boot.loader->remove_default(name); !d)
                     return fail(ExitCode::kernel_write_failed, "reset: " + d.error().message);
-                out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v + " removed (wiredcap wrote it)");
+                out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
+                                    " removed (wiredcap wrote it)");
             } else if (v) {
                 out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
                                     " was not written by wiredcap, left alone");

@@ -60,18 +60,22 @@ Sim load(const SystemRoot& root) {
         const auto eq = line.find('=');
         if (eq == std::string::npos) continue;
         const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-        if (k == "profile") s.profile = v;
-        else if (k == "hang_above_pages") s.hang_above = parse_u64(v).value_or(0);
-        else if (k == "hung") s.hung = v == "1";
-        else if (k == "boots") s.boots = parse_u64(v).value_or(0);
+        if (k == "profile")
+            s.profile = v;
+        else if (k == "hang_above_pages")
+            s.hang_above = parse_u64(v).value_or(0);
+        else if (k == "hung")
+            s.hung = v == "1";
+        else if (k == "boots")
+            s.boots = parse_u64(v).value_or(0);
     }
     return s;
 }
 
 bool save(const SystemRoot& root, const Sim& s) {
-    return static_cast<bool>(root.write(kSimState, "profile=" + s.profile + "\nhang_above_pages=" +
-                                                       std::to_string(s.hang_above) + "\nhung=" + (s.hung ? "1" : "0") +
-                                                       "\nboots=" + std::to_string(s.boots) + "\n"));
+    return static_cast<bool>(
+        root.write(kSimState, "profile=" + s.profile + "\nhang_above_pages=" + std::to_string(s.hang_above) +
+                                  "\nhung=" + (s.hung ? "1" : "0") + "\nboots=" + std::to_string(s.boots) + "\n"));
 }
 
 bool put(const SystemRoot& root, std::string_view path, const std::string& text) {
@@ -120,7 +124,9 @@ bool update_grub(const SystemRoot& root) {
         "menuentry 'Debian GNU/Linux' --class debian --class gnu-linux --class gnu --class os "
         "$menuentry_id_option 'gnulinux-simple-3b1f0c2e' {\n"
         "\tload_video\n\tinsmod gzio\n\techo\t'Loading Linux 6.12.48-amd64 ...'\n"
-        "\tlinux\t" + std::string(kKernel) + " " + args + "\n"
+        "\tlinux\t" +
+        std::string(kKernel) + " " + args +
+        "\n"
         "\tinitrd\t/initrd.img-6.12.48-amd64\n}\n"
         "### END /etc/grub.d/10_linux ###\n"
         "### BEGIN /etc/grub.d/41_custom ###\n"
@@ -160,19 +166,23 @@ constexpr std::string_view kEsp = "/efi";
 constexpr std::string_view kSdDefault = "arch-6.12.conf";
 
 // What systemd-boot hands the kernel: the entry's options and its initrd.
-std::string sd_cmdline(const std::string& options) { return "initrd=\\initramfs-linux.img " + options; }
+std::string sd_cmdline(const std::string& options) {
+    return "initrd=\\initramfs-linux.img " + options;
+}
 
 bool init_systemd_boot(const SystemRoot& root, const std::string& extra) {
     const std::string entries = std::string(kEsp) + "/loader/entries/";
     const std::string options = std::string(kBaseArgs) + " quiet" + extra;
-    return put(root, std::string(kEsp) + "/loader/loader.conf", "default " + std::string(kSdDefault) + "\ntimeout 3\n") &&
+    return put(root, std::string(kEsp) + "/loader/loader.conf",
+               "default " + std::string(kSdDefault) + "\ntimeout 3\n") &&
            put(root, entries + std::string(kSdDefault),
                "title Arch Linux\nlinux /vmlinuz-linux\ninitrd /initramfs-linux.img\noptions " + options + "\n") &&
            put(root, entries + "arch-6.12-fallback.conf",
                "title Arch Linux (fallback)\nlinux /vmlinuz-linux\ninitrd /initramfs-linux-fallback.img\noptions " +
                    std::string(kBaseArgs) + "\n") &&
            put(root, std::string(kKernelCmdline), options + "\n") &&
-           put(root, std::string(kEfiVars) + "/LoaderInfo-" + std::string(kLoaderGuid), efi_string_bytes("systemd-boot 257.7"));
+           put(root, std::string(kEfiVars) + "/LoaderInfo-" + std::string(kLoaderGuid),
+               efi_string_bytes("systemd-boot 257.7"));
 }
 
 // systemd-boot at power-on: LoaderEntryOneShot once (it removes the variable before the
@@ -214,10 +224,12 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
               (p.modprobe_conf.empty() || put(root, "/etc/modprobe.d/ttm.conf", std::string(p.modprobe_conf)));
     if (!ok) return false;
     Sim s{std::string(p.name), 0, false, 1};
-    if (p.systemd_boot) return save(root, s) && init_systemd_boot(root, extra) &&
-                               boot_kernel(root, p, sd_cmdline(std::string(kBaseArgs) + " quiet" + extra), 1);
-    ok = put(root, kGrubDefaults, "GRUB_DEFAULT=0\nGRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet" + extra +
-                                      "\"\nGRUB_CMDLINE_LINUX=\"\"\n") &&
+    if (p.systemd_boot)
+        return save(root, s) && init_systemd_boot(root, extra) &&
+               boot_kernel(root, p, sd_cmdline(std::string(kBaseArgs) + " quiet" + extra), 1);
+    ok = put(root, kGrubDefaults,
+             "GRUB_DEFAULT=0\nGRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet" + extra +
+                 "\"\nGRUB_CMDLINE_LINUX=\"\"\n") &&
          put(root, kUpdateGrub, "#!/bin/sh\nexec '" + self + "' update-grub --root '" + root.root().string() + "'\n");
     if (!ok) return false;
     std::filesystem::permissions(root.at(kUpdateGrub), std::filesystem::perms::owner_all |
@@ -227,7 +239,8 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
     auto r = run_program({"grub-editenv", root.at(kGrubEnv).string(), "create"});
     if (!r || r->exit_code != 0) return fail("grub-editenv create failed");
     return save(root, s) &&
-           boot_kernel(root, p, "BOOT_IMAGE=" + std::string(kKernel) + " " + std::string(kBaseArgs) + " quiet" + extra, 1);
+           boot_kernel(root, p, "BOOT_IMAGE=" + std::string(kKernel) + " " + std::string(kBaseArgs) + " quiet" + extra,
+                       1);
 }
 
 // GRUB at power-on: next_entry once (cleared before the kernel runs), else entry 0.
@@ -287,9 +300,10 @@ bool reboot(const SystemRoot& root, bool keep_oneshot) {
 }
 
 int usage() {
-    std::fputs("usage: wiredcap-sim-linux init --root DIR --profile NAME | reboot --root DIR [--keep-oneshot] |\n"
-               "       hang-above --root DIR PAGES | advance --root DIR SECONDS | update-grub --root DIR | profiles\n",
-               stderr);
+    std::fputs(
+        "usage: wiredcap-sim-linux init --root DIR --profile NAME | reboot --root DIR [--keep-oneshot] |\n"
+        "       hang-above --root DIR PAGES | advance --root DIR SECONDS | update-grub --root DIR | profiles\n",
+        stderr);
     return 64;
 }
 

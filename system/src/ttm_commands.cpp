@@ -63,9 +63,8 @@ helper::Result ttm_trial(helper::Context&, const Args& args) {
 }
 
 helper::Result ttm_after_boot(helper::Context&, const Args& args) {
-    return with_root("ttm-after-boot", args, 0, 0, [](const SystemRoot& r, const Args&) {
-        return linux_amd::after_boot(r);
-    });
+    return with_root("ttm-after-boot", args, 0, 0,
+                     [](const SystemRoot& r, const Args&) { return linux_amd::after_boot(r); });
 }
 
 helper::Result ttm_confirm(helper::Context&, const Args& args) {

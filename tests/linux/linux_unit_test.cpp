@@ -57,7 +57,7 @@ TEST(Pages, DifferentPageSizesDoNotCompare) {
 TEST(Band, Strix128FromDefaultToBelowWhatOwnersRun) {
     const auto band = ttm_band(*Bytes::from_count(131752264ULL * 1024), k4K);
     ASSERT_TRUE(band);
-    EXPECT_EQ(band->low.count(), 32938066U / 2);  // ttm_global_init's half of RAM
+    EXPECT_EQ(band->low.count(), 32938066U / 2);          // ttm_global_init's half of RAM
     EXPECT_LT(band->high.to_bytes(), Bytes(108000_MiB));  // below what owners report stable
     EXPECT_GE(band->reserve, Bytes(4_GiB));
 }
@@ -94,7 +94,6 @@ TEST(Grub, MenuEntriesOfAGeneratedConfig) {
 
 // ---- readings and boot-loader detection on hand-made trees -------------------------------
 
-
 namespace {
 
 class Tree {
@@ -111,7 +110,9 @@ public:
         std::filesystem::create_directories(p.parent_path());
         std::ofstream(p, std::ios::binary) << text;
     }
-    void mkdir(const std::string& path) const { std::filesystem::create_directories(std::filesystem::path(dir_) / path.substr(1)); }
+    void mkdir(const std::string& path) const {
+        std::filesystem::create_directories(std::filesystem::path(dir_) / path.substr(1));
+    }
     [[nodiscard]] SystemRoot root() const { return SystemRoot(dir_); }
 
 private:

@@ -38,20 +38,20 @@ struct Sourced {
 };
 
 struct TtmReadings {
-    Sourced<units::PageSize> page_size;          // sysconf(_SC_PAGESIZE), or the simulator's
-    bool amdgpu_loaded = false;                  // /sys/module/amdgpu exists
-    Sourced<TtmModule> module;                   // note: how it was told apart
-    Sourced<units::Pages> pages_limit;           // /sys/module/<module>/parameters/pages_limit
-    Sourced<units::Pages> cmdline_pages_limit;   // <module>.pages_limit= on /proc/cmdline
-    std::vector<std::string> ignored_parameters; // pages_limit for the module that is not loaded
-    Sourced<std::string> gttsize;                // amdgpu.gttsize when set (MiB, deprecated)
-    Sourced<units::Bytes> gtt_total;             // /sys/class/drm/card*/device/mem_info_gtt_total
-    Sourced<units::Bytes> vram_total;            // .../mem_info_vram_total: the BIOS carve-out
-    Sourced<units::Bytes> kfd_mem_bank;          // KFD topology: the GPU node's memory bank
-    Sourced<units::Bytes> mem_total;             // /proc/meminfo MemTotal
-    Sourced<std::string> boot_id;                // /proc/sys/kernel/random/boot_id
-    Sourced<std::string> cmdline;                // /proc/cmdline
-    Sourced<std::uint64_t> uptime_s;             // /proc/uptime, whole seconds
+    Sourced<units::PageSize> page_size;           // sysconf(_SC_PAGESIZE), or the simulator's
+    bool amdgpu_loaded = false;                   // /sys/module/amdgpu exists
+    Sourced<TtmModule> module;                    // note: how it was told apart
+    Sourced<units::Pages> pages_limit;            // /sys/module/<module>/parameters/pages_limit
+    Sourced<units::Pages> cmdline_pages_limit;    // <module>.pages_limit= on /proc/cmdline
+    std::vector<std::string> ignored_parameters;  // pages_limit for the module that is not loaded
+    Sourced<std::string> gttsize;                 // amdgpu.gttsize when set (MiB, deprecated)
+    Sourced<units::Bytes> gtt_total;              // /sys/class/drm/card*/device/mem_info_gtt_total
+    Sourced<units::Bytes> vram_total;             // .../mem_info_vram_total: the BIOS carve-out
+    Sourced<units::Bytes> kfd_mem_bank;           // KFD topology: the GPU node's memory bank
+    Sourced<units::Bytes> mem_total;              // /proc/meminfo MemTotal
+    Sourced<std::string> boot_id;                 // /proc/sys/kernel/random/boot_id
+    Sourced<std::string> cmdline;                 // /proc/cmdline
+    Sourced<std::uint64_t> uptime_s;              // /proc/uptime, whole seconds
 };
 
 class TtmKernel {

@@ -4,9 +4,9 @@
 //                 module rules out; writes GRUB's one-shot trial entry; journals the intent.
 //   after_boot    run at every boot and again 11 minutes later (wiredcap-ttm-after-boot.timer):
 //                 on the trial boot it reads the driver back (pages_limit, mem_info_gtt_total),
-//                 then marks it healthy once it has been up for kHealthyAfterS; on the boot after an unconfirmed trial it records the trial's value as a
-//                 hang ceiling (a trial that did not end in a confirmation counts as a hang:
-//                 never round toward danger).
+//                 then marks it healthy once it has been up for kHealthyAfterS; on the boot after an unconfirmed trial
+//                 it records the trial's value as a hang ceiling (a trial that did not end in a confirmation counts as
+//                 a hang: never round toward danger).
 //   confirm       only on the trial boot, after a read-back that matched and (when given) a
 //                 check command that succeeded: the value becomes the default entry's.
 //   forget_hang   clears the hang ceiling, journaled with a reason from a fixed list.
@@ -41,9 +41,9 @@ struct TrialState {
     std::uint64_t page_size = 0;
     std::string scheduled_boot_id;
     std::string trial_boot_id;
-    std::string default_param;   // what wiredcap put in GRUB_CMDLINE_LINUX_DEFAULT, or empty
+    std::string default_param;  // what wiredcap put in GRUB_CMDLINE_LINUX_DEFAULT, or empty
     std::uint64_t default_pages = 0;
-    bool healthy = false;        // the trial boot stayed up for kHealthyAfter
+    bool healthy = false;  // the trial boot stayed up for kHealthyAfter
 };
 
 // How long a trial boot must stay up before after-boot marks it healthy: the Mac's
