@@ -4,6 +4,7 @@
 # (refused, nothing written), and a machine whose boot loader has no one-shot (refused).
 # usage: refusals_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
+command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
 wiredcap=$1 system=$2 sim=$3
 base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-refusals.XXXXXX")
 trap 'rm -rf "$base"' EXIT

@@ -7,6 +7,7 @@
 #
 # usage: story_test.sh WIREDCAP SYSTEM SIM PROFILE TRIAL_SIZE TRIAL_PAGES HANG_SIZE PARAM
 set -euo pipefail
+command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
 wiredcap=$1 system=$2 sim=$3 profile=$4 size=$5 pages=$6 hang_size=$7 param=$8
 root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-story.XXXXXX")
 trap 'rm -rf "$root"' EXIT
