@@ -190,6 +190,10 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
     const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
+    if (s.phase == "default" && s.default_param == param && s.default_pages == want.count() &&
+        r.pages_limit.value && *r.pages_limit.value == want)
+        // Already the default and in force: nothing to try, nothing written (a script's rerun).
+        return {ExitCode::ok, {"already the default and in force: " + units::describe(want)}};
     s.phase = "scheduled";
     s.param = param;
     s.pages = want.count();
@@ -255,6 +259,7 @@ VerbResult after_boot(const SystemRoot& root) {
     if (s.phase == "scheduled" && trial_boot) {
         if (auto why = readback_mismatch(r, *pages)) {
             (void)journal(root, "trial-readback-mismatch", s, *why);
+            if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
             s.phase = s.default_param.empty() ? "none" : "default";
             (void)save(root, s);
             return fail(ExitCode::readback_differs, "the trial boot's read-back does not match: " + *why);

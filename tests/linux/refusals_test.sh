@@ -74,11 +74,28 @@ rc=0; sys trial 96GiB >/dev/null 2>&1 || rc=$?
 [ "$rc" = 12 ] || fail "trial without a journal exited $rc, not 12"
 [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed without a journal"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without a journal"
+# The driver holding something else than the trial asked for (here: it reports a smaller GTT) is
+# a mismatch, reported (exit 6) and dropped: the trial entry goes, no hang is recorded.
+root=$base/mismatch; "$sim" init --root "$root" --profile strix-64
+sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null
+echo 34359738368 >"$root/sys/class/drm/card1/device/mem_info_gtt_total"
+rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
+[ "$rc" = 6 ] || fail "a trial read back as something else exited $rc, not 6"
+[ ! -e "$root/boot/grub/custom.cfg" ] || fail "the mismatched trial's entry was left"
+[ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "a mismatch was recorded as a hang"
+grep -q '"event":"trial-readback-mismatch"' "$root/var/lib/wiredcap/ttm-journal" || fail "mismatch not journaled"
+if sys confirm >/dev/null 2>&1; then fail "a mismatched trial was confirmed"; fi
+
 # Readings, not echoes: a value made default that another tool later drops is reported at the
 # next boot (exit 6), not assumed.
 root=$base/dropped; "$sim" init --root "$root" --profile strix-64
 sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null
 sys after-boot >/dev/null && sys confirm >/dev/null
+# Asking again for the value in force writes nothing and exits 0.
+before=$(cat "$root/var/lib/wiredcap/ttm-journal")
+sys trial 40GiB >/dev/null || fail "a second trial of the default did not exit 0"
+[ "$before" = "$(cat "$root/var/lib/wiredcap/ttm-journal")" ] || fail "a second trial of the default journaled"
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "it armed a one-shot"
 sed -i 's/ ttm.pages_limit=[0-9]*//' "$root/etc/default/grub"
 "$sim" update-grub --root "$root" && "$sim" reboot --root "$root" >/dev/null
 rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
