@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Benchmark: a journal of a million records (issue 13: a long-lived machine). Measures the
-# helper's compaction of it (helper/journal/compaction.hpp) -- the first journaled command after
-# the journal grew that large, here `end`, whose records end the bench's own run -- and then
-# `wiredcap status`, `wiredcap recover` and `wiredcap persist` on the compacted journal, against
-# the system's `sysctl -n` as the baseline. Reports hyperfine's mean and median per command and
-# the ratio to sysctl, the journal's and the archive's sizes, and the peak memory (/usr/bin/time -v).
+# Benchmark: a journal of a million records (issue 13: a long-lived machine). Measures
+# wiredcap-system's compaction of it (system/journal/compaction.hpp, `wiredcap-system compact`;
+# the setuid helper never compacts), and then, in one hyperfine run against the system's
+# `sysctl -n` as the baseline (issue 25 point 4): `wiredcap status` and `wiredcap recover` on an
+# empty journal, on the compacted one, and on the largest journal the helper leaves between two
+# compactions (1.5 MiB: journal::kMemberBound for callers other than root), and `persist` on the
+# compacted one. Reports hyperfine's mean and median per command, the ratio to sysctl and, for
+# status and recover, the ratio of the 1.5 MiB journal to the empty one (the target: at most
+# 1.5); the journal's and the archive's sizes; the peak memory (/usr/bin/time -v).
 #
 # Usage: bench/journal_scale.sh [RECORDS] [RUNS]   (default 1000000 records, 5 runs; builds the
 # release preset first; needs hyperfine and python3)
@@ -12,8 +15,9 @@
 # The journal is generated in the helper's own record format (helper/journal/journal.hpp):
 # RECORDS records of completed two-step ramps (intent, applied, confirmed for each step, an
 # `end`, then a reset), 20 ramps per boot; the last ramp is cut short mid-step, which reads as a
-# hang at 72 GiB. The helper never writes such a journal itself (it compacts past 1 MiB), so it
-# stands for one from before compaction, or a million records written over the years. Each run
+# hang at 72 GiB. No journal grows that large any more (members are refused past 1.5 MiB and
+# wiredcap-system compacts past 1 MiB every minute), so it stands for one from before
+# compaction, or a million records written over the years. Each run
 # of a command starts from the same journal (hyperfine --prepare).
 #
 # Figures (2026-12-01, release build, 2 shared cores, noisy):
@@ -32,7 +36,7 @@ records=${1:-1000000}
 runs=${2:-5}
 
 cmake --preset release -DWIREDCAP_HELPER_DEV_OPTIONS=ON >/dev/null
-cmake --build --preset release --target wiredcap wiredcap-helper >/dev/null
+cmake --build --preset release --target wiredcap wiredcap-helper wiredcap-system >/dev/null
 bin=$PWD/build/release/bin
 
 work=$PWD/build/release/bench-journal
@@ -76,7 +80,7 @@ EOF
 
 cli=("$bin/wiredcap" --helper "$bin/wiredcap-helper" --policy "$work/etc/wiredcap.conf"
      --journal "$work/journal/journal.jsonl" --sim-state "$work/sim-state")
-helper=("$bin/wiredcap-helper" --policy "$work/etc/wiredcap.conf" --journal "$work/journal/journal.jsonl"
+system=("$bin/wiredcap-system" --policy "$work/etc/wiredcap.conf" --journal "$work/journal/journal.jsonl"
         --sim-state "$work/sim-state")
 j=$work/journal/journal.jsonl
 restore="cp $work/journal.gen $j && rm -f $j.1 $work/journal/boot.state"
@@ -85,45 +89,48 @@ eval "$restore"
 mib() { echo $(( $(stat -c %s "$1") / 1024 / 1024 )); }
 echo "journal: $records records, $(mib "$work/journal.gen") MiB"
 
-# 1. The compaction: the first journaled command on the grown journal.
+# 1. The compaction, by root's wiredcap-system.
 hyperfine -i --runs "$runs" --prepare "$restore" --export-json "$work/compaction.json" \
-  -n compaction "${helper[*]} end --run bench --outcome aborted" >"$work/compaction.txt"
+  -n compaction "${system[*]} compact" >"$work/compaction.txt"
 eval "$restore"
-"${helper[@]}" end --run bench --outcome aborted >/dev/null
+"${system[@]}" compact >/dev/null
 echo "after it: journal $(wc -l <"$j") records ($(stat -c %s "$j") bytes), archive $(mib "$j.1") MiB"
 grep -o '"reason":"kept [^"]*"' "$j" || { echo "no compaction record" >&2; exit 1; }
 cp "$j" "$work/journal.compacted"
 
-# 2. The commands people run, on the compacted journal. persist 72GiB is refused (exit 3): the
-# generated journal's last ramp is cut short mid-step in an earlier boot, which is a hang at
-# 72 GiB; the check that refuses it reads the whole journal, which is what is measured.
-again="cp $work/journal.compacted $j && rm -f $work/journal/boot.state"
-"${cli[@]}" status 2>&1 | grep -E '^(journal|last confirmed|hang ceiling)' | cut -c1-100 || true
-hyperfine -i --runs "$runs" --prepare "$again" --export-json "$work/hyperfine.json" \
-  -n status "${cli[*]} status" -n recover "${cli[*]} recover" -n persist "${cli[*]} persist 72GiB" \
-  -n sysctl "sysctl -n kernel.ostype" >"$work/hyperfine.txt" || true
-# 3. The largest journal the helper leaves between two compactions: 1.5 MiB (1 MiB, plus the
-# 512 KiB after which the next one is due), uncompacted; and 12 MiB, for comparison.
+# 2. The commands people run, in one hyperfine run (each with its journal put back first): on
+# an empty journal, on the compacted one, and on the largest the helper leaves between two
+# compactions, 1.5 MiB uncompacted. persist 72GiB is refused (exit 3): the generated journal's
+# last ramp is cut short mid-step in an earlier boot, which is a hang at 72 GiB; the check that
+# refuses it reads the whole journal, which is what is measured.
 head -c $((3 * 512 * 1024)) "$work/journal.gen" | sed '$d' >"$work/journal.1.5mib"
-head -c $((12 * 1024 * 1024)) "$work/journal.gen" | sed '$d' >"$work/journal.12mib"
-largest="cp $work/journal.1.5mib $j && rm -f $work/journal/boot.state"
-hyperfine -i --runs "$runs" --prepare "$largest" --export-json "$work/largest.json" \
-  -n "status (1.5 MiB)" "${cli[*]} status" -n "recover (1.5 MiB)" "${cli[*]} recover" >"$work/largest.txt" || true
-larger="cp $work/journal.12mib $j && rm -f $work/journal/boot.state"
-hyperfine -i --runs "$runs" --prepare "$larger" --export-json "$work/larger.json" \
-  -n "status (12 MiB)" "${cli[*]} status" >"$work/larger.txt" || true
-python3 - "$work/compaction.json" "$work/hyperfine.json" "$work/largest.json" "$work/larger.json" <<'EOF'
+: >"$work/journal.empty"
+put() { echo "cp $work/journal.$1 $j && rm -f $work/journal/boot.state"; }
+"${cli[@]}" status 2>&1 | grep -E '^(journal|last confirmed|hang ceiling)' | cut -c1-100 || true
+hyperfine -i --runs "$runs" --export-json "$work/hyperfine.json" \
+  --prepare "$(put empty)" -n "status (empty)" "${cli[*]} status" \
+  --prepare "$(put empty)" -n "recover (empty)" "${cli[*]} recover" \
+  --prepare "$(put compacted)" -n "status (compacted)" "${cli[*]} status" \
+  --prepare "$(put compacted)" -n "recover (compacted)" "${cli[*]} recover" \
+  --prepare "$(put compacted)" -n "persist (compacted)" "${cli[*]} persist 72GiB" \
+  --prepare "$(put 1.5mib)" -n "status (1.5 MiB)" "${cli[*]} status" \
+  --prepare "$(put 1.5mib)" -n "recover (1.5 MiB)" "${cli[*]} recover" \
+  --prepare "true" -n sysctl "sysctl -n kernel.ostype" >"$work/hyperfine.txt" || true
+python3 - "$work/compaction.json" "$work/hyperfine.json" <<'EOF'
 import json, sys
 r = {x["command"]: x for f in sys.argv[1:] for x in json.load(open(f))["results"]}
 base = r["sysctl"]["mean"]
-for name in ("compaction", "status", "recover", "persist", "status (1.5 MiB)", "recover (1.5 MiB)",
-             "status (12 MiB)", "sysctl"):
+for name in ("compaction", "status (empty)", "recover (empty)", "status (compacted)", "recover (compacted)",
+             "persist (compacted)", "status (1.5 MiB)", "recover (1.5 MiB)", "sysctl"):
     x = r[name]
     codes = sorted(set(x.get("exit_codes", [0])))
-    print("%-16s mean %9.1f ms, median %9.1f ms, %8.0fx sysctl; exit codes %s" %
+    print("%-20s mean %9.1f ms, median %9.1f ms, %6.1fx sysctl; exit codes %s" %
           (name, x["mean"] * 1000, x["median"] * 1000, x["mean"] / base, codes))
+for cmd in ("status", "recover"):
+    ratio = r[cmd + " (1.5 MiB)"]["mean"] / r[cmd + " (empty)"]["mean"]
+    print("%-8s 1.5 MiB / empty: %.2fx (target: at most 1.5x)" % (cmd, ratio))
 EOF
 peak_kib() { /usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): //p'; }
 eval "$restore"
-echo "peak RSS: compaction $(peak_kib "${helper[@]}" end --run bench --outcome aborted) KiB," \
+echo "peak RSS: compaction $(peak_kib "${system[@]}" compact) KiB," \
      "status $(peak_kib "${cli[@]}" status) KiB, recover $(peak_kib "${cli[@]}" recover) KiB"

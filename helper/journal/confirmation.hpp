@@ -1,5 +1,6 @@
 // Whether a value was confirmed in a ramp on this machine, per the journal: the check behind
 // `persist`, which stores a value for boot only when a person (or a ramp's check) kept it.
+// (The hang ceiling the boot action checks is wiredcap-system's: system/journal/hang_ceiling.hpp.)
 //
 // The helper reads only what it wrote itself, so it matches its own record format exactly
 // instead of parsing JSON: a confirmation is a line of the form
@@ -35,19 +36,5 @@ struct Confirmation {
 // A missing journal has no confirmations.
 [[nodiscard]] Expected<std::optional<Confirmation>> find_confirmation_in(const std::string& path, uid_t owner,
                                                                          units::MiB value);
-
-// The lowest value that hung, per the journal text: a ramp step whose intent or apply is from a
-// boot other than `current_boot` and that was never confirmed or reverted; a write outside a
-// ramp (`apply` without --run) from another boot that no record of its boot ever read back
-// (none carries a readback_mib after it); a suspect a person said hung (`verdict` ... `hung`).
-// Hangs before the last `forget-hang` record were cleared by a person and do not bind. Records are
-// taken in file order, never by their times (one second holds many records, and a clock can be
-// set back). Hangs known when the value for boot was stored with persist --ignore-hang-ceiling
-// (steps before that record, from other boots) were overridden by a person and are not counted;
-// a later store without the override counts every hang again. The boot action's own hangs are
-// the boot guard's (`tripped`), not counted here.
-[[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot);
-[[nodiscard]] Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
-                                                                       std::string_view current_boot);
 
 }  // namespace wiredcap::journal

@@ -8,9 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <exception>
 
-#include "journal/compaction.hpp"
 #include "journal/owned_by_root.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "policy/trusted_path.hpp"
@@ -31,6 +29,14 @@ Expected<Ok> check_size_limit(int fd, std::size_t bytes, const std::string& path
         return Error{"cannot write the journal " + path + ": " + std::strerror(EFBIG) +
                      " (the file-size limit RLIMIT_FSIZE leaves no room for the next record)"};
     return Ok{};
+}
+
+// A record of a caller other than root that would take the journal past kMemberBound.
+Expected<Ok> check_member_bound(off_t size, std::size_t bytes, uid_t uid, const std::string& path) {
+    if (uid == 0 || static_cast<std::size_t>(size) + bytes <= kMemberBound) return Ok{};
+    return Error{"the journal " + path + " is at its bound for callers other than root (" +
+                 std::to_string(kMemberBound >> 10) + " KiB) until wiredcap-system compacts it (every minute); "
+                 "root's commands still work"};
 }
 
 Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
@@ -121,7 +127,7 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
         if (auto own = own_by_root(fd.get(), "the journal " + path); !own) return Error{"journal: " + own.error().message};
     auto checked = trusted::check_file(fd.get(), path, owner);
     if (!checked) return Error{"journal: " + checked.error().message};
-    return Writer(std::move(*dir), std::move(fd), path, owner, *checked);
+    return Writer(std::move(*dir), std::move(fd), path, owner);
 }
 
 Expected<Ok> Writer::lock(std::chrono::milliseconds wait, uid_t owner) {
@@ -147,7 +153,6 @@ Expected<Ok> Writer::still_the_journal() {
     auto now = open(path_, owner_);
     if (!now) return Error{"the journal was replaced while this command waited: " + now.error().message};
     fd_ = std::move(now->fd_);
-    opened_size_ = now->opened_size_;
     return Ok{};
 }
 
@@ -177,6 +182,7 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
     if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
     struct stat before {};
     if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    if (auto room = check_member_bound(before.st_size, line.size(), s.uid, path_); !room) return room;
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {
         // Whole or absent: a write cut short (ENOSPC, EFBIG, EIO after part of it) is taken back,
         // under the lock, where no other locked helper can have appended meanwhile. Without the
@@ -198,33 +204,6 @@ Expected<Ok> Writer::follow_a_compaction(const std::string& line) {
     if (fd_.get() == before) return Ok{};
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) return w;
     return flush_to_disk(fd_.get(), "the journal " + path_);
-}
-
-// Best effort: every record is on disk either way. A failure is told to the system log, and the
-// next multiple of kCompactEvery tries again.
-void Writer::compact_if_due(const Stamp& s) {
-    struct stat now {};
-    if (!locked() || ::fstat(fd_.get(), &now) != 0) return;
-    if (!compaction_due(opened_size_, static_cast<std::size_t>(now.st_size))) return;
-    auto split = trusted::split_path(path_);
-    if (!split) return;
-    // The command's work is done and recorded: running out of memory here (a caller's
-    // RLIMIT_AS) must not turn its answer into an internal error. A leftover file is removed
-    // by the next compaction.
-    Expected<Compacted> c = Error{"cannot compact the journal " + path_ + ": out of memory"};
-    try {
-        c = compact_journal(dir_.get(), fd_.get(), split->name, path_);
-    } catch (const std::exception&) {
-    }
-    if (!c) {
-        mirror_to_syslog("wiredcap-helper: " + c.error().message);
-        return;
-    }
-    fd_ = std::move(c->journal);
-    Record done{"journal", "compacted", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) + " records; the rest are in " +
-                    split->name + ".1"};
-    (void)append(done, s);
 }
 
 }  // namespace wiredcap::journal

@@ -30,6 +30,14 @@ namespace wiredcap::journal {
 
 inline constexpr int kSchemaVersion = 1;
 
+// The most the journal holds before it takes no more records of a caller other than root: a
+// group member's flood (fresh run ids, refusals, claims) cannot grow it without limit, nor make
+// root's commands read an ever larger file. Root's records are always taken (root's reset
+// above all). wiredcap-system compacts the journal back (system/journal/upkeep.hpp) at boot
+// and every minute once it passes 1 MiB; readers stay fast up to this size
+// (bench/journal_scale.sh).
+inline constexpr std::size_t kMemberBound = std::size_t{1536} << 10;
+
 struct Record {
     std::string command;                   // read, apply, reset, confirm, end
     std::string event;                     // intent, applied, mismatch, write_failed, refused, ...
@@ -80,10 +88,12 @@ public:
     // limit (RLIMIT_FSIZE, which a caller hands over) is refused before a byte is written.
     [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s);
 
-    // At the end of a command, under the lock: compacts the journal if this command's records
-    // made it due (compaction.hpp), and records that it did. Never before a kernel write, so a
-    // command's change is not delayed by it.
-    void compact_if_due(const Stamp& s);
+    // For wiredcap-system's upkeep (system/journal/upkeep.hpp), under the lock: the journal's
+    // directory and file, and the compacted file that now holds the journal's name.
+    [[nodiscard]] int directory_fd() const { return dir_.get(); }
+    [[nodiscard]] int file_fd() const { return fd_.get(); }
+    [[nodiscard]] const std::string& path() const { return path_; }
+    void replaced_by(UniqueFd fd) { fd_ = std::move(fd); }
 
     // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most
     // `wait`; held until the Writer is gone. Everything the command changes happens under it.
@@ -91,8 +101,8 @@ public:
     [[nodiscard]] bool locked() const { return lock_.has_value(); }
 
 private:
-    Writer(UniqueFd dir, UniqueFd fd, std::string path, uid_t owner, std::size_t size)
-        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), owner_(owner), opened_size_(size) {}
+    Writer(UniqueFd dir, UniqueFd fd, std::string path, uid_t owner)
+        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), owner_(owner) {}
     Expected<Ok> close_torn_line();
     Expected<Ok> follow_a_compaction(const std::string& line);
     // Reopens the journal if its name no longer refers to the file this Writer holds.
@@ -101,7 +111,6 @@ private:
     UniqueFd fd_;
     std::string path_;
     uid_t owner_;
-    std::size_t opened_size_;  // the journal's size when this command opened it
     std::optional<Lock> lock_;
 };
 

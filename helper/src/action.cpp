@@ -60,8 +60,11 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
 
 std::optional<Failure> Action::record(std::string event, std::string reason) {
     if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
-    journal::Record r{std::string(command_name(inv_.command)), event, inv_.run, inv_.step,
-                      previous_, to_, readback_, std::move(reason), inv_.effective,
+    // A refusal of a caller other than root names no run: made-up run ids would otherwise each
+    // open a run the journal keeps until `recover` ends it (no unbounded ids, issue 23).
+    const bool runless = event == "refused" && ctx_.caller.uid != 0;
+    journal::Record r{std::string(command_name(inv_.command)), event, runless ? std::nullopt : inv_.run,
+                      runless ? std::nullopt : inv_.step, previous_, to_, readback_, std::move(reason), inv_.effective,
                       inv_.effective_source.value_or(""), inv_.ignore_hang_ceiling, inv_.by.value_or("")};
     auto ok = writer_->append(r, stamp_);
     if (ok) return std::nullopt;
@@ -84,8 +87,6 @@ Failure Action::refuse(ExitCode code, std::string why) {
 // After the last record nothing privileged is left: the journal (and the helper's lock) is
 // closed and root given up before the answer is written.
 Result Action::finish(const std::optional<Failure>& f) {
-    // Not in reset: the safe direction stays within its second whatever the journal's size.
-    if (writer_ && !best_effort_) writer_->compact_if_due(stamp_);
     writer_.reset();
     if (!process::drop_root()) warn("could not give up root after the last write");
     out_.boolean("ok", !f);

@@ -13,8 +13,8 @@ constexpr std::uint64_t kMaxStep = 100000;
 using Args = std::vector<std::string_view>;
 
 Error usage(const std::string& why) {
-    return Error{why + " (usage: wiredcap-helper read | apply SIZE | reset | confirm | end | persist | boot | "
-                       "verdict | forget-hang)"};
+    return Error{why + " (usage: wiredcap-helper read | apply SIZE | reset | confirm | end | persist | verdict | "
+                       "forget-hang)"};
 }
 
 bool valid_run_id(std::string_view s) {
@@ -47,7 +47,6 @@ std::optional<Command> parse_command(std::string_view s) {
     if (s == "confirm") return Command::confirm;
     if (s == "end") return Command::end;
     if (s == "persist") return Command::persist;
-    if (s == "boot") return Command::boot;
     if (s == "verdict") return Command::verdict;
     if (s == "forget-hang") return Command::forget_hang;
     return std::nullopt;
@@ -204,6 +203,9 @@ Expected<Invocation> parse_args(const Args& args) {
     std::size_t i = *at;
     if (i >= args.size()) return usage("no command");
     const auto cmd = parse_command(args[i]);
+    // The boot action is root's own program's: no caller of the helper reaches it.
+    if (args[i] == "boot")
+        return usage("boot is not the helper's: the LaunchDaemon runs it as wiredcap-system boot-action");
     if (!cmd) return usage("unknown command " + units::quote_input(args[i]));
     inv.command = *cmd;
     ++i;

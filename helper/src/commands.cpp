@@ -2,7 +2,7 @@
 
 #include "process/hardening.hpp"
 #include "src/action.hpp"
-#include "src/boot_commands.hpp"
+#include "src/persist_commands.hpp"
 #include "wiredcap/units/format.hpp"
 
 namespace wiredcap::helper {
@@ -166,7 +166,7 @@ Result run(const Invocation& inv, Context& ctx) {
         case Command::forget_hang:
         case Command::end: return a.finish(journal_only_steps(a, inv, ctx));
         case Command::persist: return a.finish(inv.off ? persist_off_steps(a, ctx) : persist_steps(a, inv, ctx));
-        case Command::boot: return a.finish(boot_steps(a, ctx));
+        case Command::boot:  // wiredcap-system's (root's own program); never parsed here
         case Command::read: break;
     }
     return a.finish(Failure{ExitCode::internal_error, "unreachable command"});

@@ -34,10 +34,6 @@ Commands:
                             then one max_step from --effective (else the band's
                             min), and below --effective only with --lower
   persist --off             forget the stored value (a plain reset does too)
-  boot                      the LaunchDaemon's action, root only: apply the
-                            stored value once per boot; healthy after
-                            healthy_after of uptime; never again after a boot
-                            that did not get there
   verdict SIZE --boot ID --answer ANSWER
                             record a person's answer: did the machine hang
                             with SIZE in force in boot ID (wiredcap recover)
@@ -53,8 +49,9 @@ Commands:
 
 Files: the boot state beside the journal (boot.state); anything at
 /etc/wiredcap.boot-disabled (beside the policy file) disables the boot action
-entirely. Past 1 MiB the journal is compacted; the journal before the last
-compaction is journal.jsonl.1 beside it.
+(wiredcap-system boot-action, root's own program) entirely. Past 1.5 MiB the
+journal takes no caller's record but root's until wiredcap-system compacts it;
+the journal before the last compaction is journal.jsonl.1 beside it.
 
 Development options (test builds only; refused in a setuid process):
   --policy PATH     the policy file (default /etc/wiredcap.conf)

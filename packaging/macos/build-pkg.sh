@@ -155,7 +155,8 @@ fi
 if ! command -v pkgbuild >/dev/null || ! command -v productbuild >/dev/null; then
   die "pkgbuild and productbuild are macOS tools; use --stage-only elsewhere"
 fi
-programs=("$root$prefix/bin/wiredcap" "$root$prefix/libexec/wiredcap/wiredcap-helper")
+programs=("$root$prefix/bin/wiredcap" "$root$prefix/libexec/wiredcap/wiredcap-helper"
+          "$root$prefix/libexec/wiredcap/wiredcap-system")
 for p in "${programs[@]}"; do
   foreign=$(otool -L "$p" | tail -n +2 | awk '{ print $1 }' | grep -vE '^(/usr/lib/|/System/)' || true)
   if [ -n "$foreign" ]; then

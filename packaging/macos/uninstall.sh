@@ -76,6 +76,7 @@ files=(
   "$daemon_plist"
   "$prefix/bin/wiredcap"
   "$prefix/libexec/wiredcap/wiredcap-helper"
+  "$prefix/libexec/wiredcap/wiredcap-system"
   "$prefix/share/man/man1/wiredcap.1"
   "$prefix/share/man/man8/wiredcap-helper.8"
   "$prefix/share/bash-completion/completions/wiredcap"

@@ -1,31 +1,28 @@
 #include "src/dispatch.hpp"
 
-#include "src/boot_commands.hpp"
+#include "src/boot_action.hpp"
 #ifdef WIREDCAP_LINUX_BACKEND
 #include "src/ttm_commands.hpp"
 #endif
+#include "src/upkeep_command.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::system {
 namespace {
 
-// The LaunchDaemon's boot action (helper/src/boot_commands.hpp says what it does); its records
-// are the journal's `boot` command, as they always were.
-helper::Result boot_action(helper::Context& ctx, const Args& args) {
-    if (!args.empty()) return usage_error("boot-action takes no arguments");
-    helper::Invocation inv;
-    inv.command = helper::Command::boot;
-    helper::Action a(inv, ctx);
-    return a.finish(helper::boot_steps(a, ctx));
-}
-
 constexpr Subcommand kSubcommands[] = {
     {"boot-action", "",
      "the LaunchDaemon's action at boot and every minute:\n"
+     "the journal's upkeep (compact past 1 MiB), then\n"
      "apply the value stored by persist once per boot;\n"
      "healthy after healthy_after of uptime; never again\n"
      "after a boot that did not get there",
      boot_action},
+    {"compact", "",
+     "compact the journal now (boot-action does when\n"
+     "it passes 1 MiB); the journal before is\n"
+     "journal.jsonl.1 beside it",
+     compact},
 #ifdef WIREDCAP_LINUX_BACKEND
     // Linux AMD APUs: the try-once trial of TTM's pages_limit (docs/linux.md).
     {"ttm-trial", "SIZE",

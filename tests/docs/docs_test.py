@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every wiredcap command example of one document against the simulator.
 
-    docs_test.py --wiredcap W --helper H --sim S --work DIR [--list] DOC
+    docs_test.py --wiredcap W --helper H [--system S] --sim S --work DIR [--list] DOC
 
 DOC is a Markdown file (README.md, docs/*.md) or a man page (packaging/man/*.[18]).
 
@@ -80,7 +80,7 @@ import shutil
 import subprocess
 import sys
 
-PROGRAMS = ("wiredcap", "wiredcap-helper", "wiredcap-sim")
+PROGRAMS = ("wiredcap", "wiredcap-helper", "wiredcap-system", "wiredcap-sim")
 # Paths under which the documents name the programs, mapped to the test build's.
 PATH_PREFIXES = ("./build/dev/bin/", "build/dev/bin/", "/usr/local/libexec/wiredcap/",
                  "/usr/local/bin/")
@@ -140,12 +140,12 @@ wiredcap-sim reboot""",
     "boot-guard-tripped": BAND_192 + """
 wiredcap-sim default-cap 64GiB &&
 wiredcap ramp --to 96GiB --step 16GiB --unattended --check true && wiredcap persist &&
-wiredcap-sim reboot && wiredcap-helper boot && wiredcap-sim reboot && wiredcap-helper boot""",
+wiredcap-sim reboot && wiredcap-system boot-action && wiredcap-sim reboot && wiredcap-system boot-action""",
     # 80 GiB persisted; after the reboot the policy no longer permits it; the boot action fails.
     "boot-action-failed": BAND_192 + """
 wiredcap persist 80GiB --unconfirmed --lower && wiredcap-sim reboot &&
 printf '%s\\n' 'min = 64GiB' 'max = 76GiB' 'reserve = 16GiB' 'max_step = 16GiB' >"$W/etc/wiredcap.conf" &&
-{ wiredcap-helper boot; true; }""",
+{ wiredcap-system boot-action; true; }""",
 }
 # Commands that only make sense after something: that step is added to the example's state
 # (a table, not a comment: they are mentioned in prose in many places).
@@ -475,6 +475,7 @@ dev_options() { case $1 in --version|--help) ;; *) DEV=(--policy "$W/etc/wiredca
 logged() { local name=$1 rc; shift; "$@"; rc=$?; printf '%s\t%s\n' "$rc" "$name" >>"$W/calls"; return $rc; }
 wiredcap() { local DEV=(); dev_options "$@"; logged "wiredcap $*" "$WC_BIN" "${DEV[@]}" "$@"; }
 wiredcap-helper() { local DEV=(); dev_options "$@"; logged "wiredcap-helper $*" "$HELPER_BIN" "${DEV[@]}" "$@"; }
+wiredcap-system() { local DEV=(); dev_options "$@"; logged "wiredcap-system $*" "$SYSTEM_BIN" "${DEV[@]}" "$@"; }
 wiredcap-sim() { logged "wiredcap-sim $*" "$SIM_BIN" --state "$W/sim-state" "$@"; }
 sudo() { "$@"; }
 """
@@ -510,7 +511,7 @@ def fresh_state(args, work, command):
 
 def environment(args, work):
     return dict(os.environ, W=work, HOME=os.path.join(work, "home"), WC_BIN=args.wiredcap,
-                HELPER_BIN=args.helper, SIM_BIN=args.sim, COLUMNS="80", SOURCE=SOURCE)
+                HELPER_BIN=args.helper, SYSTEM_BIN=args.system, SIM_BIN=args.sim, COLUMNS="80", SOURCE=SOURCE)
 
 
 def calls_made(work):
@@ -669,7 +670,7 @@ def indent(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for option in ("--wiredcap", "--helper", "--sim", "--work"):
+    for option in ("--wiredcap", "--helper", "--system", "--sim", "--work"):
         parser.add_argument(option)
     parser.add_argument("--list", action="store_true", help="print the examples, run nothing")
     parser.add_argument("doc")
@@ -692,6 +693,8 @@ def main():
         print(f"SKIP: {args.doc}: the docs tests run as root (as CI does)")
         return 77
     args.wiredcap, args.helper, args.sim = map(os.path.abspath, (args.wiredcap, args.helper, args.sim))
+    # Root's own program (the boot action), beside the helper in the build unless named.
+    args.system = os.path.abspath(args.system or os.path.join(os.path.dirname(args.helper), "wiredcap-system"))
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     failures, not_run = [], []

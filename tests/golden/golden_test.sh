@@ -8,6 +8,7 @@
 set -uo pipefail
 WIREDCAP=$1 SIM=$2 RESULTS=$3 scenario=$4
 HELPER=${5:-$(dirname "$WIREDCAP")/wiredcap-helper}
+SYSTEM=${6:-$(dirname "$WIREDCAP")/wiredcap-system}
 here=$(cd "$(dirname "$0")" && pwd)
 expected=$here/expected/$scenario.txt
 # shellcheck source=../integration/lib.sh
@@ -103,8 +104,8 @@ keep_json() {
 json_count=0
 # The LaunchDaemon's boot action, run the way launchd would (as root), with this tree's files.
 boot() {
-  echo "\$ wiredcap-helper boot"
-  "$HELPER" --policy "$POLICY" --journal "$WORK/journal/journal.jsonl" --sim-state "$WORK/sim-state" boot \
+  echo "\$ wiredcap-system boot-action"
+  "$SYSTEM" --policy "$POLICY" --journal "$WORK/journal/journal.jsonl" --sim-state "$WORK/sim-state" boot-action \
     >"$WORK/out" 2>"$WORK/err" </dev/null
   echo "[exit $?]"
   sed 's/^/out| /' "$WORK/out"

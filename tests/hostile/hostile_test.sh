@@ -9,7 +9,7 @@
 # Needs root (CI runs as root): exits 77 (skip) otherwise. HOSTILE_SEED fixes the random seed of
 # the signal and race loops (printed on every run, so a failure can be replayed).
 scenario=${1:?usage: hostile_test.sh SCENARIO}
-: "${SUID_SRC:?}" "${PROD_HELPER:?}" "${SIM:?}" "${EXEC_ARGV:?}" "${SPAWN:?}" "${LOOP:?}" "${SWAP:?}" "${ENTRY:?}"
+: "${SUID_SRC:?}" "${PROD_HELPER:?}" "${SYSTEM:?}" "${SIM:?}" "${EXEC_ARGV:?}" "${SPAWN:?}" "${LOOP:?}" "${SWAP:?}" "${ENTRY:?}"
 : "${FIXTURE:?}" "${SCRATCH:?}"
 SANITIZED=${SANITIZED:-0}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -63,6 +63,9 @@ run() {
   RC=$?
   ERR=$(cat "$WORK/stderr")
 }
+
+# wiredcap-system (root's own program, never setuid) on the fixture, as launchd runs it: root.
+system() { (umask 022 && "$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" "$@"); }
 
 # The simulator's record of every write ever made: a write that was refused before the kernel
 # leaves it as it was.
@@ -779,9 +782,10 @@ created_files_belong_to_root() {
   note "$(stat -c '%n %U:%G %a' "$FIXTURE/journal" "$JOURNAL" "$FIXTURE/journal/boot.state")"
 }
 
-# Issue 13: the journal is compacted by the setuid helper, as root, when a group member's call
-# takes it past 1 MiB: the new journal and the archive are root's (0644), nothing is left half
-# done, and the member's own records are in the new journal.
+# Issue 13, issue 25: a group member's call that takes the journal past 1 MiB compacts nothing
+# (no caller reaches the compaction); root's wiredcap-system does, at its next run: the new
+# journal and the archive are root's (0644), nothing is left half done, and the member's own
+# records are in the new journal.
 compaction_by_a_member_is_roots() {
   fresh_fixture
   mkdir -p "$FIXTURE/journal" && chmod 755 "$FIXTURE/journal"
@@ -807,7 +811,10 @@ PY
   [ "$(journal_size)" -eq $((1024 * 1024 - 100)) ] || fail "the journal is $(journal_size) bytes"
   AS=$MEMBER
   run --umask 000 -- apply 80GiB; expect_rc 0; expect_knob 81920
-  grep -q '"command":"journal","event":"compacted"' "$JOURNAL" || fail "the member's call did not compact the journal"
+  ! grep -q '"event":"compacted"' "$JOURNAL" || fail "the member's call compacted the journal: that is root's program's"
+  [ "$(journal_size)" -gt $((1024 * 1024)) ] || fail "the member's records did not take the journal past 1 MiB"
+  system boot-action >/dev/null || fail "wiredcap-system boot-action failed"
+  grep -q '"command":"journal","event":"compacted"' "$JOURNAL" || fail "wiredcap-system did not compact the journal"
   [ "$(journal_size)" -lt $((512 * 1024)) ] || fail "the compacted journal is $(journal_size) bytes"
   local f
   for f in "$JOURNAL" "$JOURNAL.1"; do
@@ -817,6 +824,119 @@ PY
   grep -q "\"uid\":$NOBODY,\"command\":\"apply\",\"event\":\"applied\",.*\"to_mib\":81920," "$JOURNAL" ||
     fail "the member's apply is not in the compacted journal: $(tail -n 3 "$JOURNAL")"
   note "$(stat -c '%n %U:%G %a %s' "$JOURNAL" "$JOURNAL.1")"
+}
+
+# Issue 23 point 3: the journal stays bounded whatever a member does. A journal of root's
+# records just short of the member bound (1.5 MiB, journal::kMemberBound): the member's apply
+# that would cross it is refused (exit 12, nothing written, the journal as it was); root's
+# apply through the same setuid helper goes in past it, and root's and the member's reset work;
+# once wiredcap-system has compacted the journal the member may act again.
+MEMBER_BOUND=$((1536 * 1024))
+# journal_of_root_records BYTES: root's closed ramps from an earlier boot, BYTES long.
+journal_of_root_records() {
+  mkdir -p "$FIXTURE/journal" && chmod 755 "$FIXTURE/journal"
+  python3 -S - "$JOURNAL" "$1" <<'PY' || fail "cannot write the journal"
+import sys
+path, size = sys.argv[1], int(sys.argv[2])
+out, n = [], 0
+written = 0
+while True:
+    run = "old-%06d" % n
+    n += 1
+    block = "".join('{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"%s","event":"%s",'
+                    '"run":"%s"%s}\n' % (c, e, run, x) for c, e, x in (
+                        ("apply", "intent", ',"step":1,"to_mib":73728'),
+                        ("apply", "applied", ',"step":1,"to_mib":73728,"readback_mib":73728'),
+                        ("apply", "revert_applied", ',"step":1,"to_mib":0,"readback_mib":0,"reason":"no"'),
+                        ("end", "end", ',"readback_mib":0,"reason":"reverted"')))
+    if written + len(block) > size:
+        break
+    out.append(block)
+    written += len(block)
+pad = '{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"apply","event":"refused","reason":"'
+out.append(pad + "x" * (size - written - len(pad) - 3) + '"}\n')
+open(path, "w").write("".join(out))
+PY
+  chmod 644 "$JOURNAL"
+  [ "$(journal_size)" -eq "$1" ] || fail "the journal is $(journal_size) bytes, not $1"
+}
+member_writes_stop_at_the_bound() {
+  fresh_fixture
+  journal_of_root_records $((MEMBER_BOUND - 150))
+  cp "$JOURNAL" "$WORK/journal.before"
+  AS=$MEMBER
+  run -- apply 80GiB
+  expect_rc 12; expect_err 'bound'; expect_knob 0; expect_history ''
+  cmp -s "$JOURNAL" "$WORK/journal.before" || fail "a member's record went past the bound: $(tail -n 2 "$JOURNAL")"
+  AS="0:0:"
+  run -- apply 80GiB
+  expect_rc 0; expect_knob 81920
+  tail -n 1 "$JOURNAL" | grep -q '"uid":0,"command":"apply","event":"applied"' || fail "root's apply is not journaled"
+  [ "$(journal_size)" -gt "$MEMBER_BOUND" ] || fail "root's records did not go past the bound"
+  AS=$MEMBER
+  run -- reset
+  expect_rc 0; expect_knob 0; expect_out '"warnings"'
+  AS="0:0:"
+  run -- reset
+  expect_rc 0; expect_knob 0
+  tail -n 1 "$JOURNAL" | grep -q '"uid":0,"command":"reset"' || fail "root's reset is not journaled"
+  system compact >/dev/null || fail "wiredcap-system compact failed"
+  [ "$(journal_size)" -lt $((512 * 1024)) ] || fail "the compacted journal is $(journal_size) bytes"
+  AS=$MEMBER
+  run -- apply 80GiB
+  expect_rc 0; expect_knob 81920
+  note "member refused at $((MEMBER_BOUND - 150)) bytes; root went on to $(stat -c %s "$JOURNAL.1"); compacted: $(journal_size)"
+}
+
+# Issue 23 point 3: a member cannot mint run ids. Its refused calls with made-up run ids
+# journal no run id, so they open no run that the
+# journal (and recover) would keep; its own ramp's records keep theirs.
+member_cannot_open_runs_with_refusals() {
+  fresh_fixture
+  AS=$MEMBER
+  local i
+  for i in 1 2 3 4 5; do
+    run -- apply 190GiB --run "made-up-$i" --step 1; expect_rc 3
+  done
+  run -- apply 80GiB --run mine --step 1; expect_rc 0
+  [ "$(grep -c '"uid":65534,"command":"apply","event":"refused"' "$JOURNAL")" = 5 ] ||
+    fail "the member's refusals are not all journaled: $(cat "$JOURNAL")"
+  ! grep -q 'made-up' "$JOURNAL" || fail "a member's refusal opened a run: $(grep made-up "$JOURNAL" | head -n 2)"
+  grep -q '"uid":65534,"command":"apply","event":"applied","run":"mine"' "$JOURNAL" || fail "the member's own run lost its id"
+}
+
+# Issue 23 point 3/4: a member's flood cannot push its own claim out of the record. The member
+# applies with an effective cap only it vouches for (--effective, given), reverts and ends the
+# run (a closed run, which compaction would drop to the archive); then floods the journal to the
+# bound, again and again, with wiredcap-system compacting in between (what it does every
+# minute). The flood is written as the member's records (a refusal of the member's, copied from
+# the real one: thousands of setuid runs per round would take minutes); the claim is the real
+# helper's. It is still in the journal after three rounds.
+member_flood_keeps_its_claim() {
+  fresh_fixture
+  AS=$MEMBER
+  run -- apply 80GiB --run lie --step 1 --effective 70GiB --effective-source given; expect_rc 0
+  run -- reset --run lie --step 1 --revert no; expect_rc 0
+  run -- end --run lie --outcome reverted; expect_rc 0
+  run -- apply 190GiB; expect_rc 3
+  local template round
+  template=$(grep '"uid":65534,"command":"apply","event":"refused"' "$JOURNAL" | tail -n 1)
+  [ -n "$template" ] || fail "no refusal of the member's to copy"
+  for round in 1 2 3; do
+    python3 -S - "$JOURNAL" "$MEMBER_BOUND" "$template" <<'PY' || fail "cannot flood"
+import os, sys
+path, bound, line = sys.argv[1], int(sys.argv[2]), sys.argv[3] + "\n"
+n = max(0, (bound - os.path.getsize(path)) // len(line))
+open(path, "a").write(line * n)
+PY
+    run -- apply 190GiB; expect_rc 3  # refused; at the bound, not even recorded
+    [ "$(journal_size)" -le "$MEMBER_BOUND" ] || fail "round $round: a member's record went past the bound"
+    system compact >/dev/null || fail "wiredcap-system compact failed in round $round"
+    [ "$(journal_size)" -lt $((512 * 1024)) ] || fail "round $round: the compacted journal is $(journal_size) bytes"
+  done
+  grep -q '"uid":65534,"command":"apply","event":"applied","run":"lie",.*"effective_mib":71680,"effective_source":"given"' \
+    "$JOURNAL" || fail "the member's claim was pushed out of the journal: $(grep -c . "$JOURNAL") records left"
+  note "after 3 floods to the bound and 3 compactions the claim is in the journal ($(journal_size) bytes)"
 }
 
 deleted_cwd() {
@@ -1011,7 +1131,7 @@ outsider_hardlinks_root_files() {
   run -- apply 80GiB; expect_rc 0; expect_knob 81920
   run -- persist 80GiB --unconfirmed; expect_rc 0
   sim reboot >/dev/null
-  OUT=$("$HELPER" boot 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  OUT=$(system boot-action 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
   root_reset_timed
   expect_rc 0; expect_knob 0
@@ -1098,7 +1218,8 @@ boot_state_changes_are_journaled_first() {
   run --rlimit fsize="$size" -- persist --off
   expect_rc 12; cmp -s "$state" "$WORK/state.before" || fail "persist --off removed a value it could not journal"
   sim reboot >/dev/null
-  "$SPAWN" --as 0:0: --rlimit fsize="$size" -- "$HELPER" boot >"$WORK/out" 2>"$WORK/err"; RC=$?
+  "$SPAWN" --as 0:0: --rlimit fsize="$size" -- "$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" \
+    boot-action >"$WORK/out" 2>"$WORK/err"; RC=$?
   OUT=$(cat "$WORK/out"); ERR=$(cat "$WORK/err")
   expect_rc 12; expect_knob 0
   cmp -s "$state" "$WORK/state.before" || fail "the boot action moved the guard without a record: $(cat "$state")"
@@ -1126,11 +1247,11 @@ unconfirmed_persist_is_one_step() {
   run -- persist 80GiB --unconfirmed; expect_rc 0
   sed -i 's/^value_mib=81920$/value_mib=180224/' "$state"   # 176 GiB: the top of the band
   sim reboot >/dev/null
-  OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  OUT=$(system boot-action 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
   expect_rc 3; expect_err 'more than max_step'; expect_knob 0; expect_history ""
   run -- persist 80GiB --unconfirmed; expect_rc 0
   sim reboot >/dev/null
-  OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  OUT=$(system boot-action 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
   # With --effective (the OS default's cap wiredcap read, issue 22) the step counts from it, and
   # it is stored as the boot action's start: 112 GiB is one step above 96 GiB (from the floor
@@ -1144,7 +1265,7 @@ unconfirmed_persist_is_one_step() {
   grep -qx 'value_mib=81920' "$state" || fail "--lower did not store it: $(cat "$state")"
   run -- persist 112GiB --unconfirmed --effective 96GiB; expect_rc 0
   sim reboot >/dev/null
-  OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  OUT=$(system boot-action 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 114688
 }
 
@@ -1395,13 +1516,13 @@ persist_under_signals() {
   expect_knob 0; expect_history ""
   journal_ok --allow-interrupted
   grep -q '"uid":65534,"command":"persist","event":"persisted"' "$JOURNAL" || fail "no persist ever got through"
-  # boot is root's: a member's attempts are refused before the journal is opened (system log).
+  # boot is root's own program's: the helper refuses a member's attempts (exit 2), journals nothing.
   if grep -q '"command":"boot"' "$JOURNAL"; then
     fail "a boot record from a member's attempt: $(grep '"command":"boot"' "$JOURNAL" | head -n 1)"
   fi
   # Whatever the signals left behind, root's boot action reads the state cleanly.
   sim reboot >/dev/null || fail "cannot reboot"
-  OUT=$("$HELPER" boot 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  OUT=$(system boot-action 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
   expect_rc 0; expect_one_line
   [[ $OUT == *'"action":"applied"'* || $OUT == *'"action":"none"'* ]] || fail "root's boot action: $OUT"
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # A compaction killed at any point (SIGKILL, as a power cut or the OOM killer would) leaves the
-# journal's name holding a whole journal, and the next command compacts it and loses nothing:
-#   compaction_kill_test.sh WIREDCAP HELPER SIM WORKDIR
+# journal's name holding a whole journal, and the next compaction loses nothing; the helper's
+# commands go on meanwhile. Compactions are wiredcap-system's (root's own program):
+#   compaction_kill_test.sh WIREDCAP HELPER SYSTEM SIM WORKDIR
 #
-# The journal is 66 MiB (past 64 MiB, so every command compacts it; one compaction took 2 s
-# here), holding years of closed ramps, one ramp confirmed at 80 GiB and one whose 96 GiB step
-# hung, both from an earlier boot. The real helper is killed at a tenth, two tenths ... and 11
+# The journal is 66 MiB (a journal from before compaction; one compaction took 2 s here),
+# holding years of closed ramps, one ramp confirmed at 80 GiB and one whose 96 GiB step hung,
+# both from an earlier boot. `wiredcap-system compact` is killed at a tenth, two tenths ... and 11
 # tenths of the time one compaction takes (then later, should the machine have slowed down).
-WIREDCAP=$1 HELPER=$2 SIM=$3 WORK=$4
+WIREDCAP=$1 HELPER=$2 SYSTEM=$3 SIM=$4 WORK=$5
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 PY=$(python3 -c 'import sys; print(sys.executable)') || fail "python3 is needed"
@@ -56,8 +57,8 @@ PY
 # all through it: reading, writing the new file, the swap, and the record after it.
 mkdir -p "$WORK/copy/journal" && chmod 755 "$WORK/copy" "$WORK/copy/journal" && cp "$JOURNAL" "$WORK/copy/journal/"
 start=$(date +%s%N)
-"$HELPER" --policy "$POLICY" --journal "$WORK/copy/journal/journal.jsonl" --sim-state "$STATE" end --run timing \
-  --outcome aborted >/dev/null 2>&1 || fail "the timing run failed"
+"$SYSTEM" --policy "$POLICY" --journal "$WORK/copy/journal/journal.jsonl" --sim-state "$STATE" compact \
+  >/dev/null 2>&1 || fail "the timing run failed"
 took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 grep -q '"event":"compacted"' "$WORK/copy/journal/journal.jsonl" || fail "the timing run did not compact"
 note "one compaction takes $took_ms ms here"
@@ -65,8 +66,7 @@ note "one compaction takes $took_ms ms here"
 delays=$("$PY" -S -c "print(' '.join('%.3f' % ($took_ms * k / 10000.0) for k in list(range(1, 12)) + [15, 20, 30]))")
 
 for delay in $delays; do
-  "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" end --run "k-${delay/./}" --outcome aborted \
-    >/dev/null 2>&1 &
+  "$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" compact >/dev/null 2>&1 &
   pid=$!
   sleep "$delay"
   kill -9 "$pid" 2>/dev/null
@@ -76,7 +76,9 @@ for delay in $delays; do
   note "killed at $delay s: journal $(stat -c %s "$JOURNAL") bytes"
 done
 
+# The helper's commands go on between the kills' leftovers; then the next upkeep compacts.
 helper end --run last --outcome aborted; expect_rc 0
+OUT=$("$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" compact 2>&1) || fail "compact failed: $OUT"
 [ "$(stat -c %s "$JOURNAL")" -lt $((1024 * 1024)) ] || fail "the journal was not compacted: $(stat -c %s "$JOURNAL") bytes"
 OUT=$("$WIREDCAP" --helper "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" --json recover 2>&1)
 [[ $OUT == *'"hang_ceiling":{"value":98304,"run":"hung"'* ]] || fail "the hang at 96 GiB was lost: $OUT"

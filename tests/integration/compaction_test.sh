@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Journal compaction through the real binaries (helper/journal/compaction.hpp):
-#   compaction_test.sh WIREDCAP HELPER SIM WORKDIR
+# Journal compaction through the real binaries (system/journal/compaction.hpp):
+#   compaction_test.sh WIREDCAP HELPER SYSTEM SIM WORKDIR
 #
 # A journal of years of closed ramps (generated in the helper's own format) followed by what the
 # real helper records for a ramp that hung the simulated Mac, a reboot, a confirmed ramp and a
 # value stored for boot. Two copies of that machine: in one, the next command takes the journal
-# past 1 MiB and compacts it; in the other it stays below and is not compacted. Every answer
+# past 1 MiB and wiredcap-system's next run (the boot LaunchDaemon's, every minute) compacts it;
+# in the other it stays below and is not compacted. Every answer
 # people and the helper act on must be the same in both: `status`, `recover` (which records what
 # it finds), `persist` of the confirmed value and of the value that hung.
-WIREDCAP=$1 HELPER=$2 SIM=$3 WORK=$4
+WIREDCAP=$1 HELPER=$2 SYSTEM=$3 SIM=$4 WORK=$5
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 PY=$(python3 -c 'import sys; print(sys.executable)') || fail "python3 is needed"
-THRESHOLD=$((1024 * 1024))  # kCompactFrom (helper/journal/compaction.hpp)
+THRESHOLD=$((1024 * 1024))  # kCompactFrom (system/journal/compaction.hpp)
 
 new_tree m2ultra-192
 standard_policy
@@ -65,6 +66,14 @@ printf '%s%s"}\n' "$head" "$(head -c $((pad - ${#head} - 3)) /dev/zero | tr '\0'
 [ "$(stat -c %s "$JOURNAL")" -eq $((THRESHOLD - 60)) ] || fail "padding missed: $(stat -c %s "$JOURNAL") bytes"
 
 helper end --run trigger --outcome aborted; expect_rc 0
+grep -q '"event":"compacted"' "$JOURNAL" && fail "the helper compacted the journal: that is wiredcap-system's"
+# The LaunchDaemon's next run: the journal's upkeep, then the boot action (nothing to do: the
+# value was stored in this boot).
+system_run() {  # system_run TREE: wiredcap-system boot-action on that machine
+  "$SYSTEM" --policy "$1/etc/wiredcap.conf" --journal "$1/journal/journal.jsonl" --sim-state "$1/sim-state" \
+    boot-action >/dev/null || fail "wiredcap-system boot-action failed on $1"
+}
+system_run "$WORK"
 grep -q '"command":"journal","event":"compacted"' "$JOURNAL" || fail "no compaction was recorded: $(tail -n 2 "$JOURNAL")"
 size=$(stat -c %s "$JOURNAL")
 lines=$(wc -l <"$JOURNAL")
@@ -76,6 +85,7 @@ cmp -n $((THRESHOLD - 60)) "$JOURNAL.1" "$REF/journal/journal.jsonl" 2>/dev/null
 note "compacted: $(wc -l <"$JOURNAL") records, $size bytes; archive $(stat -c %s "$JOURNAL.1") bytes"
 OUT=$("$HELPER" --policy "$REF/etc/wiredcap.conf" --journal "$REF/journal/journal.jsonl" --sim-state "$REF/sim-state" \
       end --run trigger --outcome aborted) || fail "end on the reference machine: $OUT"
+system_run "$REF"
 grep -q '"event":"compacted"' "$REF/journal/journal.jsonl" && fail "the reference journal was compacted"
 
 # Every answer the same on both machines.

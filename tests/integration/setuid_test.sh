@@ -3,8 +3,9 @@
 # kernel compiled in, under the build tree) is installed setuid root and run as `nobody` via
 # setpriv, with and without the policy's group. Needs root (CI runs as root); exits 77 (skip)
 # otherwise.
-#   setuid_test.sh HELPER_SUIDTEST SIM EXEC_ARGV FIXTURE_DIR SCENARIO
-SUID_SRC=$1 SIM=$2 EXEC_ARGV=$3 FIXTURE=$4 scenario=$5
+#   setuid_test.sh HELPER_SUIDTEST SIM EXEC_ARGV FIXTURE_DIR SCENARIO SYSTEM
+# (SYSTEM: wiredcap-system, root's own program, for the boot action.)
+SUID_SRC=$1 SIM=$2 EXEC_ARGV=$3 FIXTURE=$4 scenario=$5 SYSTEM=$6
 WORK=$FIXTURE
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -105,17 +106,19 @@ boot_is_refused_for_nobody() {
   as_nobody --groups="$GID" -- persist 80GiB --unconfirmed
   expect_rc 0
   cp "$state" "$FIXTURE/state.before"
+  # The setuid helper has no boot action at all (it is wiredcap-system's, root's own program).
   as_nobody --groups="$GID" -- boot
-  expect_rc 4; expect_one_line; expect_err 'root only'
+  expect_rc 2; expect_one_line; expect_err 'wiredcap-system boot-action'
   as_nobody --clear-groups -- boot
-  expect_rc 4; expect_err 'root only'
+  expect_rc 2; expect_err 'wiredcap-system boot-action'
   # Refused before the journal is opened: the system log has them, root's journal does not.
   ! grep -q '"command":"boot"' "$JOURNAL" || fail "a refused boot reached the journal: $(cat "$JOURNAL")"
   expect_knob 0
   [ -z "$("$SIM" --state "$STATE" show | sed -n 's/^history=//p')" ] || fail "something was written to the knob"
   cmp -s "$state" "$FIXTURE/state.before" || fail "a refused boot action changed the boot state: $(cat "$state")"
   "$SIM" --state "$STATE" reboot || fail "cannot reboot"  # a stored value applies from the next boot
-  OUT=$("$HELPER" boot 2>"$FIXTURE/stderr"); RC=$?; ERR=$(cat "$FIXTURE/stderr")
+  OUT=$("$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot-action 2>"$FIXTURE/stderr")
+  RC=$?; ERR=$(cat "$FIXTURE/stderr")
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
   expect_journal '"uid":0,"command":"boot","event":"applied"'
 }

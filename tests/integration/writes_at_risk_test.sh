@@ -2,11 +2,11 @@
 # Every write is at risk until it is read back, whoever wrote it (issue 22, docs/design.md
 # section 6): `wiredcap set`, the helper run directly, a killed helper mid-write. One scenario
 # per CTest test:
-#   writes_at_risk_test.sh WIREDCAP HELPER SIM WORKDIR SCENARIO
+#   writes_at_risk_test.sh WIREDCAP HELPER SYSTEM SIM WORKDIR SCENARIO
 # Each story ends on the journal and the simulator's write history, not on messages: after the
 # reboot the hang ceiling binds set, ramp, persist, fit and the boot action (the helper's own
 # reading of the journal), and the value that hung is never written again.
-WIREDCAP=$1 HELPER=$2 SIM=$3 WORK=$4 scenario=$5
+WIREDCAP=$1 HELPER=$2 SYSTEM=$3 SIM=$4 WORK=$5 scenario=$6
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -51,7 +51,9 @@ expect_hang_binds() {
 # the hang, applied after it, the helper's own journal reading binds it.
 expect_boot_refuses() {
   [ "$(id -u)" = 0 ] || { note "boot action: skipped (not root)"; return; }
-  helper boot; expect_rc 3
+  OUT=$("$SYSTEM" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" boot-action 2>"$WORK/stderr")
+  RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 3
   grep -q '"command":"boot","event":"refused".*where the machine hung' "$JOURNAL" ||
     fail "the boot action did not refuse for the hang: $(tail -n 3 "$JOURNAL")"
   [ "$(history_count $HUNG_MIB)" = 1 ] || fail "the boot action wrote 166 GiB again"

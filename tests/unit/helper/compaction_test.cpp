@@ -1,4 +1,4 @@
-// Journal compaction (helper/journal/compaction.hpp): what is kept, and the file swap. That no
+// Journal compaction (system/journal/compaction.hpp, wiredcap-system's upkeep.hpp): what is kept, and the file swap. That no
 // reader's answer changes is tests/unit/ramp/compaction_equivalence_test.cpp's, which links the
 // CLI's recovery too.
 #include "journal/compaction.hpp"
@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "journal/journal.hpp"
+#include "journal/upkeep.hpp"
 #include "temp_tree.hpp"
 
 namespace wiredcap::journal {
@@ -48,13 +49,11 @@ std::string plain_reset(const std::string& boot) {
            rec(boot, "reset", "applied", std::nullopt, std::nullopt, 0, 0);
 }
 
-TEST(CompactionDue, OnlyPastTheThresholdAndOncePerInterval) {
-    EXPECT_FALSE(compaction_due(0, 300));
-    EXPECT_FALSE(compaction_due(kCompactFrom - 400, kCompactFrom - 100));
-    EXPECT_TRUE(compaction_due(kCompactFrom - 100, kCompactFrom + 200));
-    EXPECT_FALSE(compaction_due(kCompactFrom + 200, kCompactFrom + 500));
-    EXPECT_TRUE(compaction_due(kCompactFrom + kCompactEvery - 1, kCompactFrom + kCompactEvery + 300));
-    EXPECT_TRUE(compaction_due(kCompactAlways + 10, kCompactAlways + 300));  // a journal from before compaction
+TEST(CompactionDue, OnlyPastTheThreshold) {
+    EXPECT_FALSE(compaction_due(300));
+    EXPECT_FALSE(compaction_due(kCompactFrom - 1));
+    EXPECT_TRUE(compaction_due(kCompactFrom));
+    EXPECT_TRUE(compaction_due(std::size_t{70} << 20));  // a journal from before compaction
 }
 
 TEST(Compaction, AClosedRunIsDroppedAndItsLatestConfirmationsKeepTheirRun) {
@@ -169,9 +168,9 @@ TEST_F(CompactionFile, ALeftoverOfACompactionCutShortIsReplaced) {
     EXPECT_EQ(test::TempTree::slurp(path_), rec("B1", "apply", "applied", "open", 1, 98304, 98304));
 }
 
-// A command under the lock whose records take the journal past the threshold compacts it at
-// its end, and says so.
-TEST_F(CompactionFile, ACommandThatCrossesTheThresholdCompactsAtItsEndAndRecordsIt) {
+// A helper's append never compacts (its caller's command is not kept waiting, nor can it
+// interrupt one); wiredcap-system's upkeep under the lock, past the threshold, does, and says so.
+TEST_F(CompactionFile, TheUpkeepPastTheThresholdCompactsAndRecordsIt) {
     std::string old;
     while (old.size() < kCompactFrom - 2000) old += completed_run("B1", "r" + std::to_string(old.size()), 73728, 81920);
     old += std::string(kCompactFrom - 60 - old.size() - 1, 'x') + "\n";  // 60 bytes short of the threshold
@@ -183,7 +182,9 @@ TEST_F(CompactionFile, ACommandThatCrossesTheThresholdCompactsAtItsEndAndRecords
     ASSERT_TRUE(w->append(r, Stamp{"B1", 501}));
     EXPECT_EQ(test::TempTree::slurp(path_).size(), kCompactFrom - 60 + to_json_line(r, Stamp{"B1", 501}, 0).size())
         << "an append compacts nothing: the command's kernel write is not kept waiting";
-    w->compact_if_due(Stamp{"B1", 501});
+    auto u = keep_up(*w, Stamp{"B1", 0});
+    ASSERT_TRUE(u) << test::error_of(u);
+    EXPECT_TRUE(u->compacted);
     const std::string now = test::TempTree::slurp(path_);
     EXPECT_LT(now.size(), kKeepRecent * 400) << "more than the recent records and what they touch";
     EXPECT_CONTAINS(now, "\"run\":\"next\"");
@@ -253,7 +254,7 @@ TEST_F(CompactionFile, OutOfMemoryLeavesTheJournalWhole) {
             std::free(taken);
             taken = next;
         }
-        w->compact_if_due(Stamp{"B1", 501});
+        (void)keep_up(*w, Stamp{"B1", 0});
         return "survived";
     }, std::chrono::seconds(30));  // a loaded machine: the deadline is only against a hang
     ASSERT_TRUE(r.finished) << "the child did not finish within 30 s";

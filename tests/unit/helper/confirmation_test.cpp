@@ -2,6 +2,7 @@
 // helper's own confirm record with that read-back, and a later boot trip at or below it
 // withdraws the confirmation.
 #include "journal/confirmation.hpp"
+#include "journal/hang_ceiling.hpp"
 
 #include <gtest/gtest.h>
 

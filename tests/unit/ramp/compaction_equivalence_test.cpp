@@ -16,6 +16,7 @@
 #include "engine/recovery.hpp"
 #include "journal/compaction.hpp"
 #include "journal/confirmation.hpp"
+#include "journal/hang_ceiling.hpp"
 #include "journal/journal.hpp"
 #include "readings/journal_reader.hpp"
 

@@ -41,10 +41,7 @@ bool is_needed_without_run(std::string_view line) {
 
 }  // namespace
 
-bool compaction_due(std::size_t before, std::size_t after) {
-    if (after >= kCompactAlways) return true;
-    return after >= kCompactFrom && before / kCompactEvery != after / kCompactEvery;
-}
+bool compaction_due(std::size_t size) { return size >= kCompactFrom; }
 
 void Compaction::survey(std::string_view line) {
     const std::size_t index = surveyed_++;
@@ -92,6 +89,12 @@ bool Compaction::keeps(std::string_view line) {
     const std::size_t index = judged_++;
     if (!is_v1_record(line)) return false;
     if (recent(index)) return true;
+    // A caller's claim (an effective cap only it vouches for) that a write acted on stays on
+    // record, whatever it floods the journal with afterwards: its own records cannot push it
+    // out. (A refused call's claim moved nothing.)
+    if (is_forward(string_after(line, "event")) && number_after(line, "effective_mib") &&
+        number_after(line, "uid").value_or(0) != 0)
+        return true;
     const auto run = run_of(line);
     if (run.empty()) {
         if (is_needed_without_run(line)) return true;
@@ -173,13 +176,15 @@ Expected<Ok> swap_in(int dir_fd, const std::string& name, const std::string& tmp
 
 }  // namespace
 
-Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path) {
+Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
+                                    std::size_t min_saving) {
     auto old = complete_lines_from(fd, 0, path);
     if (!old) return old.error();
     Compacted result;
     const std::string kept = compact_text(*old);
     result.records = static_cast<std::size_t>(std::count(old->begin(), old->end(), '\n'));
     result.kept = static_cast<std::size_t>(std::count(kept.begin(), kept.end(), '\n'));
+    if (old->size() < kept.size() + min_saving) return result;
     const std::string tmp = name + ".compact";
     auto out = create_new_journal(dir_fd, tmp, path);
     if (!out) return out.error();

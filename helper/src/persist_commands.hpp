@@ -1,11 +1,11 @@
-// The value stored for boot and the LaunchDaemon's boot action (boot/boot_state.hpp has the
-// file; this is what the commands do with it):
+// The value stored for boot, as the helper's callers change it (boot/boot_state.hpp has the
+// file; wiredcap-system's boot action applies it):
 //
 //   persist SIZE [--unconfirmed]  store SIZE; it must be in the band and, unless --unconfirmed,
 //                                 confirmed in a ramp per the journal (journal/confirmation.hpp)
 //   persist --off                 forget it (the safe direction: allowed like reset)
-//   boot                          root only; at most one apply per boot, never again after a
-//                                 boot whose apply did not become healthy (the boot guard)
+//
+// and the boot guard as `read` reports it.
 #pragma once
 
 #include <optional>
@@ -24,6 +24,5 @@ namespace wiredcap::helper {
 
 [[nodiscard]] std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx);
 [[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, Context& ctx);
-[[nodiscard]] std::optional<Failure> boot_steps(Action& a, Context& ctx);
 
 }  // namespace wiredcap::helper

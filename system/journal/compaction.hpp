@@ -1,6 +1,7 @@
 // Keeping root's journal bounded on a long-lived machine (docs/design.md section 3, "Compaction").
 //
-// Past a size, the helper, under its lock, rewrites the journal with only the records that its
+// Past a size, wiredcap-system (root's own program; never the setuid helper, whose callers must
+// not reach it), under the helper's lock, rewrites the journal with only the records that its
 // readers still need, and keeps the file as it was as the one archive generation beside it
 // (`journal.jsonl.1`, replaced at each compaction). Every record also went to the system log.
 //
@@ -11,7 +12,10 @@
 //     and each of its steps is settled by its own records: of
 //     the step's forward records (intent, applied, unchanged, mismatch, write_failed) and its
 //     settling ones (confirmed, revert_applied), the last is a settling one -- or the step has
-//     no forward record at all;
+//     no forward record at all. (A run never ended is shown by `recover`, which ends it; a
+//     caller other than root cannot open runs with refusals: those records carry no run id.);
+//   - every write's record (a forward one) that carries a caller's claim (effective_mib) by a
+//     uid other than root's: what a member claimed stays on record whatever it writes after;
 //   - every record of a closed run that holds the latest confirmation of some value, or the
 //     latest confirmation of all;
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
@@ -84,18 +88,18 @@ struct Compacted {
 // messages. Crash-safe: the kept records go to a new file (root's, flushed), the old journal is
 // linked as `name.1` (the archive), and the new file is renamed over `name`, so `name` always
 // holds either the whole old journal or the whole new one. Call only under the helper's lock.
-[[nodiscard]] Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path);
+// Nothing is rewritten when that would save fewer than `min_saving` bytes (Compacted::journal is
+// then not valid, and the journal stays as it is).
+[[nodiscard]] Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
+                                                  std::size_t min_saving = 0);
 
-// Whether a command that took the journal from `before` to `after` bytes is due a compaction:
-// each time it grows across a multiple of kCompactEvery past kCompactFrom, so the cost (one
-// pass over the file) is paid once per kCompactEvery appended, whatever the kept records weigh;
-// and at every append past kCompactAlways, the size past which the readers refuse a journal
-// (a journal from before compaction existed is compacted by the next command). 1 MiB is about
-// 7,000 records, months of ramps, and keeps `status` and `recover` within ~0.1 s
-// (bench/journal_scale.sh: a 12 MiB journal took 0.8-2.4 s).
+// Whether the journal, `size` bytes, is due a compaction: past kCompactFrom. 1 MiB is about
+// 7,000 records, months of ramps. wiredcap-system looks every minute (system/journal/upkeep.hpp)
+// and rewrites it only when that saves at least kCompactSaving, so a journal whose kept records
+// alone pass 1 MiB is not rewritten (nor its archive replaced) each minute. Callers other than
+// root cannot take it past journal::kMemberBound meanwhile.
 inline constexpr std::size_t kCompactFrom = std::size_t{1} << 20;
-inline constexpr std::size_t kCompactEvery = std::size_t{512} << 10;
-inline constexpr std::size_t kCompactAlways = std::size_t{64} << 20;
-[[nodiscard]] bool compaction_due(std::size_t before, std::size_t after);
+inline constexpr std::size_t kCompactSaving = std::size_t{64} << 10;
+[[nodiscard]] bool compaction_due(std::size_t size);
 
 }  // namespace wiredcap::journal

@@ -1,0 +1,131 @@
+#include "src/persist_commands.hpp"
+
+#include "src/boot_files.hpp"
+#include "journal/confirmation.hpp"
+#include "wiredcap/units/format.hpp"
+
+namespace wiredcap::helper {
+namespace {
+
+using boot::Guard;
+using units::MiB;
+
+JsonObject persisted_read_back(const Context& ctx) {
+    JsonObject o;
+    auto s = boot::read(ctx.boot_state_path, ctx.trusted_owner);
+    if (s && *s) o.num("value", (*s)->value.count()); else o.null("value");
+    o.str("source", "boot state file read-back");
+    if (!s) o.str("error", s.error().message);
+    return o;
+}
+
+// A value below the effective cap, stored for boot, lowers the GPU's cap below the OS default at
+// every boot: never without --lower, which says so.
+std::optional<std::string> silent_lowering(const Invocation& inv) {
+    if (!inv.unconfirmed || !inv.effective || *inv.value >= *inv.effective || inv.lower) return std::nullopt;
+    return units::describe(*inv.value) + " is below the effective cap " + units::describe(*inv.effective) + " [" +
+           inv.effective_source.value_or("given") + "]: stored, it would lower the GPU's cap below the OS default "
+           "at every boot; to store it anyway, add --lower after --unconfirmed";
+}
+
+// What the stored value does at every boot, against the effective cap at persist time.
+JsonObject at_boot_json(const Invocation& inv) {
+    const MiB v = *inv.value;
+    const MiB e = *inv.effective;
+    JsonObject o;
+    o.str("direction", v > e ? "raised" : v < e ? "lowered" : "unchanged").num("from_mib", e.count());
+    o.str("from_source", "--effective, the caller's claim (" + inv.effective_source.value_or("given") + ")");
+    return o.num("by_mib", (v > e ? v - e : e - v).count());
+}
+
+}  // namespace
+
+JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p) {
+    JsonObject o;
+    o.str("source", "boot state file " + ctx.boot_state_path).str("switch", ctx.boot_switch_path);
+    o.boolean("disabled", boot_switch_on(ctx).has_value());
+    auto s = boot::read(ctx.boot_state_path, ctx.trusted_owner);
+    if (!s || !*s) {
+        o.null("persisted_mib");
+        if (!s) o.str("error", s.error().message);
+        return o;
+    }
+    const boot::State& st = **s;
+    o.num("persisted_mib", st.value.count()).str("basis", st.confirmed ? "confirmed" : "unconfirmed");
+    o.str("persisted_time", journal::utc_iso8601(st.persisted_time)).str("guard", boot::guard_name(st.guard));
+    if (!st.guard_boot.empty()) o.str("guard_boot", st.guard_boot);
+    o.str("guard_time", journal::utc_iso8601(st.guard_time));
+    if (st.applied_uptime_s) o.num("applied_uptime_s", static_cast<std::uint64_t>(*st.applied_uptime_s));
+    if (p) o.num("healthy_after_s", static_cast<std::uint64_t>(p->healthy_after.count()));
+    if (!st.reason.empty()) o.str("reason", st.reason);
+    return o;
+}
+
+Expected<bool, Failure> remove_persisted(Action& a, const Context& ctx, const std::string& done) {
+    auto store = open_boot_store(ctx);
+    if (!store) return store.error();
+    if (!store->present()) return false;
+    if (auto f = a.record(done + "_intent")) return *f;
+    auto removed = store->remove();
+    if (!removed) return Failure{ExitCode::journal_failed, removed.error().message};
+    if (*removed)
+        if (auto f = a.record(done)) return *f;
+    return *removed;
+}
+
+std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx) {
+    const MiB value = *inv.value;
+    a.out().num("requested_mib", value.count());
+    auto auth = authorize(a, ctx);
+    if (!auth) return auth.error();
+    // --unconfirmed: the boot action will move the knob from the OS default in one write, so the
+    // value must be one step from there, as an apply from the default must: from the effective
+    // cap the caller read (--effective), else from the band's min.
+    const MiB from = inv.unconfirmed ? MiB::zero() : value;
+    if (auto why = policy::refusal(auth->policy, auth->memsize, from, value, inv.effective))
+        return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (inv.unconfirmed && inv.effective) a.out().object("at_boot", at_boot_json(inv));
+    std::string basis = "unconfirmed: stored with --unconfirmed";
+    if (!inv.unconfirmed) {
+        auto c = journal::find_confirmation_in(ctx.journal_path, ctx.trusted_owner, value);
+        if (!c) return a.refuse(ExitCode::journal_failed, c.error().message);
+        if (!*c)
+            return a.refuse(ExitCode::refused_by_policy,
+                            units::to_string(value) + " was never confirmed in a ramp on this machine, or a boot with it "
+                            "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
+        basis = "confirmed in run " + (*c)->run + " step " + std::to_string((*c)->step);
+    }
+    if (inv.lower && inv.effective && value < *inv.effective)
+        basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
+                 " MiB, it lowers the GPU's cap below the OS default at every boot";
+    a.out().str("basis", inv.unconfirmed ? "unconfirmed" : "confirmed");
+    auto store = open_boot_store(ctx);
+    if (!store) return store.error();
+    auto old = store->load();
+    const std::optional<MiB> start = inv.unconfirmed ? inv.effective : std::nullopt;
+    const bool same = old && *old && (*old)->value == value && (*old)->confirmed == !inv.unconfirmed &&
+                      (*old)->start == start &&
+                      ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
+    a.to_ = value;
+    if (!same) {
+        auto boot_id = ctx.kernel.read_boot_id();
+        const boot::State s{value, !inv.unconfirmed, unix_now(), Guard::armed, boot_id ? *boot_id : "", unix_now(),
+                            std::nullopt, "", start, start ? inv.effective_source.value_or("given") : ""};
+        if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
+        if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
+    }
+    a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));
+    return a.record(same ? "unchanged" : "persisted", basis);
+}
+
+std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
+    a.out().boolean("off", true);
+    if (auto f = authorize_safe_direction(a, ctx, false)) return f;
+    auto removed = remove_persisted(a, ctx, "removed");
+    if (!removed) return a.refuse(removed.error().code, removed.error().message);
+    a.out().boolean("changed", *removed).object("persisted_mib", persisted_read_back(ctx));
+    return *removed ? std::nullopt : a.record("unchanged");
+}
+
+}  // namespace wiredcap::helper

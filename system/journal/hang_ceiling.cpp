@@ -1,0 +1,114 @@
+#include "journal/hang_ceiling.hpp"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "journal/record_fields.hpp"
+#include "policy/trusted_path.hpp"
+
+namespace wiredcap::journal {
+namespace {
+
+// Years of ramps fit in a few MiB; anything larger is not a journal the helper wrote.
+constexpr std::size_t kMaxJournalBytes = 64 * 1024 * 1024;
+
+// The last store of a value for boot, if it overrode the hang ceiling: hangs already known then
+// (from boots other than the store's) were overridden by a person and do not bind that value.
+struct Waiver {
+    std::size_t index;
+    std::string boot;
+};
+
+bool is_store_record(std::string_view line, std::string_view command, std::string_view event) {
+    return command == "persist" && (event == "persisted" || event == "unchanged") && line.find("\"to_mib\":") != line.npos;
+}
+
+// A value that hung, and where in the journal it was found.
+struct HangAt {
+    std::uint64_t value;
+    std::string boot;
+    std::size_t index;  // of its latest intent or apply: the journal's order, not its clock
+};
+
+// The journal replayed for hangs: ramp steps never confirmed nor reverted, writes outside a ramp
+// never read back, and suspects a person said hung; each with its place in the file.
+class HangScan {
+public:
+    void line(std::string_view line, std::size_t index) {
+        const std::string_view event = string_after(line, "event"), command = string_after(line, "command");
+        const std::string boot(string_after(line, "boot"));
+        if (is_store_record(line, command, event)) {
+            waiver_.reset();  // a store without the override keeps every hang binding
+            if (line.find(",\"ignore_hang_ceiling\":true") != line.npos) waiver_ = Waiver{index, boot};
+            return;
+        }
+        if (command == "forget-hang" && event == "forgotten") forgotten_before_ = index;
+        if (command == "verdict" && event == "hung")
+            if (const auto to = number_after(line, "to_mib")) verdicts_.push_back(HangAt{*to, "", index});
+        // The kernel answered in this boot: every write before it in the boot was read back.
+        if (line.find(",\"readback_mib\":") != line.npos)
+            std::erase_if(unread_, [&](const HangAt& w) { return w.boot == boot; });
+        const std::string run(run_of(line));
+        if (run.empty() && command == "apply" && event == "intent")
+            if (const auto to = number_after(line, "to_mib")) unread_.push_back(HangAt{*to, boot, index});
+        const auto step = number_after(line, "step");
+        if (run.empty() || !step) return;
+        auto& s = steps_[{run, *step}];
+        if (command == "confirm" || event.substr(0, 7) == "revert_") s.resolved = true;
+        else if (command == "apply" && (event == "intent" || event == "applied"))
+            if (const auto to = number_after(line, "to_mib")) s = Step{HangAt{*to, boot, index}, false};
+    }
+
+    [[nodiscard]] std::optional<units::MiB> lowest(std::string_view current_boot) const {
+        std::optional<units::MiB> low;
+        auto consider = [&](const HangAt& h, bool earlier_boot) {
+            if (!earlier_boot || waived(h) || h.index < forgotten_before_) return;
+            if (!low || h.value < low->count()) low = units::MiB::from_count(h.value);
+        };
+        auto earlier = [&](const HangAt& h) { return !h.boot.empty() && h.boot != current_boot; };
+        for (const auto& [key, s] : steps_)
+            if (!s.resolved) consider(s.at, earlier(s.at));
+        for (const auto& w : unread_) consider(w, earlier(w));
+        for (const auto& v : verdicts_) consider(v, true);  // a person's word: binding at once
+        return low;
+    }
+
+private:
+    struct Step {
+        HangAt at;
+        bool resolved;
+    };
+    [[nodiscard]] bool waived(const HangAt& h) const {
+        return waiver_ && h.index < waiver_->index && h.boot != waiver_->boot;
+    }
+    std::map<std::pair<std::string, std::uint64_t>, Step> steps_;
+    std::vector<HangAt> unread_;    // writes outside a ramp, not read back in their boot (yet)
+    std::vector<HangAt> verdicts_;  // suspects a person said hung
+    std::optional<Waiver> waiver_;
+    std::size_t forgotten_before_ = 0;  // hangs found before the last forget-hang do not bind
+};
+
+}  // namespace
+
+std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot) {
+    HangScan scan;
+    for (std::size_t index = 0; !text.empty(); ++index) {
+        const auto nl = text.find('\n');
+        if (nl == std::string_view::npos) break;
+        const std::string_view line = text.substr(0, nl);
+        text.remove_prefix(nl + 1);
+        if (is_v1_record(line)) scan.line(line, index);
+    }
+    return scan.lowest(current_boot);
+}
+
+Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
+                                                         std::string_view current_boot) {
+    auto text = trusted::read_file(path, owner, kMaxJournalBytes);
+    if (!text) return Error{"cannot check the journal for hangs: " + text.error().message};
+    if (!text->has_value()) return std::optional<units::MiB>{};
+    return find_hang_ceiling(**text, current_boot);
+}
+
+}  // namespace wiredcap::journal

@@ -1,0 +1,32 @@
+// The hang ceiling the boot action checks before it applies the value stored for boot: the
+// lowest value that hung, read from the journal in the helper's own record format (as
+// journal/confirmation.hpp reads confirmations). wiredcap-system's only: no caller of the
+// setuid helper needs it (the CLI reads hangs with its own reader, ramp/engine/recovery.hpp).
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/quantity.hpp"
+
+namespace wiredcap::journal {
+
+// The lowest value that hung, per the journal text: a ramp step whose intent or apply is from a
+// boot other than `current_boot` and that was never confirmed or reverted; a write outside a
+// ramp (`apply` without --run) from another boot that no record of its boot ever read back
+// (none carries a readback_mib after it); a suspect a person said hung (`verdict` ... `hung`).
+// Hangs before the last `forget-hang` record were cleared by a person and do not bind. Records are
+// taken in file order, never by their times (one second holds many records, and a clock can be
+// set back). Hangs known when the value for boot was stored with persist --ignore-hang-ceiling
+// (steps before that record, from other boots) were overridden by a person and are not counted;
+// a later store without the override counts every hang again. The boot action's own hangs are
+// the boot guard's (`tripped`), not counted here.
+[[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot);
+[[nodiscard]] Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
+                                                                       std::string_view current_boot);
+
+}  // namespace wiredcap::journal

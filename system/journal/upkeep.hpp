@@ -1,0 +1,29 @@
+// The journal's upkeep, root's and nobody else's: wiredcap-system runs it at boot and every
+// minute (the boot LaunchDaemon's StartInterval), and `wiredcap-system compact` on demand. The
+// setuid helper only appends (within journal::kMemberBound for callers other than root), so
+// no caller's command ever pays for, or can interrupt, a compaction.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "journal/journal.hpp"
+#include "wiredcap/units/expected.hpp"
+
+namespace wiredcap::journal {
+
+struct Upkeep {
+    bool compacted = false;
+    std::size_t bytes_before = 0;
+    std::size_t bytes_after = 0;
+    std::size_t records = 0;  // complete lines before
+    std::size_t kept = 0;     // of them, the ones the journal still holds
+};
+
+// Compacts the journal `w` holds (it must hold the helper's lock) when it is due
+// (compaction_due) and that saves kCompactSaving, or, with `always`, whenever it saves
+// anything. A compaction is recorded (`journal` `compacted`, stamped `s`). An error leaves
+// the journal whole.
+[[nodiscard]] Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always = false);
+
+}  // namespace wiredcap::journal
