@@ -1,14 +1,5 @@
 #include "wiredcap/linux/trial.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <ctime>
-#include <filesystem>
-#include <sstream>
-
-#include "wiredcap/json_writer.hpp"
 #include "wiredcap/kernel/ttm.hpp"
 #include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/cmdline.hpp"
@@ -22,73 +13,6 @@ namespace {
 
 using units::Pages;
 using units::PageSize;
-
-std::string serialize(const TrialState& s) {
-    std::ostringstream o;
-    o << "phase=" << s.phase << "\nparam=" << s.param << "\npages=" << s.pages << "\npage_size=" << s.page_size
-      << "\nscheduled_boot_id=" << s.scheduled_boot_id << "\ntrial_boot_id=" << s.trial_boot_id
-      << "\ndefault_param=" << s.default_param << "\ndefault_pages=" << s.default_pages
-      << "\nhealthy=" << (s.healthy ? 1 : 0) << "\n";
-    return o.str();
-}
-
-std::uint64_t number(const std::string& v) {
-    return parse_u64(v).value_or(0);
-}
-
-Expected<Ok> save(const SystemRoot& root, const TrialState& s) {
-    return root.write(kStateFile, serialize(s));
-}
-
-// One JSON object a line, appended (the file is replaced atomically, so a crash leaves the old
-// journal or the new one). False when it could not be written.
-[[nodiscard]] bool journal(const SystemRoot& root, std::string_view event, const TrialState& s,
-                           std::string_view detail) {
-    JsonObject o;
-    o.num("time", static_cast<std::uint64_t>(std::time(nullptr)))
-        .str("event", event)
-        .str("param", s.param)
-        .num("pages", s.pages)
-        .num("page_size", s.page_size)
-        .str("detail", detail);
-    const std::string line = o.text() + "\n";
-    const std::string before = root.read(kJournalFile).value_or("");
-    return static_cast<bool>(root.write(kJournalFile, before + line));
-}
-
-// Serialises the ttm-* verbs: two at once would interleave their reads and writes of the state
-// and the boot loader. Waits at most 5 s.
-class VerbLock {
-public:
-    explicit VerbLock(const SystemRoot& root) {
-        const auto path = root.at(kLockFile);
-        std::error_code ec;
-        std::filesystem::create_directories(path.parent_path(), ec);
-        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        for (int i = 0; fd_ >= 0 && i < 50; ++i) {
-            if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
-                held_ = true;
-                return;
-            }
-            ::usleep(100'000);
-        }
-    }
-    VerbLock(const VerbLock&) = delete;
-    VerbLock& operator=(const VerbLock&) = delete;
-    ~VerbLock() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    [[nodiscard]] bool held() const { return held_; }
-
-private:
-    int fd_ = -1;
-    bool held_ = false;
-};
-
-std::optional<Pages> state_pages(const TrialState& s) {
-    const auto size = PageSize::from_bytes(s.page_size);
-    return size ? Pages::from_count(s.pages, *size) : std::nullopt;
-}
 
 VerbResult fail(ExitCode code, std::string why) {
     return {code, {std::move(why)}};
@@ -108,49 +32,6 @@ std::optional<std::string> readback_mismatch(const kernel::TtmReadings& r, const
 }
 
 }  // namespace
-
-TrialState load_trial_state(const SystemRoot& root) {
-    TrialState s;
-    const auto text = root.read(kStateFile);
-    if (!text) return s;
-    std::istringstream in(*text);
-    for (std::string line; std::getline(in, line);) {
-        const auto eq = line.find('=');
-        if (eq == std::string::npos) continue;
-        const std::string k = line.substr(0, eq);
-        const std::string v = line.substr(eq + 1);
-        if (k == "phase")
-            s.phase = v;
-        else if (k == "param")
-            s.param = v;
-        else if (k == "pages")
-            s.pages = number(v);
-        else if (k == "page_size")
-            s.page_size = number(v);
-        else if (k == "scheduled_boot_id")
-            s.scheduled_boot_id = v;
-        else if (k == "trial_boot_id")
-            s.trial_boot_id = v;
-        else if (k == "default_param")
-            s.default_param = v;
-        else if (k == "default_pages")
-            s.default_pages = number(v);
-        else if (k == "healthy")
-            s.healthy = v == "1";
-    }
-    return s;
-}
-
-std::optional<Pages> load_hang_ceiling(const SystemRoot& root) {
-    const auto text = root.read_value(kCeilingFile);
-    if (!text) return std::nullopt;
-    const auto sp = text->find(' ');
-    if (sp == std::string::npos) return std::nullopt;
-    const auto n = parse_u64(text->substr(0, sp));
-    const auto size = parse_u64(text->substr(sp + 1));
-    const auto ps = size ? PageSize::from_bytes(*size) : std::nullopt;
-    return n && ps ? Pages::from_count(*n, *ps) : std::nullopt;
-}
 
 VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     const VerbLock lock(root);
@@ -190,8 +71,8 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
     const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
-    if (s.phase == "default" && s.default_param == param && s.default_pages == want.count() &&
-        r.pages_limit.value && *r.pages_limit.value == want)
+    if (s.phase == "default" && s.default_param == param && s.default_pages == want.count() && r.pages_limit.value &&
+        *r.pages_limit.value == want)
         // Already the default and in force: nothing to try, nothing written (a script's rerun).
         return {ExitCode::ok, {"already the default and in force: " + units::describe(want)}};
     s.phase = "scheduled";
@@ -201,11 +82,11 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     s.scheduled_boot_id = r.boot_id.value.value_or("");
     s.trial_boot_id.clear();
     // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
-    if (auto w = save(root, s); !w)
+    if (auto w = save_trial_state(root, s); !w)
         return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
-    if (!journal(root, "trial-intent", s, "")) {
+    if (!journal_event(root, "trial-intent", s, "")) {
         s.phase = s.default_param.empty() ? "none" : "default";
-        (void)save(root, s);
+        (void)save_trial_state(root, s);
         return fail(ExitCode::journal_failed,
                     "cannot journal the trial (" + std::string(kJournalFile) + "); nothing scheduled");
     }
@@ -214,12 +95,12 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
         boot.loader ? boot.loader->schedule(param, std::to_string(want.count())) : Expected<Ok>(Error{boot.why_none});
     if (!g) {
         s.phase = s.default_param.empty() ? "none" : "default";
-        (void)save(root, s);
-        (void)journal(root, "trial-refused", s, g.error().message);
+        (void)save_trial_state(root, s);
+        (void)journal_event(root, "trial-refused", s, g.error().message);
         return fail(ExitCode::unsupported_platform,
                     "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
-    (void)journal(root, "trial-scheduled", s, boot.loader->trial_places());
+    (void)journal_event(root, "trial-scheduled", s, boot.loader->trial_places());
     return {
         ExitCode::ok,
         {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
@@ -235,7 +116,7 @@ VerbResult after_boot(const SystemRoot& root) {
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     const std::string boot = r.boot_id.value.value_or("");
-    const auto pages = state_pages(s);
+    const auto pages = trial_pages(s);
     if (s.phase == "default") {
         // The value made default must still be what the driver holds: a kernel update, an
         // initramfs or another tool can drop or override it.
@@ -243,7 +124,7 @@ VerbResult after_boot(const SystemRoot& root) {
         const auto want = size ? Pages::from_count(s.default_pages, *size) : std::nullopt;
         if (want) {
             if (auto why = readback_mismatch(r, *want)) {
-                (void)journal(root, "default-readback-mismatch", s, *why);
+                (void)journal_event(root, "default-readback-mismatch", s, *why);
                 return fail(ExitCode::readback_differs, "the default " + s.default_param + "=" +
                                                             std::to_string(s.default_pages) +
                                                             " is not in force: " + *why);
@@ -258,17 +139,17 @@ VerbResult after_boot(const SystemRoot& root) {
         return {ExitCode::ok, {"trial scheduled; not booted yet"}};
     if (s.phase == "scheduled" && trial_boot) {
         if (auto why = readback_mismatch(r, *pages)) {
-            (void)journal(root, "trial-readback-mismatch", s, *why);
+            (void)journal_event(root, "trial-readback-mismatch", s, *why);
             if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
             s.phase = s.default_param.empty() ? "none" : "default";
-            (void)save(root, s);
+            (void)save_trial_state(root, s);
             return fail(ExitCode::readback_differs, "the trial boot's read-back does not match: " + *why);
         }
         s.phase = "booted";
         s.trial_boot_id = boot;
         s.healthy = false;
-        (void)save(root, s);
-        (void)journal(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
+        (void)save_trial_state(root, s);
+        (void)journal_event(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
         return {ExitCode::ok,
                 {"trial boot read back: " + units::describe(*pages), "confirm with: wiredcap-system ttm-confirm"}};
     }
@@ -279,8 +160,8 @@ VerbResult after_boot(const SystemRoot& root) {
             if (auto why = readback_mismatch(r, *pages))
                 return fail(ExitCode::readback_differs, "read-back differs now: " + *why);
             s.healthy = true;
-            (void)save(root, s);
-            (void)journal(root, "trial-healthy", s, "up " + std::to_string(up) + " s");
+            (void)save_trial_state(root, s);
+            (void)journal_event(root, "trial-healthy", s, "up " + std::to_string(up) + " s");
         }
         return {ExitCode::ok,
                 {std::string(s.healthy ? "trial boot healthy" : "trial boot up") + " (" + std::to_string(up) +
@@ -293,9 +174,9 @@ VerbResult after_boot(const SystemRoot& root) {
         // booted). Left armed it could fire at any later boot, unwatched: disarm it.
         if (auto armed = boot_loader.loader->oneshot_armed(); armed && *armed) {
             (void)boot_loader.loader->cancel();
-            (void)journal(root, "trial-not-consumed", s, std::string(boot_loader.loader->name()));
+            (void)journal_event(root, "trial-not-consumed", s, std::string(boot_loader.loader->name()));
             s.phase = s.default_param.empty() ? "none" : "default";
-            (void)save(root, s);
+            (void)save_trial_state(root, s);
             return fail(ExitCode::unsupported_platform,
                         "the boot loader did not consume the one-shot: trial disarmed, "
                         "no value tried, no hang ceiling");
@@ -310,14 +191,14 @@ VerbResult after_boot(const SystemRoot& root) {
     if (!old || old->page_size() != pages->page_size() || *pages < *old)
         remembered = static_cast<bool>(
             root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
-    remembered = journal(root, "trial-hang", s, why) && remembered;
+    remembered = journal_event(root, "trial-hang", s, why) && remembered;
     if (!remembered)
         return fail(ExitCode::journal_failed, "trial of " + units::describe(*pages) + " failed (" + why +
                                                   ") and could NOT be recorded as the hang ceiling: " +
                                                   std::string(kCeilingFile) + " or the journal is not writable");
     if (boot_loader.loader) (void)boot_loader.loader->cancel();
     s.phase = s.default_param.empty() ? "none" : "default";
-    (void)save(root, s);
+    (void)save_trial_state(root, s);
     return fail(ExitCode::ramp_reverted, "trial of " + units::describe(*pages) + " failed: " + why +
                                              "; recorded as the hang ceiling, this boot runs the unchanged default");
 }
@@ -326,7 +207,7 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing made default");
     TrialState s = load_trial_state(root);
-    const auto pages = state_pages(s);
+    const auto pages = trial_pages(s);
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
@@ -337,14 +218,14 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     if (!check_cmd.empty()) {
         auto ran = run_program(check_cmd);
         if (!ran || ran->exit_code != 0) {
-            (void)journal(root, "check-failed", s, check_cmd.front());
+            (void)journal_event(root, "check-failed", s, check_cmd.front());
             return fail(ExitCode::declined,
                         "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
         }
     }
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) return fail(ExitCode::unsupported_platform, "no boot loader: " + boot.why_none);
-    if (!journal(root, "default-intent", s, boot.loader->default_place()))
+    if (!journal_event(root, "default-intent", s, boot.loader->default_place()))
         return fail(ExitCode::journal_failed, "cannot journal the change; nothing made default");
     if (auto d = boot.loader->make_default(s.param, std::to_string(s.pages)); !d)
         return fail(ExitCode::kernel_write_failed, "making it the default failed: " + d.error().message);
@@ -352,8 +233,8 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     s.phase = "default";
     s.default_param = s.param;
     s.default_pages = s.pages;
-    (void)save(root, s);
-    (void)journal(root, "made-default", s, boot.loader->default_place());
+    (void)save_trial_state(root, s);
+    (void)journal_event(root, "made-default", s, boot.loader->default_place());
     return {ExitCode::ok, {"confirmed: " + units::describe(*pages), "made default: " + boot.loader->default_place()}};
 }
 
@@ -393,8 +274,8 @@ VerbResult reset_ttm(const SystemRoot& root) {
     s.phase = "none";
     s.default_param.clear();
     s.default_pages = 0;
-    (void)save(root, s);
-    if (!journal(root, "reset", s, "was " + before_phase))
+    (void)save_trial_state(root, s);
+    if (!journal_event(root, "reset", s, "was " + before_phase))
         out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
     if (out.lines.empty()) out.lines.push_back("nothing of wiredcap's to remove");
     out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
@@ -412,7 +293,7 @@ VerbResult forget_hang(const SystemRoot& root, std::string_view why) {
     TrialState record = s;
     record.pages = ceiling->count();
     record.page_size = ceiling->page_size().bytes();
-    if (!journal(root, "hang-forgotten", record, why))
+    if (!journal_event(root, "hang-forgotten", record, why))
         return fail(ExitCode::journal_failed, "cannot journal it; the hang ceiling stays");
     if (auto r = root.remove(kCeilingFile); !r) return fail(ExitCode::journal_failed, r.error().message);
     return {ExitCode::ok, {"forgot the hang ceiling " + units::describe(*ceiling) + " (" + std::string(why) + ")"}};
