@@ -72,8 +72,10 @@ std::string status_text(const SystemRoot& root) {
             row(out, "band", "none: RAM leaves no room above the default", "");
         }
     }
-    if (const auto ceiling = load_hang_ceiling(root))
-        row(out, "hang ceiling", units::describe(*ceiling), std::string(kCeilingFile));
+    if (const auto ceiling = load_hang_ceiling(root); !ceiling)
+        row(out, "hang ceiling", "UNREADABLE: " + ceiling.error().message + " (binds every trial)", "");
+    else if (*ceiling)
+        row(out, "hang ceiling", units::describe(**ceiling), std::string(kCeilingFile));
     const auto boot = detect_boot_loader(root);
     const auto why = boot.loader ? boot.loader->unusable() : std::optional<std::string>(boot.why_none);
     if (boot.loader && !why)
@@ -93,9 +95,13 @@ std::string status_text(const SystemRoot& root) {
             row(out, "modprobe.d", "sets pages_limit: ignored if TTM is built in or the initramfs is older",
                 "/etc/modprobe.d/" + f);
     }
-    const auto s = load_trial_state(root);
-    std::string trial = s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages);
-    if (s.phase == "booted") trial += s.healthy ? ", healthy" : ", not yet healthy";
+    const auto loaded = load_trial_state(root);
+    std::string trial = "UNREADABLE: state";
+    if (loaded) {
+        const TrialState& s = *loaded;
+        trial = s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages);
+        if (s.phase == "booted") trial += s.healthy ? ", healthy" : ", not yet healthy";
+    }
     row(out, "trial", trial, std::string(kStateFile));
     return out;
 }

@@ -61,12 +61,15 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
                     units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
                         units::describe(band->high) + " (MemTotal minus a reserve of " +
                         units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
-    if (const auto ceiling = load_hang_ceiling(root);
-        ceiling && ceiling->page_size() == want.page_size() && want >= *ceiling)
+    const auto ceiling = load_hang_ceiling(root);
+    if (!ceiling) return fail(ExitCode::journal_failed, ceiling.error().message + ": nothing scheduled");
+    if (*ceiling && (*ceiling)->page_size() == want.page_size() && want >= **ceiling)
         return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " +
-                                                     units::describe(*ceiling) + " (" + std::string(kCeilingFile) +
+                                                     units::describe(**ceiling) + " (" + std::string(kCeilingFile) +
                                                      "); nothing scheduled");
-    TrialState s = load_trial_state(root);
+    auto loaded = load_trial_state(root);
+    if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message + ": nothing scheduled");
+    TrialState s = *loaded;
     if (s.phase == "scheduled" || s.phase == "booted")
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
@@ -112,7 +115,9 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
 VerbResult after_boot(const SystemRoot& root) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running");
-    TrialState s = load_trial_state(root);
+    auto loaded = load_trial_state(root);
+    if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message);
+    TrialState s = *loaded;
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     const std::string boot = r.boot_id.value.value_or("");
@@ -186,7 +191,9 @@ VerbResult after_boot(const SystemRoot& root) {
     // unconfirmed. All three are remembered as a hang ceiling at the trial's value.
     const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
                                                    : "the trial boot ended without a confirmation";
-    const auto old = load_hang_ceiling(root);
+    // An unreadable ceiling file is replaced by this one (it could bind nothing as it was).
+    const auto read_old = load_hang_ceiling(root);
+    const std::optional<Pages> old = read_old ? *read_old : std::nullopt;
     bool remembered = true;
     if (!old || old->page_size() != pages->page_size() || *pages < *old)
         remembered = static_cast<bool>(
@@ -206,7 +213,9 @@ VerbResult after_boot(const SystemRoot& root) {
 VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing made default");
-    TrialState s = load_trial_state(root);
+    auto loaded = load_trial_state(root);
+    if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message + ": nothing made default");
+    TrialState s = *loaded;
     const auto pages = trial_pages(s);
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
@@ -243,7 +252,9 @@ VerbResult reset_ttm(const SystemRoot& root) {
     const VerbLock lock(root);
     VerbResult out{ExitCode::ok, {}};
     if (!lock.held()) out.lines.push_back("another ttm-* command holds the lock; resetting anyway");
-    TrialState s = load_trial_state(root);
+    auto loaded = load_trial_state(root);
+    if (!loaded) out.lines.push_back(loaded.error().message + ": reset as if nothing were recorded");
+    TrialState s = loaded ? *loaded : TrialState{};
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");
     if (boot.loader) {
@@ -288,15 +299,16 @@ VerbResult forget_hang(const SystemRoot& root, std::string_view why) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing forgotten");
     const auto ceiling = load_hang_ceiling(root);
-    if (!ceiling) return {ExitCode::ok, {"no hang ceiling to forget"}};
-    TrialState s = load_trial_state(root);
-    TrialState record = s;
-    record.pages = ceiling->count();
-    record.page_size = ceiling->page_size().bytes();
+    if (ceiling && !*ceiling) return {ExitCode::ok, {"no hang ceiling to forget"}};
+    const auto loaded = load_trial_state(root);
+    TrialState record = loaded ? *loaded : TrialState{};
+    record.pages = ceiling ? (*ceiling)->count() : 0;
+    record.page_size = ceiling ? (*ceiling)->page_size().bytes() : 0;
     if (!journal_event(root, "hang-forgotten", record, why))
         return fail(ExitCode::journal_failed, "cannot journal it; the hang ceiling stays");
     if (auto r = root.remove(kCeilingFile); !r) return fail(ExitCode::journal_failed, r.error().message);
-    return {ExitCode::ok, {"forgot the hang ceiling " + units::describe(*ceiling) + " (" + std::string(why) + ")"}};
+    const std::string what = ceiling ? units::describe(**ceiling) : "(unreadable: " + ceiling.error().message + ")";
+    return {ExitCode::ok, {"forgot the hang ceiling " + what + " (" + std::string(why) + ")"}};
 }
 
 }  // namespace wiredcap::linux_amd

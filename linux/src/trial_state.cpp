@@ -6,6 +6,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "wiredcap/json_writer.hpp"
@@ -25,53 +26,70 @@ std::string serialize(const TrialState& s) {
     return o.str();
 }
 
-std::uint64_t number(const std::string& v) {
-    return parse_u64(v).value_or(0);
-}
-
 }  // namespace
 
-TrialState load_trial_state(const SystemRoot& root) {
+Expected<TrialState> load_trial_state(const SystemRoot& root) {
     TrialState s;
     const auto text = root.read(kStateFile);
-    if (!text) return s;
+    if (!text) return s;  // nothing tried yet
     std::istringstream in(*text);
+    std::set<std::string> seen;
+    int n = 0;
     for (std::string line; std::getline(in, line);) {
+        ++n;
+        const auto bad = [&](const std::string& why) {
+            return Error{std::string(kStateFile) + " line " + std::to_string(n) + ": " + why};
+        };
         const auto eq = line.find('=');
-        if (eq == std::string::npos) continue;
+        if (eq == std::string::npos) return bad("not key=value");
         const std::string k = line.substr(0, eq);
         const std::string v = line.substr(eq + 1);
-        if (k == "phase")
+        if (!seen.insert(k).second) return bad("duplicate " + k);
+        const auto number = [&](std::uint64_t& out) {
+            const auto parsed = parse_u64(v);
+            if (parsed) out = *parsed;
+            return parsed.has_value();
+        };
+        bool ok = true;
+        if (k == "phase") {
             s.phase = v;
-        else if (k == "param")
+            ok = v == "none" || v == "scheduled" || v == "booted" || v == "default";
+        } else if (k == "param") {
             s.param = v;
-        else if (k == "pages")
-            s.pages = number(v);
-        else if (k == "page_size")
-            s.page_size = number(v);
-        else if (k == "scheduled_boot_id")
+        } else if (k == "pages") {
+            ok = number(s.pages);
+        } else if (k == "page_size") {
+            ok = number(s.page_size);
+        } else if (k == "scheduled_boot_id") {
             s.scheduled_boot_id = v;
-        else if (k == "trial_boot_id")
+        } else if (k == "trial_boot_id") {
             s.trial_boot_id = v;
-        else if (k == "default_param")
+        } else if (k == "default_param") {
             s.default_param = v;
-        else if (k == "default_pages")
-            s.default_pages = number(v);
-        else if (k == "healthy")
+        } else if (k == "default_pages") {
+            ok = number(s.default_pages);
+        } else if (k == "healthy") {
+            ok = v == "0" || v == "1";
             s.healthy = v == "1";
+        } else {
+            return bad("unknown key " + k);
+        }
+        if (!ok) return bad("bad value for " + k);
     }
+    if (!seen.count("phase")) return Error{std::string(kStateFile) + ": no phase"};
     return s;
 }
 
-std::optional<Pages> load_hang_ceiling(const SystemRoot& root) {
+Expected<std::optional<Pages>> load_hang_ceiling(const SystemRoot& root) {
     const auto text = root.read_value(kCeilingFile);
-    if (!text) return std::nullopt;
+    if (!text) return std::optional<Pages>{};
     const auto sp = text->find(' ');
-    if (sp == std::string::npos) return std::nullopt;
-    const auto n = parse_u64(text->substr(0, sp));
-    const auto size = parse_u64(text->substr(sp + 1));
+    const auto n = sp == std::string::npos ? std::nullopt : parse_u64(text->substr(0, sp));
+    const auto size = sp == std::string::npos ? std::nullopt : parse_u64(text->substr(sp + 1));
     const auto ps = size ? PageSize::from_bytes(*size) : std::nullopt;
-    return n && ps ? Pages::from_count(*n, *ps) : std::nullopt;
+    const auto pages = n && ps ? Pages::from_count(*n, *ps) : std::nullopt;
+    if (!pages) return Error{std::string(kCeilingFile) + " is not \"PAGES PAGE_SIZE\""};
+    return std::optional<Pages>{pages};
 }
 
 Expected<Ok> save_trial_state(const SystemRoot& root, const TrialState& s) {

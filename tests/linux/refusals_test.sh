@@ -66,6 +66,21 @@ rc=0; out=$(sys trial 40GiB 2>/dev/null) || rc=$?
 grep -q "amdgpu is not loaded" <<<"$out" || fail "refusal unclear: $out"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without amdgpu"
 
+# Fail closed on records that cannot be read: a garbled hang ceiling binds (nothing armed), a
+# garbled state refuses a trial; reset still works and rewrites the state.
+root=$base/garbled; "$sim" init --root "$root" --profile strix-64
+mkdir -p "$root/var/lib/wiredcap"
+echo "lots" >"$root/var/lib/wiredcap/ttm-hang-ceiling"
+rc=0; sys trial 40GiB >/dev/null 2>&1 || rc=$?
+[ "$rc" = 12 ] || fail "a garbled hang ceiling let a trial through (exit $rc)"
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed past a garbled ceiling"
+rm "$root/var/lib/wiredcap/ttm-hang-ceiling"
+printf 'phase=maybe\n' >"$root/var/lib/wiredcap/ttm-state"
+rc=0; sys trial 40GiB >/dev/null 2>&1 || rc=$?
+[ "$rc" = 12 ] || fail "a garbled state let a trial through (exit $rc)"
+sys reset >/dev/null || fail "reset refused a garbled state"
+grep -q '^phase=none$' "$root/var/lib/wiredcap/ttm-state" || fail "reset did not rewrite the state"
+
 # Intent first: a journal that cannot be written refuses the trial before the boot loader is
 # touched (here the journal's path is a directory).
 root=$base/nojournal; "$sim" init --root "$root" --profile strix-128

@@ -39,12 +39,16 @@ struct TrialState {
 // healthy_after default (common/policy/policy.hpp), 10 minutes.
 inline constexpr std::uint64_t kHealthyAfterS = 600;
 
-[[nodiscard]] TrialState load_trial_state(const SystemRoot& root);
+// The state; a fresh one when the file is absent. Strict: a line that is not key=value, an
+// unknown or repeated key, a value of the wrong kind or a missing phase is an error naming the
+// line (every verb but reset then refuses: fail closed).
+[[nodiscard]] Expected<TrialState> load_trial_state(const SystemRoot& root);
 [[nodiscard]] Expected<Ok> save_trial_state(const SystemRoot& root, const TrialState& s);
 // The trial's value as pages of its recorded page size, or nullopt.
 [[nodiscard]] std::optional<units::Pages> trial_pages(const TrialState& s);
-// The hang ceiling in pages (of the page size recorded with it), or nullopt.
-[[nodiscard]] std::optional<units::Pages> load_hang_ceiling(const SystemRoot& root);
+// The hang ceiling in pages (of the page size recorded with it), nullopt when there is none,
+// an error when the file is there but not readable as one (it then binds everything).
+[[nodiscard]] Expected<std::optional<units::Pages>> load_hang_ceiling(const SystemRoot& root);
 
 // One JSON object a line appended to the journal: time, event, the state's param, pages and
 // page size, and detail. The file is replaced atomically (a crash leaves the old journal or the
