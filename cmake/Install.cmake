@@ -82,6 +82,13 @@ install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.metrics.plist DESTINATION shar
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schema/ DESTINATION share/wiredcap/schema
         FILE_PERMISSIONS ${_wiredcap_data_mode} FILES_MATCHING PATTERN "*.json")
 
+# Linux AMD APUs (docs/linux.md): the after-boot read-back unit (it runs wiredcap-system
+# ttm-after-boot) and its timer (the health mark), shipped like the LaunchDaemon's plist: a file under share/ that the
+# installation copies into place (/etc/systemd/system). It names /usr/local/libexec.
+install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service
+              ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.timer
+        DESTINATION share/wiredcap/systemd PERMISSIONS ${_wiredcap_data_mode})
+
 unset(_wiredcap_exec_mode)
 unset(_wiredcap_data_mode)
 unset(_wiredcap_helper_mode)

@@ -21,6 +21,9 @@
 #include "commands/set_reset.hpp"
 #include "commands/metrics_cmd.hpp"
 #include "commands/status.hpp"
+#ifdef WIREDCAP_LINUX_BACKEND
+#include "commands/linux_status.hpp"
+#endif
 #include "suggest.hpp"
 #include "output/terminal_width.hpp"
 #include "output/wrapping_buf.hpp"
@@ -60,6 +63,7 @@ struct Options {
     wiredcap::fit::FitRequest fit;
     std::vector<CLI::Option*> ramp_model_options;  // fit's options on ramp: only with --for
     wiredcap::cli::MetricsRequest metrics;
+    std::string linux_root;  // status --linux-root: the Linux AMD backend (docs/linux.md)
 };
 
 // The options that describe how a model is run: `fit` and `ramp --for` take the same list, so a
@@ -184,6 +188,9 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
         o.convert.json = o.json;
         return wiredcap::cli::run_convert(o.convert, out, err);
     }
+#ifdef WIREDCAP_LINUX_BACKEND
+    if (is("status") && !o.linux_root.empty()) return wiredcap::cli::run_linux_status(o.linux_root, o.json, out, err);
+#endif
     if (is("status")) return wiredcap::cli::run_status(ctx);
     if (is("metrics")) {
         if (o.json) {
@@ -254,7 +261,12 @@ int main(int argc, char** argv) {
         ->expected(1, 2);
     auto* to = convert->add_option("--to", o.convert_to, "Print only this unit (B kB MB GB TB KiB MiB GiB TiB)");
 
-    app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+    [[maybe_unused]] auto* status =
+        app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+#ifdef WIREDCAP_LINUX_BACKEND
+    status->add_option("--linux-root", o.linux_root,
+                       "Linux AMD APU: TTM and amdgpu read under DIR ('/': this machine; docs/linux.md)");
+#endif
     auto* metrics = app.add_subcommand("metrics", "The status readings for Prometheus (node_exporter's textfile collector)");
     metrics->add_option("--textfile-dir", o.metrics.textfile_dir,
                         "Write DIR/wiredcap.prom atomically instead of printing (the collector's directory)");

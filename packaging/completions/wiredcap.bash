@@ -39,7 +39,7 @@ _wiredcap() {
         case $word in
             # fit's --check is a flag; ramp's takes a command.
             --check) [[ $cmd == fit ]] || ((i++)) ;;
-            --helper | --policy | --journal | --sim-state | --textfile-dir | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --batch | --ubatch | --step | --timeout | --probe | --probe-timeout | --from | --why)
+            --helper | --policy | --journal | --sim-state | --textfile-dir | --linux-root | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --batch | --ubatch | --step | --timeout | --probe | --probe-timeout | --from | --why)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -65,8 +65,8 @@ _wiredcap() {
             _wiredcap_reply -f -- "$cur"
             return 0
             ;;
-        --textfile-dir)
-            compopt -o filenames 2>/dev/null
+        --textfile-dir | --linux-root)
+            compopt -o dirnames 2>/dev/null
             _wiredcap_reply -d -- "$cur"
             return 0
             ;;
@@ -98,6 +98,7 @@ _wiredcap() {
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
         set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from $global_opts"; else words=default; fi ;;
         metrics) if [[ $cur == -* ]]; then words="--textfile-dir $global_opts"; fi ;;
+        status) if [[ $cur == -* ]]; then words="--linux-root $global_opts"; fi ;;
         recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes $global_opts"; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
         fit)

@@ -86,6 +86,8 @@ files=(
   "$prefix/share/wiredcap/sudoers.d/wiredcap"
   "$prefix/share/wiredcap/org.wiredcap.boot.plist"
   "$prefix/share/wiredcap/org.wiredcap.metrics.plist"
+  "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.service"
+  "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.timer"
   "$prefix/share/wiredcap/uninstall.sh"
   "$base/etc/sudoers.d/wiredcap"
 )
@@ -99,6 +101,7 @@ done
 own_dirs=(
   "$prefix/libexec/wiredcap"
   "$prefix/share/wiredcap/sudoers.d"
+  "$prefix/share/wiredcap/systemd"
   "$prefix/share/wiredcap/schema"
   "$prefix/share/wiredcap"
 )

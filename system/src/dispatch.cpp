@@ -1,6 +1,9 @@
 #include "src/dispatch.hpp"
 
 #include "src/boot_action.hpp"
+#ifdef WIREDCAP_LINUX_BACKEND
+#include "src/ttm_commands.hpp"
+#endif
 #include "src/upkeep_command.hpp"
 #include "wiredcap/json_writer.hpp"
 
@@ -20,6 +23,25 @@ constexpr Subcommand kSubcommands[] = {
      "it passes 1 MiB); the journal before is\n"
      "journal.jsonl.1 beside it",
      compact},
+#ifdef WIREDCAP_LINUX_BACKEND
+    // Linux AMD APUs: the try-once trial of TTM's pages_limit (docs/linux.md).
+    {"ttm-trial", "SIZE",
+     "schedule ONE boot with <ttm|amdttm>.pages_limit\n"
+     "through GRUB's one-shot entry", ttm_trial},
+    {"ttm-after-boot", "",
+     "at every boot (systemd): read a trial boot back,\n"
+     "or remember a trial that did not settle as a\n"
+     "hang ceiling", ttm_after_boot},
+    {"ttm-confirm", "[--check CMD ...]",
+     "on the trial boot: make its value the default\n"
+     "entry's (update-grub)", ttm_confirm},
+    {"ttm-forget-hang", "--why WHY",
+     "clear the hang ceiling (kernel-update,\n"
+     "hardware-change, other-cause); journaled", ttm_forget_hang},
+    {"ttm-reset", "",
+     "remove wiredcap's pages_limit from every place\n"
+     "it wrote it; name the others", ttm_reset},
+#endif
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // a case cannot pass by failing somewhere else. With no CASE_* defined this file is the
 // control: the correct twin of every case, which must compile cleanly.
 #include "wiredcap/kernel/kernel.hpp"
+#include "wiredcap/kernel/ttm.hpp"
 #include "wiredcap/units/units.hpp"
 
 using namespace wiredcap::units;
@@ -29,6 +30,19 @@ using wiredcap::kernel::Kernel;
     static_assert(MiB::max_count == 17592186044415ULL);
     constexpr auto largest = 16777215_TiB;               // the largest TiB literal that fits
     (void)largest;
+}
+
+// Linux's TTM limit counts pages of a page size read from the kernel: only named functions
+// move between pages and sizes.
+[[maybe_unused]] void pages_control(PageSize size) {
+    using wiredcap::kernel::TtmModule;
+    const Pages p = *Pages::from_count(27648000, size);
+    (void)wiredcap::kernel::pages_limit_parameter(TtmModule::ttm, p);
+    (void)wiredcap::kernel::pages_limit_parameter(TtmModule::ttm, floor_pages(108000_MiB, size));
+    const Bytes b = p.to_bytes();
+    (void)floor_cast<MiB>(b);
+    (void)(p == floor_pages(b, size));
+    (void)(p < *Pages::from_count(27648001, size));
 }
 
 #ifdef CASE_mib_from_mb
@@ -110,4 +124,40 @@ constexpr auto too_big = 16777216_TiB;  // error-line: overflowing_literal
 #endif
 #ifdef CASE_overflowing_constexpr_sum
 constexpr auto sum = MiB::max() + 1_MiB;  // error-line: overflowing_constexpr_sum
+#endif
+#ifdef CASE_pages_from_mib
+void f(PageSize s) { [[maybe_unused]] Pages p = 108000_MiB; (void)s; }  // error-line: pages_from_mib
+#endif
+#ifdef CASE_pages_from_raw_int
+void f() { [[maybe_unused]] Pages p = 27648000; }  // error-line: pages_from_raw_int
+#endif
+#ifdef CASE_pages_from_double
+void f(PageSize s) { (void)Pages::from_count(1.5, s); }  // error-line: pages_from_double
+#endif
+#ifdef CASE_mib_from_pages
+void f(Pages p) { [[maybe_unused]] MiB m = p; }  // error-line: mib_from_pages
+#endif
+#ifdef CASE_bytes_from_pages
+void f(Pages p) { [[maybe_unused]] Bytes b = p; }  // error-line: bytes_from_pages
+#endif
+#ifdef CASE_pages_eq_mib
+void f(Pages p) { (void)(p == 108000_MiB); }  // error-line: pages_eq_mib
+#endif
+#ifdef CASE_pages_less_gib
+void f(Pages p) { (void)(p < 105_GiB); }  // error-line: pages_less_gib
+#endif
+#ifdef CASE_pages_plus_mib
+void f(Pages p) { (void)(p + 1_MiB); }  // error-line: pages_plus_mib
+#endif
+#ifdef CASE_pages_to_raw_int
+void f(Pages p) { [[maybe_unused]] std::uint64_t n = p; }  // error-line: pages_to_raw_int
+#endif
+#ifdef CASE_pages_limit_from_mib
+void f() { (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 108000_MiB); }  // error-line: pages_limit_from_mib
+#endif
+#ifdef CASE_pages_limit_from_gib
+void f() { (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 105_GiB); }  // error-line: pages_limit_from_gib
+#endif
+#ifdef CASE_page_size_from_int
+void f() { [[maybe_unused]] PageSize s = 4096; }  // error-line: page_size_from_int
 #endif

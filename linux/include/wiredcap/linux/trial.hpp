@@ -1,0 +1,55 @@
+// Try once, keep only what booted well: the root-only verbs of the Linux backend.
+//
+//   schedule      refuses what the band, a hang ceiling, a gttsize conflict, a missing amdgpu
+//                 or an unknown TTM module rules out; journals the intent; arms the boot
+//                 loader's one-shot trial entry (boot_loader.hpp).
+//   after_boot    run at every boot and again 11 minutes later (wiredcap-ttm-after-boot.timer):
+//                 on the trial boot it reads the driver back (pages_limit, mem_info_gtt_total),
+//                 then marks it healthy once up for kHealthyAfterS; on the boot after a trial
+//                 that did not end in a confirmation it records the trial's value as a hang
+//                 ceiling (never round toward danger); after a value was made default it reads
+//                 that back.
+//   confirm       only on the trial boot, after a read-back that matched and (when given) a
+//                 check command that succeeded: the value becomes the default entry's.
+//   forget_hang   clears the hang ceiling, journaled with a reason from a fixed list.
+//   reset         removes the parameter from every place wiredcap wrote it; names the places
+//                 that carry one wiredcap did not write and leaves them alone.
+//
+// Their state, hang ceiling, journal and lock: trial_state.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wiredcap/exit_codes.hpp"
+#include "wiredcap/linux/system_root.hpp"
+#include "wiredcap/linux/trial_state.hpp"
+#include "wiredcap/units/expected.hpp"
+#include "wiredcap/units/pages.hpp"
+
+namespace wiredcap::linux_amd {
+
+// The exit codes are wiredcap's (common/include/wiredcap/exit_codes.hpp), read for Linux:
+//   3 outside the band or at a hang ceiling; 7 no TTM module, a gttsize conflict, or no
+//   one-shot boot loader; 6 the driver's read-back differs; 5 the boot loader's tool failed;
+//   9 after-boot: the trial did not end in a confirmation (reverted, remembered); 13 --check
+//   failed; 12 the state or the journal could not be written.
+// What a verb did, line by line, for the person.
+struct VerbResult {
+    ExitCode code = ExitCode::internal_error;
+    std::vector<std::string> lines;
+    [[nodiscard]] bool ok() const { return code == ExitCode::ok; }
+};
+
+[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, units::Bytes size);
+[[nodiscard]] VerbResult after_boot(const SystemRoot& root);
+[[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd);
+[[nodiscard]] VerbResult reset_ttm(const SystemRoot& root);
+// Clears the hang ceiling, journaled with why (kernel-update, hardware-change, other-cause):
+// the way out of a ceiling a person knows was not a hang (a trial left unconfirmed). Never
+// implied by reset, as on a Mac.
+[[nodiscard]] VerbResult forget_hang(const SystemRoot& root, std::string_view why);
+
+}  // namespace wiredcap::linux_amd

@@ -1,0 +1,275 @@
+#include "wiredcap/linux/grub.hpp"
+
+#include <sys/vfs.h>
+
+#include <sstream>
+
+#include "wiredcap/linux/cmdline.hpp"
+#include "wiredcap/linux/run.hpp"
+
+namespace wiredcap::linux_amd {
+namespace {
+
+std::string trim(std::string_view s) {
+    const auto a = s.find_first_not_of(" \t");
+    if (a == std::string_view::npos) return {};
+    const auto b = s.find_last_not_of(" \t\r");
+    return std::string(s.substr(a, b - a + 1));
+}
+
+std::vector<std::string> lines_of(std::string_view text) {
+    std::vector<std::string> out;
+    std::istringstream in{std::string(text)};
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+// 'Debian GNU/Linux' --class debian --id 'gnulinux-simple-x' {  ->  title and id
+void parse_header(const std::string& line, MenuEntry& e) {
+    const auto q1 = line.find('\'');
+    const auto q2 = q1 == std::string::npos ? q1 : line.find('\'', q1 + 1);
+    if (q2 != std::string::npos) e.title = line.substr(q1 + 1, q2 - q1 - 1);
+    const auto words = split_cmdline(line);
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+        if (words[i] != "--id" && words[i] != "$menuentry_id_option") continue;
+        std::string id = words[i + 1];
+        if (id.size() >= 2 && id.front() == '\'') id = id.substr(1, id.size() - 2);
+        e.id = id;
+    }
+}
+
+std::string linux_args_of(const std::string& line) {
+    const auto words = split_cmdline(line);
+    std::string args;
+    for (std::size_t i = 2; i < words.size(); ++i) args += (args.empty() ? "" : " ") + words[i];
+    return args;
+}
+
+// The name=value line in /etc/default/grub, e.g. GRUB_CMDLINE_LINUX_DEFAULT="quiet"; the value
+// without quotes, or nullopt.
+std::optional<std::string> shell_value(const std::string& text, std::string_view key) {
+    std::optional<std::string> v;
+    for (const auto& line : lines_of(text)) {
+        const std::string t = trim(line);
+        if (t.rfind(std::string(key) + "=", 0) != 0) continue;
+        std::string value = t.substr(key.size() + 1);
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+            value = value.substr(1, value.size() - 2);
+        v = value;
+    }
+    return v;
+}
+
+constexpr long kBtrfsMagic = 0x9123683e;
+constexpr long kZfsMagic = 0x2fc12fc1;
+
+}  // namespace
+
+std::vector<MenuEntry> parse_menu_entries(std::string_view cfg) {
+    std::vector<MenuEntry> entries;
+    int depth = 0;
+    bool in_entry = false;
+    MenuEntry current;
+    for (const auto& raw : lines_of(cfg)) {
+        const std::string line = trim(raw);
+        if (!in_entry && depth == 0 && line.rfind("menuentry ", 0) == 0) {
+            current = MenuEntry{};
+            parse_header(line, current);
+            in_entry = true;
+            depth = 1;
+            continue;
+        }
+        if (!in_entry) {
+            if (line.rfind("submenu ", 0) == 0)
+                ++depth;
+            else if (line == "}" && depth > 0)
+                --depth;
+            continue;
+        }
+        if (line == "}") {
+            entries.push_back(current);
+            in_entry = false;
+            depth = 0;
+            continue;
+        }
+        current.lines.push_back(raw);
+        if (const auto words = split_cmdline(line); !words.empty() && words[0] == "linux")
+            current.linux_args = linux_args_of(line);
+    }
+    return entries;
+}
+
+std::optional<std::string> Grub::unusable() const {
+    const auto cfg = root_.read(kGrubCfg);
+    if (!cfg) return std::string(kGrubCfg) + " is absent: GRUB is not the boot loader here";
+    if (!root_.exists(kGrubEnv)) return std::string(kGrubEnv) + " is absent: GRUB cannot boot an entry once";
+    if (cfg->find("next_entry") == std::string::npos)
+        return std::string(kGrubCfg) + " does not honour next_entry: no one-shot boot";
+    if (cfg->find("custom.cfg") == std::string::npos)
+        return std::string(kGrubCfg) + " does not source custom.cfg: the trial entry would not be seen";
+    if (parse_menu_entries(*cfg).empty()) return std::string(kGrubCfg) + " has no menu entry";
+    const auto defaults = root_.read(kGrubDefaults);
+    if (!defaults) return std::string(kGrubDefaults) + " is absent: the default cannot be changed";
+    const auto grub_default = shell_value(*defaults, "GRUB_DEFAULT");
+    if (grub_default && *grub_default != "0")
+        return "GRUB_DEFAULT=" + *grub_default + " in " + std::string(kGrubDefaults) +
+               ": wiredcap follows only GRUB_DEFAULT=0 (the first entry)";
+    if (!root_.exists(kUpdateGrub)) return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
+    // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
+    // trial that hangs would be booted again and again.
+    struct statfs fs {};
+    if (::statfs(root_.at("/boot/grub").c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
+        return "/boot/grub is on btrfs or ZFS, where GRUB cannot clear next_entry";
+    return std::nullopt;
+}
+
+Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv{"grub-editenv", root_.at(kGrubEnv).string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run_program(argv);
+    if (!r) return r.error();
+    if (r->exit_code != 0)
+        return Error{"grub-editenv " + args.front() + " failed (exit " + std::to_string(r->exit_code) + ")"};
+    return Ok{};
+}
+
+Expected<std::map<std::string, std::string>> Grub::env() const {
+    auto r = run_program({"grub-editenv", root_.at(kGrubEnv).string(), "list"});
+    if (!r) return r.error();
+    if (r->exit_code != 0) return Error{"grub-editenv list failed on " + std::string(kGrubEnv)};
+    std::map<std::string, std::string> vars;
+    for (const auto& line : lines_of(r->out)) {
+        const auto eq = line.find('=');
+        if (eq != std::string::npos) vars[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    return vars;
+}
+
+Expected<MenuEntry> Grub::default_entry() const {
+    const auto cfg = root_.read(kGrubCfg);
+    if (!cfg) return Error{std::string(kGrubCfg) + " is absent"};
+    const auto entries = parse_menu_entries(*cfg);
+    if (entries.empty()) return Error{std::string(kGrubCfg) + " has no menu entry"};
+    return entries.front();
+}
+
+Expected<Ok> Grub::schedule(std::string_view name, std::string_view value) const {
+    if (auto why = unusable()) return Error{*why};
+    const auto existing = root_.read(kGrubCustom);
+    if (existing && existing->rfind(kCustomMarker, 0) != 0)
+        return Error{std::string(kGrubCustom) + " exists and is not wiredcap's: left alone, no trial"};
+    auto entry = default_entry();
+    if (!entry) return entry.error();
+    std::string text = std::string(kCustomMarker) + ": boots once with " + std::string(name) + "=" +
+                       std::string(value) + ".\n# `wiredcap-system ttm-reset` removes this file.\n";
+    text += "menuentry 'wiredcap trial: " + std::string(name) + "=" + std::string(value) + "' --id " +
+            std::string(kTrialEntryId) + " {\n";
+    for (const auto& line : entry->lines) {
+        const std::string t = trim(line);
+        const auto words = split_cmdline(t);
+        if (!words.empty() && words[0] == "linux") {
+            const std::string args = set_param(entry->linux_args, name, value);
+            text += "\tlinux " + (words.size() > 1 ? words[1] : std::string{}) + " " + args + "\n";
+        } else {
+            text += line + "\n";
+        }
+    }
+    text += "}\n";
+    if (auto w = root_.write(kGrubCustom, text); !w) return w.error();
+    return editenv({"set", "next_entry=" + std::string(kTrialEntryId)});
+}
+
+Expected<std::vector<std::string>> Grub::cancel() const {
+    std::vector<std::string> done;
+    if (root_.exists(kGrubEnv)) {
+        auto vars = env();
+        if (!vars) return vars.error();
+        const auto it = vars->find("next_entry");
+        if (it != vars->end() && it->second == kTrialEntryId) {
+            if (auto r = editenv({"unset", "next_entry"}); !r) return r.error();
+            done.push_back(std::string(kGrubEnv) + ": next_entry=" + std::string(kTrialEntryId) + " removed");
+        } else if (it != vars->end() && !it->second.empty()) {
+            done.push_back(std::string(kGrubEnv) + ": next_entry=" + it->second + " is not wiredcap's, left alone");
+        }
+    }
+    const auto custom = root_.read(kGrubCustom);
+    if (custom && custom->rfind(kCustomMarker, 0) == 0) {
+        if (auto r = root_.remove(kGrubCustom); !r) return r.error();
+        done.push_back(std::string(kGrubCustom) + ": wiredcap's trial entry removed");
+    } else if (custom) {
+        done.push_back(std::string(kGrubCustom) + ": not wiredcap's, left alone");
+    }
+    return done;
+}
+
+std::optional<std::string> Grub::cmdline_value_of(std::string_view key, std::string_view name) const {
+    const auto text = root_.read(kGrubDefaults);
+    if (!text) return std::nullopt;
+    const auto line = shell_value(*text, key);
+    return line ? cmdline_value(*line, name) : std::nullopt;
+}
+
+std::optional<std::string> Grub::default_value(std::string_view name) const {
+    return cmdline_value_of("GRUB_CMDLINE_LINUX_DEFAULT", name);
+}
+
+std::vector<std::string> Grub::foreign_values(std::string_view name) const {
+    std::vector<std::string> found;
+    if (const auto v = cmdline_value_of("GRUB_CMDLINE_LINUX", name))
+        found.push_back(std::string(kGrubDefaults) + ": " + std::string(name) + "=" + *v + " in GRUB_CMDLINE_LINUX");
+    return found;
+}
+
+std::string Grub::trial_places() const {
+    return std::string(kGrubCustom) + ", next_entry in " + std::string(kGrubEnv);
+}
+
+std::string Grub::default_place() const {
+    return std::string(kGrubDefaults) + " GRUB_CMDLINE_LINUX_DEFAULT (then update-grub)";
+}
+
+Expected<bool> Grub::oneshot_armed() const {
+    auto vars = env();
+    if (!vars) return vars.error();
+    const auto it = vars->find("next_entry");
+    return it != vars->end() && it->second == kTrialEntryId;
+}
+
+Expected<Ok> Grub::edit_cmdline_default(const std::string& new_value) const {
+    const auto text = root_.read(kGrubDefaults);
+    if (!text) return Error{std::string(kGrubDefaults) + " is absent"};
+    std::string out;
+    bool replaced = false;
+    for (const auto& line : lines_of(*text)) {
+        if (trim(line).rfind("GRUB_CMDLINE_LINUX_DEFAULT=", 0) == 0) {
+            out += "GRUB_CMDLINE_LINUX_DEFAULT=\"" + new_value + "\"\n";
+            replaced = true;
+        } else {
+            out += line + "\n";
+        }
+    }
+    if (!replaced) out += "GRUB_CMDLINE_LINUX_DEFAULT=\"" + new_value + "\"\n";
+    if (auto w = root_.write(kGrubDefaults, out); !w) return w.error();
+    return update_grub();
+}
+
+Expected<Ok> Grub::make_default(std::string_view name, std::string_view value) const {
+    const auto text = root_.read(kGrubDefaults);
+    const auto line = text ? shell_value(*text, "GRUB_CMDLINE_LINUX_DEFAULT") : std::nullopt;
+    return edit_cmdline_default(set_param(line.value_or(""), name, value));
+}
+
+Expected<Ok> Grub::remove_default(std::string_view name) const {
+    const auto text = root_.read(kGrubDefaults);
+    const auto line = text ? shell_value(*text, "GRUB_CMDLINE_LINUX_DEFAULT") : std::nullopt;
+    return edit_cmdline_default(remove_param(line.value_or(""), name));
+}
+
+Expected<Ok> Grub::update_grub() const {
+    auto r = run_program({root_.at(kUpdateGrub).string()});
+    if (!r) return r.error();
+    if (r->exit_code != 0) return Error{"update-grub failed (exit " + std::to_string(r->exit_code) + ")"};
+    return Ok{};
+}
+
+}  // namespace wiredcap::linux_amd

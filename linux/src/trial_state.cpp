@@ -1,0 +1,135 @@
+#include "wiredcap/linux/trial_state.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "wiredcap/json_writer.hpp"
+
+namespace wiredcap::linux_amd {
+namespace {
+
+using units::Pages;
+using units::PageSize;
+
+std::string serialize(const TrialState& s) {
+    std::ostringstream o;
+    o << "phase=" << s.phase << "\nparam=" << s.param << "\npages=" << s.pages << "\npage_size=" << s.page_size
+      << "\nscheduled_boot_id=" << s.scheduled_boot_id << "\ntrial_boot_id=" << s.trial_boot_id
+      << "\ndefault_param=" << s.default_param << "\ndefault_pages=" << s.default_pages
+      << "\nhealthy=" << (s.healthy ? 1 : 0) << "\n";
+    return o.str();
+}
+
+}  // namespace
+
+Expected<TrialState> load_trial_state(const SystemRoot& root) {
+    TrialState s;
+    const auto text = root.read(kStateFile);
+    if (!text) return s;  // nothing tried yet
+    std::istringstream in(*text);
+    std::set<std::string> seen;
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+        ++n;
+        const auto bad = [&](const std::string& why) {
+            return Error{std::string(kStateFile) + " line " + std::to_string(n) + ": " + why};
+        };
+        const auto eq = line.find('=');
+        if (eq == std::string::npos) return bad("not key=value");
+        const std::string k = line.substr(0, eq);
+        const std::string v = line.substr(eq + 1);
+        if (!seen.insert(k).second) return bad("duplicate " + k);
+        const auto number = [&](std::uint64_t& out) {
+            const auto parsed = parse_u64(v);
+            if (parsed) out = *parsed;
+            return parsed.has_value();
+        };
+        bool ok = true;
+        if (k == "phase") {
+            s.phase = v;
+            ok = v == "none" || v == "scheduled" || v == "booted" || v == "default";
+        } else if (k == "param") {
+            s.param = v;
+        } else if (k == "pages") {
+            ok = number(s.pages);
+        } else if (k == "page_size") {
+            ok = number(s.page_size);
+        } else if (k == "scheduled_boot_id") {
+            s.scheduled_boot_id = v;
+        } else if (k == "trial_boot_id") {
+            s.trial_boot_id = v;
+        } else if (k == "default_param") {
+            s.default_param = v;
+        } else if (k == "default_pages") {
+            ok = number(s.default_pages);
+        } else if (k == "healthy") {
+            ok = v == "0" || v == "1";
+            s.healthy = v == "1";
+        } else {
+            return bad("unknown key " + k);
+        }
+        if (!ok) return bad("bad value for " + k);
+    }
+    if (!seen.count("phase")) return Error{std::string(kStateFile) + ": no phase"};
+    return s;
+}
+
+Expected<std::optional<Pages>> load_hang_ceiling(const SystemRoot& root) {
+    const auto text = root.read_value(kCeilingFile);
+    if (!text) return std::optional<Pages>{};
+    const auto sp = text->find(' ');
+    const auto n = sp == std::string::npos ? std::nullopt : parse_u64(text->substr(0, sp));
+    const auto size = sp == std::string::npos ? std::nullopt : parse_u64(text->substr(sp + 1));
+    const auto ps = size ? PageSize::from_bytes(*size) : std::nullopt;
+    const auto pages = n && ps ? Pages::from_count(*n, *ps) : std::nullopt;
+    if (!pages) return Error{std::string(kCeilingFile) + " is not \"PAGES PAGE_SIZE\""};
+    return std::optional<Pages>{pages};
+}
+
+Expected<Ok> save_trial_state(const SystemRoot& root, const TrialState& s) {
+    return root.write(kStateFile, serialize(s));
+}
+
+std::optional<Pages> trial_pages(const TrialState& s) {
+    const auto size = PageSize::from_bytes(s.page_size);
+    return size ? Pages::from_count(s.pages, *size) : std::nullopt;
+}
+
+bool journal_event(const SystemRoot& root, std::string_view event, const TrialState& s, std::string_view detail) {
+    JsonObject o;
+    o.num("time", static_cast<std::uint64_t>(std::time(nullptr)))
+        .str("event", event)
+        .str("param", s.param)
+        .num("pages", s.pages)
+        .num("page_size", s.page_size)
+        .str("detail", detail);
+    const std::string line = o.text() + "\n";
+    const std::string before = root.read(kJournalFile).value_or("");
+    return static_cast<bool>(root.write(kJournalFile, before + line));
+}
+
+VerbLock::VerbLock(const SystemRoot& root) {
+    const auto path = root.at(kLockFile);
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    for (int i = 0; fd_ >= 0 && i < 50; ++i) {
+        if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+            held_ = true;
+            return;
+        }
+        ::usleep(100'000);
+    }
+}
+
+VerbLock::~VerbLock() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace wiredcap::linux_amd

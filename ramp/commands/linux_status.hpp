@@ -1,0 +1,15 @@
+// `wiredcap status --linux-root DIR`: the Linux AMD APU backend's readings (docs/linux.md),
+// read without privilege from the files under DIR ("/" for this machine, a wiredcap-sim-linux
+// tree in the tests). Text only for now: --json is refused until a schema is published.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "wiredcap/exit_codes.hpp"
+
+namespace wiredcap::cli {
+
+[[nodiscard]] ExitCode run_linux_status(const std::string& root, bool json, std::ostream& out, std::ostream& err);
+
+}  // namespace wiredcap::cli

@@ -1,0 +1,91 @@
+#include "src/ttm_commands.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "wiredcap/json_writer.hpp"
+#include "wiredcap/linux/trial.hpp"
+#include "wiredcap/units/parse.hpp"
+
+namespace wiredcap::system {
+namespace {
+
+using linux_amd::SystemRoot;
+using linux_amd::VerbResult;
+
+// A test build takes `--root DIR` first: a simulated machine's tree (wiredcap-sim-linux).
+// Every other build works on "/" only.
+std::optional<std::string> take_root(Args& args, std::string& root) {
+    root = "/";
+    if (args.empty() || args.front() != "--root") return std::nullopt;
+#ifndef WIREDCAP_HELPER_DEV_OPTIONS
+    return std::string("--root exists only in test builds of wiredcap-system");
+#else
+    if (args.size() < 2) return std::string("--root needs a DIR");
+    root = std::string(args[1]);
+    args.erase(args.begin(), args.begin() + 2);
+    return std::nullopt;
+#endif
+}
+
+helper::Result shaped(std::string_view command, const VerbResult& r) {
+    JsonObject o;
+    o.num("v", 1).boolean("ok", r.ok()).num("exit", static_cast<std::uint64_t>(to_int(r.code)));
+    o.str("command", command).strings("lines", r.lines);
+    std::string error;
+    if (!r.ok())
+        for (const auto& line : r.lines) error += (error.empty() ? "" : "; ") + line;
+    return helper::Result{r.code, o.text(), error};
+}
+
+template <class F>
+helper::Result with_root(std::string_view command, const Args& given, std::size_t min_args, std::size_t max_args,
+                         F run) {
+    Args args = given;
+    std::string root;
+    if (auto why = take_root(args, root)) return usage_error(*why);
+    if (args.size() < min_args || args.size() > max_args)
+        return usage_error(std::string(command) + ": wrong number of arguments (see --help)");
+    return shaped(command, run(SystemRoot(root), args));
+}
+
+}  // namespace
+
+helper::Result ttm_trial(helper::Context&, const Args& args) {
+    Args rest = args;
+    std::string root;
+    if (auto why = take_root(rest, root)) return usage_error(*why);
+    if (rest.size() != 1) return usage_error("ttm-trial takes one SIZE");
+    auto size = units::parse_size(rest.front());
+    if (!size) return usage_error("ttm-trial: " + size.error().message);
+    return shaped("ttm-trial", linux_amd::schedule_trial(SystemRoot(root), size->bytes));
+}
+
+helper::Result ttm_after_boot(helper::Context&, const Args& args) {
+    return with_root("ttm-after-boot", args, 0, 0,
+                     [](const SystemRoot& r, const Args&) { return linux_amd::after_boot(r); });
+}
+
+helper::Result ttm_confirm(helper::Context&, const Args& args) {
+    return with_root("ttm-confirm", args, 0, SIZE_MAX, [](const SystemRoot& r, const Args& a) {
+        std::vector<std::string> check;
+        if (!a.empty() && (a.front() != "--check" || a.size() < 2))
+            return VerbResult{ExitCode::usage, {"ttm-confirm takes only --check CMD [ARGS...]"}};
+        for (std::size_t i = 1; i < a.size(); ++i) check.emplace_back(a[i]);
+        return linux_amd::confirm_trial(r, check);
+    });
+}
+
+helper::Result ttm_forget_hang(helper::Context&, const Args& args) {
+    return with_root("ttm-forget-hang", args, 2, 2, [](const SystemRoot& r, const Args& a) {
+        if (a[0] != "--why") return VerbResult{ExitCode::usage, {"ttm-forget-hang takes --why WHY"}};
+        return linux_amd::forget_hang(r, a[1]);
+    });
+}
+
+helper::Result ttm_reset(helper::Context&, const Args& args) {
+    return with_root("ttm-reset", args, 0, 0, [](const SystemRoot& r, const Args&) { return linux_amd::reset_ttm(r); });
+}
+
+}  // namespace wiredcap::system

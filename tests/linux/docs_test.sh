@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# docs/linux.md's examples: every line of its ```sh blocks runs, in order, against this build's
+# wiredcap, wiredcap-system and wiredcap-sim-linux, in a scratch root standing in for the
+# /tmp/apu the page names (`sudo` runs its command as is: the tests run as root). Each must
+# exit 0, or the code an `# exit N` comment at the end of its line names.
+# usage: docs_test.sh WIREDCAP SYSTEM SIM DOC
+set -euo pipefail
+wiredcap=$1 system=$2 sim=$3 doc=$4
+root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-docs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/.mac"
+n=0
+while IFS= read -r line; do
+  want=0
+  if [[ $line =~ \#\ exit\ ([0-9]+)$ ]]; then want=${BASH_REMATCH[1]}; fi
+  line=${line%%#*}
+  line=${line//\/tmp\/apu/$root}
+  read -ra words <<<"$line"
+  [ "${words[0]}" = sudo ] && words=("${words[@]:1}")
+  case ${words[0]} in
+    wiredcap) words[0]=$wiredcap ;;
+    wiredcap-sim-linux) words[0]=$sim ;;
+    wiredcap-system)
+      words=("$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal"
+             --policy "$root/.mac/policy" "${words[@]:1}") ;;
+    *) echo "FAIL: not a wiredcap example: $line" >&2; exit 1 ;;
+  esac
+  rc=0
+  "${words[@]}" >/dev/null 2>&1 || rc=$?
+  [ "$rc" -eq "$want" ] || { echo "FAIL: exit $rc, not $want: $line" >&2; exit 1; }
+  n=$((n + 1))
+done < <(awk '/^```sh$/{on=1; next} /^```/{on=0} on && NF' "$doc")
+[ "$n" -gt 0 ] || { echo "FAIL: no examples in $doc" >&2; exit 1; }
+echo "$n examples of $doc: ok"

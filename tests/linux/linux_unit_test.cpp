@@ -1,0 +1,204 @@
+// Unit tests of the Linux backend: pages, the band, command lines, grub.cfg, and readings and
+// boot-loader detection on hand-made trees.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "wiredcap/linux/band.hpp"
+#include "wiredcap/linux/boot_loader.hpp"
+#include "wiredcap/linux/cmdline.hpp"
+#include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/sysfs_ttm.hpp"
+#include "wiredcap/linux/systemd_boot.hpp"
+#include "wiredcap/units/literals.hpp"
+#include "wiredcap/units/pages.hpp"
+
+using namespace wiredcap::linux_amd;
+using namespace wiredcap::units;
+using namespace wiredcap::units::literals;
+
+namespace {
+const PageSize k4K = *PageSize::from_bytes(4096);
+const PageSize k16K = *PageSize::from_bytes(16384);
+}  // namespace
+
+TEST(Pages, PageSizeIsAReadingOfAPowerOfTwo) {
+    EXPECT_FALSE(PageSize::from_bytes(0));
+    EXPECT_FALSE(PageSize::from_bytes(4095));
+    EXPECT_FALSE(PageSize::from_bytes(6144));
+    EXPECT_FALSE(PageSize::from_bytes(2048));
+    EXPECT_TRUE(PageSize::from_bytes(65536));
+}
+
+TEST(Pages, DescribeSaysPagesMibAndGib) {
+    EXPECT_EQ(describe(*Pages::from_count(27648000, k4K)), "27648000 pages of 4 KiB (108000 MiB, 105.46 GiB)");
+    EXPECT_EQ(describe(*Pages::from_count(16469033, k4K)), "16469033 pages of 4 KiB (64332.16 MiB, 62.82 GiB)");
+}
+
+TEST(Pages, BytesAreDescribedAsWholePagesAndTheRest) {
+    EXPECT_EQ(describe(*Bytes::from_count(8192 + 512), k4K), "2 pages of 4 KiB (0.00 MiB, 0.00 GiB) + 512 bytes");
+    EXPECT_EQ(describe(Bytes(4_GiB), k4K), "1048576 pages of 4 KiB (4096 MiB, 4 GiB)");
+}
+
+TEST(Pages, ConversionsFloorAndNeverOverflow) {
+    EXPECT_EQ(floor_pages(Bytes(100_GiB), k4K).count(), 26214400U);
+    EXPECT_EQ(floor_pages(*Bytes::from_count(8191), k4K).count(), 1U);
+    EXPECT_FALSE(exact_pages(*Bytes::from_count(8191), k4K));
+    EXPECT_FALSE(Pages::from_count(UINT64_MAX / 4096 + 1, k4K));
+    EXPECT_EQ(Pages::from_count(3, k16K)->to_bytes().count(), 49152U);
+}
+
+TEST(Pages, DifferentPageSizesDoNotCompare) {
+    EXPECT_THROW((void)(*Pages::from_count(1, k4K) == *Pages::from_count(1, k16K)), PageSizeMismatch);
+}
+
+TEST(Band, Strix128FromDefaultToBelowWhatOwnersRun) {
+    const auto band = ttm_band(*Bytes::from_count(131752264ULL * 1024), k4K);
+    ASSERT_TRUE(band);
+    EXPECT_EQ(band->low.count(), 32938066U / 2);          // ttm_global_init's half of RAM
+    EXPECT_LT(band->high.to_bytes(), Bytes(108000_MiB));  // below what owners report stable
+    EXPECT_GE(band->reserve, Bytes(4_GiB));
+}
+
+TEST(Band, SmallMachinesKeepAtLeastFourGiB) {
+    const auto band = ttm_band(Bytes(16_GiB), k4K);
+    ASSERT_TRUE(band);
+    EXPECT_EQ(band->reserve, Bytes(4_GiB));
+    EXPECT_EQ(band->high.to_bytes(), Bytes(12_GiB));
+    EXPECT_FALSE(ttm_band(Bytes(8_GiB), k4K));  // 8 - 4 is not above the default of 4
+}
+
+TEST(Cmdline, LastWinsAndDashIsUnderscore) {
+    EXPECT_EQ(cmdline_value("ro ttm.pages_limit=1 quiet ttm.pages-limit=2", "ttm.pages_limit"), "2");
+    EXPECT_FALSE(cmdline_value("ro amdttm.pages_limit=5", "ttm.pages_limit"));
+    EXPECT_EQ(remove_param("quiet ttm.pages_limit=1 splash", "ttm.pages_limit"), "quiet splash");
+    EXPECT_EQ(set_param("quiet ttm.pages_limit=1", "ttm.pages_limit", "9"), "quiet ttm.pages_limit=9");
+    EXPECT_EQ(split_cmdline("a=\"b c\" d").size(), 2U);
+}
+
+TEST(Grub, MenuEntriesOfAGeneratedConfig) {
+    const auto entries = parse_menu_entries(
+        "if [ x ]; then\n  set a=b\nfi\n"
+        "menuentry 'Debian' --class debian $menuentry_id_option 'gnulinux-simple-x' {\n"
+        "\tlinux\t/vmlinuz root=UUID=1 ro quiet\n\tinitrd\t/initrd\n}\n"
+        "submenu 'Advanced' {\n  menuentry 'Old' {\n\tlinux /old ro\n  }\n}\n"
+        "menuentry 'wiredcap trial' --id wiredcap-trial {\n\tlinux /vmlinuz ro ttm.pages_limit=5\n}\n");
+    ASSERT_EQ(entries.size(), 2U);
+    EXPECT_EQ(entries[0].title, "Debian");
+    EXPECT_EQ(entries[0].id, "gnulinux-simple-x");
+    EXPECT_EQ(entries[0].linux_args, "root=UUID=1 ro quiet");
+    EXPECT_EQ(entries[1].id, "wiredcap-trial");
+}
+
+// ---- readings and boot-loader detection on hand-made trees -------------------------------
+
+namespace {
+
+class Tree {
+public:
+    Tree() {
+        char tmpl[] = "/tmp/wiredcap-linux-unit.XXXXXX";
+        dir_ = ::mkdtemp(tmpl);
+    }
+    ~Tree() { std::filesystem::remove_all(dir_); }
+    Tree(const Tree&) = delete;
+    Tree& operator=(const Tree&) = delete;
+    void put(const std::string& path, const std::string& text) const {
+        const auto p = std::filesystem::path(dir_) / path.substr(1);
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p, std::ios::binary) << text;
+    }
+    void mkdir(const std::string& path) const {
+        std::filesystem::create_directories(std::filesystem::path(dir_) / path.substr(1));
+    }
+    [[nodiscard]] SystemRoot root() const { return SystemRoot(dir_); }
+
+private:
+    std::string dir_;
+};
+
+}  // namespace
+
+TEST(Readings, BothModulesWithoutAHolderAreUnknownNotGuessed) {
+    Tree t;
+    t.put("/sys/module/ttm/parameters/pages_limit", "100\n");
+    t.put("/sys/module/amdttm/parameters/pages_limit", "200\n");
+    SysfsTtmKernel k(t.root());
+    const auto r = k.read();
+    EXPECT_FALSE(r.module.value);
+    EXPECT_FALSE(r.pages_limit.value);
+    t.mkdir("/sys/module/amdttm/holders/amdgpu");
+    const auto r2 = k.read();
+    ASSERT_TRUE(r2.module.value);
+    EXPECT_EQ(*r2.module.value, wiredcap::kernel::TtmModule::amdttm);
+}
+
+TEST(Readings, PageSizeComesFromTheTreeAndAnOddOneIsUnknown) {
+    Tree t;
+    t.put("/proc/self/smaps", "KernelPageSize:       16 kB\n");
+    t.put("/sys/module/ttm/parameters/pages_limit", "4\n");
+    SysfsTtmKernel k(t.root());
+    auto r = k.read();
+    ASSERT_TRUE(r.page_size.value);
+    EXPECT_EQ(r.page_size.value->bytes(), 16384U);
+    EXPECT_EQ(r.pages_limit.value->to_bytes().count(), 65536U);
+    t.put("/proc/self/smaps", "KernelPageSize:        3 kB\n");
+    r = k.read();
+    EXPECT_FALSE(r.page_size.value);
+    EXPECT_FALSE(r.pages_limit.value);  // a count without a page size is no size
+}
+
+TEST(Readings, GttsizeOnTheCommandLineIsAConflict) {
+    Tree t;
+    t.put("/proc/cmdline", "ro quiet amdgpu.gttsize=57344\n");
+    SysfsTtmKernel k(t.root());
+    const auto r = k.read();
+    ASSERT_TRUE(r.gttsize.value);
+    EXPECT_EQ(*r.gttsize.value, "57344");
+}
+
+TEST(SystemdBoot, EfiStringsRoundTripAndRefuseNonAscii) {
+    Tree t;
+    t.put("/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+          efi_string_bytes("systemd-boot 257.7"));
+    EXPECT_EQ(read_efi_string(t.root(), "LoaderInfo"), "systemd-boot 257.7");
+    t.put("/sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+          std::string("\x07\0\0\0\xe9\0\0\0", 8));
+    EXPECT_FALSE(read_efi_string(t.root(), "LoaderEntryOneShot"));
+    EXPECT_FALSE(read_efi_string(t.root(), "LoaderEntryDefault"));
+}
+
+TEST(BootLoaders, DetectedFromLoaderInfoThenGrubFilesElseNone) {
+    Tree t;
+    EXPECT_FALSE(detect_boot_loader(t.root()).loader);
+    t.put("/boot/grub/grub.cfg", "menuentry 'x' {\n}\n");
+    ASSERT_TRUE(detect_boot_loader(t.root()).loader);
+    EXPECT_EQ(detect_boot_loader(t.root()).loader->name(), "GRUB");
+    t.put("/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+          efi_string_bytes("systemd-boot 257.7"));
+    EXPECT_EQ(detect_boot_loader(t.root()).loader->name(), "systemd-boot");
+}
+
+TEST(SystemdBoot, APatternDefaultIsRefused) {
+    Tree t;
+    t.mkdir("/sys/firmware/efi/efivars");
+    t.put("/efi/loader/loader.conf", "default arch-*\n");
+    t.put("/efi/loader/entries/arch-6.12.conf", "title A\noptions ro\n");
+    const SystemdBoot sd(t.root());
+    const auto why = sd.unusable();
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("pattern"), std::string::npos);
+    t.put("/efi/loader/loader.conf", "default arch-6.12\n");
+    EXPECT_FALSE(sd.unusable());
+    EXPECT_EQ(sd.default_entry(), "arch-6.12.conf");
+}
+
+TEST(SystemdBoot, SeveralOptionsLinesCarryTheParameterOnce) {
+    const std::string entry = "title A\noptions root=UUID=1 ttm.pages_limit=5\noptions quiet\n";
+    EXPECT_EQ(with_options(entry, "ttm.pages_limit", "9"),
+              "title A\noptions root=UUID=1\noptions quiet ttm.pages_limit=9\n");
+    EXPECT_EQ(with_options(entry, "ttm.pages_limit", std::nullopt), "title A\noptions root=UUID=1\noptions quiet\n");
+    EXPECT_EQ(with_options("title B\n", "ttm.pages_limit", "9"), "title B\noptions ttm.pages_limit=9\n");
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The whole try-once story on one simulated Linux APU profile, in a scratch root (never the
+# host's /boot): status, a refused out-of-band value, a trial scheduled through GRUB's real
+# grub-editenv, the trial boot read back, confirmation made default, a hang during a second
+# trial that the next boot reverts and remembers, and reset. The boot loader's files, the
+# state and the journal are checked after every step.
+#
+# usage: story_test.sh WIREDCAP SYSTEM SIM PROFILE TRIAL_SIZE TRIAL_PAGES HANG_SIZE PARAM
+set -euo pipefail
+command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
+wiredcap=$1 system=$2 sim=$3 profile=$4 size=$5 pages=$6 hang_size=$7 param=$8
+root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-story.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+# wiredcap-system's ttm-* verbs on the scratch root; its Mac options point into it too, so the
+# host's compiled-in paths are never touched. `status` is the unprivileged front-end's.
+sys() {
+  local verb=$1; shift
+  mkdir -p "$root/.mac"
+  "$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal" --policy "$root/.mac/policy" \
+    "ttm-$verb" --root "$root" "$@"
+}
+status() { "$wiredcap" status --linux-root "$root"; }
+fail() { echo "FAIL [$profile]: $*" >&2; exit 1; }
+# The boot loader's files, GRUB's or systemd-boot's (the profile decides; read from the tree).
+sdboot() { [ -e "$root/efi/loader/loader.conf" ]; }
+oneshot_var=sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+oneshot() {  # the armed one-shot entry, or nothing
+  if sdboot; then
+    [ -e "$root/$oneshot_var" ] && tail -c +5 "$root/$oneshot_var" | tr -d '\0'
+  else
+    grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p'
+  fi
+  return 0
+}
+trial_file() { if sdboot; then echo "$root/efi/loader/entries/wiredcap-trial.conf"; else echo "$root/boot/grub/custom.cfg"; fi; }
+trial_id() { if sdboot; then echo wiredcap-trial.conf; else echo wiredcap-trial; fi; }
+default_title() { if sdboot; then echo "Arch Linux"; else echo "Debian GNU/Linux"; fi; }
+# What the default entry boots with: GRUB's generated grub.cfg, systemd-boot's default entry.
+booted_default() { if sdboot; then cat "$root/efi/loader/entries/arch-6.12.conf"; else cat "$root/boot/grub/grub.cfg"; fi; }
+events() { sed -n 's/.*"event":"\([a-z-]*\)".*/\1/p' "$root/var/lib/wiredcap/ttm-journal" | tr '\n' ' '; }
+default_cmdline() {  # where wiredcap makes a value the default
+  if sdboot; then sed -n 's/^options //p' "$root/efi/loader/entries/arch-6.12.conf"
+  else sed -n 's/^GRUB_CMDLINE_LINUX_DEFAULT="\(.*\)"$/\1/p' "$root/etc/default/grub"; fi
+}
+
+"$sim" init --root "$root" --profile "$profile"
+out=$(status)
+grep -q "TTM module     ${param%%.*}:" <<<"$out" || fail "status does not name module ${param%%.*}: $out"
+if sdboot; then want_loader="systemd-boot, one-shot"; else want_loader="GRUB, one-shot"; fi
+grep -q "$want_loader" <<<"$out" || fail "status does not see $want_loader: $out"
+
+# Above the band: refused, and nothing written anywhere.
+if sys trial 127GiB >/dev/null; then fail "127GiB accepted"; fi
+[ -z "$(oneshot)" ] || fail "refused value still set next_entry"
+[ ! -e "$(trial_file)" ] || fail "refused value wrote a trial entry"
+
+# The trial: one boot with the parameter, through next_entry and custom.cfg.
+sys trial "$size"
+[ "$(oneshot)" = "$(trial_id)" ] || fail "the one-shot is '$(oneshot)'"
+grep -Eq "^\s*(linux|options) .* $param=$pages\$" "$(trial_file)" || fail "trial entry lacks $param=$pages"
+booted_default | grep -q "$param" && fail "the default entry changed before confirmation"
+"$sim" reboot --root "$root" | grep -q "wiredcap trial" || fail "the trial entry was not booted"
+[ -z "$(oneshot)" ] || fail "the boot loader did not clear the one-shot"
+grep -q "$param=$pages" "$root/proc/cmdline" || fail "trial boot's cmdline lacks the parameter"
+sys after-boot
+grep -q '^healthy=0$' "$root/var/lib/wiredcap/ttm-state" || fail "healthy before its time"
+"$sim" advance --root "$root" 600
+sys after-boot
+grep -q '^healthy=1$' "$root/var/lib/wiredcap/ttm-state" || fail "not marked healthy after 10 minutes up"
+sys confirm --check true
+default_cmdline | grep -q "$param=$pages" || fail "not made default: $(default_cmdline)"
+booted_default | grep -Eq "(linux|options).* $param=$pages" || fail "the default entry does not carry it"
+if sdboot; then grep -q "$param=$pages" "$root/etc/kernel/cmdline" || fail "/etc/kernel/cmdline lacks it"; fi
+[ ! -e "$(trial_file)" ] || fail "trial entry left after confirmation"
+"$sim" reboot --root "$root" | grep -q "$(default_title)" || fail "default entry not booted"
+grep -q "$param=$pages" "$root/proc/cmdline" || fail "default boot lost the parameter"
+sys after-boot
+
+# A second trial above it hangs; the power button boots the default; the value is remembered.
+"$sim" hang-above --root "$root" "$pages"
+sys trial "$hang_size"
+"$sim" reboot --root "$root" | grep -q HUNG || fail "the simulated machine did not hang"
+"$sim" reboot --root "$root" | grep -q "$(default_title)" || fail "after the hang the default was not booted"
+grep -q "$param=$pages" "$root/proc/cmdline" || fail "the revert lost the confirmed value"
+if sys after-boot; then fail "after-boot did not report the hang"; fi
+[ -s "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "no hang ceiling recorded"
+[ ! -e "$(trial_file)" ] || fail "the hung trial's entry was left"
+if sys trial "$hang_size"; then fail "a value at the hang ceiling was scheduled"; fi
+[ -z "$(oneshot)" ] || fail "refused trial set next_entry"
+
+# Only a person clears the ceiling, with a reason; then the value may be tried again.
+sys forget-hang --why other-cause >/dev/null
+[ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "the hang ceiling was not forgotten"
+grep -q '"event":"hang-forgotten".*"detail":"other-cause"' "$root/var/lib/wiredcap/ttm-journal" || fail "forget not journaled"
+
+# Reset: wiredcap's parameter leaves every place it wrote.
+sys reset
+default_cmdline | grep -q "$param=$pages" && fail "reset left the parameter: $(default_cmdline)"
+booted_default | grep -q "$param" && fail "reset left the default entry with the parameter"
+if sdboot; then grep -q "$param" "$root/etc/kernel/cmdline" && fail "reset left /etc/kernel/cmdline"; fi
+want="trial-intent trial-scheduled trial-booted trial-healthy default-intent made-default trial-intent trial-scheduled trial-hang hang-forgotten reset "
+[ "$(events)" = "$want" ] || fail "journal events: $(events)"
+echo "story on $profile: ok"
