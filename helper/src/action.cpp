@@ -87,7 +87,7 @@ Result Action::finish(const std::optional<Failure>& f) {
     // Not in reset: the safe direction stays within its second whatever the journal's size.
     if (writer_ && !best_effort_) writer_->compact_if_due(stamp_);
     writer_.reset();
-    if (!process::drop_root()) warn("could not give up root after the last write");
+    if (!process::drop_root(ctx_.caller.uid, ctx_.caller.gid)) warn("could not give up root after the last write");
     out_.boolean("ok", !f);
     std::string said;
     for (const auto& w : warnings_) said += (said.empty() ? "" : "\nwiredcap-helper: ") + w;

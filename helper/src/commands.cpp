@@ -26,7 +26,7 @@ JsonObject reading(const kernel::KernelResult<T>& r, std::string_view source, F&
 // boot state; not the journal): it gives up root before it reads anything. The owner the
 // trusted files must have (root) was fixed before, in ctx.trusted_owner.
 Result do_read(const Invocation& inv, Context& ctx) {
-    if (!process::drop_root()) return Result{ExitCode::internal_error, "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"cannot give up root\"}", "cannot give up root"};
+    if (!process::drop_root(ctx.caller.uid, ctx.caller.gid)) return Result{ExitCode::internal_error, "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"cannot give up root\"}", "cannot give up root"};
     Action a(inv, ctx);
     auto limit = ctx.kernel.read_wired_limit();
     auto mem = ctx.kernel.read_memsize();

@@ -1452,6 +1452,9 @@ concurrent_helpers_keep_the_journal_whole() {
   [ "$(grep -c ' 0 ' "$WORK/calls")" -gt $((loops * calls / 3)) ] || fail "too few calls got through: $(grep -c ' 0 ' "$WORK/calls")"
 }
 
+# shellcheck source=member_scenarios.sh
+. "$HERE/member_scenarios.sh"
+
 declare -F "$scenario" >/dev/null || fail "no scenario '$scenario'"
 "$scenario"
 echo "PASS: $scenario"

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Test tool: a group member's attempt to stop its own setuid helper while it holds a lock.
+
+    stopper.py --report FILE [--tries N] [--hold S] -- HELPER ARGS...
+
+Run as the member (setpriv). Starts HELPER ARGS as a child and watches /proc/locks (readable by
+everyone) for a lock held by the child's pid: at that moment it sends SIGSTOP, then tries
+SIGTERM, SIGKILL, SIGHUP and SIGCONT the same way. Each attempt is written to the report as
+"SIGNAME ok" or "SIGNAME EPERM". A stopped helper is kept stopped for --hold seconds, then
+continued (the test ends it). A run that ends before any lock was seen is tried again, up to
+--tries times. The report's first line is "locked PID" or "never-locked". Exit 0 always once
+the report is written: the test reads the report, not the exit status.
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def holds_a_lock(pid):
+    with open("/proc/locks", encoding="ascii") as locks:
+        for line in locks:
+            fields = line.split()
+            # "1: FLOCK  ADVISORY  WRITE 12345 08:01:1234 0 EOF"; blocked waiters ("->") skipped
+            if len(fields) > 4 and fields[1] != "->" and fields[4] == str(pid):
+                return True
+    return False
+
+
+def try_signal(pid, sig):
+    try:
+        os.kill(pid, sig)
+        return "ok"
+    except PermissionError:
+        return "EPERM"
+    except ProcessLookupError:
+        return "gone"
+
+
+def one_try(helper_argv, report, hold):
+    child = subprocess.Popen(helper_argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while child.poll() is None:
+        if holds_a_lock(child.pid):
+            lines = [f"locked {child.pid}", f"STOP {try_signal(child.pid, signal.SIGSTOP)}"]
+            stopped = lines[-1].endswith(" ok")
+            if stopped:
+                time.sleep(hold)
+            for name in ("TERM", "HUP", "KILL"):
+                # Only tried on a helper it could not stop: a stopped one must keep its lock.
+                if not stopped:
+                    lines.append(f"{name} {try_signal(child.pid, getattr(signal, 'SIG' + name))}")
+            lines.append(f"CONT {try_signal(child.pid, signal.SIGCONT)}")
+            with open(report, "w", encoding="ascii") as out:
+                out.write("\n".join(lines) + "\n")
+            child.wait()
+            return True
+    return False
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--report", required=True)
+    parser.add_argument("--tries", type=int, default=20)
+    parser.add_argument("--hold", type=float, default=3.0)
+    parser.add_argument("helper", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    argv = args.helper[1:] if args.helper[:1] == ["--"] else args.helper
+    if not argv:
+        parser.error("no helper command given")
+    for _ in range(args.tries):
+        if one_try(argv, args.report, args.hold):
+            return 0
+    with open(args.report, "w", encoding="ascii") as out:
+        out.write("never-locked\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
