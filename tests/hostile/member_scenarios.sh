@@ -70,3 +70,35 @@ member_ending_its_front_end_leaves_nothing_half_done() {
   note "root's apply after the member ended its front-end: $(( (t1 - t0) / 1000000 )) ms"
   journal_ok
 }
+
+# A member's own `confirm` for a step its helper never applied (issue 23: then `persist 176GiB`
+# passed as "confirmed in a ramp", and the boot action wrote 0 -> 176 GiB in one jump): refused
+# (exit 4, not_permitted) and journaled; so is a confirmation of root's step, and of the
+# member's own step after a reboot. Nothing is stored for boot; the boot action writes nothing.
+member_cannot_confirm_what_it_did_not_apply() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  run -- confirm --run zz --step 7
+  expect_rc 4; expect_err 'was not applied and read back by uid 65534'; expect_last_event refused
+  expect_journal '"uid":65534,"command":"confirm","event":"refused","run":"zz","step":7'
+  run -- persist 176GiB
+  expect_rc 3; expect_err 'never confirmed'
+  [ ! -e "$state" ] || fail "a value was stored for boot: $(cat "$state")"
+  sim reboot >/dev/null
+  OUT=$("$HELPER" boot 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_out '"action":"none"'; expect_knob 0; expect_history ""
+  # Root's step is root's to confirm.
+  AS=0:0: run -- apply 80GiB --run r-root --step 1; expect_rc 0
+  AS=$MEMBER
+  run -- confirm --run r-root --step 1; expect_rc 4; expect_last_event refused
+  # The member's own step: confirmable in its boot while the kernel holds it, not after.
+  run -- apply 96GiB --run m1 --step 1; expect_rc 0
+  run -- confirm --run m1 --step 1; expect_rc 0; expect_last_event confirmed
+  sim reboot >/dev/null
+  run -- confirm --run m1 --step 1; expect_rc 4; expect_last_event refused
+  # Applied, then changed by someone else: the step no longer holds, nothing to confirm.
+  run -- apply 80GiB --run m2 --step 1 --effective 64GiB; expect_rc 0
+  "$HELPER" apply 72GiB >/dev/null 2>&1 || fail "root's apply failed"
+  run -- confirm --run m2 --step 1; expect_rc 4; expect_err 'no longer holds'
+  journal_ok
+}
