@@ -90,6 +90,11 @@ public:
     [[nodiscard]] Expected<Ok> lock(std::chrono::milliseconds wait, uid_t owner);
     [[nodiscard]] bool locked() const { return lock_.has_value(); }
 
+    // Under the lock: whether anything but this Writer's own records reached the journal since
+    // it took the lock. Only a reset that went on without the lock appends then (its intent is
+    // on disk before its write), so a locked command that sees this does not write over it.
+    [[nodiscard]] bool appended_by_another();
+
 private:
     Writer(UniqueFd dir, UniqueFd fd, std::string path, uid_t owner, std::size_t size)
         : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), owner_(owner), opened_size_(size) {}
@@ -103,6 +108,9 @@ private:
     uid_t owner_;
     std::size_t opened_size_;  // the journal's size when this command opened it
     std::optional<Lock> lock_;
+    off_t own_end_ = -1;       // under the lock: where this Writer's last record ended
+    bool foreign_ = false;     // another's bytes were seen before or between its records
+    void note_own_end();
 };
 
 }  // namespace wiredcap::journal

@@ -5,6 +5,7 @@
 
 #include "journal/syslog_mirror.hpp"
 #include "process/hardening.hpp"
+#include "src/test_pause.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/units/format.hpp"
 
@@ -20,6 +21,8 @@ constexpr std::string_view kReadBack = "kernel read-back";
 // it finishes within a second whatever anyone holds.
 constexpr std::chrono::milliseconds kLockWait{3000};
 constexpr std::chrono::milliseconds kResetLockWait{300};
+constexpr const char* kResetWentOn =
+    "a reset went on without the helper's lock while this command held it: the reset stands";
 }  // namespace
 
 JsonObject read_back(MiB v) { return JsonObject().num("value", v.count()).str("source", kReadBack); }
@@ -121,18 +124,28 @@ JsonObject policy_json(const policy::Policy& p, const std::string& path) {
 // Root's journal (and the helper's lock) only for a caller known to be root or in the group:
 // root's opens first, so that even a broken policy's refusal is on record; anyone else's after
 // the policy let them act.
-Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
-    if (ctx.caller.uid == 0)
-        if (auto f = a.open_journal()) return *f;
+namespace {
+Expected<Authorized, Failure> decide(Action& a, const Context& ctx) {
     auto mem = ctx.kernel.read_memsize();
     if (!mem) return a.refuse(exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message);
     auto p = load_policy(ctx, *mem);
     if (!p) return a.refuse(ExitCode::policy_invalid, p.error().message);
     if (auto may = identity::may_change(ctx.caller, p->group); !may)
         return a.refuse(ExitCode::not_permitted, may.error().message);
-    if (!a.journal_open())
-        if (auto f = a.open_journal()) return *f;
     return Authorized{*mem, *p};
+}
+}  // namespace
+
+Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
+    if (ctx.caller.uid != 0) {
+        if (auto before = decide(a, ctx); !before) return before.error();
+        test_pause(ctx, "decision");
+    }
+    if (auto f = a.open_journal()) return *f;
+    // Again under the lock: root may have changed the policy or the group meanwhile.
+    auto now = decide(a, ctx);
+    test_pause(ctx, "locked");
+    return now;
 }
 
 std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx, bool best_effort) {
@@ -169,7 +182,10 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
     const std::string why = revert ? *revert : "";
     auto with_why = [&](const std::string& detail) { return why.empty() ? detail : why + "; " + detail; };
     a.to_ = value;
+    const bool undoes_a_reset = value.count() != 0;
+    if (undoes_a_reset && a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
     if (auto f = a.record(prefix + "intent", why)) return Failure{f->code, f->message + "; nothing was changed"};
+    test_pause(ctx, "write");
     auto w = ctx.kernel.write_wired_limit(value);
     if (!w) {
         // A refused write may still have moved the knob: the read-back says, not the request.
@@ -195,6 +211,11 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
                                                        units::to_string(*back)};
     }
     if (auto f = a.record(prefix + "applied", why)) return Failure{f->code, f->message + " (the value was applied)"};
+    if (undoes_a_reset && a.reset_went_on()) {
+        const auto f = write_and_verify(a, ctx, MiB::zero(), std::string("reset"));
+        return Failure{ExitCode::not_permitted, std::string(kResetWentOn) + (f ? "; reverting failed: " + f->message
+                                                                              : "; reverted to the OS default")};
+    }
     return std::nullopt;
 }
 

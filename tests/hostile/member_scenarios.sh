@@ -102,3 +102,74 @@ member_cannot_confirm_what_it_did_not_apply() {
   run -- confirm --run m2 --step 1; expect_rc 4; expect_err 'no longer holds'
   journal_ok
 }
+
+# pause_at POINT: the next helper to reach POINT waits there (a test build's hook,
+# helper/src/test_pause.hpp) until resume_from POINT. Its caller cannot stop it any more.
+pause_at() { touch "$FIXTURE/journal/test-pause-$1"; }
+wait_paused_at() {
+  local i
+  for i in $(seq 200); do [ -e "$FIXTURE/journal/test-paused-$1" ] && return 0; sleep 0.05; done
+  fail "no helper reached '$1'"
+}
+resume_from() { rm -f "$FIXTURE/journal/test-paused-$1"; }
+# member_in_background ARGS...: the member's helper, its answer in $WORK/bg.out and bg.err.
+member_in_background() {
+  "$SPAWN" --as "$MEMBER" -- "$HELPER" "$@" >"$WORK/bg.out" 2>"$WORK/bg.err" &
+  BG_PID=$!
+}
+member_result() { wait "$BG_PID"; RC=$?; OUT=$(cat "$WORK/bg.out"); ERR=$(cat "$WORK/bg.err"); }
+
+# The stale-policy continue (issue 23): a member's helper held after its first policy and
+# membership check, before the helper's lock; root meanwhile removes the group, lowers max, or
+# resets. What it then does is decided under the lock, on the policy, the membership and the
+# knob as they are: refused, nothing written.
+member_decides_on_current_facts() {
+  fresh_fixture
+  # Root removes the group.
+  pause_at decision; member_in_background apply 80GiB --effective 64GiB; wait_paused_at decision
+  write_policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'
+  resume_from decision; member_result
+  expect_rc 4; expect_err 'only root may'; expect_knob 0; expect_history ""
+  expect_last_event refused
+  # Root lowers max below the value asked for.
+  write_policy 'min = 64GiB' 'max = 72GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $GROUP"
+  write_policy "${GOOD_BAND[@]}"
+  pause_at decision; member_in_background apply 80GiB --effective 64GiB; wait_paused_at decision
+  write_policy 'min = 64GiB' 'max = 72GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $GROUP"
+  resume_from decision; member_result
+  expect_rc 3; expect_err 'outside the permitted band'; expect_knob 0; expect_history ""
+  # Root resets: the member's step is measured from the knob the reset left, not the one before.
+  write_policy "${GOOD_BAND[@]}"
+  "$HELPER" apply 80GiB --effective 64GiB >/dev/null 2>&1 || fail "root's apply failed"
+  pause_at decision; member_in_background apply 96GiB --effective 64GiB; wait_paused_at decision
+  root_reset_timed; expect_rc 0; expect_knob 0
+  resume_from decision; member_result
+  expect_rc 3; expect_err 'more than max_step'; expect_knob 0
+  journal_ok
+}
+
+# A reset goes on without the helper's lock after 300 ms; a member's helper that holds the lock
+# and has decided never undoes it. Held after its decision, it sees the reset's records and
+# backs off (refused, nothing written); held after its intent, it writes, sees them, and
+# reverts itself to the OS default (revert_intent, revert_applied "reset"). Exit 4 both times.
+member_never_undoes_a_reset() {
+  fresh_fixture
+  pause_at locked; member_in_background apply 80GiB --effective 64GiB; wait_paused_at locked
+  root_reset_timed; expect_rc 0; expect_err 'went on without it'; expect_knob 0
+  note "root's reset with the member's helper holding the lock: $MS ms"
+  resume_from locked; member_result
+  expect_rc 4; expect_err 'a reset went on without'; expect_knob 0; expect_history ""
+  expect_last_event refused
+  pause_at write; member_in_background apply 80GiB --effective 64GiB; wait_paused_at write
+  root_reset_timed; expect_rc 0; expect_knob 0
+  resume_from write; member_result
+  expect_rc 4; expect_err 'reverted to the OS default'; expect_knob 0
+  expect_journal '"uid":65534,"command":"apply","event":"revert_applied",.*"reason":"reset"'
+  expect_last_event revert_applied
+  # Root's reset records sit between the member's (the reset did not wait): each of the
+  # member's intents still has its outcome, in order.
+  local mine
+  mine=$(grep '"uid":65534' "$JOURNAL" | sed -n 's/.*"event":"\([a-z_]*\)".*/\1/p' | tr '\n' ' ')
+  [ "$mine" = "refused intent applied revert_intent revert_applied " ] ||
+    fail "the member's records: $mine"
+}
