@@ -99,6 +99,7 @@ std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time
     if (r.effective) o.num("effective_mib", r.effective->count()).str("effective_source", r.effective_source);
     if (r.ignore_hang_ceiling) o.boolean("ignore_hang_ceiling", true);
     if (!r.by.empty()) o.str("by", r.by);
+    if (r.effective && !r.effective_said.empty()) o.str("effective_said", r.effective_said);
     return o.text() + "\n";
 }
 

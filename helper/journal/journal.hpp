@@ -4,8 +4,9 @@
 // Record (schema version 1):
 //   {"v":1,"time":"2026-11-29T08:40:00Z","boot":"<boot id>","uid":501,"command":"apply",
 //    "event":"intent","run":"<id>","step":2,"from_mib":65536,"to_mib":98304,
-//    "readback_mib":98304,"reason":"...","effective_mib":161792,"effective_source":"metal",
-//    "ignore_hang_ceiling":true,"by":"set"}
+//    "readback_mib":98304,"reason":"...","effective_mib":161792,
+//    "effective_source":"given by uid 501","ignore_hang_ceiling":true,"by":"set",
+//    "effective_said":"metal"}
 // Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
 // Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
 // macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
@@ -39,10 +40,13 @@ struct Record {
     std::optional<units::MiB> to;          // requested
     std::optional<units::MiB> readback;    // read back after the change
     std::string reason;                    // why (refusals, failures, reverts); may be empty
-    std::optional<units::MiB> effective = std::nullopt;  // the effective cap wiredcap passed
-    std::string effective_source = {};     // its source: metal | simulated-metal | given
+    std::optional<units::MiB> effective = std::nullopt;  // the effective cap the caller passed
+    std::string effective_source = {};     // always a claim: "given by uid N" (the helper cannot
+                                           // read Metal; the caller's word is not a measurement)
     bool ignore_hang_ceiling = false;      // the person overrode the hang ceiling
     std::string by = {};                   // which wiredcap command asked (apply --by WORD)
+    std::string effective_said = {};       // where the caller said it came from: metal |
+                                           // simulated-metal | given (its word, kept for the record)
 };
 
 // Who and where, stamped on every record.

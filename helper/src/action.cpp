@@ -63,9 +63,13 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
 
 std::optional<Failure> Action::record(std::string event, std::string reason) {
     if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
+    // --effective is the caller's word, never a measurement: journaled as its claim, with the
+    // source it named kept apart (issue 23).
+    const std::string claim = inv_.effective ? "given by uid " + std::to_string(ctx_.caller.uid) : "";
     journal::Record r{std::string(command_name(inv_.command)), event, inv_.run, inv_.step,
                       previous_, to_, readback_, std::move(reason), inv_.effective,
-                      inv_.effective_source.value_or(""), inv_.ignore_hang_ceiling, inv_.by.value_or("")};
+                      claim, inv_.ignore_hang_ceiling, inv_.by.value_or(""),
+                      inv_.effective ? inv_.effective_source.value_or("given") : ""};
     auto ok = writer_->append(r, stamp_);
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};

@@ -173,3 +173,21 @@ member_never_undoes_a_reset() {
   [ "$mine" = "refused intent applied revert_intent revert_applied " ] ||
     fail "the member's records: $mine"
 }
+
+# A member's --effective is its word, not a measurement (issue 23: the journal labelled a
+# member's claimed value `metal`): journaled as "given by uid 65534", the source it named kept
+# apart as effective_said; and bounded: a claim above the machine's memory is refused.
+member_claim_is_labelled_and_bounded() {
+  fresh_fixture
+  run -- apply 80GiB --effective 64GiB --effective-source metal; expect_rc 0
+  expect_journal '"uid":65534,"command":"apply","event":"applied",.*"effective_mib":65536,"effective_source":"given by uid 65534",.*"effective_said":"metal"'
+  ! grep -q '"effective_source":"metal"' "$JOURNAL" || fail "a claim is labelled as a measurement: $(cat "$JOURNAL")"
+  run -- reset; expect_rc 0
+  # 1 TiB on a 192 GiB machine: any raise in the band would read as a lowering.
+  run -- apply 170GiB --effective 1TiB --effective-source metal
+  expect_rc 3; expect_knob 0; expect_last_event refused
+  expect_journal '"event":"refused",.*"effective_mib":1048576,"effective_source":"given by uid 65534"'
+  run -- persist 176GiB --unconfirmed --effective 1TiB
+  expect_rc 3; [ ! -e "$FIXTURE/journal/boot.state" ] || fail "a value was stored on a claim above memory"
+  journal_ok
+}
