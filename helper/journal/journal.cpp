@@ -188,7 +188,7 @@ void take_back_partial_write(int fd, off_t size, std::string_view line) {
     if (tail == line.substr(0, written)) (void)::ftruncate(fd, size);
 }
 
-Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
+Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
     if (auto torn = close_torn_line(); !torn) return torn;
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
     if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
@@ -210,7 +210,8 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
         if (end - static_cast<off_t>(line.size()) != before.st_size) foreign_ = true;
         own_end_ = end;
     }
-    if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
+    if (flush == Flush::now)
+        if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
     mirror_to_syslog(line);
     return locked() ? Expected<Ok>(Ok{}) : follow_a_compaction(line);
 }

@@ -82,7 +82,10 @@ public:
     // Appends one record and flushes it to disk. An error means the record may not be on disk:
     // the caller must not touch the kernel. A record that would cross the process's file-size
     // limit (RLIMIT_FSIZE, which a caller hands over) is refused before a byte is written.
-    [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s);
+    // Flush::later: written, not flushed; the next flushed record takes it to disk with it (one
+    // fsync flushes the whole file). For what nothing depends on after a crash (Action::record).
+    enum class Flush { now, later };
+    [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s, Flush flush = Flush::now);
 
     // At the end of a command, under the lock: compacts the journal if this command's records
     // made it due (compaction.hpp), and records that it did. Never before a kernel write, so a

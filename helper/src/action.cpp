@@ -61,6 +61,16 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
     return std::nullopt;
 }
 
+// Reset syncs only what its promise needs: each intent, on disk before the change it
+// announces (it carries every record before it to disk too). Its outcomes are not flushed on
+// their own: after a crash the knob is the OS default whatever they say, and the boot state's
+// removal is made durable by its directory's sync (boot_state.cpp). Every other command flushes
+// every record. Counted in docs/design.md ("Reset's syncs").
+journal::Writer::Flush Action::flush_for(std::string_view event) const {
+    const bool intent = event.size() >= 6 && event.substr(event.size() - 6) == "intent";
+    return best_effort_ && !intent ? journal::Writer::Flush::later : journal::Writer::Flush::now;
+}
+
 std::optional<Failure> Action::record(std::string event, std::string reason) {
     if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
     // --effective is the caller's word, never a measurement: journaled as its claim, with the
@@ -70,7 +80,7 @@ std::optional<Failure> Action::record(std::string event, std::string reason) {
                       previous_, to_, readback_, std::move(reason), inv_.effective,
                       claim, inv_.ignore_hang_ceiling, inv_.by.value_or(""),
                       inv_.effective ? inv_.effective_source.value_or("given") : ""};
-    auto ok = writer_->append(r, stamp_);
+    auto ok = writer_->append(r, stamp_, flush_for(event));
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
     warn("could not record '" + event + "': " + ok.error().message);

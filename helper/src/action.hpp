@@ -57,6 +57,7 @@ public:
     std::optional<units::MiB> readback_;
 
 private:
+    [[nodiscard]] journal::Writer::Flush flush_for(std::string_view event) const;
     const Invocation& inv_;
     Context& ctx_;
     JsonObject out_;
