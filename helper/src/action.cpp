@@ -3,6 +3,7 @@
 #include <ctime>
 #include <utility>
 
+#include "journal/refusal_budget.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "process/hardening.hpp"
 #include "src/test_pause.hpp"
@@ -91,9 +92,16 @@ Failure Action::refuse(ExitCode code, std::string why) {
     if (writer_) {
         (void)record("refused", why);
     } else {
+        const auto now = static_cast<std::int64_t>(std::time(nullptr));
+        const auto dir = trusted::split_path(ctx_.journal_path);
+        const auto log = dir ? journal::count_refusal(dir->dir, ctx_.trusted_owner, ctx_.caller.uid, now)
+                             : journal::RefusalLog::log;
         journal::Record r{std::string(command_name(inv_.command)), "refused", inv_.run, inv_.step,
                           previous_, to_, readback_, why};
-        journal::mirror_to_syslog(journal::to_json_line(r, stamp_, static_cast<std::int64_t>(std::time(nullptr))));
+        if (log == journal::RefusalLog::log_and_say_muted)
+            r.reason += "; further refusals of uid " + std::to_string(ctx_.caller.uid) + " are not logged for up to " +
+                        std::to_string(journal::kRefusalWindow.count()) + " s";
+        if (log != journal::RefusalLog::skip) journal::mirror_to_syslog(journal::to_json_line(r, stamp_, now));
     }
     return Failure{code, std::move(why)};
 }

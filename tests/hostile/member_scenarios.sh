@@ -191,3 +191,55 @@ member_claim_is_labelled_and_bounded() {
   expect_rc 3; [ ! -e "$FIXTURE/journal/boot.state" ] || fail "a value was stored on a claim above memory"
   journal_ok
 }
+
+# An outsider's refusals reach the system log at most 10 times a minute per uid (issue 23: 500
+# calls, 500 lines in 3 s); the 10th says that further ones are not logged. Read off a /dev/log
+# of the test's own (an overlay over /dev in a private mount namespace, as in
+# tests/integration/syslog_priority_test.sh). Another uid has its own count; root's journal
+# does not grow.
+outsider_refusals_are_rate_limited() {
+  fresh_fixture
+  private_mount_ns || { echo "SKIP: no private /dev/log: $PRIVATE_NS_WHY"; exit 77; }
+  local size; size=$(journal_size)
+  mkdir -p "$WORK/overlay/up" "$WORK/overlay/work"
+  # shellcheck disable=SC2016  # the inner script expands its own variables
+  "${PRIVATE_NS[@]}" bash -c '
+    set -e
+    mount -t overlay overlay -o "lowerdir=/dev,upperdir=$1/overlay/up,workdir=$1/overlay/work" /dev
+    exec python3 - "$@"' _ "$WORK" "$HELPER" >"$WORK/records" 2>"$WORK/listener.err" <<'PY'
+import socket, subprocess, sys, threading
+work, helper = sys.argv[1:3]
+log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+log.bind("/dev/log")
+log.settimeout(0.5)
+lines, done = [], threading.Event()
+def read():  # while the calls run: a full socket queue (net.unix.max_dgram_qlen) blocks senders
+    while True:
+        try:
+            lines.append(log.recv(65536).decode("ascii", "replace"))
+        except socket.timeout:
+            if done.is_set():
+                return
+reader = threading.Thread(target=read)
+reader.start()
+for uid, calls in ((65534, 40), (65533, 3)):
+    for _ in range(calls):
+        subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
+                        helper, "apply", "96GiB"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=20)
+done.set()
+reader.join()
+print("\n".join(lines))
+PY
+  local nobody other muted
+  nobody=$(grep -c '"uid":65534,"command":"apply","event":"refused"' "$WORK/records")
+  other=$(grep -c '"uid":65533,"command":"apply","event":"refused"' "$WORK/records")
+  muted=$(grep -c 'further refusals of uid 65534 are not logged' "$WORK/records")
+  note "40 refused calls of uid 65534: $nobody lines ($muted saying the rest are muted); 3 of uid 65533: $other"
+  [ "$nobody" -eq 10 ] || fail "uid 65534's 40 refusals left $nobody lines: $(cat "$WORK/records" "$WORK/listener.err")"
+  [ "$muted" -eq 1 ] || fail "the last logged refusal does not say the rest are muted"
+  [ "$other" -eq 3 ] || fail "uid 65533's refusals were muted by another uid's count: $other lines"
+  expect_journal_size "$size"
+  local counts=$FIXTURE/journal/.refusals
+  [ "$(stat -c '%u %a' "$counts")" = "0 700" ] || fail "the count directory is $(stat -c '%u %a' "$counts")"
+}
