@@ -243,3 +243,26 @@ PY
   local counts=$FIXTURE/journal/.refusals
   [ "$(stat -c '%u %a' "$counts")" = "0 700" ] || fail "the count directory is $(stat -c '%u %a' "$counts")"
 }
+
+# Root's reset within its second while another user writes and syncs 200 MB at a time on the
+# journal's file system: before each, a member raises the cap and root stores a value for boot,
+# so each reset writes, records and removes the stored value (its three syncs). The figures for
+# longer storms: bench/reset_under_io.sh.
+reset_within_its_second_under_a_sync_storm() {
+  fresh_fixture
+  mkdir -p "$WORK/storm" && chown $NOBODY "$WORK/storm"
+  setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- bash -c \
+    'while :; do dd if=/dev/zero of="$1/big" bs=1M count=200 conv=fsync status=none; rm -f "$1/big"; done' \
+    _ "$WORK/storm" &
+  local storm=$! i times=""
+  sleep 1
+  for i in $(seq 10); do
+    run -- apply 80GiB; expect_rc 0
+    "$HELPER" persist 80GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist failed"
+    root_reset_timed; expect_rc 0; expect_knob 0
+    [ ! -e "$FIXTURE/journal/boot.state" ] || fail "the stored value survived the reset"
+    times="$times $MS"
+  done
+  kill "$storm"; wait "$storm" 2>/dev/null
+  note "root's resets under the storm (ms):$times"
+}
