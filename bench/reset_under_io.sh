@@ -16,8 +16,8 @@ resets=${1:-30}
 mb=${2:-400}
 [ "$(id -u)" -eq 0 ] || { echo "needs root (it installs the setuid test helper)"; exit 2; }
 build=$PWD/build/dev
-FIXTURE=$(sed -n 's/^WIREDCAP_SUID_FIXTURE:[A-Z]*=//p' "$build/CMakeCache.txt")
-[ -n "$FIXTURE" ] || FIXTURE=$build/suid-fixture
+FIXTURE=$build/suid-fixture  # the path compiled into the setuid test build
+# shellcheck disable=SC2034  # read by lib.sh's suid_fixture_install
 SIM=$build/bin/wiredcap-sim
 # shellcheck source=../tests/integration/lib.sh
 . tests/integration/lib.sh

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # RC, OUT, ERR and AS are read by hostile_test.sh's expectations
 # The hostile member's scenarios (issue 23): `nobody` in the policy's group against the real
 # setuid helper, trying to undo root's decisions, break root's commands or rewrite the record.
 # Sourced by hostile_test.sh, whose helpers (run, fresh_fixture, root_reset_timed, ...) they use;
@@ -254,9 +255,9 @@ reset_within_its_second_under_a_sync_storm() {
   setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- bash -c \
     'while :; do dd if=/dev/zero of="$1/big" bs=1M count=200 conv=fsync status=none; rm -f "$1/big"; done' \
     _ "$WORK/storm" &
-  local storm=$! i times=""
+  local storm=$! _ times=""
   sleep 1
-  for i in $(seq 10); do
+  for _ in $(seq 10); do
     run -- apply 80GiB; expect_rc 0
     "$HELPER" persist 80GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist failed"
     root_reset_timed; expect_rc 0; expect_knob 0

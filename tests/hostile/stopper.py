@@ -6,7 +6,7 @@
 Run as the member (setpriv). Starts HELPER ARGS as a child and watches /proc/locks (readable by
 everyone) for a lock held by the child's pid: at that moment it sends SIGSTOP, then tries
 SIGTERM, SIGKILL, SIGHUP and SIGCONT the same way. Each attempt is written to the report as
-"SIGNAME ok" or "SIGNAME EPERM". A stopped helper is kept stopped for --hold seconds, then
+"SIGNAME ok", "SIGNAME EPERM" or "SIGNAME gone" (the helper had already exited). A stopped helper is kept stopped for --hold seconds, then
 continued (the test ends it). A run that ends before any lock was seen is tried again, up to
 --tries times. The report's first line is "locked PID" or "never-locked". Exit 0 always once
 the report is written: the test reads the report, not the exit status.
@@ -29,14 +29,28 @@ def holds_a_lock(pid):
     return False
 
 
+def state(pid):
+    """The process's state letter from /proc/PID/stat (T stopped, Z exited), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
 def try_signal(pid, sig):
     try:
         os.kill(pid, sig)
-        return "ok"
     except PermissionError:
         return "EPERM"
     except ProcessLookupError:
         return "gone"
+    # kill(2) succeeds on a child that has exited and is not yet reaped: that is no success.
+    if sig == signal.SIGSTOP:
+        time.sleep(0.05)
+        if state(pid) != "T":
+            return "gone"
+    return "ok" if state(pid) not in (None, "Z") else "gone"
 
 
 def one_try(helper_argv, report, hold):
