@@ -106,6 +106,7 @@ std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time
     if (r.ignore_hang_ceiling) o.boolean("ignore_hang_ceiling", true);
     if (!r.by.empty()) o.str("by", r.by);
     if (!r.vouched.empty()) o.str("vouched", r.vouched);
+    if (r.effective && !r.effective_said.empty()) o.str("effective_said", r.effective_said);
     return o.text() + "\n";
 }
 
@@ -140,7 +141,20 @@ Expected<Ok> Writer::lock(std::chrono::milliseconds wait, uid_t owner) {
     // The journal was opened before the wait: a helper that held the lock meanwhile may have
     // compacted it, and the file this one holds is now the archive. Appends go to the journal.
     if (auto moved = still_the_journal(); !moved) return moved.error();
+    note_own_end();
     return Ok{};
+}
+
+void Writer::note_own_end() {
+    struct stat st {};
+    own_end_ = ::fstat(fd_.get(), &st) == 0 ? st.st_size : -1;
+}
+
+bool Writer::appended_by_another() {
+    if (!locked()) return false;
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0 || own_end_ < 0) return true;  // cannot tell: assume it did
+    return foreign_ || st.st_size != own_end_;
 }
 
 Expected<Ok> Writer::still_the_journal() {
@@ -164,7 +178,10 @@ Expected<Ok> Writer::close_torn_line() {
     char last = '\n';
     if (::pread(fd_.get(), &last, 1, st.st_size - 1) != 1)
         return Error{"cannot read the end of the journal " + path_ + ": " + std::strerror(errno)};
-    return last == '\n' ? Expected<Ok>(Ok{}) : write_all(fd_.get(), "\n", "the journal " + path_);
+    if (last == '\n') return Ok{};
+    auto closed = write_all(fd_.get(), "\n", "the journal " + path_);
+    if (closed && locked() && st.st_size == own_end_) own_end_ += 1;  // its own newline, not another's
+    return closed;
 }
 
 void take_back_partial_write(int fd, off_t size, std::string_view line) {
@@ -177,13 +194,17 @@ void take_back_partial_write(int fd, off_t size, std::string_view line) {
     if (tail == line.substr(0, written)) (void)::ftruncate(fd, size);
 }
 
-Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
+Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
     if (auto torn = close_torn_line(); !torn) return torn;
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
     if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
+    // Under the lock nobody else appends, except a reset that went on without it: its bytes,
+    // before this record or between its start and end (O_APPEND puts the file offset at the end
+    // of this write), are noted for appended_by_another().
     struct stat before {};
     if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
     if (auto room = check_member_bound(before.st_size, line.size(), s.uid, path_); !room) return room;
+    if (locked() && before.st_size != own_end_) foreign_ = true;
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {
         // Whole or absent: a write cut short (ENOSPC, EFBIG, EIO after part of it) is taken back,
         // under the lock, where no other locked helper can have appended meanwhile. Without the
@@ -191,7 +212,13 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s) {
         if (locked()) take_back_partial_write(fd_.get(), before.st_size, line);
         return w;
     }
-    if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
+    if (locked()) {
+        const off_t end = ::lseek(fd_.get(), 0, SEEK_CUR);
+        if (end - static_cast<off_t>(line.size()) != before.st_size) foreign_ = true;
+        own_end_ = end;
+    }
+    if (flush == Flush::now)
+        if (auto f = flush_to_disk(fd_.get(), "the journal " + path_); !f) return f;
     mirror_to_syslog(line);
     return locked() ? Expected<Ok>(Ok{}) : follow_a_compaction(line);
 }

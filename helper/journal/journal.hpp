@@ -4,8 +4,9 @@
 // Record (schema version 1):
 //   {"v":1,"time":"2026-11-29T08:40:00Z","boot":"<boot id>","uid":501,"command":"apply",
 //    "event":"intent","run":"<id>","step":2,"from_mib":65536,"to_mib":98304,
-//    "readback_mib":98304,"reason":"...","effective_mib":161792,"effective_source":"metal",
-//    "ignore_hang_ceiling":true,"by":"set","vouched":"vouched by the policy file ... (sha256 ...)"}
+//    "readback_mib":98304,"reason":"...","effective_mib":161792,
+//    "effective_source":"given by uid 501","ignore_hang_ceiling":true,"by":"set",
+//    "vouched":"vouched by the policy file ... (sha256 ...)","effective_said":"metal"}
 // Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
 // Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
 // macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
@@ -47,11 +48,14 @@ struct Record {
     std::optional<units::MiB> to;          // requested
     std::optional<units::MiB> readback;    // read back after the change
     std::string reason;                    // why (refusals, failures, reverts); may be empty
-    std::optional<units::MiB> effective = std::nullopt;  // the effective cap wiredcap passed
-    std::string effective_source = {};     // its source: metal | simulated-metal | given
+    std::optional<units::MiB> effective = std::nullopt;  // the effective cap the caller passed
+    std::string effective_source = {};     // always a claim: "given by uid N" (the helper cannot
+                                           // read Metal; the caller's word is not a measurement)
     bool ignore_hang_ceiling = false;      // the person overrode the hang ceiling
     std::string by = {};                   // which wiredcap command asked (apply --by WORD)
     std::string vouched = {};              // the policy that vouched for the value (policy::vouched_by)
+    std::string effective_said = {};       // where the caller said it came from: metal |
+                                           // simulated-metal | given (its word, kept for the record)
 };
 
 // Who and where, stamped on every record.
@@ -87,7 +91,10 @@ public:
     // Appends one record and flushes it to disk. An error means the record may not be on disk:
     // the caller must not touch the kernel. A record that would cross the process's file-size
     // limit (RLIMIT_FSIZE, which a caller hands over) is refused before a byte is written.
-    [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s);
+    // Flush::later: written, not flushed; the next flushed record takes it to disk with it (one
+    // fsync flushes the whole file). For what nothing depends on after a crash (Action::record).
+    enum class Flush { now, later };
+    [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s, Flush flush = Flush::now);
 
     // For wiredcap-system's upkeep (system/journal/upkeep.hpp), under the lock: the journal's
     // directory and file, and the compacted file that now holds the journal's name.
@@ -101,6 +108,11 @@ public:
     [[nodiscard]] Expected<Ok> lock(std::chrono::milliseconds wait, uid_t owner);
     [[nodiscard]] bool locked() const { return lock_.has_value(); }
 
+    // Under the lock: whether anything but this Writer's own records reached the journal since
+    // it took the lock. Only a reset that went on without the lock appends then (its intent is
+    // on disk before its write), so a locked command that sees this does not write over it.
+    [[nodiscard]] bool appended_by_another();
+
 private:
     Writer(UniqueFd dir, UniqueFd fd, std::string path, uid_t owner)
         : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), owner_(owner) {}
@@ -113,6 +125,9 @@ private:
     std::string path_;
     uid_t owner_;
     std::optional<Lock> lock_;
+    off_t own_end_ = -1;       // under the lock: where this Writer's last record ended
+    bool foreign_ = false;     // another's bytes were seen before or between its records
+    void note_own_end();
 };
 
 }  // namespace wiredcap::journal

@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 
 #if defined(__APPLE__)
 #include <libproc.h>
@@ -95,22 +97,44 @@ bool disable_core_dumps() noexcept {
 }
 
 bool block_signals() noexcept {
-    if (::signal(SIGXFSZ, SIG_IGN) == SIG_ERR) return false;
+    for (const int sig : {SIGXFSZ, SIGTSTP, SIGTTIN, SIGTTOU})
+        if (::signal(sig, SIG_IGN) == SIG_ERR) return false;
     sigset_t all;
     sigfillset(&all);
     return ::sigprocmask(SIG_BLOCK, &all, nullptr) == 0;
 }
 
-// Raises the soft limit of `resource` towards `want`, as far as the hard limit allows (only root
-// may raise a hard limit, and a container may forbid even root). False when it stays below `need`.
+bool at_least(rlim_t limit, rlim_t want) noexcept { return limit == RLIM_INFINITY || limit >= want; }
+
+// Raises the soft limit of `resource` towards `want`; the hard one too when privileged (only
+// root may raise a hard limit, and a container may forbid even root), else as far as the hard
+// limit allows. False when it stays below `need`.
 bool enough(int resource, rlim_t want, rlim_t need) noexcept {
     struct rlimit rl {};
     if (::getrlimit(resource, &rl) != 0) return false;
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want) return true;
-    const rlim_t soft = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+    if (at_least(rl.rlim_cur, want) && at_least(rl.rlim_max, want)) return true;
+    if (::geteuid() == 0) {
+        const struct rlimit raised {want, at_least(rl.rlim_max, want) ? rl.rlim_max : want};
+        if (::setrlimit(resource, &raised) == 0) return true;
+    }
+    if (at_least(rl.rlim_cur, want)) return true;
+    const rlim_t soft = at_least(rl.rlim_max, want) ? want : rl.rlim_max;
     const struct rlimit raised {soft, rl.rlim_max};
     if (soft > rl.rlim_cur && ::setrlimit(resource, &raised) == 0) rl.rlim_cur = soft;
-    return rl.rlim_cur >= need;
+    return at_least(rl.rlim_cur, need);
+}
+
+// Where the caller lowered the helper's priority, back to the default: a helper that holds the
+// lock at nice 19 or in the idle I/O class (ionice -c 3) would make root's commands wait for
+// it on a busy machine. Best effort: a failure only leaves the helper slower.
+void default_priority() noexcept {
+    errno = 0;
+    const int nice = ::getpriority(PRIO_PROCESS, 0);
+    if (errno == 0 && nice > 0) (void)::setpriority(PRIO_PROCESS, 0, 0);
+#if defined(__linux__) && defined(SYS_ioprio_set)
+    constexpr int kWhoProcess = 1;  // IOPRIO_WHO_PROCESS; priority 0: derived from the nice value
+    (void)::syscall(SYS_ioprio_set, kWhoProcess, 0, 0);
+#endif
 }
 
 }  // namespace
@@ -125,6 +149,11 @@ const char* raise_limits() noexcept {
         return "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"the CPU time limit (RLIMIT_CPU) is below 1 s; nothing was changed\"}\n";
     if (!enough(RLIMIT_NOFILE, 64, 16))
         return "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"the descriptor limit (RLIMIT_NOFILE) is below 16; nothing was changed\"}\n";
+    // Setuid only (an unprivileged run keeps its limits, and its ways out): a caller's file-size
+    // or memory limit would otherwise stop the helper between its records. The journal's size is
+    // the helper's own to bound; its memory is what one command needs.
+    if (::geteuid() == 0)
+        for (const int resource : {RLIMIT_FSIZE, RLIMIT_AS, RLIMIT_DATA}) (void)enough(resource, RLIM_INFINITY, 0);
     return nullptr;
 }
 
@@ -136,10 +165,14 @@ bool harden() noexcept {
     return disable_core_dumps() && block_signals();
 }
 
-bool drop_root() noexcept {
-    const uid_t uid = ::getuid();
-    const gid_t gid = ::getgid();
-    if (::geteuid() == uid && ::getegid() == gid) return true;
+bool become_root_entirely() noexcept {
+    if (::geteuid() != 0) return true;  // an unprivileged run: nothing to protect
+    default_priority();
+    return ::setuid(0) == 0 && ::getuid() == 0;
+}
+
+bool drop_root(uid_t uid, gid_t gid) noexcept {
+    if (::getuid() == uid && ::geteuid() == uid && ::getgid() == gid && ::getegid() == gid) return true;
     // The group first: after setuid the process may no longer change it.
     if (::setgid(gid) != 0 || ::setuid(uid) != 0) return false;
     return ::geteuid() == uid && ::getegid() == gid && (uid == 0 || ::setuid(0) != 0);

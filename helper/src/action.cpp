@@ -3,8 +3,10 @@
 #include <ctime>
 #include <utility>
 
+#include "journal/refusal_budget.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "process/hardening.hpp"
+#include "src/test_pause.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/units/format.hpp"
 
@@ -20,6 +22,8 @@ constexpr std::string_view kReadBack = "kernel read-back";
 // it finishes within a second whatever anyone holds.
 constexpr std::chrono::milliseconds kLockWait{3000};
 constexpr std::chrono::milliseconds kResetLockWait{300};
+constexpr const char* kResetWentOn =
+    "a reset went on without the helper's lock while this command held it: the reset stands";
 }  // namespace
 
 JsonObject read_back(MiB v) { return JsonObject().num("value", v.count()).str("source", kReadBack); }
@@ -58,15 +62,29 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
     return std::nullopt;
 }
 
+// Reset syncs only what its promise needs: each intent, on disk before the change it
+// announces (it carries every record before it to disk too). Its outcomes are not flushed on
+// their own: after a crash the knob is the OS default whatever they say, and the boot state's
+// removal is made durable by its directory's sync (boot_state.cpp). Every other command flushes
+// every record. Counted in docs/design.md ("Reset's syncs").
+journal::Writer::Flush Action::flush_for(std::string_view event) const {
+    const bool intent = event.size() >= 6 && event.substr(event.size() - 6) == "intent";
+    return best_effort_ && !intent ? journal::Writer::Flush::later : journal::Writer::Flush::now;
+}
+
 std::optional<Failure> Action::record(std::string event, std::string reason) {
     if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
     // A refusal of a caller other than root names no run: made-up run ids would otherwise each
     // open a run the journal keeps until `recover` ends it (no unbounded ids, issue 23).
     const bool runless = event == "refused" && ctx_.caller.uid != 0;
+    // --effective is the caller's word, never a measurement: journaled as its claim, with the
+    // source it named kept apart (issue 23).
+    const std::string claim = inv_.effective ? "given by uid " + std::to_string(ctx_.caller.uid) : "";
     journal::Record r{std::string(command_name(inv_.command)), event, runless ? std::nullopt : inv_.run,
-                      runless ? std::nullopt : inv_.step, previous_, to_, readback_, std::move(reason), inv_.effective,
-                      inv_.effective_source.value_or(""), inv_.ignore_hang_ceiling, inv_.by.value_or(""), vouched_};
-    auto ok = writer_->append(r, stamp_);
+                      runless ? std::nullopt : inv_.step, previous_, to_, readback_, std::move(reason),
+                      inv_.effective, claim, inv_.ignore_hang_ceiling, inv_.by.value_or(""), vouched_,
+                      inv_.effective ? inv_.effective_source.value_or("given") : ""};
+    auto ok = writer_->append(r, stamp_, flush_for(event));
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
     warn("could not record '" + event + "': " + ok.error().message);
@@ -77,9 +95,16 @@ Failure Action::refuse(ExitCode code, std::string why) {
     if (writer_) {
         (void)record("refused", why);
     } else {
+        const auto now = static_cast<std::int64_t>(std::time(nullptr));
+        const auto dir = trusted::split_path(ctx_.journal_path);
+        const auto log = dir ? journal::count_refusal(dir->dir, ctx_.trusted_owner, ctx_.caller.uid, now)
+                             : journal::RefusalLog::log;
         journal::Record r{std::string(command_name(inv_.command)), "refused", inv_.run, inv_.step,
                           previous_, to_, readback_, why};
-        journal::mirror_to_syslog(journal::to_json_line(r, stamp_, static_cast<std::int64_t>(std::time(nullptr))));
+        if (log == journal::RefusalLog::log_and_say_muted)
+            r.reason += "; further refusals of uid " + std::to_string(ctx_.caller.uid) + " are not logged for up to " +
+                        std::to_string(journal::kRefusalWindow.count()) + " s";
+        if (log != journal::RefusalLog::skip) journal::mirror_to_syslog(journal::to_json_line(r, stamp_, now));
     }
     return Failure{code, std::move(why)};
 }
@@ -88,7 +113,7 @@ Failure Action::refuse(ExitCode code, std::string why) {
 // closed and root given up before the answer is written.
 Result Action::finish(const std::optional<Failure>& f) {
     writer_.reset();
-    if (!process::drop_root()) warn("could not give up root after the last write");
+    if (!process::drop_root(ctx_.caller.uid, ctx_.caller.gid)) warn("could not give up root after the last write");
     out_.boolean("ok", !f);
     std::string said;
     for (const auto& w : warnings_) said += (said.empty() ? "" : "\nwiredcap-helper: ") + w;
@@ -124,18 +149,28 @@ JsonObject policy_json(const policy::Policy& p, const std::string& path) {
 // Root's journal (and the helper's lock) only for a caller known to be root or in the group:
 // root's opens first, so that even a broken policy's refusal is on record; anyone else's after
 // the policy let them act.
-Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
-    if (ctx.caller.uid == 0)
-        if (auto f = a.open_journal()) return *f;
+namespace {
+Expected<Authorized, Failure> decide(Action& a, const Context& ctx) {
     auto mem = ctx.kernel.read_memsize();
     if (!mem) return a.refuse(exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message);
     auto p = load_policy(ctx, *mem);
     if (!p) return a.refuse(ExitCode::policy_invalid, p.error().message);
     if (auto may = identity::may_change(ctx.caller, p->group); !may)
         return a.refuse(ExitCode::not_permitted, may.error().message);
-    if (!a.journal_open())
-        if (auto f = a.open_journal()) return *f;
     return Authorized{*mem, *p};
+}
+}  // namespace
+
+Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
+    if (ctx.caller.uid != 0) {
+        if (auto before = decide(a, ctx); !before) return before.error();
+        test_pause(ctx, "decision");
+    }
+    if (auto f = a.open_journal()) return *f;
+    // Again under the lock: root may have changed the policy or the group meanwhile.
+    auto now = decide(a, ctx);
+    test_pause(ctx, "locked");
+    return now;
 }
 
 bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, MiB value) {
@@ -179,7 +214,10 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
     const std::string why = revert ? *revert : "";
     auto with_why = [&](const std::string& detail) { return why.empty() ? detail : why + "; " + detail; };
     a.to_ = value;
+    const bool undoes_a_reset = value.count() != 0;
+    if (undoes_a_reset && a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
     if (auto f = a.record(prefix + "intent", why)) return Failure{f->code, f->message + "; nothing was changed"};
+    test_pause(ctx, "write");
     auto w = ctx.kernel.write_wired_limit(value);
     if (!w) {
         // A refused write may still have moved the knob: the read-back says, not the request.
@@ -205,6 +243,11 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
                                                        units::to_string(*back)};
     }
     if (auto f = a.record(prefix + "applied", why)) return Failure{f->code, f->message + " (the value was applied)"};
+    if (undoes_a_reset && a.reset_went_on()) {
+        const auto f = write_and_verify(a, ctx, MiB::zero(), std::string("reset"));
+        return Failure{ExitCode::not_permitted, std::string(kResetWentOn) + (f ? "; reverting failed: " + f->message
+                                                                              : "; reverted to the OS default")};
+    }
     return std::nullopt;
 }
 

@@ -40,6 +40,9 @@ public:
     // A sentence for stderr and the result's "warnings": what the command could not do or record.
     void warn(std::string w) { warnings_.push_back(std::move(w)); }
     [[nodiscard]] bool journal_open() const { return writer_.has_value(); }
+    // Under the lock: a reset went on without it since this command took it (its records
+    // reached the journal), so what this command decided on no longer holds.
+    [[nodiscard]] bool reset_went_on() { return writer_ && writer_->appended_by_another(); }
     // Records an event; a failure to record is itself a failure of the action -- except in the
     // safe direction (reset), which goes on and warns about each record it could not write.
     [[nodiscard]] std::optional<Failure> record(std::string event, std::string reason = {});
@@ -55,6 +58,7 @@ public:
     std::string vouched_;  // set when the value is the policy's vouched one: on every record
 
 private:
+    [[nodiscard]] journal::Writer::Flush flush_for(std::string_view event) const;
     const Invocation& inv_;
     Context& ctx_;
     JsonObject out_;
@@ -69,7 +73,10 @@ private:
 [[nodiscard]] JsonObject policy_json(const policy::Policy& p, const std::string& path);
 
 // What every journaled action checks first, in this order: the journal can be written, the
-// machine's memory is known, the policy loads, and the caller may act under it.
+// machine's memory is known, the policy loads, and the caller may act under it. The memory, the
+// policy and the membership the command acts on are read under the helper's lock; a caller
+// other than root is checked once before it too, so that an outsider never opens root's
+// journal nor waits for its lock.
 struct Authorized {
     units::Bytes memsize;
     policy::Policy policy;
@@ -90,7 +97,10 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units:
 [[nodiscard]] std::optional<Failure> read_previous(Action& a, Context& ctx);
 
 // intent -> write -> read back -> applied | mismatch | write_failed. A revert's records carry
-// why it happened (e.g. "timeout"); failures add what failed.
+// why it happened (e.g. "timeout"); failures add what failed. A write of a value other than 0
+// never undoes a reset that went on without the lock (Action::reset_went_on): seen before the
+// intent, the command backs off (refused, not_permitted); seen after its write, the command
+// reverts itself to the OS default (revert_intent, revert_applied: "reset") and fails the same way.
 [[nodiscard]] std::optional<Failure> write_and_verify(Action& a, Context& ctx, units::MiB value,
                                                       const std::optional<std::string>& revert);
 

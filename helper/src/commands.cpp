@@ -1,5 +1,6 @@
 #include "src/commands.hpp"
 
+#include "journal/own_apply.hpp"
 #include "process/hardening.hpp"
 #include "src/action.hpp"
 #include "src/persist_commands.hpp"
@@ -26,7 +27,7 @@ JsonObject reading(const kernel::KernelResult<T>& r, std::string_view source, F&
 // boot state; not the journal): it gives up root before it reads anything. The owner the
 // trusted files must have (root) was fixed before, in ctx.trusted_owner.
 Result do_read(const Invocation& inv, Context& ctx) {
-    if (!process::drop_root()) return Result{ExitCode::internal_error, "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"cannot give up root\"}", "cannot give up root"};
+    if (!process::drop_root(ctx.caller.uid, ctx.caller.gid)) return Result{ExitCode::internal_error, "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"cannot give up root\"}", "cannot give up root"};
     Action a(inv, ctx);
     auto limit = ctx.kernel.read_wired_limit();
     auto mem = ctx.kernel.read_memsize();
@@ -139,6 +140,26 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     return f;
 }
 
+// A confirmation counts only for a step this caller's helper applied and read back in this
+// boot, in this run, and which the kernel still holds (journal/own_apply.hpp); anything else is
+// refused (not_permitted) and the refusal journaled.
+std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ctx) {
+    const std::string step = "run " + *inv.run + " step " + std::to_string(*inv.step);
+    auto boot = ctx.kernel.read_boot_id();
+    if (!boot) return a.refuse(ExitCode::not_permitted, "cannot read the boot id, so " + step + " cannot be confirmed");
+    auto applied = journal::find_own_apply_in(
+        ctx.journal_path, ctx.trusted_owner, journal::StepToConfirm{*inv.run, *inv.step, ctx.caller.uid, *boot});
+    if (!applied) return a.refuse(ExitCode::journal_failed, applied.error().message);
+    if (!*applied)
+        return a.refuse(ExitCode::not_permitted, step + " was not applied and read back by uid " +
+                                                     std::to_string(ctx.caller.uid) + " in this boot: only such a "
+                                                     "step can be confirmed");
+    if (!a.readback_ || *a.readback_ != **applied)
+        return a.refuse(ExitCode::not_permitted, step + " applied " + units::to_string(**applied) +
+                                                     ", which iogpu.wired_limit_mb no longer holds: not confirmed");
+    return std::nullopt;
+}
+
 // confirm, end, verdict and forget-hang only write the journal, after the same caller check as a change.
 std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Context& ctx) {
     if (auto auth = authorize(a, ctx); !auth) return auth.error();
@@ -147,7 +168,10 @@ std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Cont
         a.readback_ = *cur;
         a.out().object("readback_mib", read_back(*cur));
     }
-    if (inv.command == Command::confirm) return a.record("confirmed");
+    if (inv.command == Command::confirm) {
+        if (auto f = confirmable(a, inv, ctx)) return f;
+        return a.record("confirmed");
+    }
     // A person's word on the past: the boot a suspect was in force in (its id is the reason),
     // or why a hang ceiling no longer binds. Nothing on the machine changes.
     if (inv.command == Command::verdict) return a.record(*inv.answer, *inv.boot);

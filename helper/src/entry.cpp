@@ -78,7 +78,7 @@ std::string beside(const trusted::SplitPath& path, const std::string& name) {
     return (path.dir == "/" ? std::string() : path.dir) + "/" + name;
 }
 
-int run_invocation(const Invocation& inv, const BuildPaths& paths) {
+int run_invocation(const Invocation& inv, const BuildPaths& paths, const identity::Caller& caller) {
 #ifndef WIREDCAP_HELPER_DEV_OPTIONS
     // A production build has no development options at all: under sudo the helper is not a
     // secure-exec process, and these would let whoever may sudo it pick root's files.
@@ -107,7 +107,7 @@ int run_invocation(const Invocation& inv, const BuildPaths& paths) {
                 journal,
                 beside(*journal_dir, "boot.state"),
                 beside(*policy_dir, "wiredcap.boot-disabled"),
-                identity::current_caller(),
+                caller,
                 ::geteuid(),
                 paths.fallback_group ? std::optional<std::string>(paths.fallback_group) : std::nullopt};
     return finish(run(inv, ctx));
@@ -119,6 +119,11 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
     if (!process::harden()) return to_int(ExitCode::internal_error);  // cannot even report safely
     std::set_terminate(on_terminate);
     try {
+        // Who called, from the kernel, before anything else: then the caller's uid is no longer
+        // the helper's, and the caller can neither signal, stop nor trace it (hardening.hpp).
+        const identity::Caller caller = identity::current_caller();
+        if (!process::become_root_entirely())
+            return early_failure(ExitCode::internal_error, "cannot become root in every uid; nothing was changed");
         // argc == 0 (argv[0] NULL) is a hostile exec; argv[0] itself is never used.
         if (argc < 1 || argv == nullptr || argv[0] == nullptr)
             return early_failure(ExitCode::usage, "called with no arguments (argc == 0)");
@@ -136,7 +141,7 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
         }
         const auto inv = parse_args(args);
         if (!inv) return early_failure(ExitCode::usage, inv.error().message);
-        return run_invocation(*inv, paths);
+        return run_invocation(*inv, paths, caller);
     } catch (const std::exception& e) {
         return early_failure(ExitCode::internal_error, std::string("internal error: ") + e.what());
     } catch (...) {

@@ -98,8 +98,10 @@ Expected<recovery::Report> reanalyse(const CliContext& ctx, const MachineReading
 }
 
 JsonObject suspect_json(const recovery::StepRef& r) {
-    return JsonObject().num("value", r.value.count()).null("run").null("step").str("time", r.time)
+    auto o = JsonObject().num("value", r.value.count()).null("run").null("step").str("time", r.time)
         .str("kind", recovery::kind_name(r.kind)).str("boot", r.boot).str("writer", r.writer);
+    if (r.claimed_from) o.object("from_claim", contract::size(r.claimed_from, "given by uid " + std::to_string(r.uid), ""));
+    return o;
 }
 
 JsonObject forgotten_json(const recovery::Forgotten& f) {

@@ -243,6 +243,7 @@ JsonObject step_json(const recovery::StepRef& r) {
     if (r.kind == recovery::RefKind::ramp_step) return o.str("run", r.run).num("step", r.step).str("time", r.time).str("boot", r.boot);
     o.null("run").null("step").str("time", r.time).str("boot", r.boot).str("kind", recovery::kind_name(r.kind));
     if (!r.writer.empty()) o.str("writer", r.writer);
+    if (r.claimed_from) o.object("from_claim", contract::size(r.claimed_from, "given by uid " + std::to_string(r.uid), ""));
     return o;
 }
 

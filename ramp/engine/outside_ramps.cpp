@@ -38,6 +38,7 @@ StepRef ref_of(const Entry& e, MiB value, RefKind kind) {
     StepRef r{"", 0, value, e.time, e.boot, kind};
     r.writer = writer_of(e);
     r.uid = e.uid;
+    if (e.effective && (!e.from || e.from->count() == 0)) r.claimed_from = e.effective;
     return r;
 }
 

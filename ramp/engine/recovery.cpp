@@ -11,6 +11,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "wiredcap/units/format.hpp"
+
 namespace wiredcap::recovery {
 namespace {
 
@@ -291,6 +293,13 @@ void add_outside_ramps(OutsideRamps o, std::vector<Hang>& hangs, Report& report)
     report.forgotten = std::move(o.forgotten);
 }
 
+// A raise measured against the effective cap its caller gave is that caller's word.
+std::string claim_text(const StepRef& r) {
+    if (!r.claimed_from) return {};
+    return " (raised from " + units::to_string(*r.claimed_from) + ", the effective cap uid " + std::to_string(r.uid) +
+           " claimed)";
+}
+
 }  // namespace
 
 Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot) {
@@ -323,10 +332,10 @@ std::string hang_origin(const StepRef& r) {
                    " and never read back before the machine went down";
         case RefKind::answered_hung:
             return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
-                   ", in force when the machine went down, and a person said it hung";
+                   ", in force when the machine went down, and a person said it hung" + claim_text(r);
         case RefKind::suspect:
             return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
-                   " and was in force when the machine went down";
+                   " and was in force when the machine went down" + claim_text(r);
     }
     return {};
 }

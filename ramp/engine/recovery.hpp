@@ -53,6 +53,9 @@ struct StepRef {
     std::string writer = {};   // outside a ramp: "set", "helper-apply", "boot-action"
     std::uint64_t uid = 0;     // who ran it (the journal's uid)
     bool forgotten = false;    // a hang recorded before a person's forget-hang: history only
+    // A write from the OS default, measured against the effective cap its caller gave
+    // (--effective): that caller's claim, never a measurement (issue 23).
+    std::optional<units::MiB> claimed_from = std::nullopt;
 };
 
 // A person cleared the hang ceiling (wiredcap recover --forget-hang).

@@ -934,7 +934,7 @@ PY
     system compact >/dev/null || fail "wiredcap-system compact failed in round $round"
     [ "$(journal_size)" -lt $((512 * 1024)) ] || fail "round $round: the compacted journal is $(journal_size) bytes"
   done
-  grep -q '"uid":65534,"command":"apply","event":"applied","run":"lie",.*"effective_mib":71680,"effective_source":"given"' \
+  grep -q '"uid":65534,"command":"apply","event":"applied","run":"lie",.*"effective_mib":71680,"effective_source":"given by uid 65534"' \
     "$JOURNAL" || fail "the member's claim was pushed out of the journal: $(grep -c . "$JOURNAL") records left"
   note "after 3 floods to the bound and 3 compactions the claim is in the journal ($(journal_size) bytes)"
 }
@@ -1572,6 +1572,9 @@ concurrent_helpers_keep_the_journal_whole() {
   grep -q ' 12 ' "$WORK/calls" || fail "no call reached the file-size limit: the bound was never tested"
   [ "$(grep -c ' 0 ' "$WORK/calls")" -gt $((loops * calls / 3)) ] || fail "too few calls got through: $(grep -c ' 0 ' "$WORK/calls")"
 }
+
+# shellcheck source=member_scenarios.sh
+. "$HERE/member_scenarios.sh"
 
 declare -F "$scenario" >/dev/null || fail "no scenario '$scenario'"
 "$scenario"

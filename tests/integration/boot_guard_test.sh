@@ -627,13 +627,13 @@ unconfirmed_counts_from_the_effective_cap() {
   wcap persist 80GiB --unconfirmed
   expect_rc 3; expect_no_state
   expect_records persist "persist/refused 81920"  # no persist_intent, nothing persisted
-  grep -q '"command":"persist","event":"refused",.*"effective_mib":161792,"effective_source":"simulated-metal"' \
+  grep -q '"command":"persist","event":"refused",.*"effective_mib":161792,"effective_source":"given by uid [0-9]*",.*"effective_said":"simulated-metal"' \
     "$JOURNAL" || fail "the refusal does not journal the starting point: $(tail -n 1 "$JOURNAL")"
   wcap persist 80GiB --unconfirmed --lower
   expect_rc 0; expect_out 'LOWERS'
   [ "$(state_field value_mib)/$(state_field start_mib)/$(state_field start_source)" = 81920/161792/simulated-metal ] ||
     fail "the boot state does not record the starting point: $(cat "$BOOT_STATE")"
-  grep -q '"event":"persisted",.*"effective_mib":161792,"effective_source":"simulated-metal"' "$JOURNAL" ||
+  grep -q '"event":"persisted",.*"effective_mib":161792,"effective_source":"given by uid [0-9]*",.*"effective_said":"simulated-metal"' "$JOURNAL" ||
     fail "the stored lowering does not journal its starting point: $(tail -n 1 "$JOURNAL")"
   wcap persist 174GiB --unconfirmed
   expect_rc 0

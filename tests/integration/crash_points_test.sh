@@ -346,9 +346,13 @@ torn_journal_write() {
 
   # A real `confirmed` record for step 2, written by the helper to a scratch journal, cut short.
   local scratch=$WORK/scratch/journal.jsonl record torn
+  # Only a step the helper applied can be confirmed: the scratch journal first holds step 2's
+  # apply (unchanged: the knob already holds it), then its confirmation, the record taken.
+  "$HELPER" --policy "$POLICY" --journal "$scratch" --sim-state "$STATE" apply 80GiB --run "$RUN" --step 2 \
+    >/dev/null 2>&1 || fail "cannot make an apply record"
   "$HELPER" --policy "$POLICY" --journal "$scratch" --sim-state "$STATE" confirm --run "$RUN" --step 2 \
     >/dev/null 2>&1 || fail "cannot make a confirmed record"
-  record=$(cat "$scratch")
+  record=$(tail -n 1 "$scratch")
   [[ $record == *'"event":"confirmed","run":"'$RUN'","step":2,'* ]] || fail "unexpected record: $record"
   torn=${record:0:$((${#record} - 8))}
   printf '%s' "$torn" >> "$JOURNAL"

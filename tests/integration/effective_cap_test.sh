@@ -73,7 +73,7 @@ history=$(sim history | mib)
 [ -n "$history" ] || fail "nothing was written"
 for v in $history; do [ "$v" -gt "$eff" ] || fail "wrote $v MiB, not above the effective cap $eff MiB"; done
 [ "$(echo "$history" | tail -n 1)" = "$target" ] || fail "the last write is not the target $target: $history"
-grep -q "\"step\":1,.*\"effective_mib\":$eff,\"effective_source\":\"simulated-metal\"" "$JOURNAL" ||
+grep -q "\"step\":1,.*\"effective_mib\":$eff,\"effective_source\":\"given by uid [0-9]*\",.*\"effective_said\":\"simulated-metal\"" "$JOURNAL" ||
   fail "the first step's records do not carry the effective cap: $(grep '"step":1' "$JOURNAL")"
 note "wrote $(echo $history) (all above $eff MiB)"
 
@@ -90,5 +90,5 @@ helper apply "${top}MiB" --effective "$((given - 1))MiB" --effective-source give
 [ "$((given - 1))" -lt "$bmin" ] || [ "$RC" = 3 ] || fail "apply ${top}MiB from a given $((given - 1))MiB is more than max_step: expected 3, got $RC"
 helper apply "${top}MiB" --effective "${given}MiB" --effective-source given
 [ "$RC" = 0 ] || fail "apply ${top}MiB from a given effective cap of ${given}MiB (one max_step below): $RC: $ERR"
-tail -n 2 "$JOURNAL" | grep -q "\"effective_mib\":$given,\"effective_source\":\"given\"" ||
+tail -n 2 "$JOURNAL" | grep -q "\"effective_mib\":$given,\"effective_source\":\"given by uid [0-9]*\",.*\"effective_said\":\"given\"" ||
   fail "the given effective cap is not journaled as given: $(tail -n 2 "$JOURNAL")"

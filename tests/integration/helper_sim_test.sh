@@ -135,7 +135,7 @@ from_the_os_default_the_helper_needs_the_effective_cap() {
     helper apply "${raise}MiB" --effective "${eff}MiB"
     expect_rc 0; expect_knob "$raise"
     expect_out '"gpu_cap":{"direction":"raised","from_mib":'"$eff"
-    expect_journal '"to_mib":'"$raise"'.*"effective_mib":'"$eff"',"effective_source":"given"'
+    expect_journal '"to_mib":'"$raise"'.*"effective_mib":'"$eff"',"effective_source":"given by uid [0-9]*",.*"effective_said":"given"'
     helper reset; expect_rc 0
     helper apply "${lower}MiB" --effective "${eff}MiB"
     expect_rc 0; expect_out '"direction":"lowered"'

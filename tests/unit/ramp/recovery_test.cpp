@@ -819,6 +819,23 @@ TEST(OutsideRamps, ALoweringSetIsNoSuspect) {
     EXPECT_TRUE(j.analyse_in(kBootB).suspects.empty());
 }
 
+TEST(OutsideRamps, ARaiseMeasuredAgainstAGivenEffectiveCapCarriesTheClaim) {
+    Journal j;
+    Record raise = plain("applied", MiB::zero(), 162_GiB, 162_GiB);
+    raise.effective = 158_GiB;
+    raise.effective_source = "given by uid 501";
+    j.in_boot(kBootA).add(raise);
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.suspects.size(), 1u);
+    EXPECT_EQ(r.suspects[0].claimed_from, 158_GiB);
+    EXPECT_NE(hang_origin(r.suspects[0]).find("the effective cap uid 501 claimed"), std::string::npos) << hang_origin(r.suspects[0]);
+    // From a knob that was read, nothing rests on a claim.
+    Journal read;
+    read.in_boot(kBootA).add(plain("applied", 80_GiB, 96_GiB, 96_GiB));
+    ASSERT_EQ(read.analyse_in(kBootB).suspects.size(), 1u);
+    EXPECT_FALSE(read.analyse_in(kBootB).suspects[0].claimed_from);
+}
+
 Record verdict(std::string answer, MiB value, std::string boot) {
     return Record{"verdict", std::move(answer), std::nullopt, std::nullopt, std::nullopt, value, std::nullopt, std::move(boot)};
 }

@@ -1,0 +1,76 @@
+#include "journal/refusal_budget.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "journal/owned_by_root.hpp"
+#include "policy/trusted_path.hpp"
+#include "wiredcap/unique_fd.hpp"
+
+namespace wiredcap::journal {
+namespace {
+
+constexpr const char* kDir = ".refusals";
+
+// The count directory as the helper makes it: its owner's, no access for anyone else.
+UniqueFd open_count_dir(int journal_dir_fd, uid_t owner) {
+    if (::mkdirat(journal_dir_fd, kDir, 0700) == 0) {
+        if (!own_by_root_at(journal_dir_fd, kDir, kDir)) return UniqueFd();
+    } else if (errno != EEXIST) {
+        return UniqueFd();
+    }
+    UniqueFd fd(::openat(journal_dir_fd, kDir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_uid != owner || (st.st_mode & 077) != 0) return UniqueFd();
+    return fd;
+}
+
+struct Window {
+    std::int64_t start = 0;
+    std::uint64_t count = 0;
+};
+
+Window read_window(int fd) {
+    char buf[64] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    Window w;
+    long long start = 0;
+    unsigned long long count = 0;
+    if (n > 0 && std::sscanf(buf, "%lld %llu", &start, &count) == 2) w = Window{start, count};
+    return w;
+}
+
+bool write_window(int fd, const Window& w) {
+    char buf[64];
+    const int len = std::snprintf(buf, sizeof buf, "%lld %llu\n", static_cast<long long>(w.start),
+                                  static_cast<unsigned long long>(w.count));
+    if (len <= 0 || ::ftruncate(fd, 0) != 0) return false;
+    return ::pwrite(fd, buf, static_cast<std::size_t>(len), 0) == len;
+}
+
+}  // namespace
+
+RefusalLog count_refusal(const std::string& journal_dir, uid_t owner, uid_t uid, std::int64_t now) {
+    auto dir = trusted::open_dir(journal_dir, owner);
+    if (!dir || !dir->has_value()) return RefusalLog::log;
+    const UniqueFd counts = open_count_dir((*dir)->get(), owner);
+    if (!counts.valid()) return RefusalLog::log;
+    const std::string name = std::to_string(uid);
+    UniqueFd fd(::openat(counts.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+    // Held for a read and a write of a few bytes, by root's helpers only (no other user can open
+    // the directory, and none can stop a helper: process/hardening.hpp).
+    if (!fd.valid() || !own_by_root(fd.get(), kDir) || ::flock(fd.get(), LOCK_EX) != 0) return RefusalLog::log;
+    Window w = read_window(fd.get());
+    if (now < w.start || now - w.start >= kRefusalWindow.count()) w = Window{now, 0};
+    w.count += 1;
+    if (!write_window(fd.get(), w)) return RefusalLog::log;
+    if (w.count < kRefusalsPerWindow) return RefusalLog::log;
+    return w.count == kRefusalsPerWindow ? RefusalLog::log_and_say_muted : RefusalLog::skip;
+}
+
+}  // namespace wiredcap::journal
