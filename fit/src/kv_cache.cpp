@@ -87,7 +87,11 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     if (req.context == 0 || req.parallel == 0 || micro_batch(req) == 0)
         return Error{"--context, --parallel, --batch and --ubatch must be above 0"};
     KvEstimate e;
-    const auto full = mul(req.context, req.parallel);
+    // llama.cpp pads the context to 256 cells before sizing the cache (llama-context.cpp: n_ctx
+    // and, without a unified cache, each sequence's n_ctx_seq); mlx-lm's cache grows in steps of
+    // 256. Padded per sequence, the figure is exact for one and an upper bound for several.
+    const auto padded = add(req.context, kCellPad - 1);
+    const auto full = padded ? mul(*padded / kCellPad * kCellPad, req.parallel) : std::nullopt;
     if (!full) return overflow();
     e.full_cells = *full;
     if (arch.sliding_window) {

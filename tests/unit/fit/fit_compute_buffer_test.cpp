@@ -86,7 +86,10 @@ TEST(FitComputeBuffer, TheMicroBatchIsTheSmallerOfBatchAndUbatchAndTheContext) {
     const Architecture a = testing::parsed_architecture(llama2_7b());
     EXPECT_EQ(compute(a, at(4096, 512, false, 256)).tokens, 256u);  // -b 256 -ub 512: llama.cpp clamps
     EXPECT_EQ(compute(a, at(4096, 512, false, 256)).bytes.count(), rule(256, 4096, 32, 4096, 32000, false));
-    EXPECT_EQ(compute(a, at(100)).tokens, 100u);  // a context below a micro-batch
+    // A context below a micro-batch: llama.cpp pads n_ctx 100 to 256 cells first, so the
+    // micro-batch is min(256, 512).
+    EXPECT_EQ(compute(a, at(100)).tokens, 256u);
+    EXPECT_EQ(compute(a, at(200, 128)).tokens, 128u);
 }
 
 // MLA: the scores span every query head (DeepSeek-R1: 128) against the one latent head, so at

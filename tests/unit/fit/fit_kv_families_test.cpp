@@ -295,5 +295,24 @@ TEST(FitKvFamilies, KAndVCacheTypesAreSizedApart) {
     EXPECT_EQ(e->total.count(), e->k_bytes.count() + e->v_bytes.count());
 }
 
+// llama.cpp pads the context before it sizes the cache (src/llama-context.cpp: n_ctx =
+// GGML_PAD(n_ctx, 256); without a unified cache each sequence's n_ctx_seq is padded to 256
+// too), and mlx-lm's KVCache grows in steps of 256: a context of 5000 holds 5120 cells. An
+// estimate at the unpadded 5000 is short by 120 tokens of cache, toward danger, and so is a
+// "would fit N tokens" that the runtime then rounds up. pad256(context) x sequences is the
+// figure for one sequence and an upper bound for several, unified or not.
+TEST(FitKvCache, TheContextIsPaddedTo256CellsAsTheRuntimesAllocateIt) {
+    Architecture a;
+    a.name = "llama";
+    a.layers.assign(2, AttentionLayer{1024, 1024, LayerCache::full});
+    const std::uint64_t row = f16_row(1024);
+    for (const auto& [context, parallel, cells] : {std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>{5000, 1, 5120},
+                                                   {4096, 1, 4096}, {1, 1, 256}, {1000, 3, 3072}, {257, 2, 1024}}) {
+        const KvEstimate e = kv(a, context, KvType::f16, parallel);
+        EXPECT_EQ(e.full_cells, cells) << context << " x " << parallel;
+        EXPECT_EQ(e.total.count(), 2 * 2 * row * cells) << context << " x " << parallel;
+    }
+}
+
 }  // namespace
 }  // namespace wiredcap::fit

@@ -1,5 +1,6 @@
 // The memory a model's context takes, as llama.cpp allocates it (src/llama-kv-cache.cpp, the
 // llama_kv_cache constructor; src/llama-kv-cache-iswa.cpp; src/llama-memory-recurrent.cpp):
+//   - the context is padded to 256 cells per sequence first (src/llama-context.cpp);
 //   - a full-attention layer holds every token of every sequence: K and V rows of
 //     KV heads x key (value) length per token, each in its own cache type (-ctk, -ctv);
 //   - an MLA layer (DeepSeek-V2/V3/R1, Kimi K2: hparams.is_mla()) holds the compressed latent
@@ -95,7 +96,7 @@ struct KvEstimate {
     units::Bytes v_bytes = units::Bytes::zero();
     units::Bytes recurrent = units::Bytes::zero();  // recurrent state, all sequences
     units::Bytes per_token = units::Bytes::zero();  // what one more token of context costs (full layers)
-    std::uint64_t full_cells = 0;                   // tokens a full layer holds
+    std::uint64_t full_cells = 0;                   // tokens a full layer holds (padded)
     std::uint64_t window_cells = 0;                 // tokens a sliding or chunked layer holds
     std::uint64_t full_layers = 0;
     std::uint64_t window_layers = 0;                // sliding and chunked
@@ -103,7 +104,7 @@ struct KvEstimate {
     std::uint64_t uncached_layers = 0;
 };
 
-// llama.cpp's cell padding of a sliding-window cache.
+// llama.cpp's cell padding of the context and of a sliding-window cache.
 inline constexpr std::uint64_t kCellPad = 256;
 
 [[nodiscard]] Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req);
