@@ -109,6 +109,29 @@ TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
     }
 }
 
+// A model made with ADAPTER in its Modelfile (`ollama create`) carries a LoRA adapter layer
+// (application/vnd.ollama.image.adapter): Ollama hands it to the runner, which loads its tensors
+// beside the model's (llama.cpp llama_adapter_lora_init), so its bytes count as weights do.
+TEST_F(FitDiscovery, OllamaAdapterLayersCountWithTheWeights) {
+    const fs::path root = ollama_store(dir_ / "ollama");
+    const std::string adapter_digest(64, 'e');
+    GgufWriter lora;
+    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.tensor("blk.0.attn_q.weight.lora_a", {8192, (8ULL << 20) / (8192 * 2)}, 1, 8ULL << 20);
+    lora.write_sparse((root / "blobs" / ("sha256-" + adapter_digest)).string());
+    fs::create_directories(root / "manifests/registry.ollama.ai/library/tuned");
+    write_file((root / "manifests/registry.ollama.ai/library/tuned/latest").string(),
+               R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+                   kModelDigest + R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
+                   adapter_digest + R"("}]})");
+    const EnvVar store("OLLAMA_MODELS", root.string());
+    const auto m = read_model("tuned");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), (64ULL << 20) + (8ULL << 20));
+    EXPECT_EQ(m->files.size(), 2u);
+    EXPECT_NE(m->weights_source.find("adapter"), std::string::npos) << m->weights_source;
+}
+
 TEST_F(FitDiscovery, OllamaNamesAreResolvedAsOllamaDoes) {
     const EnvVar store("OLLAMA_MODELS", ollama_store(dir_ / "ollama").string());
     // No 'latest' tag was pulled: not found, and the message says where wiredcap looked.
