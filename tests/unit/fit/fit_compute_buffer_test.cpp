@@ -148,5 +148,26 @@ TEST(FitComputeBuffer, WithoutTheSizesTheRuleNeedsItIsTheStatedFixedAllowance) {
     EXPECT_NE(c.basis.find("estimate"), std::string::npos);
 }
 
+// The fixed allowance stands for the output logits the model does not let the rule size, not
+// for the attention, which it does: at 131072 cells the scores of one layer take 8 GiB, and a
+// flat 1 GiB for the whole buffer was 7 GiB short. The larger of the two is the estimate.
+TEST(FitComputeBuffer, AnUnknownVocabularyNeverHidesTheAttentionScores) {
+    GgufWriter w;
+    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 8);
+    const Architecture a = testing::parsed_architecture(w);
+    ASSERT_FALSE(a.vocabulary);
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+        for (const bool flash : {false, true}) {
+            const std::uint64_t attention = rule(512, ctx, 32, 4096, 0, flash);
+            const ComputeEstimate c = compute(a, at(ctx, 512, flash));
+            EXPECT_EQ(c.bytes.count(), std::max(attention, kComputeFallbackBytes)) << ctx << " " << flash;
+            EXPECT_EQ(c.by_rule, attention > kComputeFallbackBytes) << ctx << " " << flash;
+            EXPECT_NE(c.basis.find("estimate"), std::string::npos) << c.basis;
+            EXPECT_NE(c.basis.find("vocabulary"), std::string::npos) << c.basis;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace wiredcap::fit

@@ -30,15 +30,16 @@
 
 namespace wiredcap::fit {
 
-// When the model's files do not give what the rule needs (query heads, embedding length,
-// vocabulary): a fixed allowance, said to be one.
+// When the model's files do not give what the rule needs: a fixed allowance, said to be one,
+// for the whole buffer without query heads or embedding length; without the vocabulary, for
+// the output alone (the attention, sized by the rule, is taken when it is larger).
 inline constexpr std::uint64_t kComputeFallbackBytes = std::uint64_t{1} << 30;
 
 struct ComputeEstimate {
     units::Bytes bytes = units::Bytes::zero();
     std::uint64_t tokens = 0;    // T: the micro-batch the graph is reserved for
     std::uint64_t kv_cells = 0;  // n_kv: the cells the attention scores span
-    bool by_rule = false;        // false: the fixed fallback
+    bool by_rule = false;        // false: the figure is the fixed fallback
     std::string basis;           // what the figure is, for its line: "estimate: ..."
 };
 
