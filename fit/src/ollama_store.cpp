@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "json_nesting.hpp"
 #include "regular_file.hpp"
 #include "wiredcap/fit/byte_reader.hpp"
 #include "wiredcap/fit/printable.hpp"
@@ -85,6 +86,9 @@ std::optional<std::string> ollama_models_dir() {
 }
 
 Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const std::string& manifest) {
+    // Three levels deep; one nested far deeper is refused before a tree is built of it.
+    if (json_nesting(text) > kMaxJsonNesting)
+        return Error{"the Ollama manifest " + printable_path(manifest) + " nests deeper than a manifest does"};
     const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     const auto layers = doc.is_object() ? doc.find("layers") : doc.end();
     if (!doc.is_object() || layers == doc.end() || !layers->is_array())

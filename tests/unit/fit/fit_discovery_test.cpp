@@ -225,6 +225,29 @@ TEST_F(FitDiscovery, IncompleteHuggingFaceDownloadIsRefused) {
     EXPECT_EQ(whole->weights.count(), 30000u);
 }
 
+// An index or a manifest is three levels deep. A crafted one nested a million levels deep was
+// parsed to the end (64 MiB of '[' took the parser 8 s and the manifest's tree 40 MB), where a
+// safetensors header is refused at its ninth level: so are they now, before any work is done.
+TEST_F(FitDiscovery, IndexAndManifestNestedDeeperThanTheyAreAreRefused) {
+    const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+    write_file((dir_ / "config.json").string(), kConfig);
+    write_file((dir_ / "model.safetensors.index.json").string(),
+               R"({"metadata":{"x":)" + deep + R"(},"weight_map":{"t1":")" + shard_name(1, 1) + R"("}})");
+    write_file((dir_ / shard_name(1, 1)).string(), shard("t1", 1000));
+    const auto index = read_model(dir_.string());
+    ASSERT_FALSE(index);
+    EXPECT_NE(index.error().message.find("nests deeper"), std::string::npos) << index.error().message;
+
+    const fs::path root = ollama_store(dir_ / "ollama");
+    write_file((root / "manifests/registry.ollama.ai/library/llama3.1/70b").string(),
+               R"({"annotations":)" + deep + R"(,"layers":[{"mediaType":"application/vnd.ollama.image.model",)"
+               R"("digest":"sha256:)" + kModelDigest + R"("}]})");
+    const EnvVar store("OLLAMA_MODELS", root.string());
+    const auto manifest = read_model("llama3.1:70b");
+    ASSERT_FALSE(manifest);
+    EXPECT_NE(manifest.error().message.find("nests deeper"), std::string::npos) << manifest.error().message;
+}
+
 // A Mistral snapshot carries consolidated.safetensors (the same weights for mistral-inference)
 // beside the sharded model: only the shards the index names count, and the other file is said.
 TEST_F(FitDiscovery, FileTheIndexDoesNotNameIsNotSummed) {
