@@ -231,6 +231,16 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
     if (!q_heads) return q_heads.error();
     if (*q_heads) a.query_heads = *std::max_element((*q_heads)->begin(), (*q_heads)->end());
     a.embedding = meta_uint(h, x.p + "embedding_length");
+    // A dense model's feed-forward width, for the compute buffer (an MoE's experts are not
+    // modelled there: its feed_forward_length may name layers it does not have).
+    if (!h.metadata.contains(x.p + "expert_count")) {
+        auto ffn = per_layer(h, x.p + "feed_forward_length", x.layers);
+        if (!ffn) return ffn.error();
+        if (*ffn) a.feed_forward = *std::max_element((*ffn)->begin(), (*ffn)->end());
+        if (a.feed_forward && *a.feed_forward > kMaxWidth)
+            return Error{x.p + "feed_forward_length is not a real model's"};
+        a.feed_forward_gated = std::binary_search(h.tensor_names.begin(), h.tensor_names.end(), "blk.0.ffn_gate.weight");
+    }
     a.vocabulary = meta_uint(h, x.p + "vocab_size");
     if (!a.vocabulary) a.vocabulary = h.token_count;
     if ((a.query_heads && *a.query_heads > kMaxHeads) || (a.embedding && *a.embedding > kMaxWidth) ||

@@ -148,6 +148,36 @@ TEST(FitComputeBuffer, WithoutTheSizesTheRuleNeedsItIsTheStatedFixedAllowance) {
     EXPECT_NE(c.basis.find("estimate"), std::string::npos);
 }
 
+// A dense model of narrow vocabulary and wide feed-forward (Mistral Large 2: 88 layers, n_embd
+// 12288, 96 heads, 8 KV heads, n_ff 28672, 32768 tokens): with flash attention at a short
+// context its gate's and up projection's outputs, beside the normed input and the residual,
+// are the peak (160 MiB for a 512-token micro-batch), above the attention (108 MiB) and the
+// output (88 MiB) the rule took before. Ungated (no ffn_gate tensor), one n_ff is held.
+TEST(FitComputeBuffer, AWideFeedForwardIsThePeakWhenItIsTheLargest) {
+    for (const bool gated : {true, false}) {
+        GgufWriter w;
+        w.str("general.architecture", "llama").u32("llama.block_count", 88).u32("llama.embedding_length", 12288)
+            .u32("llama.attention.head_count", 96).u32("llama.attention.head_count_kv", 8)
+            .u32("llama.feed_forward_length", 28672).u32("llama.vocab_size", 32768);
+        w.tensor(gated ? "blk.0.ffn_gate.weight" : "blk.0.ffn_up.weight", {12288, 1}, 1, 12288 * 2);  // its name is what counts
+        const Architecture a = testing::parsed_architecture(w);
+        ASSERT_EQ(a.feed_forward, 28672u);
+        EXPECT_EQ(a.feed_forward_gated, gated);
+        const std::uint64_t ffn = 512 * ((gated ? 2 : 1) * 28672 + 2 * 12288) * 4;
+        for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+            for (const bool flash : {false, true}) {
+                const std::uint64_t others = rule(512, ctx, 96, 12288, 32768, flash);
+                const ComputeEstimate c = compute(a, at(ctx, 512, flash));
+                EXPECT_EQ(c.bytes.count(), std::max(others, ffn)) << ctx << " " << flash << " " << gated;
+                EXPECT_EQ(c.basis.find("feed-forward") != std::string::npos, ffn > others) << c.basis;
+            }
+        }
+        if (gated) {
+            EXPECT_EQ(compute(a, at(4096, 512, true)).bytes.count(), 160 * kMiB);
+        }
+    }
+}
+
 // The fixed allowance stands for the output logits the model does not let the rule size, not
 // for the attention, which it does: at 131072 cells the scores of one layer take 8 GiB, and a
 // flat 1 GiB for the whole buffer was 7 GiB short. The larger of the two is the estimate.
