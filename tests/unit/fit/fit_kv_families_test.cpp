@@ -7,7 +7,7 @@
 // The rules (llama.cpp, src/):
 //   llama-kv-cache.cpp      K and V rows of n_embd_k_gqa / n_embd_v_gqa per layer; no V tensor
 //                           when hparams.is_mla(); no cache for a layer !has_kv(il)
-//   llama-kv-cache-iswa.cpp a windowed layer holds min(full, pad256(n_swa x seqs + n_ubatch))
+//   llama-kv-cache-iswa.cpp a windowed layer holds seqs x min(pad256(n_ctx_seq), pad256(n_swa + n_ubatch))
 //   llama-memory-hybrid.cpp the KV cache filters out recurrent layers; llama-memory-recurrent.cpp
 //                           keeps n_embd_r + n_embd_s f32 values per recurrent layer per sequence
 //   llama-model.cpp         LLM_ARCH_LLAMA4: chunked, n_swa 8192, pattern 4; LLM_ARCH_GLM4_MOE:
@@ -282,6 +282,24 @@ TEST(FitKvFamilies, SlidingWindowAddsOneMicroBatch) {
         const auto e = estimate_kv(a, r);
         ASSERT_TRUE(e) << e.error().message;
         EXPECT_EQ(e->window_cells, cells) << batch << " " << ubatch;
+    }
+}
+
+// With several sequences and no unified cache (llama.cpp's default for -np N), each sequence
+// has its own stream: the window cache is pad256(min(n_ctx_seq, n_swa + n_ubatch)) cells per
+// stream (llama-kv-cache-iswa.cpp sizes it with n_swa x 1, not x n_seq_max, and llama_kv_cache
+// allocates it once per stream). gpt-oss-20b at -np 4: 4 x 768 cells, not the unified
+// pad256(4 x 128 + 512) = 1024. The per-stream figure is the larger, so it is the one taken.
+TEST(FitKvFamilies, SlidingWindowWithSeveralSequencesIsOneWindowPerSequence) {
+    const Architecture a = from_gguf(gpt_oss_gguf());
+    const std::uint64_t row = f16_row(2 * 8 * 64);
+    for (const std::uint64_t ctx : {512u, 4096u, 32768u}) {
+        for (const std::uint64_t seqs : {1u, 4u}) {
+            const KvEstimate e = kv(a, ctx, KvType::f16, seqs);
+            const std::uint64_t window = seqs * std::min<std::uint64_t>(ctx, 768);
+            EXPECT_EQ(e.window_cells, window) << ctx << " x " << seqs;
+            EXPECT_EQ(e.total.count(), 12 * row * ctx * seqs + 12 * row * window) << ctx << " x " << seqs;
+        }
     }
 }
 

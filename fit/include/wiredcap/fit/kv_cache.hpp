@@ -5,8 +5,8 @@
 //     KV heads x key (value) length per token, each in its own cache type (-ctk, -ctv);
 //   - an MLA layer (DeepSeek-V2/V3/R1, Kimi K2: hparams.is_mla()) holds the compressed latent
 //     and the rope key as its K row and no V cache at all;
-//   - a sliding-window or chunked-attention layer holds the window of each sequence plus one
-//     micro-batch, padded to 256 cells, never more than the full cache;
+//   - a sliding-window or chunked-attention layer holds the window plus one micro-batch,
+//     padded to 256 cells, never more than the context, for each sequence;
 //   - a recurrent layer (Mamba, the linear-attention layers of a hybrid) holds no KV cache but a
 //     fixed recurrent state per sequence (f32), whatever the context;
 //   - a layer without a cache (GLM-4.5's next-token prediction layer) holds nothing.
