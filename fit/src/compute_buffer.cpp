@@ -63,13 +63,12 @@ Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvReq
     const auto output = !arch.vocabulary   ? std::optional<std::uint64_t>(kComputeFallbackBytes)
                         : per_token_output ? product({e.tokens, *per_token_output, kF32})
                                            : std::nullopt;
-    // A dense feed-forward layer: its projections' outputs (the gate's and the up's together
-    // when gated) beside the normed input and the residual. What ggml-alloc must hold at once
-    // there at the least, so the term never overstates it; it is the peak for a narrow
-    // vocabulary and a wide n_ff (Mistral Large 2: 32768 tokens, n_ff 28672).
-    const auto per_token_ffn = arch.feed_forward ? sum({product({arch.feed_forward_gated ? 2u : 1u, *arch.feed_forward}),
-                                                        product({2, *arch.embedding})})
-                                                 : std::optional<std::uint64_t>(0);
+    // A feed-forward layer: its projections' outputs (the gate's and the up's together when
+    // gated; for each expert used in a mixture) beside the normed input and the residual. What
+    // ggml-alloc must hold at once there at the least, so the term never overstates it; it is
+    // the peak for a narrow vocabulary and a wide n_ff (Mistral Large 2, Mixtral).
+    const auto per_token_ffn = arch.feed_forward_values ? sum({*arch.feed_forward_values, product({2, *arch.embedding})})
+                                                        : std::optional<std::uint64_t>(0);
     const auto ffn = per_token_ffn ? product({e.tokens, *per_token_ffn, kF32}) : std::nullopt;
     if (!attention || !output || !ffn) return Error{"the compute buffer's size overflows 64 bits: is --context too large?"};
     e.by_rule = arch.vocabulary || std::max(*attention, *ffn) > *output;

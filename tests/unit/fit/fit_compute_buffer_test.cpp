@@ -161,8 +161,7 @@ TEST(FitComputeBuffer, AWideFeedForwardIsThePeakWhenItIsTheLargest) {
             .u32("llama.feed_forward_length", 28672).u32("llama.vocab_size", 32768);
         w.tensor(gated ? "blk.0.ffn_gate.weight" : "blk.0.ffn_up.weight", {12288, 1}, 1, 12288 * 2);  // its name is what counts
         const Architecture a = testing::parsed_architecture(w);
-        ASSERT_EQ(a.feed_forward, 28672u);
-        EXPECT_EQ(a.feed_forward_gated, gated);
+        ASSERT_EQ(a.feed_forward_values, (gated ? 2u : 1u) * 28672);
         const std::uint64_t ffn = 512 * ((gated ? 2 : 1) * 28672 + 2 * 12288) * 4;
         for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
             for (const bool flash : {false, true}) {
@@ -176,6 +175,35 @@ TEST(FitComputeBuffer, AWideFeedForwardIsThePeakWhenItIsTheLargest) {
             EXPECT_EQ(compute(a, at(4096, 512, true)).bytes.count(), 160 * kMiB);
         }
     }
+}
+
+// A mixture of experts holds the gate's and up's outputs of each expert used: Mixtral 8x7B
+// (32 layers, n_embd 4096, 32 heads, 8 KV heads, experts of n_ff 14336, 2 used per token, a
+// 32000-token vocabulary, its GGUF giving the experts' width as feed_forward_length) with flash
+// attention at 4096 tokens holds 128 MiB there, above the output's 70.5 MiB. Qwen3-MoE's
+// feed_forward_length (6144) is a width none of its layers has: only its experts (768 x 8) count.
+TEST(FitComputeBuffer, AMixtureOfExpertsCountsTheExpertsUsed) {
+    GgufWriter w;
+    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 8)
+        .u32("llama.feed_forward_length", 14336).u32("llama.expert_count", 8).u32("llama.expert_used_count", 2)
+        .u32("llama.vocab_size", 32000);
+    const Architecture a = testing::parsed_architecture(w);
+    ASSERT_EQ(a.feed_forward_values, 2u * 14336 * 2);
+    const std::uint64_t moe = 512 * (2 * 14336 * 2 + 2 * 4096) * 4;
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u})
+        for (const bool flash : {false, true})
+            EXPECT_EQ(compute(a, at(ctx, 512, flash)).bytes.count(), std::max(rule(512, ctx, 32, 4096, 32000, flash), moe))
+                << ctx << " " << flash;
+    EXPECT_EQ(compute(a, at(4096, 512, true)).bytes.count(), 128 * kMiB);
+
+    GgufWriter q;
+    q.str("general.architecture", "qwen3moe").u32("qwen3moe.block_count", 48).u32("qwen3moe.embedding_length", 2048)
+        .u32("qwen3moe.attention.head_count", 32).u32("qwen3moe.attention.head_count_kv", 4)
+        .u32("qwen3moe.attention.key_length", 128).u32("qwen3moe.attention.value_length", 128)
+        .u32("qwen3moe.feed_forward_length", 6144).u32("qwen3moe.expert_feed_forward_length", 768)
+        .u32("qwen3moe.expert_count", 128).u32("qwen3moe.expert_used_count", 8);
+    EXPECT_EQ(testing::parsed_architecture(q).feed_forward_values, 2u * 768 * 8);
 }
 
 // The fixed allowance stands for the output logits the model does not let the rule size, not

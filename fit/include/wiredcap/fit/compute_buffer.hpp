@@ -12,15 +12,16 @@
 //                                          attention)
 //                  + 4 x n_embd x 4 )     the hidden states in flight
 //   output     T x (n_vocab + n_embd) x 4  the logits of every token and the final norm
-//   feed-fwd   T x (g x n_ff + 2 x n_embd) x 4  a dense model's projections (g = 2 gated: the
-//                                          gate's and the up's outputs at once), its normed
-//                                          input and the residual; at the least
+//   feed-fwd   T x (g x n_ff + 2 x n_embd) x 4  the projections (g = 2 gated: the gate's and
+//                                          the up's outputs at once; 2 x experts used for a
+//                                          mixture of experts, with the experts' n_ff), the
+//                                          normed input and the residual; at the least
 // where n_kv is the cells of the largest cache layer. ik_llama.cpp's PR 237 describes the same
 // K*Q term ("n_ctx x n_ubatch x n_head x sizeof(float)", soft_max reusing its buffer). The rule
 // gives llama.cpp's published figures for LLaMA-2 7B exactly (70.50 MiB at n_ctx 512, 296.00
 // MiB at 4096, n_ubatch 512, no flash attention; tests/unit/fit/fit_compute_buffer_test.cpp).
-// Not modelled: a mixture of experts' activations (its experts' width times those used per
-// token; below the output for today's MoE models of wide vocabulary), a backend's own scratch (Metal's flash-attention reduction), runtimes
+// Not modelled: a mixture's routing and shared experts (small beside its experts), a
+// backend's own scratch (Metal's flash-attention reduction), runtimes
 // other than llama.cpp (MLX allocates as it goes).
 #pragma once
 

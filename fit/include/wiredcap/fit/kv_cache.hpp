@@ -68,11 +68,10 @@ struct Architecture {
     std::optional<std::uint64_t> query_heads;
     std::optional<std::uint64_t> embedding;  // hidden size (n_embd)
     std::optional<std::uint64_t> vocabulary;  // tokens the output layer scores (n_vocab)
-    // A dense model's widest feed-forward layer (n_ff) and whether it is gated (ffn_gate: the
-    // gate's and the up projection's outputs are held together); nullopt for a mixture of
-    // experts or when the files do not say.
-    std::optional<std::uint64_t> feed_forward;
-    bool feed_forward_gated = false;
+    // Per token, the feed-forward projections' outputs held at once in its widest layer: 2 x n_ff
+    // when gated (the gate's and the up's), n_ff when not; for a mixture of experts, 2 x the
+    // experts' n_ff x the experts used per token. nullopt when the files do not say.
+    std::optional<std::uint64_t> feed_forward_values;
     RecurrentState recurrent;                      // per recurrent layer and sequence
     std::string source;                            // where the layout was read
     std::string rule;                              // the runtime's rule it follows, cited
