@@ -42,9 +42,9 @@ Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvReq
     ComputeEstimate e;
     e.tokens = std::min(kv.full_cells, micro_batch(req));
     e.kv_cells = score_cells(kv);
-    if (!arch.query_heads || !arch.embedding || !arch.vocabulary) {
+    if (!arch.query_heads || !arch.embedding) {
         e.bytes = units::Bytes::from_count_or_throw(kComputeFallbackBytes);
-        e.basis = "estimate: fixed 1 GiB; the model lacks heads, width or vocabulary";
+        e.basis = "estimate: fixed 1 GiB; the model lacks heads or width";
         return e;
     }
     const std::uint64_t cells = e.kv_cells;
@@ -57,15 +57,30 @@ Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvReq
     const auto hidden = product({kHiddenInFlight, *arch.embedding, kF32});
     const auto per_token_attention = sum({scores, mask, hidden});
     const auto attention = per_token_attention ? product({e.tokens, *per_token_attention}) : std::nullopt;
-    const auto per_token_output = sum({*arch.vocabulary, *arch.embedding});
-    const auto output = per_token_output ? product({e.tokens, *per_token_output, kF32}) : std::nullopt;
-    if (!attention || !output) return Error{"the compute buffer's size overflows 64 bits: is --context too large?"};
-    e.by_rule = true;
-    e.bytes = units::Bytes::from_count_or_throw(std::max(*attention, *output));
+    // Without the vocabulary the output cannot be sized: the fixed allowance stands for it, and
+    // the attention, which can be, still counts when it is the larger.
+    const auto per_token_output = arch.vocabulary ? sum({*arch.vocabulary, *arch.embedding}) : std::nullopt;
+    const auto output = !arch.vocabulary   ? std::optional<std::uint64_t>(kComputeFallbackBytes)
+                        : per_token_output ? product({e.tokens, *per_token_output, kF32})
+                                           : std::nullopt;
+    // A feed-forward layer: its projections' outputs (the gate's and the up's together when
+    // gated; for each expert used in a mixture) beside the normed input and the residual. What
+    // ggml-alloc must hold at once there at the least, so the term never overstates it; it is
+    // the peak for a narrow vocabulary and a wide n_ff (Mistral Large 2, Mixtral).
+    const auto per_token_ffn = arch.feed_forward_values ? sum({*arch.feed_forward_values, product({2, *arch.embedding})})
+                                                        : std::optional<std::uint64_t>(0);
+    const auto ffn = per_token_ffn ? product({e.tokens, *per_token_ffn, kF32}) : std::nullopt;
+    if (!attention || !output || !ffn) return Error{"the compute buffer's size overflows 64 bits: is --context too large?"};
+    e.by_rule = arch.vocabulary || std::max(*attention, *ffn) > *output;
+    e.bytes = units::Bytes::from_count_or_throw(std::max({*attention, *output, *ffn}));
     const std::string tokens = std::to_string(e.tokens) + " tokens";
-    e.basis = *attention >= *output ? "estimate: attention, " + tokens + " x " + std::to_string(cells) + " cells" +
-                                          (implied ? ", flash (quantized V)" : flash ? ", flash" : "")
-                                    : "estimate: output logits of " + tokens;
+    const std::string unknown = arch.vocabulary ? "" : "; the model lacks its vocabulary";
+    if (!e.by_rule) e.basis = "estimate: fixed 1 GiB for the output" + unknown;
+    else if (*ffn > *attention && *ffn > *output) e.basis = "estimate: feed-forward, " + tokens + unknown;
+    else if (*attention >= *output)
+        e.basis = "estimate: attention, " + tokens + " x " + std::to_string(cells) + " cells" +
+                  (implied ? ", flash (quantized V)" : flash ? ", flash" : "") + unknown;
+    else e.basis = "estimate: output logits of " + tokens;
     return e;
 }
 

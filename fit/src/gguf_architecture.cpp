@@ -146,6 +146,32 @@ bool chunked(const GgufHeader& h, const std::string& arch, const Parts& x, std::
     return true;
 }
 
+// The feed-forward outputs one token holds at once, for the compute buffer (compute_buffer.hpp):
+// a dense layer's gate and up (llama.cpp's ffn_gate; n_ff alone without one); a mixture of
+// experts' gate and up for each expert used (expert_feed_forward_length, else feed_forward_length
+// as Mixtral's GGUF gives it). A mixture's feed_forward_length counts as a dense layer only where
+// it has leading dense layers (DeepSeek, GLM-4.5): Qwen3-MoE's names a width no layer has.
+Expected<std::optional<std::uint64_t>> feed_forward_values(const GgufHeader& h, const Parts& x) {
+    using Out = std::optional<std::uint64_t>;
+    auto ffn = per_layer(h, x.p + "feed_forward_length", x.layers);
+    if (!ffn) return ffn.error();
+    auto expert = whole(h, x.p + "expert_feed_forward_length");
+    if (!expert) return expert.error();
+    auto used = whole(h, x.p + "expert_used_count");
+    if (!used) return used.error();
+    const std::uint64_t dense_width = *ffn ? *std::max_element((*ffn)->begin(), (*ffn)->end()) : 0;
+    const std::uint64_t expert_width = expert->value_or(dense_width);
+    if (dense_width > kMaxWidth || expert_width > kMaxWidth || used->value_or(0) > kMaxHeads)
+        return Error{x.p + "feed_forward_length, expert_feed_forward_length or expert_used_count is not a real model's"};
+    const bool moe = h.metadata.contains(x.p + "expert_count") && used->value_or(0) != 0;
+    const bool gated = std::binary_search(h.tensor_names.begin(), h.tensor_names.end(), "blk.0.ffn_gate.weight");
+    const bool dense_layers = !moe || meta_uint(h, x.p + "leading_dense_block_count").value_or(0) != 0;
+    const std::uint64_t dense = dense_layers ? (gated ? 2 : 1) * dense_width : 0;
+    const std::uint64_t experts = moe ? 2 * expert_width * **used : 0;
+    const std::uint64_t widest = std::max(dense, experts);
+    return widest == 0 ? Out() : Out(widest);
+}
+
 }  // namespace
 
 Expected<Architecture> gguf_architecture(const GgufHeader& h) {
@@ -231,6 +257,9 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
     if (!q_heads) return q_heads.error();
     if (*q_heads) a.query_heads = *std::max_element((*q_heads)->begin(), (*q_heads)->end());
     a.embedding = meta_uint(h, x.p + "embedding_length");
+    auto ffn = feed_forward_values(h, x);
+    if (!ffn) return ffn.error();
+    a.feed_forward_values = *ffn;
     a.vocabulary = meta_uint(h, x.p + "vocab_size");
     if (!a.vocabulary) a.vocabulary = h.token_count;
     if ((a.query_heads && *a.query_heads > kMaxHeads) || (a.embedding && *a.embedding > kMaxWidth) ||

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "json_nesting.hpp"
 #include "wiredcap/fit/gguf_architecture.hpp"
 #include "wiredcap/fit/printable.hpp"
 #include "wiredcap/fit/swa_patterns.hpp"
@@ -14,6 +15,7 @@ using nlohmann::json;
 
 constexpr std::uint64_t kMaxHeads = 1u << 16;
 constexpr std::uint64_t kMaxWidth = 1u << 20;
+constexpr std::size_t kMaxConfigNesting = 16;  // well above the six a quantization_config reaches
 
 std::optional<std::uint64_t> uint_at(const json& o, const char* key) {
     const auto it = o.find(key);
@@ -90,6 +92,10 @@ bool chunked_layers(const json& c, std::uint64_t layers, std::vector<LayerCache>
 }  // namespace
 
 Expected<Architecture> hf_architecture(const std::string& text) {
+    // A config nests a few levels (text_config, rope_scaling, a compressed-tensors
+    // quantization_config's groups reach six); one nested far deeper is refused before a tree
+    // is built of it (two million levels took seconds and 160 MB).
+    if (json_nesting(text) > kMaxConfigNesting) return Error{"config.json nests deeper than a model's config does"};
     const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded() || !doc.is_object()) return Error{"config.json is not a JSON object"};
     // Vision-language models keep the language model's settings in text_config.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "json_nesting.hpp"
 #include "wiredcap/fit/printable.hpp"
 
 namespace wiredcap::fit {
@@ -108,6 +109,9 @@ private:
 }  // namespace
 
 Expected<SafetensorsIndex> parse_safetensors_index(const std::string& text) {
+    // Three levels deep; one nested far deeper is refused before the parser walks it.
+    if (json_nesting(text) > kMaxJsonNesting)
+        return Error{std::string(kSafetensorsIndex) + " nests deeper than an index does"};
     IndexEvents events;
     // No exceptions from the parser: a hostile index is an answer, not a crash.
     json::sax_parse(text, &events, json::input_format_t::json, /*strict=*/true);

@@ -40,13 +40,16 @@ Expected<std::uint64_t> row_bytes(KvType type, std::uint64_t values, std::size_t
     return *bytes;
 }
 
-// Cells of a sliding or chunked layer (llama-kv-cache-iswa.cpp): the window of each sequence
-// plus one micro-batch, padded, never more than the full cache.
+// Cells of a sliding or chunked layer (llama-kv-cache-iswa.cpp): the window plus one
+// micro-batch, padded, never more than a sequence's context, in each sequence's stream (without
+// a unified cache, llama.cpp's default for -np N; a unified one holds pad(window x sequences +
+// micro-batch), never more). `full` is the full cache's cells, every sequence's together.
 Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req, std::uint64_t full) {
-    const auto w = mul(window, req.parallel);
-    const auto raw = w ? add(*w, micro_batch(req) + kCellPad - 1) : std::nullopt;
+    const auto raw = add(window, micro_batch(req) + kCellPad - 1);
     if (!raw) return overflow();
-    return std::min(full, *raw / kCellPad * kCellPad);
+    const auto cells = mul(std::min(full / req.parallel, *raw / kCellPad * kCellPad), req.parallel);
+    if (!cells) return overflow();
+    return *cells;
 }
 
 // A running sum that turns the first overflow into an error.
@@ -87,7 +90,11 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     if (req.context == 0 || req.parallel == 0 || micro_batch(req) == 0)
         return Error{"--context, --parallel, --batch and --ubatch must be above 0"};
     KvEstimate e;
-    const auto full = mul(req.context, req.parallel);
+    // llama.cpp pads the context to 256 cells before sizing the cache (llama-context.cpp: n_ctx
+    // and, without a unified cache, each sequence's n_ctx_seq); mlx-lm's cache grows in steps of
+    // 256. Padded per sequence, the figure is exact for one and an upper bound for several.
+    const auto padded = add(req.context, kCellPad - 1);
+    const auto full = padded ? mul(*padded / kCellPad * kCellPad, req.parallel) : std::nullopt;
     if (!full) return overflow();
     e.full_cells = *full;
     if (arch.sliding_window) {

@@ -80,7 +80,13 @@ bool is_projector(const fs::path& p) {
     return name.find("mmproj") != std::string::npos;
 }
 
-Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<std::string>& projectors = {}) {
+// Another GGUF loaded with the model and counted with its weights: a projector, an adapter.
+struct CompanionFiles {
+    std::vector<std::string> paths;
+    const char* kind;
+};
+
+Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<CompanionFiles>& companions = {}) {
     auto parts = gguf_parts(path);
     if (!parts) return parts.error();
     ModelInfo info;
@@ -115,15 +121,17 @@ Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<std::st
             return Error{printable_path(part) + ": tensor '" + printable(*twice) + "' is also in another part"};
     }
     info.weights_source = "GGUF tensor table" + (parts->size() > 1 ? " (" + std::to_string(parts->size()) + " files)" : "");
-    for (const auto& p : projectors) {
-        auto h = with_file(p, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
-        if (!h) return h.error();
-        const auto sum = checked_add(info.weights, h->tensor_bytes);
-        if (!sum) return Error{"the tensor sizes overflow"};
-        info.weights = *sum;
-        info.files.push_back(p);
+    for (const auto& c : companions) {
+        for (const auto& p : c.paths) {
+            auto h = with_file(p, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
+            if (!h) return h.error();
+            const auto sum = checked_add(info.weights, h->tensor_bytes);
+            if (!sum) return Error{"the tensor sizes overflow"};
+            info.weights = *sum;
+            info.files.push_back(p);
+        }
+        if (!c.paths.empty()) info.weights_source += std::string(" + ") + c.kind;
     }
-    if (!projectors.empty()) info.weights_source += " + projector";
     return info;
 }
 
@@ -242,13 +250,13 @@ Expected<ModelInfo> read_dir(fs::path dir) {
     // projector (an LM Studio folder of a vision model holds both).
     if (!ggufs.empty()) {
         auto parts = gguf_parts(ggufs.front());
-        if (parts && *parts == ggufs && projectors.size() <= 1) return read_gguf(ggufs.front(), projectors);
+        if (parts && *parts == ggufs && projectors.size() <= 1) return read_gguf(ggufs.front(), {{projectors, "projector"}});
         return Error{printable_path(dir.string()) + " holds several GGUF models; name the file"};
     }
     return Error{printable_path(dir.string()) + " holds no GGUF or .safetensors model"};
 }
 
-// NAME[:TAG] from Ollama's store, the model's GGUF blob and its projectors.
+// NAME[:TAG] from Ollama's store, the model's GGUF blob, its projectors and its adapters.
 Expected<std::optional<ModelInfo>> read_ollama(const std::string& name, std::vector<std::string>& looked) {
     const auto store = ollama_models_dir();
     std::error_code ec;
@@ -257,7 +265,7 @@ Expected<std::optional<ModelInfo>> read_ollama(const std::string& name, std::vec
     auto found = find_ollama_model(name, *store);
     if (!found) return found.error();
     if (!*found) return std::optional<ModelInfo>();
-    auto info = read_gguf((*found)->model_blob, (*found)->projectors);
+    auto info = read_gguf((*found)->model_blob, {{(*found)->projectors, "projector"}, {(*found)->adapters, "adapter"}});
     if (!info) return info.error();
     info->arch.notes.push_back("Ollama model " + printable(name) + ": " + printable_path((*found)->manifest));
     return std::optional<ModelInfo>(std::move(*info));

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "json_nesting.hpp"
 #include "regular_file.hpp"
 #include "wiredcap/fit/byte_reader.hpp"
 #include "wiredcap/fit/printable.hpp"
@@ -85,6 +86,9 @@ std::optional<std::string> ollama_models_dir() {
 }
 
 Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const std::string& manifest) {
+    // Three levels deep; one nested far deeper is refused before a tree is built of it.
+    if (json_nesting(text) > kMaxJsonNesting)
+        return Error{"the Ollama manifest " + printable_path(manifest) + " nests deeper than a manifest does"};
     const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     const auto layers = doc.is_object() ? doc.find("layers") : doc.end();
     if (!doc.is_object() || layers == doc.end() || !layers->is_array())
@@ -99,12 +103,15 @@ Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const st
         if (!layer.is_object()) continue;
         const auto type = text_of(layer, "mediaType");
         const bool model = type == "application/vnd.ollama.image.model";
-        if (!model && type != "application/vnd.ollama.image.projector") continue;
+        const bool adapter = type == "application/vnd.ollama.image.adapter";
+        if (!model && !adapter && type != "application/vnd.ollama.image.projector") continue;
         const auto blob = blob_name(text_of(layer, "digest"));
         if (!blob) return Error{"the Ollama manifest " + printable_path(manifest) + " has a layer with no sha256 digest"};
         if (model) {
             if (!m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest) + " names two models"};
             m.model_blob = *blob;
+        } else if (adapter) {
+            m.adapter_blobs.push_back(*blob);
         } else {
             m.projector_blobs.push_back(*blob);
         }
@@ -136,10 +143,13 @@ Expected<std::optional<OllamaModel>> find_ollama_model(const std::string& name, 
     auto model = present(parsed->model_blob);
     if (!model) return model.error();
     m.model_blob = *model;
-    for (const auto& b : parsed->projector_blobs) {
-        auto p = present(b);
-        if (!p) return p.error();
-        m.projectors.push_back(*p);
+    for (const auto& [blobs, paths] : {std::pair{&parsed->projector_blobs, &m.projectors},
+                                       std::pair{&parsed->adapter_blobs, &m.adapters}}) {
+        for (const auto& b : *blobs) {
+            auto p = present(b);
+            if (!p) return p.error();
+            paths->push_back(*p);
+        }
     }
     return Out(std::move(m));
 }

@@ -2,7 +2,9 @@
 // is a manifest under $OLLAMA_MODELS (default ~/.ollama/models) at
 // manifests/<host>/<namespace>/<model>/<tag> (registry.ollama.ai/library and latest by default),
 // whose layers name blobs/sha256-<hex>: the model's GGUF (application/vnd.ollama.image.model)
-// and, for vision models, its projector's (application/vnd.ollama.image.projector).
+// and, for vision models, its projector's (application/vnd.ollama.image.projector); a model made
+// with ADAPTER in its Modelfile also names LoRA adapters (application/vnd.ollama.image.adapter),
+// which the runner loads beside the model.
 #pragma once
 
 #include <optional>
@@ -17,14 +19,16 @@ struct OllamaModel {
     std::string manifest;                 // its path
     std::string model_blob;               // the model's GGUF
     std::vector<std::string> projectors;  // projector GGUFs, counted with the weights
+    std::vector<std::string> adapters;    // LoRA adapter GGUFs, counted with the weights
 };
 
-// What a manifest names: the blob file names (sha256-<64 hex>) of the model layer and of its
-// projectors. Pure, so it is fuzzed alone (tests/fuzz/model_index_fuzz.cpp); `manifest` names
+// What a manifest names: the blob file names (sha256-<64 hex>) of the model layer, of its
+// projectors and of its adapters. Pure, so it is fuzzed alone (tests/fuzz/model_index_fuzz.cpp); `manifest` names
 // the file in messages.
 struct OllamaManifest {
     std::string model_blob;
     std::vector<std::string> projector_blobs;
+    std::vector<std::string> adapter_blobs;
 };
 [[nodiscard]] Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const std::string& manifest);
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "json_nesting.hpp"
 #include "wiredcap/fit/printable.hpp"
 #include <optional>
 #include <string_view>
@@ -224,30 +225,6 @@ private:
     std::optional<Error> problem_;
 };
 
-// The deepest nesting of objects and arrays outside strings. A tensor entry is three levels
-// deep; a header nested far deeper is refused before a JSON tree is built for it.
-std::size_t nesting(std::string_view text) {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            deepest = std::max(deepest, ++depth);
-        } else if ((c == '}' || c == ']') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
-constexpr std::size_t kMaxNesting = 8;
-
 Expected<std::string> read_header_text(ByteReader& in) {
     std::array<unsigned char, 8> len{};
     if (!in.read(len.data(), len.size())) return bad("shorter than its 8-byte header length");
@@ -265,7 +242,8 @@ Expected<std::string> read_header_text(ByteReader& in) {
 Expected<SafetensorsHeader> parse_safetensors(ByteReader& in) {
     auto text = read_header_text(in);
     if (!text) return text.error();
-    if (nesting(*text) > kMaxNesting) return bad("the header nests deeper than a tensor table does");
+    // A tensor entry is three levels deep: a header nested far deeper is refused unparsed.
+    if (json_nesting(*text) > kMaxJsonNesting) return bad("the header nests deeper than a tensor table does");
     const std::uint64_t data_size = in.remaining();
     SafetensorsHeader h;
     std::vector<Extent> extents;

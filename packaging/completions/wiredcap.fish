@@ -42,7 +42,7 @@ complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l parallel -x -d 'Seq
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l batch -x -d 'Tokens of a logical batch (llama.cpp -b)'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l ubatch -x -d 'Tokens of a micro-batch (llama.cpp -ub)'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l flash-attn -d 'The runtime uses flash attention'
-complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l check -d 'Exit by the verdict: 0 fits now, 17 after a raise, 3 not'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l check -d 'Exit by the verdict: 0 fits now, 17 after a raise, 3 not, 1 unknown'
 
 # convert SIZE [--to UNIT]
 complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB MB GB TB KiB MiB GiB TiB' -d 'Print only this unit'

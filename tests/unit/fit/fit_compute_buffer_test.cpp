@@ -86,7 +86,10 @@ TEST(FitComputeBuffer, TheMicroBatchIsTheSmallerOfBatchAndUbatchAndTheContext) {
     const Architecture a = testing::parsed_architecture(llama2_7b());
     EXPECT_EQ(compute(a, at(4096, 512, false, 256)).tokens, 256u);  // -b 256 -ub 512: llama.cpp clamps
     EXPECT_EQ(compute(a, at(4096, 512, false, 256)).bytes.count(), rule(256, 4096, 32, 4096, 32000, false));
-    EXPECT_EQ(compute(a, at(100)).tokens, 100u);  // a context below a micro-batch
+    // A context below a micro-batch: llama.cpp pads n_ctx 100 to 256 cells first, so the
+    // micro-batch is min(256, 512).
+    EXPECT_EQ(compute(a, at(100)).tokens, 256u);
+    EXPECT_EQ(compute(a, at(200, 128)).tokens, 128u);
 }
 
 // MLA: the scores span every query head (DeepSeek-R1: 128) against the one latent head, so at
@@ -143,6 +146,85 @@ TEST(FitComputeBuffer, WithoutTheSizesTheRuleNeedsItIsTheStatedFixedAllowance) {
     EXPECT_FALSE(c.by_rule);
     EXPECT_EQ(c.bytes.count(), kComputeFallbackBytes);
     EXPECT_NE(c.basis.find("estimate"), std::string::npos);
+}
+
+// A dense model of narrow vocabulary and wide feed-forward (Mistral Large 2: 88 layers, n_embd
+// 12288, 96 heads, 8 KV heads, n_ff 28672, 32768 tokens): with flash attention at a short
+// context its gate's and up projection's outputs, beside the normed input and the residual,
+// are the peak (160 MiB for a 512-token micro-batch), above the attention (108 MiB) and the
+// output (88 MiB) the rule took before. Ungated (no ffn_gate tensor), one n_ff is held.
+TEST(FitComputeBuffer, AWideFeedForwardIsThePeakWhenItIsTheLargest) {
+    for (const bool gated : {true, false}) {
+        GgufWriter w;
+        w.str("general.architecture", "llama").u32("llama.block_count", 88).u32("llama.embedding_length", 12288)
+            .u32("llama.attention.head_count", 96).u32("llama.attention.head_count_kv", 8)
+            .u32("llama.feed_forward_length", 28672).u32("llama.vocab_size", 32768);
+        w.tensor(gated ? "blk.0.ffn_gate.weight" : "blk.0.ffn_up.weight", {12288, 1}, 1, 12288 * 2);  // its name is what counts
+        const Architecture a = testing::parsed_architecture(w);
+        ASSERT_EQ(a.feed_forward_values, (gated ? 2u : 1u) * 28672);
+        const std::uint64_t ffn = 512 * ((gated ? 2 : 1) * 28672 + 2 * 12288) * 4;
+        for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+            for (const bool flash : {false, true}) {
+                const std::uint64_t others = rule(512, ctx, 96, 12288, 32768, flash);
+                const ComputeEstimate c = compute(a, at(ctx, 512, flash));
+                EXPECT_EQ(c.bytes.count(), std::max(others, ffn)) << ctx << " " << flash << " " << gated;
+                EXPECT_EQ(c.basis.find("feed-forward") != std::string::npos, ffn > others) << c.basis;
+            }
+        }
+        if (gated) {
+            EXPECT_EQ(compute(a, at(4096, 512, true)).bytes.count(), 160 * kMiB);
+        }
+    }
+}
+
+// A mixture of experts holds the gate's and up's outputs of each expert used: Mixtral 8x7B
+// (32 layers, n_embd 4096, 32 heads, 8 KV heads, experts of n_ff 14336, 2 used per token, a
+// 32000-token vocabulary, its GGUF giving the experts' width as feed_forward_length) with flash
+// attention at 4096 tokens holds 128 MiB there, above the output's 70.5 MiB. Qwen3-MoE's
+// feed_forward_length (6144) is a width none of its layers has: only its experts (768 x 8) count.
+TEST(FitComputeBuffer, AMixtureOfExpertsCountsTheExpertsUsed) {
+    GgufWriter w;
+    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 8)
+        .u32("llama.feed_forward_length", 14336).u32("llama.expert_count", 8).u32("llama.expert_used_count", 2)
+        .u32("llama.vocab_size", 32000);
+    const Architecture a = testing::parsed_architecture(w);
+    ASSERT_EQ(a.feed_forward_values, 2u * 14336 * 2);
+    const std::uint64_t moe = 512 * (2 * 14336 * 2 + 2 * 4096) * 4;
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u})
+        for (const bool flash : {false, true})
+            EXPECT_EQ(compute(a, at(ctx, 512, flash)).bytes.count(), std::max(rule(512, ctx, 32, 4096, 32000, flash), moe))
+                << ctx << " " << flash;
+    EXPECT_EQ(compute(a, at(4096, 512, true)).bytes.count(), 128 * kMiB);
+
+    GgufWriter q;
+    q.str("general.architecture", "qwen3moe").u32("qwen3moe.block_count", 48).u32("qwen3moe.embedding_length", 2048)
+        .u32("qwen3moe.attention.head_count", 32).u32("qwen3moe.attention.head_count_kv", 4)
+        .u32("qwen3moe.attention.key_length", 128).u32("qwen3moe.attention.value_length", 128)
+        .u32("qwen3moe.feed_forward_length", 6144).u32("qwen3moe.expert_feed_forward_length", 768)
+        .u32("qwen3moe.expert_count", 128).u32("qwen3moe.expert_used_count", 8);
+    EXPECT_EQ(testing::parsed_architecture(q).feed_forward_values, 2u * 768 * 8);
+}
+
+// The fixed allowance stands for the output logits the model does not let the rule size, not
+// for the attention, which it does: at 131072 cells the scores of one layer take 8 GiB, and a
+// flat 1 GiB for the whole buffer was 7 GiB short. The larger of the two is the estimate.
+TEST(FitComputeBuffer, AnUnknownVocabularyNeverHidesTheAttentionScores) {
+    GgufWriter w;
+    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 8);
+    const Architecture a = testing::parsed_architecture(w);
+    ASSERT_FALSE(a.vocabulary);
+    for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
+        for (const bool flash : {false, true}) {
+            const std::uint64_t attention = rule(512, ctx, 32, 4096, 0, flash);
+            const ComputeEstimate c = compute(a, at(ctx, 512, flash));
+            EXPECT_EQ(c.bytes.count(), std::max(attention, kComputeFallbackBytes)) << ctx << " " << flash;
+            EXPECT_EQ(c.by_rule, attention > kComputeFallbackBytes) << ctx << " " << flash;
+            EXPECT_NE(c.basis.find("estimate"), std::string::npos) << c.basis;
+            EXPECT_NE(c.basis.find("vocabulary"), std::string::npos) << c.basis;
+        }
+    }
 }
 
 }  // namespace

@@ -109,6 +109,29 @@ TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
     }
 }
 
+// A model made with ADAPTER in its Modelfile (`ollama create`) carries a LoRA adapter layer
+// (application/vnd.ollama.image.adapter): Ollama hands it to the runner, which loads its tensors
+// beside the model's (llama.cpp llama_adapter_lora_init), so its bytes count as weights do.
+TEST_F(FitDiscovery, OllamaAdapterLayersCountWithTheWeights) {
+    const fs::path root = ollama_store(dir_ / "ollama");
+    const std::string adapter_digest(64, 'e');
+    GgufWriter lora;
+    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.tensor("blk.0.attn_q.weight.lora_a", {8192, (8ULL << 20) / (8192 * 2)}, 1, 8ULL << 20);
+    lora.write_sparse((root / "blobs" / ("sha256-" + adapter_digest)).string());
+    fs::create_directories(root / "manifests/registry.ollama.ai/library/tuned");
+    write_file((root / "manifests/registry.ollama.ai/library/tuned/latest").string(),
+               R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+                   kModelDigest + R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
+                   adapter_digest + R"("}]})");
+    const EnvVar store("OLLAMA_MODELS", root.string());
+    const auto m = read_model("tuned");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), (64ULL << 20) + (8ULL << 20));
+    EXPECT_EQ(m->files.size(), 2u);
+    EXPECT_NE(m->weights_source.find("adapter"), std::string::npos) << m->weights_source;
+}
+
 TEST_F(FitDiscovery, OllamaNamesAreResolvedAsOllamaDoes) {
     const EnvVar store("OLLAMA_MODELS", ollama_store(dir_ / "ollama").string());
     // No 'latest' tag was pulled: not found, and the message says where wiredcap looked.
@@ -200,6 +223,48 @@ TEST_F(FitDiscovery, IncompleteHuggingFaceDownloadIsRefused) {
     const auto whole = read_model(dir_.string());
     ASSERT_TRUE(whole) << whole.error().message;
     EXPECT_EQ(whole->weights.count(), 30000u);
+}
+
+// An index or a manifest is three levels deep. A crafted one nested a million levels deep was
+// parsed to the end (64 MiB of '[' took the parser 8 s and the manifest's tree 40 MB), where a
+// safetensors header is refused at its ninth level: so are they now, before any work is done.
+TEST_F(FitDiscovery, IndexAndManifestNestedDeeperThanTheyAreAreRefused) {
+    const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+    write_file((dir_ / "config.json").string(), kConfig);
+    write_file((dir_ / "model.safetensors.index.json").string(),
+               R"({"metadata":{"x":)" + deep + R"(},"weight_map":{"t1":")" + shard_name(1, 1) + R"("}})");
+    write_file((dir_ / shard_name(1, 1)).string(), shard("t1", 1000));
+    const auto index = read_model(dir_.string());
+    ASSERT_FALSE(index);
+    EXPECT_NE(index.error().message.find("nests deeper"), std::string::npos) << index.error().message;
+
+    const fs::path root = ollama_store(dir_ / "ollama");
+    write_file((root / "manifests/registry.ollama.ai/library/llama3.1/70b").string(),
+               R"({"annotations":)" + deep + R"(,"layers":[{"mediaType":"application/vnd.ollama.image.model",)"
+               R"("digest":"sha256:)" + kModelDigest + R"("}]})");
+    const EnvVar store("OLLAMA_MODELS", root.string());
+    const auto manifest = read_model("llama3.1:70b");
+    ASSERT_FALSE(manifest);
+    EXPECT_NE(manifest.error().message.find("nests deeper"), std::string::npos) << manifest.error().message;
+}
+
+// config.json is read before any shard, as a tree: nested two million levels deep (its 4 MiB
+// limit allows it) it took 3.6 s and 163 MB to refuse. A real one nests at most a handful of
+// levels (a compressed-tensors quantization_config: config_groups, a group, its weights).
+TEST_F(FitDiscovery, ConfigNestedDeeperThanAConfigIsRefused) {
+    const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+    write_file((dir_ / "config.json").string(), R"({"x":)" + deep + R"(,"model_type":"mistral"})");
+    write_file((dir_ / "model.safetensors").string(), shard("t1", 1000));
+    const auto m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("nests deeper"), std::string::npos) << m.error().message;
+    const std::string quantized = std::string(kConfig).substr(0, std::string(kConfig).size() - 1) +
+        R"(,"quantization_config":{"quant_method":"compressed-tensors","config_groups":{"group_0":)"
+        R"({"targets":["Linear"],"weights":{"num_bits":4,"type":"int","strategy":"group",)"
+        R"("group_size":128,"actorder":null,"observer_kwargs":{}}}},"ignore":["lm_head"]}})";
+    write_file((dir_ / "config.json").string(), quantized);
+    const auto q = read_model(dir_.string());
+    EXPECT_TRUE(q) << q.error().message;
 }
 
 // A Mistral snapshot carries consolidated.safetensors (the same weights for mistral-inference)

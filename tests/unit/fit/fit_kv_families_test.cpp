@@ -7,7 +7,7 @@
 // The rules (llama.cpp, src/):
 //   llama-kv-cache.cpp      K and V rows of n_embd_k_gqa / n_embd_v_gqa per layer; no V tensor
 //                           when hparams.is_mla(); no cache for a layer !has_kv(il)
-//   llama-kv-cache-iswa.cpp a windowed layer holds min(full, pad256(n_swa x seqs + n_ubatch))
+//   llama-kv-cache-iswa.cpp a windowed layer holds seqs x min(pad256(n_ctx_seq), pad256(n_swa + n_ubatch))
 //   llama-memory-hybrid.cpp the KV cache filters out recurrent layers; llama-memory-recurrent.cpp
 //                           keeps n_embd_r + n_embd_s f32 values per recurrent layer per sequence
 //   llama-model.cpp         LLM_ARCH_LLAMA4: chunked, n_swa 8192, pattern 4; LLM_ARCH_GLM4_MOE:
@@ -285,6 +285,24 @@ TEST(FitKvFamilies, SlidingWindowAddsOneMicroBatch) {
     }
 }
 
+// With several sequences and no unified cache (llama.cpp's default for -np N), each sequence
+// has its own stream: the window cache is pad256(min(n_ctx_seq, n_swa + n_ubatch)) cells per
+// stream (llama-kv-cache-iswa.cpp sizes it with n_swa x 1, not x n_seq_max, and llama_kv_cache
+// allocates it once per stream). gpt-oss-20b at -np 4: 4 x 768 cells, not the unified
+// pad256(4 x 128 + 512) = 1024. The per-stream figure is the larger, so it is the one taken.
+TEST(FitKvFamilies, SlidingWindowWithSeveralSequencesIsOneWindowPerSequence) {
+    const Architecture a = from_gguf(gpt_oss_gguf());
+    const std::uint64_t row = f16_row(2 * 8 * 64);
+    for (const std::uint64_t ctx : {512u, 4096u, 32768u}) {
+        for (const std::uint64_t seqs : {1u, 4u}) {
+            const KvEstimate e = kv(a, ctx, KvType::f16, seqs);
+            const std::uint64_t window = seqs * std::min<std::uint64_t>(ctx, 768);
+            EXPECT_EQ(e.window_cells, window) << ctx << " x " << seqs;
+            EXPECT_EQ(e.total.count(), 12 * row * ctx * seqs + 12 * row * window) << ctx << " x " << seqs;
+        }
+    }
+}
+
 // --- Separate K and V cache types (-ctk q8_0 -ctv f16) -----------------------------------------
 TEST(FitKvFamilies, KAndVCacheTypesAreSizedApart) {
     const Architecture a = from_gguf(gpt_oss_gguf());
@@ -293,6 +311,25 @@ TEST(FitKvFamilies, KAndVCacheTypesAreSizedApart) {
     EXPECT_EQ(e->k_bytes.count(), 12u * q8_row(512) * 4096 + 12u * q8_row(512) * 768);
     EXPECT_EQ(e->v_bytes.count(), 12u * f16_row(512) * 4096 + 12u * f16_row(512) * 768);
     EXPECT_EQ(e->total.count(), e->k_bytes.count() + e->v_bytes.count());
+}
+
+// llama.cpp pads the context before it sizes the cache (src/llama-context.cpp: n_ctx =
+// GGML_PAD(n_ctx, 256); without a unified cache each sequence's n_ctx_seq is padded to 256
+// too), and mlx-lm's KVCache grows in steps of 256: a context of 5000 holds 5120 cells. An
+// estimate at the unpadded 5000 is short by 120 tokens of cache, toward danger, and so is a
+// "would fit N tokens" that the runtime then rounds up. pad256(context) x sequences is the
+// figure for one sequence and an upper bound for several, unified or not.
+TEST(FitKvCache, TheContextIsPaddedTo256CellsAsTheRuntimesAllocateIt) {
+    Architecture a;
+    a.name = "llama";
+    a.layers.assign(2, AttentionLayer{1024, 1024, LayerCache::full});
+    const std::uint64_t row = f16_row(1024);
+    for (const auto& [context, parallel, cells] : {std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>{5000, 1, 5120},
+                                                   {4096, 1, 4096}, {1, 1, 256}, {1000, 3, 3072}, {257, 2, 1024}}) {
+        const KvEstimate e = kv(a, context, KvType::f16, parallel);
+        EXPECT_EQ(e.full_cells, cells) << context << " x " << parallel;
+        EXPECT_EQ(e.total.count(), 2 * 2 * row * cells) << context << " x " << parallel;
+    }
 }
 
 }  // namespace

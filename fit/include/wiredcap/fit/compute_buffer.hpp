@@ -12,12 +12,16 @@
 //                                          attention)
 //                  + 4 x n_embd x 4 )     the hidden states in flight
 //   output     T x (n_vocab + n_embd) x 4  the logits of every token and the final norm
+//   feed-fwd   T x (g x n_ff + 2 x n_embd) x 4  the projections (g = 2 gated: the gate's and
+//                                          the up's outputs at once; 2 x experts used for a
+//                                          mixture of experts, with the experts' n_ff), the
+//                                          normed input and the residual; at the least
 // where n_kv is the cells of the largest cache layer. ik_llama.cpp's PR 237 describes the same
 // K*Q term ("n_ctx x n_ubatch x n_head x sizeof(float)", soft_max reusing its buffer). The rule
 // gives llama.cpp's published figures for LLaMA-2 7B exactly (70.50 MiB at n_ctx 512, 296.00
 // MiB at 4096, n_ubatch 512, no flash attention; tests/unit/fit/fit_compute_buffer_test.cpp).
-// Not modelled: feed-forward and MoE routing activations (below the output for dense models
-// of usual shape), a backend's own scratch (Metal's flash-attention reduction), runtimes
+// Not modelled: a mixture's routing and shared experts (small beside its experts), a
+// backend's own scratch (Metal's flash-attention reduction), runtimes
 // other than llama.cpp (MLX allocates as it goes).
 #pragma once
 
@@ -30,21 +34,22 @@
 
 namespace wiredcap::fit {
 
-// When the model's files do not give what the rule needs (query heads, embedding length,
-// vocabulary): a fixed allowance, said to be one.
+// When the model's files do not give what the rule needs: a fixed allowance, said to be one,
+// for the whole buffer without query heads or embedding length; without the vocabulary, for
+// the output alone (the attention, sized by the rule, is taken when it is larger).
 inline constexpr std::uint64_t kComputeFallbackBytes = std::uint64_t{1} << 30;
 
 struct ComputeEstimate {
     units::Bytes bytes = units::Bytes::zero();
     std::uint64_t tokens = 0;    // T: the micro-batch the graph is reserved for
     std::uint64_t kv_cells = 0;  // n_kv: the cells the attention scores span
-    bool by_rule = false;        // false: the fixed fallback
+    bool by_rule = false;        // false: the figure is the fixed fallback
     std::string basis;           // what the figure is, for its line: "estimate: ..."
 };
 
 inline constexpr std::string_view kComputeRule =
-    "llama.cpp src/llama-context.cpp graph_reserve, laid out by ggml-alloc: the larger of one "
-    "layer's attention and the output logits, for one micro-batch";
+    "llama.cpp src/llama-context.cpp graph_reserve, laid out by ggml-alloc: the largest of one "
+    "layer's attention, its feed-forward and the output logits, for one micro-batch";
 
 [[nodiscard]] Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvRequest& req,
                                                          const KvEstimate& kv);

@@ -1,11 +1,12 @@
 // The memory a model's context takes, as llama.cpp allocates it (src/llama-kv-cache.cpp, the
 // llama_kv_cache constructor; src/llama-kv-cache-iswa.cpp; src/llama-memory-recurrent.cpp):
+//   - the context is padded to 256 cells per sequence first (src/llama-context.cpp);
 //   - a full-attention layer holds every token of every sequence: K and V rows of
 //     KV heads x key (value) length per token, each in its own cache type (-ctk, -ctv);
 //   - an MLA layer (DeepSeek-V2/V3/R1, Kimi K2: hparams.is_mla()) holds the compressed latent
 //     and the rope key as its K row and no V cache at all;
-//   - a sliding-window or chunked-attention layer holds the window of each sequence plus one
-//     micro-batch, padded to 256 cells, never more than the full cache;
+//   - a sliding-window or chunked-attention layer holds the window plus one micro-batch,
+//     padded to 256 cells, never more than the context, for each sequence;
 //   - a recurrent layer (Mamba, the linear-attention layers of a hybrid) holds no KV cache but a
 //     fixed recurrent state per sequence (f32), whatever the context;
 //   - a layer without a cache (GLM-4.5's next-token prediction layer) holds nothing.
@@ -67,6 +68,10 @@ struct Architecture {
     std::optional<std::uint64_t> query_heads;
     std::optional<std::uint64_t> embedding;  // hidden size (n_embd)
     std::optional<std::uint64_t> vocabulary;  // tokens the output layer scores (n_vocab)
+    // Per token, the feed-forward projections' outputs held at once in its widest layer: 2 x n_ff
+    // when gated (the gate's and the up's), n_ff when not; for a mixture of experts, 2 x the
+    // experts' n_ff x the experts used per token. nullopt when the files do not say.
+    std::optional<std::uint64_t> feed_forward_values;
     RecurrentState recurrent;                      // per recurrent layer and sequence
     std::string source;                            // where the layout was read
     std::string rule;                              // the runtime's rule it follows, cited
@@ -95,7 +100,7 @@ struct KvEstimate {
     units::Bytes v_bytes = units::Bytes::zero();
     units::Bytes recurrent = units::Bytes::zero();  // recurrent state, all sequences
     units::Bytes per_token = units::Bytes::zero();  // what one more token of context costs (full layers)
-    std::uint64_t full_cells = 0;                   // tokens a full layer holds
+    std::uint64_t full_cells = 0;                   // tokens a full layer holds (padded)
     std::uint64_t window_cells = 0;                 // tokens a sliding or chunked layer holds
     std::uint64_t full_layers = 0;
     std::uint64_t window_layers = 0;                // sliding and chunked
@@ -103,7 +108,7 @@ struct KvEstimate {
     std::uint64_t uncached_layers = 0;
 };
 
-// llama.cpp's cell padding of a sliding-window cache.
+// llama.cpp's cell padding of the context and of a sliding-window cache.
 inline constexpr std::uint64_t kCellPad = 256;
 
 [[nodiscard]] Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req);
