@@ -15,8 +15,10 @@
 namespace wiredcap::fit {
 
 inline constexpr const char* kSafetensorsIndex = "model.safetensors.index.json";
-// The index is read whole: real ones are a few hundred KiB (one line per tensor).
-inline constexpr std::uint64_t kMaxIndexJson = 64u << 20;
+// The index is read whole: one line per tensor, so most are a few hundred KiB and DeepSeek-V3's
+// (91,991 tensors) is about 9 MiB. 32 MiB leaves room for larger models while a crafted index
+// costs at most a quarter of a second to read and refuse.
+inline constexpr std::uint64_t kMaxIndexJson = 32u << 20;
 // Distinct shards an index may name (the largest published models have a few hundred); past it
 // the index is refused before the set of names grows.
 inline constexpr std::size_t kMaxIndexShards = 4096;
