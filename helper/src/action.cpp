@@ -28,6 +28,16 @@ constexpr const char* kResetWentOn =
 
 JsonObject read_back(MiB v) { return JsonObject().num("value", v.count()).str("source", kReadBack); }
 
+JsonObject direction_json(MiB now, MiB base, const std::string& source) {
+    JsonObject o;
+    o.str("direction", now > base ? "raised" : now < base ? "lowered" : "unchanged").num("from_mib", base.count());
+    return o.str("from_source", source).num("by_mib", (now > base ? now - base : base - now).count());
+}
+
+std::string effective_claim(const Invocation& inv) {
+    return "--effective, the caller's claim (" + inv.effective_source.value_or("given") + ")";
+}
+
 ExitCode exit_for(KernelError::Kind k) {
     switch (k) {
         case KernelError::Kind::key_missing: return ExitCode::unsupported_platform;

@@ -26,6 +26,12 @@ struct Failure {
 // A value read from the kernel, with its source: {"value":N,"source":"kernel read-back"}.
 [[nodiscard]] JsonObject read_back(units::MiB v);
 
+// Which way `now` moves the GPU's cap from `base`, and by how much, with where base came from:
+// {"direction":"raised|lowered|unchanged","from_mib":N,"from_source":S,"by_mib":N}.
+[[nodiscard]] JsonObject direction_json(units::MiB now, units::MiB base, const std::string& source);
+// The source of a base that is --effective: the caller's claim, labelled as such.
+[[nodiscard]] std::string effective_claim(const Invocation& inv);
+
 // Builds the result line and journals as it goes.
 class Action {
 public:

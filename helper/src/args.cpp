@@ -1,6 +1,8 @@
 #include "src/args.hpp"
 
 #include <algorithm>
+#include <span>
+#include <utility>
 
 #include "wiredcap/units/parse.hpp"
 
@@ -35,21 +37,44 @@ std::optional<std::uint64_t> parse_step(std::string_view s) {
     return n;
 }
 
-template <std::size_t N>
-bool one_of(std::string_view s, const std::string_view (&words)[N]) {
-    return std::find(std::begin(words), std::end(words), s) != std::end(words);
-}
+// The command words, one table for both directions (boot: wiredcap-system's, refused below).
+constexpr std::pair<Command, std::string_view> kCommandNames[] = {
+    {Command::read, "read"},       {Command::apply, "apply"},     {Command::reset, "reset"},
+    {Command::confirm, "confirm"}, {Command::end, "end"},         {Command::persist, "persist"},
+    {Command::boot, "boot"},       {Command::verdict, "verdict"}, {Command::forget_hang, "forget-hang"}};
 
 std::optional<Command> parse_command(std::string_view s) {
-    if (s == "read") return Command::read;
-    if (s == "apply") return Command::apply;
-    if (s == "reset") return Command::reset;
-    if (s == "confirm") return Command::confirm;
-    if (s == "end") return Command::end;
-    if (s == "persist") return Command::persist;
-    if (s == "verdict") return Command::verdict;
-    if (s == "forget-hang") return Command::forget_hang;
+    for (const auto& [cmd, name] : kCommandNames)
+        if (name == s) return cmd;
     return std::nullopt;
+}
+
+// The options whose value is a word: the field each fills and the words it takes (none: an
+// id, 1 to 64 letters, digits or '-'). Nothing a caller types reaches root's journal otherwise.
+struct WordOption {
+    std::string_view name;
+    std::optional<std::string> Invocation::*slot;
+    std::span<const std::string_view> words;
+};
+constexpr WordOption kWordOptions[] = {
+    {"--run", &Invocation::run, {}},
+    {"--boot", &Invocation::boot, {}},
+    {"--revert", &Invocation::revert, kRevertReasons},
+    {"--outcome", &Invocation::outcome, kOutcomes},
+    {"--effective-source", &Invocation::effective_source, kEffectiveSources},
+    {"--by", &Invocation::by, kWriters},
+    {"--answer", &Invocation::answer, kAnswers},
+    {"--why", &Invocation::why, kForgetReasons}};
+
+Expected<Ok> set_word(const WordOption& o, std::string_view v, Invocation& inv) {
+    const bool id = o.words.empty();
+    if (id ? !valid_run_id(v) : std::find(o.words.begin(), o.words.end(), v) == o.words.end()) {
+        std::string need = id ? " 1 to 64 letters, digits or '-'" : " one of:";
+        for (const auto w : o.words) need += " " + std::string(w);
+        return usage(std::string(o.name) + " needs" + need);
+    }
+    inv.*o.slot = std::string(v);
+    return Ok{};
 }
 
 // A development path option: absolute, bounded, printable.
@@ -82,23 +107,8 @@ Expected<std::size_t> parse_dev_options(const Args& args, DevOptions& dev) {
     return i;
 }
 
-// --by, --boot, --answer, --why: each a word from a fixed list (--boot: an id's characters).
-// nullopt: not one of them, or repeated.
-std::optional<Expected<Ok>> word_option(std::string_view opt, std::string_view v, Invocation& inv) {
-    auto set = [&](std::optional<std::string>& slot, bool valid, std::string need) -> Expected<Ok> {
-        if (!valid) return usage(std::string(opt) + " needs " + need);
-        slot = std::string(v);
-        return Ok{};
-    };
-    if (opt == "--by" && !inv.by) return set(inv.by, one_of(v, kWriters), "set");
-    if (opt == "--boot" && !inv.boot) return set(inv.boot, valid_run_id(v), "a boot id: 1 to 64 letters, digits or '-'");
-    if (opt == "--answer" && !inv.answer) return set(inv.answer, one_of(v, kAnswers), "one of: hung not-hung");
-    if (opt == "--why" && !inv.why)
-        return set(inv.why, one_of(v, kForgetReasons), "one of: macos-update hardware-change other-cause");
-    return std::nullopt;
-}
-
-// The options after the command: --ignore-hang-ceiling alone, the others with a value.
+// The options after the command: --ignore-hang-ceiling alone, the others with a value, each
+// at most once.
 Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv) {
     for (; i < args.size(); i += 2) {
         const std::string_view opt = args[i];
@@ -107,35 +117,24 @@ Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv
             i -= 1;  // a flag: the loop's step of 2 moves on by one
             continue;
         }
-        if (opt != "--run" && opt != "--step" && opt != "--revert" && opt != "--outcome" && opt != "--effective" &&
-            opt != "--effective-source" && opt != "--by" && opt != "--boot" && opt != "--answer" && opt != "--why")
-            return usage("unexpected or repeated argument " + units::quote_input(opt));
+        const auto word = std::find_if(std::begin(kWordOptions), std::end(kWordOptions),
+                                       [&](const WordOption& o) { return o.name == opt; });
+        const bool is_word = word != std::end(kWordOptions);
+        const bool fresh = is_word ? !(inv.*word->slot).has_value()
+                                   : (opt == "--step" && !inv.step) || (opt == "--effective" && !inv.effective);
+        if (!fresh) return usage("unexpected or repeated argument " + units::quote_input(opt));
         if (i + 1 >= args.size()) return usage(units::quote_input(opt) + " needs a value");
         const std::string_view v = args[i + 1];
-        if (opt == "--run" && !inv.run) {
-            if (!valid_run_id(v)) return usage("--run needs 1 to 64 letters, digits or '-'");
-            inv.run = std::string(v);
-        } else if (opt == "--step" && !inv.step) {
+        if (is_word) {
+            if (auto r = set_word(*word, v, inv); !r) return r.error();
+        } else if (opt == "--step") {
             inv.step = parse_step(v);
             if (!inv.step) return usage("--step needs a whole number from 1 to 100000");
-        } else if (opt == "--revert" && !inv.revert) {
-            if (!one_of(v, kRevertReasons)) return usage("--revert needs one of: no eof interrupt terminate hangup timeout guard mismatch probe");
-            inv.revert = std::string(v);
-        } else if (opt == "--outcome" && !inv.outcome) {
-            if (!one_of(v, kOutcomes)) return usage("--outcome needs one of: completed stopped reverted revert_failed aborted hung");
-            inv.outcome = std::string(v);
-        } else if (opt == "--effective" && !inv.effective) {
+        } else {
             auto e = units::parse_size_as<units::MiB>(v);
             if (!e) return usage("--effective: " + e.error().message);
             if (e->count() == 0) return usage("--effective must be above 0 MiB");
             inv.effective = *e;
-        } else if (opt == "--effective-source" && !inv.effective_source) {
-            if (!one_of(v, kEffectiveSources)) return usage("--effective-source needs one of: metal simulated-metal given");
-            inv.effective_source = std::string(v);
-        } else if (auto word = word_option(opt, v, inv); word) {
-            if (!*word) return word->error();
-        } else {
-            return usage("unexpected or repeated argument " + units::quote_input(opt));
         }
     }
     return Ok{};
@@ -182,17 +181,8 @@ Expected<Ok> check_combination(const Invocation& inv) {
 }  // namespace
 
 std::string_view command_name(Command c) {
-    switch (c) {
-        case Command::read: return "read";
-        case Command::apply: return "apply";
-        case Command::reset: return "reset";
-        case Command::confirm: return "confirm";
-        case Command::end: return "end";
-        case Command::persist: return "persist";
-        case Command::boot: return "boot";
-        case Command::verdict: return "verdict";
-        case Command::forget_hang: return "forget-hang";
-    }
+    for (const auto& [cmd, name] : kCommandNames)
+        if (cmd == c) return name;
     return "unknown";
 }
 

@@ -82,26 +82,13 @@ std::optional<std::string> needs_effective(const Invocation& inv, const policy::
 // from the OS default, against the effective cap the caller gave (labelled as their claim).
 void report_direction(Action& a, const Invocation& inv) {
     if (!a.readback_ || !a.previous_) return;
-    std::optional<MiB> base;
-    std::string source;
-    if (a.previous_->count() != 0) {
-        base = *a.previous_;
-        source = "kernel read-back before the write";
-    } else if (inv.effective) {
-        base = *inv.effective;
-        source = "--effective, the caller's claim (" + inv.effective_source.value_or("given") + ")";
-    }
-    JsonObject o;
-    const MiB now = *a.readback_;
-    if (!base) {
-        a.out().object("gpu_cap", o.str("direction", "unknown").null("from_mib").str(
+    if (a.previous_->count() != 0)
+        a.out().object("gpu_cap", direction_json(*a.readback_, *a.previous_, "kernel read-back before the write"));
+    else if (inv.effective)
+        a.out().object("gpu_cap", direction_json(*a.readback_, *inv.effective, effective_claim(inv)));
+    else
+        a.out().object("gpu_cap", JsonObject().str("direction", "unknown").null("from_mib").str(
                                       "why", "from the OS default the effective cap is unknown (no --effective)"));
-        return;
-    }
-    const char* direction = now > *base ? "raised" : now < *base ? "lowered" : "unchanged";
-    o.str("direction", direction).num("from_mib", base->count()).str("from_source", source);
-    o.num("by_mib", (now > *base ? now - *base : *base - now).count());
-    a.out().object("gpu_cap", o);
 }
 
 std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ctx) {

@@ -28,16 +28,6 @@ std::optional<std::string> silent_lowering(const Invocation& inv) {
            "at every boot; to store it anyway, add --lower after --unconfirmed";
 }
 
-// What the stored value does at every boot, against the effective cap at persist time.
-JsonObject at_boot_json(const Invocation& inv) {
-    const MiB v = *inv.value;
-    const MiB e = *inv.effective;
-    JsonObject o;
-    o.str("direction", v > e ? "raised" : v < e ? "lowered" : "unchanged").num("from_mib", e.count());
-    o.str("from_source", "--effective, the caller's claim (" + inv.effective_source.value_or("given") + ")");
-    return o.num("by_mib", (v > e ? v - e : e - v).count());
-}
-
 }  // namespace
 
 JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p) {
@@ -85,7 +75,8 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (auto why = policy::refusal(auth->policy, auth->memsize, from, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
-    if (inv.unconfirmed && inv.effective) a.out().object("at_boot", at_boot_json(inv));
+    if (inv.unconfirmed && inv.effective)
+        a.out().object("at_boot", direction_json(value, *inv.effective, effective_claim(inv)));
     std::string basis = "unconfirmed: stored with --unconfirmed";
     std::string basis_word = inv.unconfirmed ? "unconfirmed" : "confirmed";
     // A vouched value needs no ramp here; it is stored unconfirmed, so that every boot checks
