@@ -88,15 +88,20 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (inv.unconfirmed && inv.effective) a.out().object("at_boot", at_boot_json(inv));
     std::string basis = "unconfirmed: stored with --unconfirmed";
     std::string basis_word = inv.unconfirmed ? "unconfirmed" : "confirmed";
-    // A vouched value needs no ramp here; it is stored unconfirmed, so that every boot checks
-    // the policy again and applies it only while the policy still vouches for it.
+    // A vouched value needs no ramp here, unless a boot with it tripped the guard since (a vouch
+    // stands in for a ramp, not for the guard); it is stored unconfirmed, so that every boot
+    // checks the policy again and applies it only while the policy still vouches for it.
     const bool vouched = note_vouched(a, ctx, auth->policy, value);
     bool confirmed = !inv.unconfirmed;
     if (!inv.unconfirmed) {
-        auto c = journal::find_confirmation_in(ctx.journal_path, ctx.trusted_owner, value);
+        auto c = journal::find_standing_in(ctx.journal_path, ctx.trusted_owner, value);
         if (!c) return a.refuse(ExitCode::journal_failed, c.error().message);
-        if (*c) {
-            basis = "confirmed in run " + (*c)->run + " step " + std::to_string((*c)->step);
+        if (c->confirmation) {
+            basis = "confirmed in run " + c->confirmation->run + " step " + std::to_string(c->confirmation->step);
+        } else if (vouched && c->tripped) {
+            return a.refuse(ExitCode::refused_by_policy,
+                            units::to_string(value) + " is vouched for, but a boot with it (or a lower value) "
+                            "tripped the boot guard since: confirm it in a ramp, or store it with --unconfirmed");
         } else if (vouched) {
             basis = a.vouched_;
             basis_word = "vouched";

@@ -109,5 +109,25 @@ persist_and_boot() {
   expect_err 'more than max_step'
 }
 
+# The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
+# value tripped the guard (it applied it and never became healthy), `persist` no longer stores
+# it on the vouch, as it no longer does on a ramp's confirmation; the guard stays tripped and no
+# later boot writes it. A ramp that confirms it again, or --unconfirmed, is a person's choice.
+a_tripped_boot_withdraws_the_vouch() {
+  new_tree; vouching_policy
+  local state=$WORK/journal/boot.state
+  helper persist 176GiB; expect_rc 0
+  sim reboot >/dev/null; system boot-action; expect_out '"action":"applied"'
+  sim reboot >/dev/null; system boot-action; expect_out '"action":"tripped"'
+  history_is 180224
+  helper persist 176GiB
+  expect_rc 3; expect_err 'tripped the boot guard'
+  wcap persist 176GiB
+  expect_rc 3
+  grep -qx 'guard=tripped' "$state" || fail "the tripped guard was re-armed: $(cat "$state")"
+  sim reboot >/dev/null; system boot-action
+  expect_rc 0; expect_knob 0; history_is 180224
+}
+
 "$scenario"
 echo "PASS: $scenario"
