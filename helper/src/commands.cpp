@@ -1,5 +1,6 @@
 #include "src/commands.hpp"
 
+#include "journal/confirmation.hpp"
 #include "journal/own_apply.hpp"
 #include "process/hardening.hpp"
 #include "src/action.hpp"
@@ -104,19 +105,31 @@ void report_direction(Action& a, const Invocation& inv) {
     a.out().object("gpu_cap", o);
 }
 
+// The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
+// value (or a lower one) tripped the guard and no ramp confirmed it since, the value takes the
+// steps any other value takes. The journal unreadable: refused, never assumed clean.
+std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, policy::Policy& p, MiB value) {
+    if (!p.vouched || *p.vouched != value) return std::nullopt;
+    auto standing = journal::find_standing_in(ctx.journal_path, ctx.trusted_owner, value);
+    if (!standing) return a.refuse(ExitCode::journal_failed, standing.error().message);
+    if (standing->tripped && !standing->confirmation) p.vouched.reset();
+    return std::nullopt;
+}
+
 std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ctx) {
     const MiB value = *inv.value;
     a.out().num("requested_mib", value.count());
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
     if (auto f = read_previous(a, ctx)) return f;
-    note_vouched(a, ctx, auth->policy, value);
+    policy::Policy& p = auth->policy;
+    if (auto f = withdraw_tripped_vouch(a, ctx, p, value)) return f;
+    note_vouched(a, ctx, p, value);
     // Band and reserve first (measured from the value itself, no step can be too large), then the
     // starting point, then the step from it.
-    if (auto why = policy::refusal(auth->policy, auth->memsize, value, value))
-        return a.refuse(ExitCode::refused_by_policy, *why);
-    if (auto why = needs_effective(inv, auth->policy, *a.previous_)) return a.refuse(ExitCode::refused_by_policy, *why);
-    if (auto why = policy::refusal(auth->policy, auth->memsize, *a.previous_, value, inv.effective))
+    if (auto why = policy::refusal(p, auth->memsize, value, value)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = needs_effective(inv, p, *a.previous_)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = policy::refusal(p, auth->memsize, *a.previous_, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     auto f = *a.previous_ == value ? unchanged(a, value) : write_and_verify(a, ctx, value, inv.revert);
     report_direction(a, inv);

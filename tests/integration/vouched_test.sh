@@ -112,7 +112,8 @@ persist_and_boot() {
 # The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
 # value tripped the guard (it applied it and never became healthy), `persist` no longer stores
 # it on the vouch, as it no longer does on a ramp's confirmation; the guard stays tripped and no
-# later boot writes it. A ramp that confirms it again, or --unconfirmed, is a person's choice.
+# later boot writes it, and the helper's apply takes max_step's steps again. A ramp that
+# confirms it again, or --unconfirmed, is a person's choice.
 a_tripped_boot_withdraws_the_vouch() {
   new_tree; vouching_policy
   local state=$WORK/journal/boot.state
@@ -127,6 +128,12 @@ a_tripped_boot_withdraws_the_vouch() {
   grep -qx 'guard=tripped' "$state" || fail "the tripped guard was re-armed: $(cat "$state")"
   sim reboot >/dev/null; system boot-action
   expect_rc 0; expect_knob 0; history_is 180224
+  # Nor does a write reach it in one step any more: wiredcap counts the trip as a hang, and the
+  # helper itself (called directly, as a member may) takes max_step's steps again.
+  wcap set 176GiB --yes
+  expect_rc 3
+  helper apply 176GiB --effective 158GiB --effective-source given
+  expect_rc 3; expect_err 'more than max_step'; expect_knob 0; history_is 180224
 }
 
 "$scenario"
