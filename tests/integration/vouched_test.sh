@@ -103,6 +103,7 @@ persist_and_boot() {
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 180224; history_is 180224
   expect_vouched_record applied
   sim advance 11m >/dev/null; system boot-action; expect_out '"action":"healthy"'
+  expect_vouched_record healthy
   write_policy "${band[@]}"
   sim reboot >/dev/null; system boot-action
   expect_rc 3; expect_knob 0; history_is 180224
