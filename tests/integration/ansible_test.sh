@@ -100,5 +100,23 @@ out_of_band_fails_with_the_tools_message() {
   [[ $OUT == *'unit'* ]] || fail "a bare number was not refused with wiredcap's reason: $OUT"
 }
 
+# state=default with the knob already at the OS default but a value stored for boot: that
+# value is what would change the cap at the next boot, so it is forgotten and the task changed;
+# check mode says so first and forgets nothing.
+default_forgets_a_value_stored_for_boot() {
+  setup
+  "$WORK/bin/wiredcap" persist 176GiB >/dev/null 2>&1 || fail "cannot store the vouched value"
+  expect_knob 0; [ -e "$WORK/journal/boot.state" ] || fail "nothing stored for boot"
+  play "$(cap_task state=default)" --check --diff
+  recap_is changed=1 failed=0
+  [[ $OUT == *'-stored for boot: 180224 MiB'* && $OUT == *'+stored for boot: none'* ]] ||
+    fail "the diff does not show the stored value going: $OUT"
+  [ -e "$WORK/journal/boot.state" ] || fail "check mode forgot the stored value"
+  play "$(cap_task state=default)"
+  recap_is changed=1 failed=0
+  [ ! -e "$WORK/journal/boot.state" ] || fail "the value stored for boot is still there"
+  history_is ''
+}
+
 "$scenario"
 echo "PASS: $scenario"
