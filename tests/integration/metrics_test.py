@@ -237,7 +237,31 @@ def textfile_is_replaced_whole():
     print("  replaced by rename, 0644, no temporary left; the unreadable knob absent, its reading_ok 0")
 
 
+def a_planted_symlink_is_not_followed():
+    """A textfile directory writable by anyone (mode 1777): a symlink planted at the target's
+    name is replaced, not written through; the file it points at is left as it was."""
+    new_tree()
+    os.chmod(PROM, 0o1777)
+    victim = os.path.join(WORK, "victim")
+    with open(victim, "w") as f:
+        f.write("not yours\n")
+    target = os.path.join(PROM, "wiredcap.prom")
+    os.symlink(victim, target)
+    os.lchown(target, 65534, 65534)
+    wiredcap("metrics", "--textfile-dir", PROM)
+    if open(victim).read() != "not yours\n":
+        fail("metrics wrote through the planted symlink")
+    if os.path.islink(target) or not os.path.isfile(target):
+        fail("the planted symlink is still there")
+    if value(samples(open(target).read()), "wiredcap_up") != 1:
+        fail("the replaced file does not hold the metrics")
+    if sorted(os.listdir(PROM)) != ["wiredcap.prom"]:
+        fail(f"the directory holds more than the file: {os.listdir(PROM)}")
+    print("  the planted symlink replaced by the file; its target untouched")
+
+
 {"promtool_accepts_it": promtool_accepts_it,
  "node_exporter_matches_status": node_exporter_matches_status,
- "textfile_is_replaced_whole": textfile_is_replaced_whole}[SCENARIO]()
+ "textfile_is_replaced_whole": textfile_is_replaced_whole,
+ "a_planted_symlink_is_not_followed": a_planted_symlink_is_not_followed}[SCENARIO]()
 print("PASS: " + SCENARIO)
