@@ -1,6 +1,5 @@
 #include "src/commands.hpp"
 
-#include "journal/confirmation.hpp"
 #include "journal/own_apply.hpp"
 #include "process/hardening.hpp"
 #include "src/action.hpp"
@@ -103,17 +102,6 @@ void report_direction(Action& a, const Invocation& inv) {
     o.str("direction", direction).num("from_mib", base->count()).str("from_source", source);
     o.num("by_mib", (now > *base ? now - *base : *base - now).count());
     a.out().object("gpu_cap", o);
-}
-
-// The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
-// value (or a lower one) tripped the guard and no ramp confirmed it since, the value takes the
-// steps any other value takes. The journal unreadable: refused, never assumed clean.
-std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, policy::Policy& p, MiB value) {
-    if (!p.vouched || *p.vouched != value) return std::nullopt;
-    auto standing = journal::find_standing_in(ctx.journal_path, ctx.trusted_owner, value);
-    if (!standing) return a.refuse(ExitCode::journal_failed, standing.error().message);
-    if (standing->tripped && !standing->confirmation) p.vouched.reset();
-    return std::nullopt;
 }
 
 std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ctx) {

@@ -113,8 +113,8 @@ persist_and_boot() {
 # The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
 # value tripped the guard (it applied it and never became healthy), `persist` no longer stores
 # it on the vouch, as it no longer does on a ramp's confirmation; the guard stays tripped and no
-# later boot writes it, and the helper's apply takes max_step's steps again. A ramp that
-# confirms it again, or --unconfirmed, is a person's choice.
+# later boot writes it; the helper's apply and persist --unconfirmed take max_step's steps
+# again. Only a ramp that confirms it again brings it back.
 a_tripped_boot_withdraws_the_vouch() {
   new_tree; vouching_policy
   local state=$WORK/journal/boot.state
@@ -126,6 +126,9 @@ a_tripped_boot_withdraws_the_vouch() {
   expect_rc 3; expect_err 'tripped the boot guard'
   wcap persist 176GiB
   expect_rc 3
+  # --unconfirmed stores a value one step from the effective cap: without the vouch, not this one.
+  helper persist 176GiB --unconfirmed --effective 158GiB --effective-source given
+  expect_rc 3; expect_err 'more than max_step'
   grep -qx 'guard=tripped' "$state" || fail "the tripped guard was re-armed: $(cat "$state")"
   sim reboot >/dev/null; system boot-action
   expect_rc 0; expect_knob 0; history_is 180224
