@@ -42,7 +42,7 @@ struct Standing {
 // The latest standing confirmation of `value` in journal text, if any.
 [[nodiscard]] std::optional<Confirmation> find_confirmation(std::string_view journal_text, units::MiB value);
 
-// The same over the journal file (trusted read: owned by `owner`, not writable by others).
+// find_standing over the journal file (trusted read: owned by `owner`, not writable by others).
 // A missing journal has no confirmations.
 [[nodiscard]] Expected<Standing> find_standing_in(const std::string& path, uid_t owner, units::MiB value);
 
