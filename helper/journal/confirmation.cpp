@@ -20,9 +20,9 @@ bool ends_with(std::string_view s, std::string_view tail) {
 
 }  // namespace
 
-std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB value) {
+Standing find_standing(std::string_view text, units::MiB value) {
     const std::string confirmed_tail = ",\"readback_mib\":" + std::to_string(value.count()) + "}";
-    std::optional<Confirmation> found;
+    Standing found;
     while (!text.empty()) {
         const auto nl = text.find('\n');
         if (nl == std::string_view::npos) break;  // a torn last line is not a record
@@ -31,20 +31,24 @@ std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB 
         if (!is_v1_record(line)) continue;
         if (line.find(kConfirmed) != std::string_view::npos && ends_with(line, confirmed_tail)) {
             const auto step = number_after(line, "step");
-            if (step) found = Confirmation{std::string(run_of(line)), *step};
+            if (step) found = Standing{Confirmation{std::string(run_of(line)), *step}, false};
         } else if (line.find(kTripped) != std::string_view::npos) {
             const auto tripped_at = number_after(line, "to_mib");
-            if (!tripped_at || *tripped_at <= value.count()) found.reset();
+            if (!tripped_at || *tripped_at <= value.count()) found = Standing{std::nullopt, true};
         }
     }
     return found;
 }
 
-Expected<std::optional<Confirmation>> find_confirmation_in(const std::string& path, uid_t owner, units::MiB value) {
+std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB value) {
+    return find_standing(text, value).confirmation;
+}
+
+Expected<Standing> find_standing_in(const std::string& path, uid_t owner, units::MiB value) {
     auto text = trusted::read_file(path, owner, kMaxJournalBytes);
     if (!text) return Error{"cannot check the journal for confirmations: " + text.error().message};
-    if (!text->has_value()) return std::optional<Confirmation>{};
-    return find_confirmation(**text, value);
+    if (!text->has_value()) return Standing{};
+    return find_standing(**text, value);
 }
 
 }  // namespace wiredcap::journal

@@ -29,12 +29,21 @@ struct Confirmation {
     std::uint64_t step;
 };
 
+// What the journal says about storing `value` for boot: its latest standing confirmation, if
+// any, and whether a boot with a value at or below it tripped the guard since that confirmation
+// (without one: ever). A vouched value needs no confirmation, but a trip still withdraws it.
+struct Standing {
+    std::optional<Confirmation> confirmation;
+    bool tripped = false;
+};
+
+[[nodiscard]] Standing find_standing(std::string_view journal_text, units::MiB value);
+
 // The latest standing confirmation of `value` in journal text, if any.
 [[nodiscard]] std::optional<Confirmation> find_confirmation(std::string_view journal_text, units::MiB value);
 
-// The same over the journal file (trusted read: owned by `owner`, not writable by others).
+// find_standing over the journal file (trusted read: owned by `owner`, not writable by others).
 // A missing journal has no confirmations.
-[[nodiscard]] Expected<std::optional<Confirmation>> find_confirmation_in(const std::string& path, uid_t owner,
-                                                                         units::MiB value);
+[[nodiscard]] Expected<Standing> find_standing_in(const std::string& path, uid_t owner, units::MiB value);
 
 }  // namespace wiredcap::journal

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <utility>
 
+#include "journal/confirmation.hpp"
 #include "journal/refusal_budget.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "process/hardening.hpp"
@@ -188,6 +189,14 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, MiB va
     a.vouched_ = policy::vouched_by(p, ctx.policy_path);
     a.out().str("vouched", a.vouched_);
     return true;
+}
+
+std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, policy::Policy& p, MiB value) {
+    if (!p.vouched || *p.vouched != value) return std::nullopt;
+    auto standing = journal::find_standing_in(ctx.journal_path, ctx.trusted_owner, value);
+    if (!standing) return a.refuse(ExitCode::journal_failed, standing.error().message);
+    if (standing->tripped && !standing->confirmation) p.vouched.reset();
+    return std::nullopt;
 }
 
 std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx, bool best_effort) {

@@ -93,6 +93,13 @@ struct Authorized {
 // policy file vouched for it (path and content hash).
 bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units::MiB value);
 
+// The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
+// value (or a lower one) tripped the guard and no ramp confirmed it since, `p` loses its vouch
+// for this action, and the value takes the steps any other value takes. The journal
+// unreadable: refused, never assumed clean.
+[[nodiscard]] std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, policy::Policy& p,
+                                                            units::MiB value);
+
 // The safe direction (back to the OS default, forgetting a stored boot value): the journal must
 // open, and the caller must be root or in the policy's group (the build's fallback group when
 // the policy cannot be loaded).

@@ -97,13 +97,14 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
     if (auto f = read_previous(a, ctx)) return f;
-    note_vouched(a, ctx, auth->policy, value);
+    policy::Policy& p = auth->policy;
+    if (auto f = withdraw_tripped_vouch(a, ctx, p, value)) return f;
+    note_vouched(a, ctx, p, value);
     // Band and reserve first (measured from the value itself, no step can be too large), then the
     // starting point, then the step from it.
-    if (auto why = policy::refusal(auth->policy, auth->memsize, value, value))
-        return a.refuse(ExitCode::refused_by_policy, *why);
-    if (auto why = needs_effective(inv, auth->policy, *a.previous_)) return a.refuse(ExitCode::refused_by_policy, *why);
-    if (auto why = policy::refusal(auth->policy, auth->memsize, *a.previous_, value, inv.effective))
+    if (auto why = policy::refusal(p, auth->memsize, value, value)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = needs_effective(inv, p, *a.previous_)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = policy::refusal(p, auth->memsize, *a.previous_, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     auto f = *a.previous_ == value ? unchanged(a, value) : write_and_verify(a, ctx, value, inv.revert);
     report_direction(a, inv);

@@ -68,26 +68,29 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     a.out().num("requested_mib", value.count());
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
+    policy::Policy& p = auth->policy;
+    if (auto f = withdraw_tripped_vouch(a, ctx, p, value)) return f;
     // --unconfirmed: the boot action will move the knob from the OS default in one write, so the
     // value must be one step from there, as an apply from the default must: from the effective
     // cap the caller read (--effective), else from the band's min.
     const MiB from = inv.unconfirmed ? MiB::zero() : value;
-    if (auto why = policy::refusal(auth->policy, auth->memsize, from, value, inv.effective))
+    if (auto why = policy::refusal(p, auth->memsize, from, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (inv.unconfirmed && inv.effective)
         a.out().object("at_boot", direction_json(value, *inv.effective, effective_claim(inv)));
     std::string basis = "unconfirmed: stored with --unconfirmed";
     std::string basis_word = inv.unconfirmed ? "unconfirmed" : "confirmed";
-    // A vouched value needs no ramp here; it is stored unconfirmed, so that every boot checks
-    // the policy again and applies it only while the policy still vouches for it.
-    const bool vouched = note_vouched(a, ctx, auth->policy, value);
+    // A vouched value needs no ramp here (withdrawn above after a trip); it is stored
+    // unconfirmed, so that every boot checks the policy again and applies it only while the
+    // policy still vouches for it.
+    const bool vouched = note_vouched(a, ctx, p, value);
     bool confirmed = !inv.unconfirmed;
     if (!inv.unconfirmed) {
-        auto c = journal::find_confirmation_in(ctx.journal_path, ctx.trusted_owner, value);
+        auto c = journal::find_standing_in(ctx.journal_path, ctx.trusted_owner, value);
         if (!c) return a.refuse(ExitCode::journal_failed, c.error().message);
-        if (*c) {
-            basis = "confirmed in run " + (*c)->run + " step " + std::to_string((*c)->step);
+        if (c->confirmation) {
+            basis = "confirmed in run " + c->confirmation->run + " step " + std::to_string(c->confirmation->step);
         } else if (vouched) {
             basis = a.vouched_;
             basis_word = "vouched";

@@ -64,6 +64,7 @@ std::optional<Failure> check_health(Action& a, Context& ctx, const boot::Store& 
         a.readback_ = *knob;
         if (*knob != s.value) why += "; iogpu.wired_limit_mb was changed since and reads " + units::to_string(*knob);
     }
+    helper::note_vouched(a, ctx, *p, s.value);  // the healthy record names the vouch too
     if (auto f = save_guard(a, store, s, Guard::healthy, s.guard_boot, "", why)) return f;
     return act(a, "healthy", "");
 }

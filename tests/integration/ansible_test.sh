@@ -100,5 +100,46 @@ out_of_band_fails_with_the_tools_message() {
   [[ $OUT == *'unit'* ]] || fail "a bare number was not refused with wiredcap's reason: $OUT"
 }
 
+# state=default with the knob already at the OS default but a value stored for boot: that
+# value is what would change the cap at the next boot, so it is forgotten and the task changed;
+# check mode says so first and forgets nothing.
+default_forgets_a_value_stored_for_boot() {
+  setup
+  "$WORK/bin/wiredcap" persist 176GiB >/dev/null 2>&1 || fail "cannot store the vouched value"
+  expect_knob 0; [ -e "$WORK/journal/boot.state" ] || fail "nothing stored for boot"
+  play "$(cap_task state=default)" --check --diff
+  recap_is changed=1 failed=0
+  [[ $OUT == *'-stored for boot: 180224 MiB'* && $OUT == *'+stored for boot: none'* ]] ||
+    fail "the diff does not show the stored value going: $OUT"
+  [ -e "$WORK/journal/boot.state" ] || fail "check mode forgot the stored value"
+  play "$(cap_task state=default)"
+  recap_is changed=1 failed=0
+  [ ! -e "$WORK/journal/boot.state" ] || fail "the value stored for boot is still there"
+  history_is ''
+}
+
+# docs/fleet.md's playbook as written, on localhost without become (the test is root already):
+# the vouched value now and at boot, then wiredcap_info's facts in the debug message.
+the_docs_playbook_runs() {
+  setup
+  python3 - "$SRC/docs/fleet.md" "$WORK/docs-play.yml" <<'PY2' || fail "no playbook in docs/fleet.md"
+import re, sys
+block = re.search(r"```yaml\n(.*?)```", open(sys.argv[1]).read(), re.S).group(1)
+assert "hosts: mac_studios" in block and "become: true" in block
+block = block.replace("hosts: mac_studios", "hosts: localhost\n  gather_facts: false")
+open(sys.argv[2], "w").write(block.replace("become: true", "become: false"))
+PY2
+  OUT=$(PATH="$WORK/bin:$PATH" HOME="$WORK" ANSIBLE_COLLECTIONS_PATH="$SRC/packaging/ansible" \
+        ANSIBLE_LOCAL_TEMP="$WORK/ansible-tmp" ANSIBLE_REMOTE_TEMP="$WORK/ansible-tmp" \
+        ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
+        ansible-playbook -c local -i localhost, -e ansible_python_interpreter=/usr/bin/python3 \
+        "$WORK/docs-play.yml" 2>&1)
+  RC=$?
+  [ "$RC" = 0 ] || fail "the docs' playbook failed ($RC): $OUT"
+  recap_is changed=1 failed=0
+  expect_knob 180224; history_is 180224
+  [[ $OUT == *'"msg": "180224 MiB, wired now 6144 MiB"'* ]] || fail "wiredcap_info's facts are not in the message: $OUT"
+}
+
 "$scenario"
 echo "PASS: $scenario"

@@ -84,6 +84,25 @@ munki_nopkg_item() {
   history_is ''
 }
 
+# A wiredcap that is missing, or that answers nothing, never lets the install check say
+# "installed": Munki then runs the install, whose failure is reported, instead of skipping the
+# item on every Mac where the tool broke.
+munki_when_wiredcap_fails() {
+  setup
+  printf '#!/bin/sh\nexit 1\n' >"$WORK/bin/broken"; chmod 755 "$WORK/bin/broken"
+  for tool in "$WORK/no-such-wiredcap" "$WORK/bin/broken"; do
+    WIREDCAP_WRAPPER=$tool munki_script installcheck_script
+    [ "$RC" = 0 ] || fail "installcheck with $tool: exit $RC, expected 0 (install needed)"
+  done
+  # convert works but the readings do not (the helper cannot be run): still needed.
+  printf '#!/bin/sh\nexec %q --helper %q --policy %q --journal %q --sim-state %q "$@"\n' \
+    "$WIREDCAP" "$WORK/no-such-helper" "$POLICY" "$JOURNAL" "$STATE" >"$WORK/bin/no-helper"
+  chmod 755 "$WORK/bin/no-helper"
+  WIREDCAP_WRAPPER=$WORK/bin/no-helper munki_script installcheck_script
+  [ "$RC" = 0 ] || fail "installcheck without readings: exit $RC, expected 0 (install needed)"
+  history_is ''
+}
+
 docs_show_the_scripts() {
   python3 - "$SRC/docs/fleet.md" "$SRC"/packaging/fleet/jamf/*.sh "$SRC/packaging/fleet/munki/wiredcap-gpu-cap.plist" <<'PY'
 import sys

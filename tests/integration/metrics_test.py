@@ -119,17 +119,23 @@ def compare_with_status(s, status):
         ("wiredcap_reserve_bytes", status["policy"]["reserve_mib"], lambda b: b / MIB),
         ("wiredcap_max_step_bytes", status["policy"]["max_step_mib"], lambda b: b / MIB),
         ("wiredcap_vouched_bytes", status["policy"]["vouched_mib"], lambda b: b / MIB),
-        ("wiredcap_hang_ceiling_bytes", status["journal"]["hang_ceiling"]["value"], lambda b: b / MIB),
+        ("wiredcap_hang_ceiling_bytes", (status["journal"]["hang_ceiling"] or {}).get("value"), lambda b: b / MIB),
         ("wiredcap_boot_stored_bytes", status["boot_guard"]["stored"]["value"], lambda b: b / MIB),
         ("wiredcap_boot_action_disabled", int(status["boot_guard"]["switch"]["present"]), lambda b: b),
     ]
     for name, expected, to_status_unit in checks:
         got = value(s, name)
+        if expected is None:  # unknown or none in status: left out, never written as 0
+            if got is not None:
+                fail(f"{name} = {int(got)}, but status --json has none")
+            continue
         if got is None:
             fail(f"{name} is missing; status --json has {expected}")
         if to_status_unit(int(got)) != expected:
             fail(f"{name} = {int(got)} ({to_status_unit(int(got))} in status' unit), but status --json says {expected}")
     guard = status["boot_guard"]["guard"]
+    if guard is None and status["boot_guard"]["stored"]["value"] is None:
+        guard = "none"  # nothing stored: status says null, the metric's state is none
     for state in ("none", "armed", "trying", "healthy", "tripped", "failed"):
         want = 1 if state == guard else 0
         if value(s, "wiredcap_boot_guard_state", state=state) != want:
@@ -237,7 +243,49 @@ def textfile_is_replaced_whole():
     print("  replaced by rename, 0644, no temporary left; the unreadable knob absent, its reading_ok 0")
 
 
+def every_state_matches_status():
+    """Beyond the lived-in machine: the OS default with nothing stored and no hang, and a boot
+    guard that failed (the vouch removed before the boot that was to apply it)."""
+    new_tree()
+    compare_with_status(samples(wiredcap("metrics")), json.loads(wiredcap("status", "--json")))
+    helper("persist", "176GiB")
+    with open(POLICY, "w") as f:
+        f.write("min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\n")
+    sim("reboot")
+    system = os.path.join(os.path.dirname(HELPER), "wiredcap-system")  # built beside the helper
+    run([system, "--policy", POLICY, "--journal", JOURNAL, "--sim-state", STATE, "boot-action"], ok=(3,))
+    status = json.loads(wiredcap("status", "--json"))
+    if status["boot_guard"]["guard"] != "failed":
+        fail(f"the guard is {status['boot_guard']['guard']}, not failed")
+    compare_with_status(samples(wiredcap("metrics")), status)
+
+
+def a_planted_symlink_is_not_followed():
+    """A textfile directory writable by anyone (mode 1777): a symlink planted at the target's
+    name is replaced, not written through; the file it points at is left as it was."""
+    new_tree()
+    os.chmod(PROM, 0o1777)
+    victim = os.path.join(WORK, "victim")
+    with open(victim, "w") as f:
+        f.write("not yours\n")
+    target = os.path.join(PROM, "wiredcap.prom")
+    os.symlink(victim, target)
+    os.lchown(target, 65534, 65534)
+    wiredcap("metrics", "--textfile-dir", PROM)
+    if open(victim).read() != "not yours\n":
+        fail("metrics wrote through the planted symlink")
+    if os.path.islink(target) or not os.path.isfile(target):
+        fail("the planted symlink is still there")
+    if value(samples(open(target).read()), "wiredcap_up") != 1:
+        fail("the replaced file does not hold the metrics")
+    if sorted(os.listdir(PROM)) != ["wiredcap.prom"]:
+        fail(f"the directory holds more than the file: {os.listdir(PROM)}")
+    print("  the planted symlink replaced by the file; its target untouched")
+
+
 {"promtool_accepts_it": promtool_accepts_it,
  "node_exporter_matches_status": node_exporter_matches_status,
- "textfile_is_replaced_whole": textfile_is_replaced_whole}[SCENARIO]()
+ "textfile_is_replaced_whole": textfile_is_replaced_whole,
+ "a_planted_symlink_is_not_followed": a_planted_symlink_is_not_followed,
+ "every_state_matches_status": every_state_matches_status}[SCENARIO]()
 print("PASS: " + SCENARIO)

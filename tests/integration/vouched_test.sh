@@ -103,10 +103,41 @@ persist_and_boot() {
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 180224; history_is 180224
   expect_vouched_record applied
   sim advance 11m >/dev/null; system boot-action; expect_out '"action":"healthy"'
+  expect_vouched_record healthy
   write_policy "${band[@]}"
   sim reboot >/dev/null; system boot-action
   expect_rc 3; expect_knob 0; history_is 180224
   expect_err 'more than max_step'
+}
+
+# The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
+# value tripped the guard (it applied it and never became healthy), `persist` no longer stores
+# it on the vouch, as it no longer does on a ramp's confirmation; the guard stays tripped and no
+# later boot writes it; the helper's apply and persist --unconfirmed take max_step's steps
+# again. Only a ramp that confirms it again brings it back.
+a_tripped_boot_withdraws_the_vouch() {
+  new_tree; vouching_policy
+  local state=$WORK/journal/boot.state
+  helper persist 176GiB; expect_rc 0
+  sim reboot >/dev/null; system boot-action; expect_out '"action":"applied"'
+  sim reboot >/dev/null; system boot-action; expect_out '"action":"tripped"'
+  history_is 180224
+  helper persist 176GiB
+  expect_rc 3; expect_err 'tripped the boot guard'
+  wcap persist 176GiB
+  expect_rc 3
+  # --unconfirmed stores a value one step from the effective cap: without the vouch, not this one.
+  helper persist 176GiB --unconfirmed --effective 158GiB --effective-source given
+  expect_rc 3; expect_err 'more than max_step'
+  grep -qx 'guard=tripped' "$state" || fail "the tripped guard was re-armed: $(cat "$state")"
+  sim reboot >/dev/null; system boot-action
+  expect_rc 0; expect_knob 0; history_is 180224
+  # Nor does a write reach it in one step any more: wiredcap counts the trip as a hang, and the
+  # helper itself (called directly, as a member may) takes max_step's steps again.
+  wcap set 176GiB --yes
+  expect_rc 3
+  helper apply 176GiB --effective 158GiB --effective-source given
+  expect_rc 3; expect_err 'more than max_step'; expect_knob 0; history_is 180224
 }
 
 "$scenario"

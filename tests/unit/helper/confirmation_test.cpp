@@ -51,6 +51,19 @@ TEST(Confirmation, ABootTripAtOrBelowWithdrawsIt) {
         << "a later ramp confirms it again";
 }
 
+// What persist of a vouched value asks: a trip at or below it since the last confirmation (or
+// ever, without one) withdraws the vouch too; a later confirmation answers it.
+TEST(Confirmation, ATripAtOrBelowIsRememberedWithoutAConfirmation) {
+    EXPECT_FALSE(find_standing("", 96_GiB).tripped);
+    EXPECT_TRUE(find_standing(tripped(96_GiB), 96_GiB).tripped);
+    EXPECT_TRUE(find_standing(tripped(88_GiB), 96_GiB).tripped);
+    EXPECT_FALSE(find_standing(tripped(100_GiB), 96_GiB).tripped) << "a trip above it says nothing of it";
+    EXPECT_TRUE(find_standing(confirm(1, 96_GiB) + tripped(96_GiB), 96_GiB).tripped);
+    const auto again = find_standing(tripped(96_GiB) + confirm(4, 96_GiB), 96_GiB);
+    EXPECT_FALSE(again.tripped);
+    EXPECT_TRUE(again.confirmation);
+}
+
 TEST(Confirmation, TornOrForeignLinesNeverMatch) {
     std::string torn = confirm(1, 96_GiB);
     torn.pop_back();  // no newline: a torn last record

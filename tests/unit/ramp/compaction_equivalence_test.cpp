@@ -168,9 +168,11 @@ std::string answers(const std::string& text) {
         out += "== recover/status in boot '" + boot + "'\n" + describe(analyse(entries, boot));
         out += "hang ceiling for the helper: " + describe(journal::find_hang_ceiling(text, boot)) + "\n";
     }
-    for (const std::uint64_t v : kValues)
-        out += "confirmation of " + std::to_string(v) + ": " +
-               describe(journal::find_confirmation(text, MiB::from_count_or_throw(v))) + "\n";
+    for (const std::uint64_t v : kValues) {
+        const auto standing = journal::find_standing(text, MiB::from_count_or_throw(v));
+        out += "confirmation of " + std::to_string(v) + ": " + describe(standing.confirmation) +
+               (standing.tripped ? ", tripped since" : "") + "\n";
+    }
     return out;
 }
 
