@@ -120,11 +120,21 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
     a.to_ = value;
     if (!same) {
+        // A reset that went on without the lock since this command decided removed the stored
+        // value: it stays removed (issue 23). Seen before the save, nothing is stored; after it
+        // (the reset's removal came first), what this command stored is removed again.
+        if (a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
         auto boot_id = ctx.kernel.read_boot_id();
         const boot::State s{value, confirmed, unix_now(), Guard::armed, boot_id ? *boot_id : "", unix_now(),
                             std::nullopt, "", start, start ? inv.effective_source.value_or("given") : ""};
         if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
+        if (a.reset_went_on()) {
+            auto removed = remove_persisted(a, ctx, "removed");
+            return a.refuse(ExitCode::not_permitted, std::string(kResetWentOn) +
+                                                         (removed ? "; what this command stored was removed again"
+                                                                  : "; removing it failed: " + removed.error().message));
+        }
     }
     a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));
     return a.record(same ? "unchanged" : "persisted", basis);
