@@ -126,7 +126,10 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
         if (a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
         auto boot_id = ctx.kernel.read_boot_id();
         const boot::State s{value, confirmed, unix_now(), Guard::armed, boot_id ? *boot_id : "", unix_now(),
-                            std::nullopt, "", start, start ? inv.effective_source.value_or("given") : ""};
+                            std::nullopt, "", start,
+                            // --effective is the caller's word: its claim, the source it named apart
+                            start ? "given by uid " + std::to_string(ctx.caller.uid) : "",
+                            start ? inv.effective_source.value_or("given") : ""};
         if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
         if (a.reset_went_on()) {
