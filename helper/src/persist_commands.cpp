@@ -28,6 +28,20 @@ std::optional<std::string> silent_lowering(const Invocation& inv) {
            "at every boot; to store it anyway, add --lower after --unconfirmed";
 }
 
+// Without --effective the helper, which cannot read the OS default, cannot tell whether a value
+// stored for boot lowers the GPU's cap at every boot (it counts the step from the band's min).
+// Root may store it so (an admin's direct use, docs/helper.md); anyone else says so, with
+// --lower, or gives the effective cap, as `wiredcap persist` does.
+std::optional<std::string> unmeasured_lowering(const Invocation& inv, uid_t uid) {
+    if (!inv.unconfirmed || inv.effective || inv.lower || uid == 0) return std::nullopt;
+    const std::string v = std::to_string(inv.value->count()) + "MiB";
+    return "the effective cap of the OS default is unknown here (only Metal knows it): whether " + v +
+           " lowers the GPU's cap at every boot cannot be told; run: wiredcap persist " + v +
+           " --unconfirmed (it reads the effective cap), or give the effective cap that 'wiredcap status' "
+           "shows: wiredcap-helper persist " + v + " --unconfirmed --effective SIZE; to store it anyway, "
+           "add --lower";
+}
+
 // What the stored value does at every boot, against the effective cap at persist time.
 JsonObject at_boot_json(const Invocation& inv) {
     const MiB v = *inv.value;
@@ -85,6 +99,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (auto why = policy::refusal(auth->policy, auth->memsize, from, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = unmeasured_lowering(inv, ctx.caller.uid)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (inv.unconfirmed && inv.effective) a.out().object("at_boot", at_boot_json(inv));
     std::string basis = "unconfirmed: stored with --unconfirmed";
     std::string basis_word = inv.unconfirmed ? "unconfirmed" : "confirmed";
@@ -110,6 +125,8 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (inv.lower && inv.effective && value < *inv.effective)
         basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
                  " MiB, it lowers the GPU's cap below the OS default at every boot";
+    if (inv.lower && !inv.effective)
+        basis += "; --lower without --effective: it may lower the GPU's cap below the OS default at every boot";
     a.out().str("basis", basis_word);
     auto store = open_boot_store(ctx);
     if (!store) return store.error();

@@ -184,7 +184,7 @@ member_persist_never_undoes_a_reset() {
   local state=$FIXTURE/journal/boot.state
   "$HELPER" persist 80GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist failed"
   [ -e "$state" ] || fail "root's persist stored nothing"
-  pause_at locked; member_in_background persist 80GiB --unconfirmed; wait_paused_at locked
+  pause_at locked; member_in_background persist 80GiB --unconfirmed --effective 64GiB; wait_paused_at locked
   root_reset_timed; expect_rc 0; expect_err 'went on without it'; expect_knob 0
   [ ! -e "$state" ] || fail "root's reset left the stored value: $(cat "$state")"
   resume_from locked; member_result
@@ -220,6 +220,27 @@ boot_action_never_undoes_a_reset() {
   local boot
   boot=$(grep '"command":"boot"' "$JOURNAL" | sed -n 's/.*"event":"\([a-z_]*\)".*/\1/p' | tr '\n' ' ')
   [ "$boot" = "trying intent applied revert_intent revert_applied " ] || fail "the boot action's records: $boot"
+}
+
+# persist --unconfirmed without --effective (issue 22 left it): the helper cannot read the OS
+# default, so it cannot tell whether the value lowers the GPU's cap at every boot. A member's is
+# refused (exit 3, journaled, nothing stored) unless it says --lower, which the record keeps;
+# root's direct use (an admin's, docs/helper.md) stores it as before.
+member_unconfirmed_persist_needs_its_starting_point() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  OUT=$("$SPAWN" --as "$MEMBER" -- "$HELPER" persist 80GiB --unconfirmed 2>"$WORK/stderr"); RC=$?
+  ERR=$(cat "$WORK/stderr")
+  expect_rc 3; expect_err 'wiredcap persist 81920MiB --unconfirmed'; expect_err 'add --lower'
+  [ ! -e "$state" ] || fail "a member stored a value without its starting point: $(cat "$state")"
+  expect_last_event refused
+  expect_journal '"uid":65534,"command":"persist","event":"refused",.*"reason":"the effective cap of the OS default is unknown'
+  OUT=$("$SPAWN" --as "$MEMBER" -- "$HELPER" persist 80GiB --unconfirmed --lower 2>"$WORK/stderr"); RC=$?
+  expect_rc 0; grep -qx 'value_mib=81920' "$state" || fail "the --lower persist stored: $(cat "$state" 2>&1)"
+  expect_journal '"uid":65534,"command":"persist","event":"persisted",.*"reason":"unconfirmed: stored with --unconfirmed; --lower without --effective'
+  "$HELPER" persist 72GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist --unconfirmed failed"
+  grep -qx 'value_mib=73728' "$state" || fail "root's persist stored: $(cat "$state")"
+  journal_ok
 }
 
 # A member's --effective is its word, not a measurement (issue 23: the journal labelled a
