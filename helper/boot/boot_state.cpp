@@ -43,6 +43,7 @@ bool printable(std::string_view s) {
 struct Lines {
     std::array<std::string_view, kKeys.size()> values{};
     std::optional<std::array<std::string_view, kStartKeys.size()>> start;  // absent in older files
+    std::string_view start_said;  // absent in files written before issue 23
 };
 
 // The values of kKeys (then kStartKeys, if present) in order, or why the text is not exactly the
@@ -80,12 +81,21 @@ Expected<Lines> split_lines(std::string_view text) {
             if (!v) return v.error();
             (*lines.start)[i] = *v;
         }
+        if (!text.empty()) {  // files written before issue 23 end at start_source
+            auto said = value_of("start_said");
+            if (!said) return said.error();
+            lines.start_said = *said;
+        }
     }
     if (!text.empty()) return Error{"text after the last key"};
     return lines;
 }
 
+// "given by uid N": the caller's --effective, a claim (issue 23); the bare words are from
+// files written before, which stored the caller's word as the source.
 bool known_start_source(std::string_view s) {
+    constexpr std::string_view kGiven = "given by uid ";
+    if (s.substr(0, kGiven.size()) == kGiven) return whole_number(s.substr(kGiven.size())).has_value();
     return s == "metal" || s == "simulated-metal" || s == "given";
 }
 
@@ -113,6 +123,7 @@ std::string serialize(const State& s) {
     t += "\napplied_uptime_s=" + (s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : std::string("-"));
     t += "\nreason=" + or_dash(s.reason) + "\n";
     if (s.start) t += "start_mib=" + std::to_string(s.start->count()) + "\nstart_source=" + s.start_source + "\n";
+    if (s.start && !s.start_said.empty()) t += "start_said=" + s.start_said + "\n";
     return t;
 }
 
@@ -149,6 +160,7 @@ Expected<State> parse(std::string_view text) {
         if (!s.start) return Error{"boot state: bad start_mib"};
         if (!known_start_source((*v->start)[1])) return Error{"boot state: bad start_source"};
         s.start_source = std::string((*v->start)[1]);
+        s.start_said = std::string(v->start_said);
     }
     return s;
 }

@@ -19,10 +19,14 @@
 //   reason=-                        why the guard tripped or failed; - otherwise
 //   start_mib=161792                persist --unconfirmed only: the effective cap when it was
 //                                   stored, where the boot action's one step counts from
-//   start_source=simulated-metal    where start_mib came from (metal | simulated-metal | given)
+//   start_source=given by uid 0     where start_mib came from: the caller's --effective, its
+//                                   claim, never a measurement (older files: metal |
+//                                   simulated-metal | given, the caller's word as it was)
+//   start_said=simulated-metal      the source the caller named for it (--effective-source)
 //
-// The two start_ lines are written only when the start is known; files written before they
-// existed end at reason= and are read as before (their one step counts from the band's min).
+// The start_ lines are written only when the start is known; files written before they existed
+// end at reason= and are read as before (their one step counts from the band's min); files
+// written before issue 23 end at start_source.
 // Parsing is exact: these lines in this order, nothing else. Anything else is an error, and the
 // boot action then applies nothing.
 #pragma once
@@ -55,6 +59,7 @@ struct State {
     std::string reason;                  // printable ASCII, no newline; empty when none
     std::optional<units::MiB> start;     // the effective cap at persist time (--unconfirmed)
     std::string start_source;            // with start: where it came from
+    std::string start_said;              // with start: the source the caller named
 
     friend bool operator==(const State&, const State&) = default;
 };

@@ -191,7 +191,13 @@ void take_back_partial_write(int fd, off_t size, std::string_view line) {
     if (written > line.size()) return;
     std::string tail(written, '\0');
     if (::pread(fd, tail.data(), written, size) != static_cast<ssize_t>(written)) return;
-    if (tail == line.substr(0, written)) (void)::ftruncate(fd, size);
+    if (tail != line.substr(0, written)) return;
+    // A reset that went on without the lock may append at any moment: truncate only while the
+    // end is still where this writer's part left it, so that no record of another is cut off.
+    // (The check and the truncate are two calls: a window of microseconds remains; SECURITY.md,
+    // "Out of scope".)
+    struct stat last {};
+    if (::fstat(fd, &last) == 0 && last.st_size == now.st_size) (void)::ftruncate(fd, size);
 }
 
 Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {

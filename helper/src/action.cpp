@@ -23,8 +23,6 @@ constexpr std::string_view kReadBack = "kernel read-back";
 // it finishes within a second whatever anyone holds.
 constexpr std::chrono::milliseconds kLockWait{3000};
 constexpr std::chrono::milliseconds kResetLockWait{300};
-constexpr const char* kResetWentOn =
-    "a reset went on without the helper's lock while this command held it: the reset stands";
 }  // namespace
 
 JsonObject read_back(MiB v) { return JsonObject().num("value", v.count()).str("source", kReadBack); }

@@ -33,6 +33,11 @@ struct Failure {
 [[nodiscard]] std::string effective_claim(const Invocation& inv);
 
 // Builds the result line and journals as it goes.
+// Why a command that held the helper's lock backs off (refused, journaled): a reset went on
+// without the lock meanwhile, and nothing that started before it may undo it.
+inline constexpr const char* kResetWentOn =
+    "a reset went on without the helper's lock while this command held it: the reset stands";
+
 class Action {
 public:
     Action(const Invocation& inv, Context& ctx);

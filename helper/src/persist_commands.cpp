@@ -28,6 +28,20 @@ std::optional<std::string> silent_lowering(const Invocation& inv) {
            "at every boot; to store it anyway, add --lower after --unconfirmed";
 }
 
+// Without --effective the helper, which cannot read the OS default, cannot tell whether a value
+// stored for boot lowers the GPU's cap at every boot (it counts the step from the band's min).
+// Root may store it so (an admin's direct use, docs/helper.md); anyone else says so, with
+// --lower, or gives the effective cap, as `wiredcap persist` does.
+std::optional<std::string> unmeasured_lowering(const Invocation& inv, uid_t uid) {
+    if (!inv.unconfirmed || inv.effective || inv.lower || uid == 0) return std::nullopt;
+    const std::string v = std::to_string(inv.value->count()) + "MiB";
+    return "the effective cap of the OS default is unknown here (only Metal knows it): whether " + v +
+           " lowers the GPU's cap at every boot cannot be told; run: wiredcap persist " + v +
+           " --unconfirmed (it reads the effective cap), or give the effective cap that 'wiredcap status' "
+           "shows: wiredcap-helper persist " + v + " --unconfirmed --effective SIZE; to store it anyway, "
+           "add --lower";
+}
+
 }  // namespace
 
 JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p) {
@@ -77,6 +91,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (auto why = policy::refusal(p, auth->memsize, from, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = unmeasured_lowering(inv, ctx.caller.uid)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (inv.unconfirmed && inv.effective)
         a.out().object("at_boot", direction_json(value, *inv.effective, effective_claim(inv)));
     std::string basis = "unconfirmed: stored with --unconfirmed";
@@ -104,6 +119,8 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (inv.lower && inv.effective && value < *inv.effective)
         basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
                  " MiB, it lowers the GPU's cap below the OS default at every boot";
+    if (inv.lower && !inv.effective)
+        basis += "; --lower without --effective: it may lower the GPU's cap below the OS default at every boot";
     a.out().str("basis", basis_word);
     auto store = open_boot_store(ctx);
     if (!store) return store.error();
@@ -114,11 +131,24 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
     a.to_ = value;
     if (!same) {
+        // A reset that went on without the lock since this command decided removed the stored
+        // value: it stays removed (issue 23). Seen before the save, nothing is stored; after it
+        // (the reset's removal came first), what this command stored is removed again.
+        if (a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
         auto boot_id = ctx.kernel.read_boot_id();
         const boot::State s{value, confirmed, unix_now(), Guard::armed, boot_id ? *boot_id : "", unix_now(),
-                            std::nullopt, "", start, start ? inv.effective_source.value_or("given") : ""};
+                            std::nullopt, "", start,
+                            // --effective is the caller's word: its claim, the source it named apart
+                            start ? "given by uid " + std::to_string(ctx.caller.uid) : "",
+                            start ? inv.effective_source.value_or("given") : ""};
         if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
+        if (a.reset_went_on()) {
+            auto removed = remove_persisted(a, ctx, "removed");
+            return a.refuse(ExitCode::not_permitted, std::string(kResetWentOn) +
+                                                         (removed ? "; what this command stored was removed again"
+                                                                  : "; removing it failed: " + removed.error().message));
+        }
     }
     a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));
     return a.record(same ? "unchanged" : "persisted", basis);

@@ -29,6 +29,11 @@ std::optional<Failure> act(Action& a, std::string_view action, const std::string
 // tripped, failed), then saved, before anything else happens.
 std::optional<Failure> save_guard(Action& a, const boot::Store& store, boot::State& s, Guard g,
                                   const std::string& boot_id, const std::string& reason, const std::string& why) {
+    // A reset that went on without the lock removed the boot state: no move of the guard
+    // (not even to failed) writes it again (issue 23).
+    if (a.reset_went_on() || !store.present())
+        return a.refuse(ExitCode::not_permitted, std::string(helper::kResetWentOn) +
+                                                     "; the boot state it removed stays removed");
     s.guard = g;
     s.guard_boot = boot_id;
     s.guard_time = helper::unix_now();
@@ -93,7 +98,8 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     // After the write, a kernel that no longer answers leaves the guard `trying`: the outcome is
     // unknown, as after a hang, and the next boot trips the guard.
     auto fail = [&](Failure f) {
-        if (!tried || ctx.kernel.read_wired_limit())
+        // After a reset that went on, its refusal or revert is already on record.
+        if ((!tried || ctx.kernel.read_wired_limit()) && !a.reset_went_on())
             (void)save_guard(a, store, s, Guard::failed, boot_id, f.message, f.message);
         return f;
     };

@@ -58,6 +58,9 @@ run() {
   # band's min (64GiB in every band here), the starting point the helper measured from before.
   local args=("$@")
   if [ "${args[0]:-}" = apply ] && [[ " ${args[*]} " != *" --effective "* ]]; then args+=(--effective 64GiB); fi
+  # So for persist --unconfirmed, which a member may not give without it, or --lower (issue 23).
+  if [ "${args[0]:-}" = persist ] && [[ " ${args[*]} " == *" --unconfirmed "* ]] &&
+    [[ " ${args[*]} " != *" --effective "* && " ${args[*]} " != *" --lower "* ]]; then args+=(--effective 64GiB); fi
   JSIZE_BEFORE=$(journal_size)
   OUT=$("$SPAWN" --as "$AS" "${opts[@]}" -- "$HELPER" "${args[@]}" 2>"$WORK/stderr")
   RC=$?
@@ -1494,8 +1497,8 @@ persist_under_signals() {
   : > "$JOURNAL"
   for ((i = 0; i < runs; i++)); do
     case $((i % 4)) in
-      0) args=(persist 80GiB --unconfirmed) ;;
-      1) args=(persist 72GiB --unconfirmed) ;;
+      0) args=(persist 80GiB --unconfirmed --lower) ;;  # --lower: no start lines, as before
+      1) args=(persist 72GiB --unconfirmed --lower) ;;
       2) args=(persist --off) ;;
       3) args=(boot) ;;
     esac

@@ -176,6 +176,73 @@ member_never_undoes_a_reset() {
     fail "the member's records: $mine"
 }
 
+# A member's persist held under the lock after its decision; root resets meanwhile (without the
+# lock, after 300 ms), which removes the value stored for boot. The persist backs off: refused,
+# journaled, nothing stored; the value root's reset removed stays removed (issue 23).
+member_persist_never_undoes_a_reset() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  "$HELPER" persist 80GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist failed"
+  [ -e "$state" ] || fail "root's persist stored nothing"
+  pause_at locked; member_in_background persist 80GiB --unconfirmed --effective 64GiB; wait_paused_at locked
+  root_reset_timed; expect_rc 0; expect_err 'went on without it'; expect_knob 0
+  [ ! -e "$state" ] || fail "root's reset left the stored value: $(cat "$state")"
+  resume_from locked; member_result
+  expect_rc 4; expect_err 'a reset went on without'
+  [ ! -e "$state" ] || fail "the member's persist stored again what root's reset removed: $(cat "$state")"
+  expect_last_event refused
+  expect_journal '"uid":65534,"command":"persist","event":"refused",.*"reason":"a reset went on without'
+  ! grep -q '"uid":65534,"command":"persist","event":"persist_intent"' "$JOURNAL" ||
+    fail "the member's persist went on to store: $(grep '"uid":65534' "$JOURNAL")"
+  journal_ok
+}
+
+# The boot action held after its intent (the guard `trying` on disk); root resets meanwhile and
+# removes the boot state. The boot action sees the reset, reverts its write to the OS default,
+# and saves no guard (not even `failed`): the removed boot state stays removed (issue 23).
+boot_action_never_undoes_a_reset() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  "$HELPER" persist 80GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist failed"
+  sim reboot >/dev/null
+  pause_at write
+  system boot-action >"$WORK/bg.out" 2>"$WORK/bg.err" &
+  BG_PID=$!
+  wait_paused_at write
+  grep -q '^guard=trying$' "$state" || fail "the boot action did not say trying first: $(cat "$state")"
+  root_reset_timed; expect_rc 0; expect_knob 0
+  [ ! -e "$state" ] || fail "root's reset left the boot state: $(cat "$state")"
+  resume_from write; member_result
+  expect_rc 4; expect_err 'a reset went on without'; expect_knob 0
+  [ ! -e "$state" ] || fail "the boot action wrote the removed boot state again: $(cat "$state")"
+  expect_last_event revert_applied
+  # The reset's records sit between the boot action's (the reset did not wait); no guard after.
+  local boot
+  boot=$(grep '"command":"boot"' "$JOURNAL" | sed -n 's/.*"event":"\([a-z_]*\)".*/\1/p' | tr '\n' ' ')
+  [ "$boot" = "trying intent applied revert_intent revert_applied " ] || fail "the boot action's records: $boot"
+}
+
+# persist --unconfirmed without --effective (issue 22 left it): the helper cannot read the OS
+# default, so it cannot tell whether the value lowers the GPU's cap at every boot. A member's is
+# refused (exit 3, journaled, nothing stored) unless it says --lower, which the record keeps;
+# root's direct use (an admin's, docs/helper.md) stores it as before.
+member_unconfirmed_persist_needs_its_starting_point() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  OUT=$("$SPAWN" --as "$MEMBER" -- "$HELPER" persist 80GiB --unconfirmed 2>"$WORK/stderr"); RC=$?
+  ERR=$(cat "$WORK/stderr")
+  expect_rc 3; expect_err 'wiredcap persist 81920MiB --unconfirmed'; expect_err 'add --lower'
+  [ ! -e "$state" ] || fail "a member stored a value without its starting point: $(cat "$state")"
+  expect_last_event refused
+  expect_journal '"uid":65534,"command":"persist","event":"refused",.*"reason":"the effective cap of the OS default is unknown'
+  OUT=$("$SPAWN" --as "$MEMBER" -- "$HELPER" persist 80GiB --unconfirmed --lower 2>"$WORK/stderr"); RC=$?
+  expect_rc 0; grep -qx 'value_mib=81920' "$state" || fail "the --lower persist stored: $(cat "$state" 2>&1)"
+  expect_journal '"uid":65534,"command":"persist","event":"persisted",.*"reason":"unconfirmed: stored with --unconfirmed; --lower without --effective'
+  "$HELPER" persist 72GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist --unconfirmed failed"
+  grep -qx 'value_mib=73728' "$state" || fail "root's persist stored: $(cat "$state")"
+  journal_ok
+}
+
 # A member's --effective is its word, not a measurement (issue 23: the journal labelled a
 # member's claimed value `metal`): journaled as "given by uid 65534", the source it named kept
 # apart as effective_said; and bounded: a claim above the machine's memory is refused.

@@ -103,7 +103,7 @@ argc_zero_is_refused_cleanly() {
 boot_is_refused_for_nobody() {
   install_fixture
   local state=$FIXTURE/journal/boot.state
-  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed
+  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed --effective 64GiB
   expect_rc 0
   cp "$state" "$FIXTURE/state.before"
   # The setuid helper has no boot action at all (it is wiredcap-system's, root's own program).
@@ -132,7 +132,7 @@ member_may_persist() {
   as_nobody --groups="$GID" -- persist 96GiB
   expect_rc 3; expect_err 'never confirmed'
   [ ! -e "$state" ] || fail "a refused persist stored something"
-  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed
+  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed --effective 64GiB
   expect_rc 0; expect_one_line
   expect_out '"basis":"unconfirmed","changed":true'
   expect_out '"persisted_mib":{"value":81920,"source":"boot state file read-back"}'
@@ -151,7 +151,7 @@ outsider_may_not_persist() {
   expect_rc 4; expect_err "not a member of group '$GROUP'"
   [ ! -s "$JOURNAL" ] || fail "an outsider's refusal reached the journal: $(cat "$JOURNAL")"
   [ ! -e "$state" ] || fail "an outsider stored a value"
-  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed
+  as_nobody --groups="$GID" -- persist 80GiB --unconfirmed --effective 64GiB
   expect_rc 0
   cp "$state" "$FIXTURE/state.before"
   as_nobody --clear-groups -- persist --off

@@ -52,7 +52,7 @@ trap cleanup EXIT
   i=0; while [ "$(date +%s)" -lt "$end" ]; do
     i=$((i + 1))
     "$HELPER" apply 80GiB --effective 64GiB --run "f$i" --step 1; "$HELPER" confirm --run "z$i" --step 7
-    "$HELPER" confirm --run "f$i" --step 1; "$HELPER" persist 176GiB; "$HELPER" persist 80GiB --unconfirmed
+    "$HELPER" confirm --run "f$i" --step 1; "$HELPER" persist 176GiB; "$HELPER" persist 80GiB --unconfirmed --effective 64GiB
     "$HELPER" end --run "f$i" --outcome completed; "$HELPER" reset
   done >/dev/null 2>&1' &
 pids+=($!)

@@ -102,6 +102,31 @@ TEST(BootState, StartingPointIsOptionalAndExact) {
     for (const auto& t : refused) EXPECT_FALSE(parse(t)) << t;
 }
 
+// Since issue 23 the start is labelled the caller's claim ("given by uid N"), the source it
+// named kept apart (start_said); a file written before (its word as the source) still reads.
+TEST(BootState, StartIsLabelledAsTheCallersClaim) {
+    State s = trying_state();
+    s.confirmed = false;
+    s.start = 158_GiB;
+    s.start_source = "given by uid 65534";
+    s.start_said = "metal";
+    const std::string text = serialize(s);
+    EXPECT_NE(text.find("start_mib=161792\nstart_source=given by uid 65534\nstart_said=metal\n"), std::string::npos)
+        << text;
+    auto back = parse(text);
+    ASSERT_TRUE(back) << error_of(back);
+    EXPECT_EQ(*back, s);
+    auto older = parse(kTryingText + "start_mib=161792\nstart_source=metal\n");
+    ASSERT_TRUE(older) << error_of(older);
+    EXPECT_TRUE(older->start_said.empty());
+    const std::string refused[] = {
+        kTryingText + "start_mib=161792\nstart_source=given by uid x\nstart_said=metal\n",  // no uid
+        kTryingText + "start_mib=161792\nstart_source=given by uid 0\nstart_said=\n",       // empty
+        kTryingText + "start_mib=161792\nstart_source=given by uid 0\nstart_said=metal\nx=1\n",
+    };
+    for (const auto& t : refused) EXPECT_FALSE(parse(t)) << t;
+}
+
 class BootStore : public ::testing::Test {
 protected:
     TempTree tree;
