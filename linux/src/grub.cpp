@@ -6,6 +6,7 @@
 
 #include "wiredcap/linux/cmdline.hpp"
 #include "wiredcap/linux/run.hpp"
+#include "wiredcap/linux/shell_assignment.hpp"
 
 namespace wiredcap::linux_amd {
 namespace {
@@ -53,8 +54,11 @@ std::optional<std::string> shell_value(const std::string& text, std::string_view
         const std::string t = trim(line);
         if (t.rfind(std::string(key) + "=", 0) != 0) continue;
         std::string value = t.substr(key.size() + 1);
-        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
-            value = value.substr(1, value.size() - 2);
+        // Up to the closing quote, or the first blank: a comment after it is not the value.
+        if (!value.empty() && (value.front() == '"' || value.front() == '\''))
+            value = value.substr(1, value.find(value.front(), 1) - 1);
+        else
+            value = value.substr(0, value.find_first_of(" \t"));
         v = value;
     }
     return v;
@@ -114,6 +118,10 @@ std::optional<std::string> Grub::unusable() const {
     if (grub_default && *grub_default != "0")
         return "GRUB_DEFAULT=" + *grub_default + " in " + std::string(kGrubDefaults) +
                ": wiredcap follows only GRUB_DEFAULT=0 (the first entry)";
+    for (const auto& f : root_.list(kGrubDefaultsDir))
+        if (const auto other = root_.read(std::string(kGrubDefaultsDir) + "/" + f); other && mentions(*other, "GRUB_DEFAULT"))
+            return std::string(kGrubDefaultsDir) + "/" + f + " sets GRUB_DEFAULT: wiredcap follows only GRUB_DEFAULT=0";
+    if (auto line = cmdline_default_line(); !line) return line.error().message;
     if (!root_.exists(kUpdateGrub)) return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
     // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
     // trial that hangs would be booted again and again.
@@ -235,34 +243,41 @@ Expected<bool> Grub::oneshot_armed() const {
     return it != vars->end() && it->second == kTrialEntryId;
 }
 
-Expected<Ok> Grub::edit_cmdline_default(const std::string& new_value) const {
+Expected<std::optional<ShellAssignment>> Grub::cmdline_default_line() const {
+    constexpr std::string_view key = "GRUB_CMDLINE_LINUX_DEFAULT";
     const auto text = root_.read(kGrubDefaults);
     if (!text) return Error{std::string(kGrubDefaults) + " is absent"};
-    std::string out;
-    bool replaced = false;
-    for (const auto& line : lines_of(*text)) {
-        if (trim(line).rfind("GRUB_CMDLINE_LINUX_DEFAULT=", 0) == 0) {
-            out += "GRUB_CMDLINE_LINUX_DEFAULT=\"" + new_value + "\"\n";
-            replaced = true;
-        } else {
-            out += line + "\n";
-        }
+    // update-grub sources these after /etc/default/grub: an edit there would not count.
+    for (const auto& f : root_.list(kGrubDefaultsDir)) {
+        const std::string path = std::string(kGrubDefaultsDir) + "/" + f;
+        const auto other = root_.read(path);
+        if (f.size() > 4 && f.substr(f.size() - 4) == ".cfg" && other && mentions(*other, key))
+            return Error{path + " sets " + std::string(key) + " after " + std::string(kGrubDefaults) +
+                         ": wiredcap's edit would not count"};
     }
-    if (!replaced) out += "GRUB_CMDLINE_LINUX_DEFAULT=\"" + new_value + "\"\n";
-    if (auto w = root_.write(kGrubDefaults, out); !w) return w.error();
+    auto found = find_assignment(*text, key);
+    if (!found) return Error{std::string(kGrubDefaults) + ": " + found.error().message};
+    return found;
+}
+
+Expected<Ok> Grub::edit_cmdline_default(std::string_view name, std::optional<std::string_view> value) const {
+    auto found = cmdline_default_line();
+    if (!found) return found.error();
+    const std::string old = *found ? (*found)->value : std::string{};
+    const std::string now = value ? set_param(old, name, *value) : remove_param(old, name);
+    const auto text = root_.read(kGrubDefaults);
+    if (!text) return Error{std::string(kGrubDefaults) + " is absent"};
+    if (auto w = root_.write(kGrubDefaults, with_assignment(*text, "GRUB_CMDLINE_LINUX_DEFAULT", *found, now)); !w)
+        return w.error();
     return update_grub();
 }
 
 Expected<Ok> Grub::make_default(std::string_view name, std::string_view value) const {
-    const auto text = root_.read(kGrubDefaults);
-    const auto line = text ? shell_value(*text, "GRUB_CMDLINE_LINUX_DEFAULT") : std::nullopt;
-    return edit_cmdline_default(set_param(line.value_or(""), name, value));
+    return edit_cmdline_default(name, value);
 }
 
 Expected<Ok> Grub::remove_default(std::string_view name) const {
-    const auto text = root_.read(kGrubDefaults);
-    const auto line = text ? shell_value(*text, "GRUB_CMDLINE_LINUX_DEFAULT") : std::nullopt;
-    return edit_cmdline_default(remove_param(line.value_or(""), name));
+    return edit_cmdline_default(name, std::nullopt);
 }
 
 Expected<Ok> Grub::update_grub() const {

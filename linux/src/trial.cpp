@@ -255,6 +255,7 @@ VerbResult reset_ttm(const SystemRoot& root) {
     auto loaded = load_trial_state(root);
     if (!loaded) out.lines.push_back(loaded.error().message + ": reset as if nothing were recorded");
     TrialState s = loaded ? *loaded : TrialState{};
+    bool default_left = false;  // wiredcap's default parameter could not be removed
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");
     if (boot.loader) {
@@ -264,10 +265,16 @@ VerbResult reset_ttm(const SystemRoot& root) {
         for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit"}) {
             const auto v = boot.loader->default_value(name);
             if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
-                if (auto d = boot.loader->remove_default(name); !d)
-                    return fail(ExitCode::kernel_write_failed, "reset: " + d.error().message);
-                out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
-                                    " removed (wiredcap wrote it)");
+                if (auto d = boot.loader->remove_default(name); !d) {
+                    // The rest of the reset still happens; this place is named for the admin.
+                    out.code = ExitCode::kernel_write_failed;
+                    default_left = true;
+                    out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
+                                        " NOT removed (" + d.error().message + "): remove it by hand");
+                } else {
+                    out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
+                                        " removed (wiredcap wrote it)");
+                }
             } else if (v) {
                 out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
                                     " was not written by wiredcap, left alone");
@@ -282,9 +289,11 @@ VerbResult reset_ttm(const SystemRoot& root) {
             out.lines.push_back("/etc/modprobe.d/" + f + " sets pages_limit: not written by wiredcap, left alone");
     }
     const std::string before_phase = s.phase;
-    s.phase = "none";
-    s.default_param.clear();
-    s.default_pages = 0;
+    s.phase = default_left ? "default" : "none";
+    if (!default_left) {
+        s.default_param.clear();
+        s.default_pages = 0;
+    }
     (void)save_trial_state(root, s);
     if (!journal_event(root, "reset", s, "was " + before_phase))
         out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
