@@ -143,17 +143,19 @@ VerbResult after_boot(const SystemRoot& root) {
     if (s.phase == "scheduled" && boot == s.scheduled_boot_id)
         return {ExitCode::ok, {"trial scheduled; not booted yet"}};
     if (s.phase == "scheduled" && trial_boot) {
-        if (auto why = readback_mismatch(r, *pages)) {
-            (void)journal_event(root, "trial-readback-mismatch", s, *why);
-            if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
-            s.phase = s.default_param.empty() ? "none" : "default";
-            (void)save_trial_state(root, s);
-            return fail(ExitCode::readback_differs, "the trial boot's read-back does not match: " + *why);
-        }
+        // This kernel runs with the trial's value whatever the driver says yet: the trial stays
+        // at risk (a hang during this boot is remembered), and only a matching read-back confirms.
         s.phase = "booted";
         s.trial_boot_id = boot;
         s.healthy = false;
         (void)save_trial_state(root, s);
+        if (auto why = readback_mismatch(r, *pages)) {
+            (void)journal_event(root, "trial-readback-mismatch", s, *why);
+            if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
+            return fail(ExitCode::readback_differs,
+                        "the trial boot's read-back does not match: " + *why +
+                            "; still at risk: unconfirmed, the next boot records it as a hang ceiling");
+        }
         (void)journal_event(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
         return {ExitCode::ok,
                 {"trial boot read back: " + units::describe(*pages), "confirm with: wiredcap-system ttm-confirm"}};

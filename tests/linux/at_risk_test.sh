@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A trial boot stays at risk until it is confirmed, whatever its read-back said: the kernel runs
+# with the trial's value, so a hang during that boot must still be remembered as a hang ceiling.
+# And reset, facing a default it cannot edit, still removes the rest and says it is not done.
+# usage: at_risk_test.sh WIREDCAP SYSTEM SIM
+set -euo pipefail
+command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
+system=$2 sim=$3
+root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-at-risk.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+sys() {
+  local verb=$1; shift
+  mkdir -p "$root/.mac"
+  "$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal" --policy "$root/.mac/policy" \
+    "ttm-$verb" --root "$root" "$@"
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ceiling=$root/var/lib/wiredcap/ttm-hang-ceiling
+
+# The driver's GTT does not show the trial's value (amdgpu not up yet, or overridden).
+"$sim" init --root "$root" --profile strix-128
+sys trial 100GiB >/dev/null
+"$sim" reboot --root "$root" | grep -q "wiredcap trial" || fail "the trial entry was not booted"
+gtt=$(ls "$root"/sys/class/drm/card*/device/mem_info_gtt_total | head -1)
+echo 1234 >"$gtt"
+if sys after-boot >/dev/null; then fail "a read-back mismatch was not reported"; fi
+if sys confirm >/dev/null; then fail "a mismatching trial was confirmed"; fi
+# The trial's boot ends without a confirmation (a hang and a power-button reset).
+"$sim" reboot --root "$root" >/dev/null
+if sys after-boot >/dev/null; then fail "the unconfirmed trial was not reported"; fi
+[ "$(cat "$ceiling" 2>/dev/null)" = "26214400 4096" ] || fail "no hang ceiling at the trial's value: $(cat "$ceiling" 2>/dev/null)"
+if sys trial 100GiB >/dev/null; then fail "the value that ran unconfirmed was scheduled again"; fi
+echo "at risk: ok"
