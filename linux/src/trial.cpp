@@ -63,7 +63,8 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
                         units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
     const auto ceiling = load_hang_ceiling(root);
     if (!ceiling) return fail(ExitCode::journal_failed, ceiling.error().message + ": nothing scheduled");
-    if (*ceiling && (*ceiling)->page_size() == want.page_size() && want >= **ceiling)
+    // Compared as sizes: a ceiling counted in other pages (another kernel) binds all the same.
+    if (*ceiling && want.to_bytes() >= (*ceiling)->to_bytes())
         return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " +
                                                      units::describe(**ceiling) + " (" + std::string(kCeilingFile) +
                                                      "); nothing scheduled");
@@ -197,7 +198,7 @@ VerbResult after_boot(const SystemRoot& root) {
     const auto read_old = load_hang_ceiling(root);
     const std::optional<Pages> old = read_old ? *read_old : std::nullopt;
     bool remembered = true;
-    if (!old || old->page_size() != pages->page_size() || *pages < *old)
+    if (!old || pages->to_bytes() < old->to_bytes())  // only ever lowered
         remembered = static_cast<bool>(
             root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
     remembered = journal_event(root, "trial-hang", s, why) && remembered;

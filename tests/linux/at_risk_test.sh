@@ -30,4 +30,11 @@ if sys confirm >/dev/null; then fail "a mismatching trial was confirmed"; fi
 if sys after-boot >/dev/null; then fail "the unconfirmed trial was not reported"; fi
 [ "$(cat "$ceiling" 2>/dev/null)" = "26214400 4096" ] || fail "no hang ceiling at the trial's value: $(cat "$ceiling" 2>/dev/null)"
 if sys trial 100GiB >/dev/null; then fail "the value that ran unconfirmed was scheduled again"; fi
+
+# A ceiling counted in other pages binds by its size: 100 GiB in 16 KiB pages on a 4 KiB machine.
+root=$root/pagesize; "$sim" init --root "$root" --profile strix-128
+ceiling=$root/var/lib/wiredcap/ttm-hang-ceiling
+mkdir -p "${ceiling%/*}" && echo "6553600 16384" >"$ceiling"
+if sys trial 100GiB >/dev/null; then fail "a trial at a 16 KiB-page ceiling was scheduled"; fi
+[ ! -e "$root/boot/grub/custom.cfg" ] || fail "a refused trial wrote its entry"
 echo "at risk: ok"
