@@ -37,4 +37,18 @@ ceiling=$root/var/lib/wiredcap/ttm-hang-ceiling
 mkdir -p "${ceiling%/*}" && echo "6553600 16384" >"$ceiling"
 if sys trial 100GiB >/dev/null; then fail "a trial at a 16 KiB-page ceiling was scheduled"; fi
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "a refused trial wrote its entry"
+
+# reset after an admin's override in grub.d made the default uneditable: the rest is removed,
+# the default's parameter is left and named, the exit is not 0, the record of it is kept.
+root=$root/override; "$sim" init --root "$root" --profile strix-64
+sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null
+sys after-boot >/dev/null && sys confirm >/dev/null
+mkdir -p "$root/etc/default/grub.d" && echo 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT x"' \
+  >"$root/etc/default/grub.d/50-admin.cfg"
+before=$(cat "$root/etc/default/grub")
+rc=0; out=$(sys reset 2>/dev/null) || rc=$?
+[ "$rc" != 0 ] || fail "reset exited 0 with wiredcap's default left in place: $out"
+[ "$before" = "$(cat "$root/etc/default/grub")" ] || fail "reset edited a file it may not edit"
+grep -q "ttm.pages_limit=10485760 NOT removed" <<<"$out" || fail "reset did not name what it left: $out"
+grep -q '^phase=default$' "$root/var/lib/wiredcap/ttm-state" || fail "reset forgot the default it left"
 echo "at risk: ok"
