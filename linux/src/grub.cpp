@@ -273,7 +273,20 @@ Expected<Ok> Grub::edit_cmdline_default(std::string_view name, std::optional<std
 }
 
 Expected<Ok> Grub::make_default(std::string_view name, std::string_view value) const {
-    return edit_cmdline_default(name, value);
+    const auto before = root_.read(kGrubDefaults);
+    if (!before) return Error{std::string(kGrubDefaults) + " is absent"};
+    if (auto e = edit_cmdline_default(name, value); !e) return e;
+    // Read back what GRUB will boot: update-grub can exit 0 and write another file, or a
+    // setting sourced later can win; then nothing is made default.
+    const auto entry = default_entry();
+    const auto now = entry ? cmdline_value(entry->linux_args, name) : std::nullopt;
+    if (now && *now == value) return Ok{};
+    // Put the admin's file back: a parameter wiredcap wrote but does not own would be left
+    // behind by reset as "not wiredcap's".
+    const bool restored = root_.write(kGrubDefaults, *before) && update_grub();
+    return Error{"update-grub ran, but " + std::string(kGrubCfg) + "'s default entry has " + std::string(name) + "=" +
+                 now.value_or("(none)") + ", not " + std::string(value) + "; " + std::string(kGrubDefaults) +
+                 (restored ? " restored" : " could NOT be restored")};
 }
 
 Expected<Ok> Grub::remove_default(std::string_view name) const {

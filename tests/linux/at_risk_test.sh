@@ -51,4 +51,13 @@ rc=0; out=$(sys reset 2>/dev/null) || rc=$?
 [ "$before" = "$(cat "$root/etc/default/grub")" ] || fail "reset edited a file it may not edit"
 grep -q "ttm.pages_limit=10485760 NOT removed" <<<"$out" || fail "reset did not name what it left: $out"
 grep -q '^phase=default$' "$root/var/lib/wiredcap/ttm-state" || fail "reset forgot the default it left"
+
+# An update-grub that exits 0 but leaves grub.cfg as it was: not made default, not exit 0.
+root=$root/stale; "$sim" init --root "$root" --profile strix-64
+sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
+printf '#!/bin/sh\nexit 0\n' >"$root/usr/sbin/update-grub"
+before=$(cat "$root/etc/default/grub")
+if out=$(sys confirm 2>/dev/null); then fail "confirmed though grub.cfg lacks the value: $out"; fi
+[ "$before" = "$(cat "$root/etc/default/grub")" ] || fail "/etc/default/grub kept an edit that did not count"
+grep -q '^phase=booted$' "$root/var/lib/wiredcap/ttm-state" || fail "recorded as default: $(cat "$root/var/lib/wiredcap/ttm-state")"
 echo "at risk: ok"

@@ -207,9 +207,12 @@ TEST(SystemdBoot, SeveralOptionsLinesCarryTheParameterOnce) {
 
 namespace {
 
-// A tree whose update-grub succeeds and does nothing: the edit of /etc/default/grub alone.
+// A tree whose update-grub writes a one-entry grub.cfg from GRUB_CMDLINE_LINUX_DEFAULT.
 void with_update_grub(const Tree& t) {
-    t.put("/usr/sbin/update-grub", "#!/bin/sh\nexit 0\n");
+    const std::string dir = t.root().at("/").string();
+    t.put("/usr/sbin/update-grub", "#!/bin/sh\n. '" + dir + "/etc/default/grub'\nmkdir -p '" + dir +
+                                       "/boot/grub'\nprintf \"menuentry 'D' {\\n\\tlinux /vmlinuz ro %s\\n}\\n\" "
+                                       "\"$GRUB_CMDLINE_LINUX_DEFAULT\" >'" + dir + "/boot/grub/grub.cfg'\n");
     std::filesystem::permissions(t.root().at("/usr/sbin/update-grub"), std::filesystem::perms::owner_all);
 }
 
