@@ -31,6 +31,34 @@ std::optional<std::string> readback_mismatch(const kernel::TtmReadings& r, const
     return std::nullopt;
 }
 
+// The trial's value as the hang ceiling (only ever lowered), journaled; false if either
+// could not be written.
+bool remember_hang(const SystemRoot& root, const TrialState& s, const Pages& pages, const std::string& why) {
+    // An unreadable ceiling file is replaced by this one (it could bind nothing as it was).
+    const auto read_old = load_hang_ceiling(root);
+    const std::optional<Pages> old = read_old ? *read_old : std::nullopt;
+    bool remembered = true;
+    if (!old || pages.to_bytes() < old->to_bytes())
+        remembered = static_cast<bool>(
+            root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
+    return journal_event(root, "trial-hang", s, why) && remembered;
+}
+
+// A trial that ran (its one-shot consumed) on an earlier boot and was never confirmed: what
+// after_boot records as a hang. The boot it was scheduled on, the trial boot itself and a
+// one-shot still armed are not.
+bool ended_unconfirmed(const SystemRoot& root, const TrialState& s, const kernel::TtmReadings& r) {
+    const std::string boot = r.boot_id.value.value_or("");
+    if (boot.empty()) return false;
+    if (s.phase == "booted") return boot != s.trial_boot_id;
+    if (s.phase != "scheduled" || boot == s.scheduled_boot_id) return false;
+    const auto now = r.cmdline.value ? cmdline_value(*r.cmdline.value, s.param) : std::nullopt;
+    if (now && *now == std::to_string(s.pages)) return false;
+    const auto loader = detect_boot_loader(root).loader;
+    const auto armed = loader ? loader->oneshot_armed() : Expected<bool>(false);
+    return armed && !*armed;
+}
+
 }  // namespace
 
 VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
@@ -194,15 +222,7 @@ VerbResult after_boot(const SystemRoot& root) {
     // unconfirmed. All three are remembered as a hang ceiling at the trial's value.
     const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
                                                    : "the trial boot ended without a confirmation";
-    // An unreadable ceiling file is replaced by this one (it could bind nothing as it was).
-    const auto read_old = load_hang_ceiling(root);
-    const std::optional<Pages> old = read_old ? *read_old : std::nullopt;
-    bool remembered = true;
-    if (!old || pages->to_bytes() < old->to_bytes())  // only ever lowered
-        remembered = static_cast<bool>(
-            root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
-    remembered = journal_event(root, "trial-hang", s, why) && remembered;
-    if (!remembered)
+    if (!remember_hang(root, s, *pages, why))
         return fail(ExitCode::journal_failed, "trial of " + units::describe(*pages) + " failed (" + why +
                                                   ") and could NOT be recorded as the hang ceiling: " +
                                                   std::string(kCeilingFile) + " or the journal is not writable");
@@ -258,6 +278,17 @@ VerbResult reset_ttm(const SystemRoot& root) {
     auto loaded = load_trial_state(root);
     if (!loaded) out.lines.push_back(loaded.error().message + ": reset as if nothing were recorded");
     TrialState s = loaded ? *loaded : TrialState{};
+    // What a trial taught outlives the reset: an unconfirmed trial the after-boot read-back has
+    // not yet judged is remembered here, as it would have been there.
+    const auto pages = trial_pages(s);
+    if (pages && ended_unconfirmed(root, s, SysfsTtmKernel(root).read())) {
+        if (remember_hang(root, s, *pages, "reset after a trial boot that ended without a confirmation"))
+            out.lines.push_back("the unconfirmed trial of " + units::describe(*pages) +
+                                " is remembered as the hang ceiling");
+        else
+            out.lines.push_back("the unconfirmed trial of " + units::describe(*pages) +
+                                " could NOT be recorded as the hang ceiling");
+    }
     bool default_left = false;  // wiredcap's default parameter could not be removed
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");
@@ -301,7 +332,8 @@ VerbResult reset_ttm(const SystemRoot& root) {
     if (!journal_event(root, "reset", s, "was " + before_phase))
         out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
     if (out.lines.empty()) out.lines.push_back("nothing of wiredcap's to remove");
-    out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
+    if (!default_left)
+        out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
     return out;
 }
 

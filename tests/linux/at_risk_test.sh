@@ -60,4 +60,13 @@ before=$(cat "$root/etc/default/grub")
 if out=$(sys confirm 2>/dev/null); then fail "confirmed though grub.cfg lacks the value: $out"; fi
 [ "$before" = "$(cat "$root/etc/default/grub")" ] || fail "/etc/default/grub kept an edit that did not count"
 grep -q '^phase=booted$' "$root/var/lib/wiredcap/ttm-state" || fail "recorded as default: $(cat "$root/var/lib/wiredcap/ttm-state")"
+
+# reset on the boot after an unconfirmed trial, before ttm-after-boot ran: the hang is still
+# remembered (reset clears what wiredcap wrote, never what a trial taught).
+root=$root/resetfirst; "$sim" init --root "$root" --profile strix-64
+sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
+"$sim" reboot --root "$root" >/dev/null
+sys reset >/dev/null
+[ "$(cat "$root/var/lib/wiredcap/ttm-hang-ceiling" 2>/dev/null)" = "10485760 4096" ] \
+  || fail "reset before after-boot forgot the unconfirmed trial"
 echo "at risk: ok"
