@@ -1,5 +1,7 @@
 #include "wiredcap/linux/grub.hpp"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 
 #include <sstream>
@@ -62,6 +64,13 @@ std::optional<std::string> shell_value(const std::string& text, std::string_view
         v = value;
     }
     return v;
+}
+
+// /sys/dev/block/MAJOR:MINOR of the device holding path (read under the same root).
+std::optional<std::string> block_device_of(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
 }
 
 constexpr long kBtrfsMagic = 0x9123683e;
@@ -128,6 +137,10 @@ std::optional<std::string> Grub::unusable() const {
     struct statfs fs {};
     if (::statfs(root_.at("/boot/grub").c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
         return "/boot/grub is on btrfs or ZFS, where GRUB cannot clear next_entry";
+    // Nor on device-mapper (LVM, LUKS) or md RAID: GRUB has no write support there.
+    if (const auto dev = block_device_of(root_.at("/boot/grub"));
+        dev && (root_.exists(*dev + "/dm") || root_.exists(*dev + "/md") || root_.exists(*dev + "/../md")))
+        return "/boot/grub is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
     return std::nullopt;
 }
 

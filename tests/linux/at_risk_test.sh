@@ -69,4 +69,11 @@ sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && sys aft
 sys reset >/dev/null
 [ "$(cat "$root/var/lib/wiredcap/ttm-hang-ceiling" 2>/dev/null)" = "10485760 4096" ] \
   || fail "reset before after-boot forgot the unconfirmed trial"
+
+# /boot/grub on LVM, RAID or LUKS (a device-mapper or md device): GRUB cannot write grubenv
+# there, a hung trial would boot again and again. Refused, nothing armed.
+root=$root/lvm; "$sim" init --root "$root" --profile strix-64
+mkdir -p "$root/sys/dev/block/$(stat -c '%Hd:%Ld' "$root/boot/grub")/dm"
+if sys trial 40GiB >/dev/null 2>&1; then fail "a trial was scheduled with /boot/grub on device-mapper"; fi
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed on device-mapper"
 echo "at risk: ok"
