@@ -264,3 +264,14 @@ TEST(GrubDefaults, AnOverrideInGrubDotDIsRefused) {
     EXPECT_FALSE(grub.make_default("ttm.pages_limit", "26214400"));
     EXPECT_EQ(*t.root().read("/etc/default/grub"), text);
 }
+
+TEST(GrubDefaults, TheFileKeepsItsModeWhenRewritten) {
+    const Tree t;
+    with_update_grub(t);
+    t.put("/etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
+    const auto path = t.root().at("/etc/default/grub");
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    ASSERT_TRUE(Grub(t.root()).make_default("ttm.pages_limit", "26214400"));
+    EXPECT_EQ(std::filesystem::status(path).permissions(),
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
