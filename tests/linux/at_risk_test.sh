@@ -76,4 +76,14 @@ root=$root/lvm; "$sim" init --root "$root" --profile strix-64
 mkdir -p "$root/sys/dev/block/$(stat -c '%Hd:%Ld' "$root/boot/grub")/dm"
 if sys trial 40GiB >/dev/null 2>&1; then fail "a trial was scheduled with /boot/grub on device-mapper"; fi
 [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed on device-mapper"
+
+# GRUB_DEFAULT=saved (in /etc/default/grub, or set later in grub.d): the entry a reset boots is
+# not the one wiredcap copied; refused, nothing armed, nothing written.
+for where in etc/default/grub etc/default/grub.d/50-saved.cfg; do
+  root=$root/saved-${where##*/}; "$sim" init --root "$root" --profile strix-64
+  mkdir -p "$root/etc/default/grub.d" && echo 'GRUB_DEFAULT=saved' >>"$root/$where"
+  if sys trial 40GiB >/dev/null 2>&1; then fail "a trial was scheduled with GRUB_DEFAULT=saved in $where"; fi
+  [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed with saved"
+  [ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written with GRUB_DEFAULT=saved in $where"
+done
 echo "at risk: ok"
