@@ -127,9 +127,12 @@ std::optional<std::string> Grub::unusable() const {
     if (grub_default && *grub_default != "0")
         return "GRUB_DEFAULT=" + *grub_default + " in " + std::string(kGrubDefaults) +
                ": wiredcap follows only GRUB_DEFAULT=0 (the first entry)";
-    for (const auto& f : root_.list(kGrubDefaultsDir))
-        if (const auto other = root_.read(std::string(kGrubDefaultsDir) + "/" + f); other && mentions(*other, "GRUB_DEFAULT"))
-            return std::string(kGrubDefaultsDir) + "/" + f + " sets GRUB_DEFAULT: wiredcap follows only GRUB_DEFAULT=0";
+    // update-grub sources grub.d after /etc/default/grub: a GRUB_DEFAULT there wins.
+    for (const auto& f : root_.list(kGrubDefaultsDir)) {
+        const std::string path = std::string(kGrubDefaultsDir) + "/" + f;
+        if (const auto other = root_.read(path); other && mentions(*other, "GRUB_DEFAULT"))
+            return path + " sets GRUB_DEFAULT: wiredcap follows only GRUB_DEFAULT=0";
+    }
     if (auto line = cmdline_default_line(); !line) return line.error().message;
     if (!root_.exists(kUpdateGrub)) return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
     // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
