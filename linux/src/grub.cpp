@@ -1,11 +1,14 @@
 #include "wiredcap/linux/grub.hpp"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 
 #include <sstream>
 
 #include "wiredcap/linux/cmdline.hpp"
 #include "wiredcap/linux/run.hpp"
+#include "wiredcap/linux/shell_assignment.hpp"
 
 namespace wiredcap::linux_amd {
 namespace {
@@ -53,11 +56,21 @@ std::optional<std::string> shell_value(const std::string& text, std::string_view
         const std::string t = trim(line);
         if (t.rfind(std::string(key) + "=", 0) != 0) continue;
         std::string value = t.substr(key.size() + 1);
-        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
-            value = value.substr(1, value.size() - 2);
+        // Up to the closing quote, or the first blank: a comment after it is not the value.
+        if (!value.empty() && (value.front() == '"' || value.front() == '\''))
+            value = value.substr(1, value.find(value.front(), 1) - 1);
+        else
+            value = value.substr(0, value.find_first_of(" \t"));
         v = value;
     }
     return v;
+}
+
+// /sys/dev/block/MAJOR:MINOR of the device holding path (read under the same root).
+std::optional<std::string> block_device_of(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
 }
 
 constexpr long kBtrfsMagic = 0x9123683e;
@@ -114,12 +127,23 @@ std::optional<std::string> Grub::unusable() const {
     if (grub_default && *grub_default != "0")
         return "GRUB_DEFAULT=" + *grub_default + " in " + std::string(kGrubDefaults) +
                ": wiredcap follows only GRUB_DEFAULT=0 (the first entry)";
+    // update-grub sources grub.d after /etc/default/grub: a GRUB_DEFAULT there wins.
+    for (const auto& f : root_.list(kGrubDefaultsDir)) {
+        const std::string path = std::string(kGrubDefaultsDir) + "/" + f;
+        if (const auto other = root_.read(path); other && mentions(*other, "GRUB_DEFAULT"))
+            return path + " sets GRUB_DEFAULT: wiredcap follows only GRUB_DEFAULT=0";
+    }
+    if (auto line = cmdline_default_line(); !line) return line.error().message;
     if (!root_.exists(kUpdateGrub)) return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
     // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
     // trial that hangs would be booted again and again.
     struct statfs fs {};
     if (::statfs(root_.at("/boot/grub").c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
         return "/boot/grub is on btrfs or ZFS, where GRUB cannot clear next_entry";
+    // Nor on device-mapper (LVM, LUKS) or md RAID: GRUB has no write support there.
+    if (const auto dev = block_device_of(root_.at("/boot/grub"));
+        dev && (root_.exists(*dev + "/dm") || root_.exists(*dev + "/md") || root_.exists(*dev + "/../md")))
+        return "/boot/grub is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
     return std::nullopt;
 }
 
@@ -235,34 +259,54 @@ Expected<bool> Grub::oneshot_armed() const {
     return it != vars->end() && it->second == kTrialEntryId;
 }
 
-Expected<Ok> Grub::edit_cmdline_default(const std::string& new_value) const {
+Expected<std::optional<ShellAssignment>> Grub::cmdline_default_line() const {
+    constexpr std::string_view key = "GRUB_CMDLINE_LINUX_DEFAULT";
     const auto text = root_.read(kGrubDefaults);
     if (!text) return Error{std::string(kGrubDefaults) + " is absent"};
-    std::string out;
-    bool replaced = false;
-    for (const auto& line : lines_of(*text)) {
-        if (trim(line).rfind("GRUB_CMDLINE_LINUX_DEFAULT=", 0) == 0) {
-            out += "GRUB_CMDLINE_LINUX_DEFAULT=\"" + new_value + "\"\n";
-            replaced = true;
-        } else {
-            out += line + "\n";
-        }
+    // update-grub sources these after /etc/default/grub: an edit there would not count.
+    for (const auto& f : root_.list(kGrubDefaultsDir)) {
+        const std::string path = std::string(kGrubDefaultsDir) + "/" + f;
+        const auto other = root_.read(path);
+        if (f.size() > 4 && f.substr(f.size() - 4) == ".cfg" && other && mentions(*other, key))
+            return Error{path + " sets " + std::string(key) + " after " + std::string(kGrubDefaults) +
+                         ": wiredcap's edit would not count"};
     }
-    if (!replaced) out += "GRUB_CMDLINE_LINUX_DEFAULT=\"" + new_value + "\"\n";
-    if (auto w = root_.write(kGrubDefaults, out); !w) return w.error();
+    auto found = find_assignment(*text, key);
+    if (!found) return Error{std::string(kGrubDefaults) + ": " + found.error().message};
+    return found;
+}
+
+Expected<Ok> Grub::edit_cmdline_default(std::string_view name, std::optional<std::string_view> value) const {
+    auto found = cmdline_default_line();
+    if (!found) return found.error();
+    const std::string old = *found ? (*found)->value : std::string{};
+    const std::string now = value ? set_param(old, name, *value) : remove_param(old, name);
+    const auto text = root_.read(kGrubDefaults);
+    if (!text) return Error{std::string(kGrubDefaults) + " is absent"};
+    if (auto w = root_.write(kGrubDefaults, with_assignment(*text, "GRUB_CMDLINE_LINUX_DEFAULT", *found, now)); !w)
+        return w.error();
     return update_grub();
 }
 
 Expected<Ok> Grub::make_default(std::string_view name, std::string_view value) const {
-    const auto text = root_.read(kGrubDefaults);
-    const auto line = text ? shell_value(*text, "GRUB_CMDLINE_LINUX_DEFAULT") : std::nullopt;
-    return edit_cmdline_default(set_param(line.value_or(""), name, value));
+    const auto before = root_.read(kGrubDefaults);
+    if (!before) return Error{std::string(kGrubDefaults) + " is absent"};
+    if (auto e = edit_cmdline_default(name, value); !e) return e;
+    // Read back what GRUB will boot: update-grub can exit 0 and write another file, or a
+    // setting sourced later can win; then nothing is made default.
+    const auto entry = default_entry();
+    const auto now = entry ? cmdline_value(entry->linux_args, name) : std::nullopt;
+    if (now && *now == value) return Ok{};
+    // Put the admin's file back: a parameter wiredcap wrote but does not own would be left
+    // behind by reset as "not wiredcap's".
+    const bool restored = root_.write(kGrubDefaults, *before) && update_grub();
+    return Error{"update-grub ran, but " + std::string(kGrubCfg) + "'s default entry has " + std::string(name) + "=" +
+                 now.value_or("(none)") + ", not " + std::string(value) + "; " + std::string(kGrubDefaults) +
+                 (restored ? " restored" : " could NOT be restored")};
 }
 
 Expected<Ok> Grub::remove_default(std::string_view name) const {
-    const auto text = root_.read(kGrubDefaults);
-    const auto line = text ? shell_value(*text, "GRUB_CMDLINE_LINUX_DEFAULT") : std::nullopt;
-    return edit_cmdline_default(remove_param(line.value_or(""), name));
+    return edit_cmdline_default(name, std::nullopt);
 }
 
 Expected<Ok> Grub::update_grub() const {

@@ -1,6 +1,7 @@
 #include "wiredcap/linux/system_root.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,8 +58,19 @@ Expected<Ok> SystemRoot::write(std::string_view absolute, std::string_view conte
     std::error_code ec;
     std::filesystem::create_directories(target.parent_path(), ec);
     const std::string tmp = target.string() + ".wiredcap-tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    // A file replaced keeps its mode (an admin's 0600 /etc/default/grub stays 0600); a new one
+    // is 0644. A leftover temporary file of a crash is replaced, never followed or reused.
+    struct stat old {};
+    const mode_t mode = ::lstat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0644;
+    ::unlink(tmp.c_str());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return Error{tmp + ": " + std::strerror(errno)};
+    if (::fchmod(fd, mode) != 0) {
+        const std::string why = std::strerror(errno);
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return Error{tmp + ": " + why};
+    }
     std::size_t done = 0;
     while (done < content.size()) {
         const ssize_t n = ::write(fd, content.data() + done, content.size() - done);

@@ -31,6 +31,34 @@ std::optional<std::string> readback_mismatch(const kernel::TtmReadings& r, const
     return std::nullopt;
 }
 
+// The trial's value as the hang ceiling (only ever lowered), journaled; false if either
+// could not be written.
+bool remember_hang(const SystemRoot& root, const TrialState& s, const Pages& pages, const std::string& why) {
+    // An unreadable ceiling file is replaced by this one (it could bind nothing as it was).
+    const auto read_old = load_hang_ceiling(root);
+    const std::optional<Pages> old = read_old ? *read_old : std::nullopt;
+    bool remembered = true;
+    if (!old || pages.to_bytes() < old->to_bytes())
+        remembered = static_cast<bool>(
+            root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
+    return journal_event(root, "trial-hang", s, why) && remembered;
+}
+
+// A trial that ran (its one-shot consumed) on an earlier boot and was never confirmed: what
+// after_boot records as a hang. The boot it was scheduled on, the trial boot itself and a
+// one-shot still armed are not.
+bool ended_unconfirmed(const SystemRoot& root, const TrialState& s, const kernel::TtmReadings& r) {
+    const std::string boot = r.boot_id.value.value_or("");
+    if (boot.empty()) return false;
+    if (s.phase == "booted") return boot != s.trial_boot_id;
+    if (s.phase != "scheduled" || boot == s.scheduled_boot_id) return false;
+    const auto now = r.cmdline.value ? cmdline_value(*r.cmdline.value, s.param) : std::nullopt;
+    if (now && *now == std::to_string(s.pages)) return false;
+    const auto loader = detect_boot_loader(root).loader;
+    const auto armed = loader ? loader->oneshot_armed() : Expected<bool>(false);
+    return armed && !*armed;
+}
+
 }  // namespace
 
 VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
@@ -63,7 +91,8 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
                         units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
     const auto ceiling = load_hang_ceiling(root);
     if (!ceiling) return fail(ExitCode::journal_failed, ceiling.error().message + ": nothing scheduled");
-    if (*ceiling && (*ceiling)->page_size() == want.page_size() && want >= **ceiling)
+    // Compared as sizes: a ceiling counted in other pages (another kernel) binds all the same.
+    if (*ceiling && want.to_bytes() >= (*ceiling)->to_bytes())
         return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " +
                                                      units::describe(**ceiling) + " (" + std::string(kCeilingFile) +
                                                      "); nothing scheduled");
@@ -143,17 +172,19 @@ VerbResult after_boot(const SystemRoot& root) {
     if (s.phase == "scheduled" && boot == s.scheduled_boot_id)
         return {ExitCode::ok, {"trial scheduled; not booted yet"}};
     if (s.phase == "scheduled" && trial_boot) {
-        if (auto why = readback_mismatch(r, *pages)) {
-            (void)journal_event(root, "trial-readback-mismatch", s, *why);
-            if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
-            s.phase = s.default_param.empty() ? "none" : "default";
-            (void)save_trial_state(root, s);
-            return fail(ExitCode::readback_differs, "the trial boot's read-back does not match: " + *why);
-        }
+        // This kernel runs with the trial's value whatever the driver says yet: the trial stays
+        // at risk (a hang during this boot is remembered), and only a matching read-back confirms.
         s.phase = "booted";
         s.trial_boot_id = boot;
         s.healthy = false;
         (void)save_trial_state(root, s);
+        if (auto why = readback_mismatch(r, *pages)) {
+            (void)journal_event(root, "trial-readback-mismatch", s, *why);
+            if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
+            return fail(ExitCode::readback_differs,
+                        "the trial boot's read-back does not match: " + *why +
+                            "; still at risk: unconfirmed, the next boot records it as a hang ceiling");
+        }
         (void)journal_event(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
         return {ExitCode::ok,
                 {"trial boot read back: " + units::describe(*pages), "confirm with: wiredcap-system ttm-confirm"}};
@@ -191,15 +222,7 @@ VerbResult after_boot(const SystemRoot& root) {
     // unconfirmed. All three are remembered as a hang ceiling at the trial's value.
     const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
                                                    : "the trial boot ended without a confirmation";
-    // An unreadable ceiling file is replaced by this one (it could bind nothing as it was).
-    const auto read_old = load_hang_ceiling(root);
-    const std::optional<Pages> old = read_old ? *read_old : std::nullopt;
-    bool remembered = true;
-    if (!old || old->page_size() != pages->page_size() || *pages < *old)
-        remembered = static_cast<bool>(
-            root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
-    remembered = journal_event(root, "trial-hang", s, why) && remembered;
-    if (!remembered)
+    if (!remember_hang(root, s, *pages, why))
         return fail(ExitCode::journal_failed, "trial of " + units::describe(*pages) + " failed (" + why +
                                                   ") and could NOT be recorded as the hang ceiling: " +
                                                   std::string(kCeilingFile) + " or the journal is not writable");
@@ -255,6 +278,18 @@ VerbResult reset_ttm(const SystemRoot& root) {
     auto loaded = load_trial_state(root);
     if (!loaded) out.lines.push_back(loaded.error().message + ": reset as if nothing were recorded");
     TrialState s = loaded ? *loaded : TrialState{};
+    // What a trial taught outlives the reset: an unconfirmed trial the after-boot read-back has
+    // not yet judged is remembered here, as it would have been there.
+    const auto pages = trial_pages(s);
+    if (pages && ended_unconfirmed(root, s, SysfsTtmKernel(root).read())) {
+        if (remember_hang(root, s, *pages, "reset after a trial boot that ended without a confirmation"))
+            out.lines.push_back("the unconfirmed trial of " + units::describe(*pages) +
+                                " is remembered as the hang ceiling");
+        else
+            out.lines.push_back("the unconfirmed trial of " + units::describe(*pages) +
+                                " could NOT be recorded as the hang ceiling");
+    }
+    bool default_left = false;  // wiredcap's default parameter could not be removed
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");
     if (boot.loader) {
@@ -264,10 +299,16 @@ VerbResult reset_ttm(const SystemRoot& root) {
         for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit"}) {
             const auto v = boot.loader->default_value(name);
             if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
-                if (auto d = boot.loader->remove_default(name); !d)
-                    return fail(ExitCode::kernel_write_failed, "reset: " + d.error().message);
-                out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
-                                    " removed (wiredcap wrote it)");
+                if (auto d = boot.loader->remove_default(name); !d) {
+                    // The rest of the reset still happens; this place is named for the admin.
+                    out.code = ExitCode::kernel_write_failed;
+                    default_left = true;
+                    out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
+                                        " NOT removed (" + d.error().message + "): remove it by hand");
+                } else {
+                    out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
+                                        " removed (wiredcap wrote it)");
+                }
             } else if (v) {
                 out.lines.push_back(boot.loader->default_place() + ": " + name + "=" + *v +
                                     " was not written by wiredcap, left alone");
@@ -282,14 +323,17 @@ VerbResult reset_ttm(const SystemRoot& root) {
             out.lines.push_back("/etc/modprobe.d/" + f + " sets pages_limit: not written by wiredcap, left alone");
     }
     const std::string before_phase = s.phase;
-    s.phase = "none";
-    s.default_param.clear();
-    s.default_pages = 0;
+    s.phase = default_left ? "default" : "none";
+    if (!default_left) {
+        s.default_param.clear();
+        s.default_pages = 0;
+    }
     (void)save_trial_state(root, s);
     if (!journal_event(root, "reset", s, "was " + before_phase))
         out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
     if (out.lines.empty()) out.lines.push_back("nothing of wiredcap's to remove");
-    out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
+    if (!default_left)
+        out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
     return out;
 }
 

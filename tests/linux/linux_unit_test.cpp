@@ -202,3 +202,76 @@ TEST(SystemdBoot, SeveralOptionsLinesCarryTheParameterOnce) {
     EXPECT_EQ(with_options(entry, "ttm.pages_limit", std::nullopt), "title A\noptions root=UUID=1\noptions quiet\n");
     EXPECT_EQ(with_options("title B\n", "ttm.pages_limit", "9"), "title B\noptions ttm.pages_limit=9\n");
 }
+
+// ---- /etc/default/grub: wiredcap edits its own parameter and nothing else -----------------
+
+namespace {
+
+// A tree whose update-grub writes a one-entry grub.cfg from GRUB_CMDLINE_LINUX_DEFAULT.
+void with_update_grub(const Tree& t) {
+    const std::string dir = t.root().at("/").string();
+    t.put("/usr/sbin/update-grub", "#!/bin/sh\n. '" + dir + "/etc/default/grub'\nmkdir -p '" + dir +
+                                       "/boot/grub'\nprintf \"menuentry 'D' {\\n\\tlinux /vmlinuz ro %s\\n}\\n\" "
+                                       "\"$GRUB_CMDLINE_LINUX_DEFAULT\" >'" + dir + "/boot/grub/grub.cfg'\n");
+    std::filesystem::permissions(t.root().at("/usr/sbin/update-grub"), std::filesystem::perms::owner_all);
+}
+
+}  // namespace
+
+TEST(GrubDefaults, ATrailingCommentIsKeptAndTheParameterStaysInsideTheQuotes) {
+    const Tree t;
+    with_update_grub(t);
+    const std::string original = "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"  # mine\n";
+    t.put("/etc/default/grub", original);
+    const Grub grub(t.root());
+    ASSERT_TRUE(grub.make_default("ttm.pages_limit", "26214400"));
+    EXPECT_EQ(*t.root().read("/etc/default/grub"),
+              "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash ttm.pages_limit=26214400\"  # mine\n");
+    EXPECT_EQ(grub.default_value("ttm.pages_limit"), "26214400");
+    ASSERT_TRUE(grub.remove_default("ttm.pages_limit"));
+    EXPECT_EQ(*t.root().read("/etc/default/grub"), original);
+}
+
+TEST(GrubDefaults, ALineWiredcapCannotEditSafelyIsRefusedAndLeftAsItWas) {
+    for (const std::string text : {
+             // set twice: rewriting both would lose "quiet"
+             "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"
+             "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT splash\"\n",
+             // exported: an appended assignment would replace "quiet splash"
+             "export GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\n",
+             // shell expansions would change meaning inside new quotes
+             "GRUB_CMDLINE_LINUX_DEFAULT='quiet $x'\n",
+             "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\" splash\n",
+         }) {
+        const Tree t;
+        with_update_grub(t);
+        t.put("/etc/default/grub", text);
+        const Grub grub(t.root());
+        EXPECT_FALSE(grub.make_default("ttm.pages_limit", "26214400")) << text;
+        EXPECT_EQ(*t.root().read("/etc/default/grub"), text);
+        EXPECT_FALSE(grub.remove_default("ttm.pages_limit")) << text;
+        EXPECT_EQ(*t.root().read("/etc/default/grub"), text);
+    }
+}
+
+TEST(GrubDefaults, AnOverrideInGrubDotDIsRefused) {
+    const Tree t;
+    with_update_grub(t);
+    const std::string text = "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n";
+    t.put("/etc/default/grub", text);
+    t.put("/etc/default/grub.d/50-cloud.cfg", "GRUB_CMDLINE_LINUX_DEFAULT=\"console=ttyS0\"\n");
+    const Grub grub(t.root());
+    EXPECT_FALSE(grub.make_default("ttm.pages_limit", "26214400"));
+    EXPECT_EQ(*t.root().read("/etc/default/grub"), text);
+}
+
+TEST(GrubDefaults, TheFileKeepsItsModeWhenRewritten) {
+    const Tree t;
+    with_update_grub(t);
+    t.put("/etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
+    const auto path = t.root().at("/etc/default/grub");
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    ASSERT_TRUE(Grub(t.root()).make_default("ttm.pages_limit", "26214400"));
+    EXPECT_EQ(std::filesystem::status(path).permissions(),
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}

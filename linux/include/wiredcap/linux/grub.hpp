@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "wiredcap/linux/boot_loader.hpp"
+#include "wiredcap/linux/shell_assignment.hpp"
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/units/expected.hpp"
 
@@ -25,6 +26,7 @@ inline constexpr std::string_view kGrubEnv = "/boot/grub/grubenv";
 inline constexpr std::string_view kGrubCfg = "/boot/grub/grub.cfg";
 inline constexpr std::string_view kGrubCustom = "/boot/grub/custom.cfg";
 inline constexpr std::string_view kGrubDefaults = "/etc/default/grub";
+inline constexpr std::string_view kGrubDefaultsDir = "/etc/default/grub.d";
 inline constexpr std::string_view kUpdateGrub = "/usr/sbin/update-grub";
 inline constexpr std::string_view kTrialEntryId = "wiredcap-trial";
 // The first line of every custom.cfg wiredcap writes: what it may remove again.
@@ -67,7 +69,11 @@ private:
     [[nodiscard]] std::optional<std::string> cmdline_value_of(std::string_view key, std::string_view name) const;
     [[nodiscard]] Expected<Ok> editenv(const std::vector<std::string>& args) const;
     [[nodiscard]] Expected<Ok> update_grub() const;
-    [[nodiscard]] Expected<Ok> edit_cmdline_default(const std::string& new_value) const;
+    // GRUB_CMDLINE_LINUX_DEFAULT's line, or why wiredcap may not edit it (an override in
+    // grub.d, a second assignment, a shell expansion: see shell_assignment.hpp).
+    [[nodiscard]] Expected<std::optional<ShellAssignment>> cmdline_default_line() const;
+    [[nodiscard]] Expected<Ok> edit_cmdline_default(std::string_view name,
+                                                    std::optional<std::string_view> value) const;
     SystemRoot root_;
 };
 
