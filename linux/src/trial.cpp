@@ -289,6 +289,10 @@ VerbResult reset_ttm(const SystemRoot& root) {
             out.lines.push_back("the unconfirmed trial of " + units::describe(*pages) +
                                 " could NOT be recorded as the hang ceiling");
     }
+    // Its intent is on record before any boot-loader file changes, as every writer's is; a
+    // journal that cannot be written is said, never a reason to keep the parameter.
+    if (!journal_event(root, "reset-intent", s, "phase " + s.phase))
+        out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
     bool default_left = false;  // wiredcap's default parameter could not be removed
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");

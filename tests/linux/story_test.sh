@@ -98,6 +98,6 @@ sys reset
 default_cmdline | grep -q "$param=$pages" && fail "reset left the parameter: $(default_cmdline)"
 booted_default | grep -q "$param" && fail "reset left the default entry with the parameter"
 if sdboot; then grep -q "$param" "$root/etc/kernel/cmdline" && fail "reset left /etc/kernel/cmdline"; fi
-want="trial-intent trial-scheduled trial-booted trial-healthy default-intent made-default trial-intent trial-scheduled trial-hang hang-forgotten reset "
+want="trial-intent trial-scheduled trial-booted trial-healthy default-intent made-default trial-intent trial-scheduled trial-hang hang-forgotten reset-intent reset "
 [ "$(events)" = "$want" ] || fail "journal events: $(events)"
 echo "story on $profile: ok"
