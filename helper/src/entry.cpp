@@ -13,6 +13,7 @@
 #include "policy/trusted_path.hpp"
 #include "process/hardening.hpp"
 #include "process/setuid_state.hpp"
+#include "src/answer.hpp"
 #include "src/args.hpp"
 #include "src/commands.hpp"
 #include "src/usage.hpp"
@@ -23,25 +24,10 @@
 namespace wiredcap::helper {
 namespace {
 
-void write_fd(int fd, const std::string& s) noexcept {
-    std::size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-        if (n <= 0) return;
-        done += static_cast<std::size_t>(n);
-    }
-}
-
-int finish(const Result& r) {
-    write_fd(1, r.json_line + "\n");
-    if (!r.error.empty()) write_fd(2, "wiredcap-helper: " + r.error + "\n");
-    return to_int(r.code);
-}
+int finish(const Result& r) { return answer(r, "wiredcap-helper"); }
 
 int early_failure(ExitCode code, const std::string& message) {
-    JsonObject o;
-    o.num("v", 1).boolean("ok", false).num("exit", static_cast<std::uint64_t>(to_int(code))).str("error", message);
-    return finish(Result{code, o.text(), message});
+    return answer_failure(code, message, "wiredcap-helper");
 }
 
 // std::terminate's way out: out of memory with no memory left even to throw std::bad_alloc (a
@@ -130,7 +116,7 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
         std::vector<std::string_view> args;
         for (int i = 1; i < argc && argv[i] != nullptr; ++i) args.emplace_back(argv[i]);
         if (args.size() == 1 && args[0] == "--help") {
-            write_fd(1, kUsage);
+            write_all(1, kUsage);
             return to_int(ExitCode::ok);
         }
         // One JSON line like every other answer, so wiredcap (and scripts) read it the same way.

@@ -12,6 +12,7 @@
 #include "make_kernel.hpp"
 #include "policy/trusted_path.hpp"
 #include "process/hardening.hpp"
+#include "src/answer.hpp"
 #include "src/dispatch.hpp"
 #include "src/root_only.hpp"
 #include "wiredcap/json_writer.hpp"
@@ -20,25 +21,10 @@
 namespace wiredcap::system {
 namespace {
 
-void write_fd(int fd, const std::string& s) noexcept {
-    std::size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-        if (n <= 0) return;
-        done += static_cast<std::size_t>(n);
-    }
-}
-
-int finish(const helper::Result& r) {
-    write_fd(1, r.json_line + "\n");
-    if (!r.error.empty()) write_fd(2, "wiredcap-system: " + r.error + "\n");
-    return to_int(r.code);
-}
+int finish(const helper::Result& r) { return helper::answer(r, "wiredcap-system"); }
 
 int early_failure(ExitCode code, const std::string& message) {
-    JsonObject o;
-    o.num("v", 1).boolean("ok", false).num("exit", static_cast<std::uint64_t>(to_int(code))).str("error", message);
-    return finish(helper::Result{code, o.text(), message});
+    return helper::answer_failure(code, message, "wiredcap-system");
 }
 
 std::string usage() {
@@ -143,7 +129,7 @@ int system_main(int argc, const char* const* argv, const BuildPaths& paths) {
         std::vector<std::string_view> words;
         for (int i = 1; i < argc && argv[i] != nullptr; ++i) words.emplace_back(argv[i]);
         if (words.size() == 1 && words[0] == "--help") {
-            write_fd(1, usage());
+            helper::write_all(1, usage());
             return to_int(ExitCode::ok);
         }
         if (words.size() == 1 && words[0] == "--version") {
