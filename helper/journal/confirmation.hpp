@@ -1,6 +1,6 @@
 // Whether a value was confirmed in a ramp on this machine, per the journal: the check behind
 // `persist`, which stores a value for boot only when a person (or a ramp's check) kept it.
-// (The hang ceiling the boot action checks is wiredcap-system's: system/journal/hang_ceiling.hpp.)
+// (The hang ceiling every writer checks is in journal/hang_ceiling.hpp.)
 //
 // The helper reads only what it wrote itself, so it matches its own record format exactly
 // instead of parsing JSON: a confirmation is a line of the form

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "journal/confirmation.hpp"
+#include "journal/hang_ceiling.hpp"
 #include "journal/refusal_budget.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "process/hardening.hpp"
@@ -195,6 +196,20 @@ std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, pol
     if (!standing) return a.refuse(ExitCode::journal_failed, standing.error().message);
     if (standing->tripped && !standing->confirmation) p.vouched.reset();
     return std::nullopt;
+}
+
+std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, Context& ctx, MiB value) {
+    if (value.count() == 0 || inv.ignore_hang_ceiling) return std::nullopt;
+    auto boot = ctx.kernel.read_boot_id();
+    if (!boot) return a.refuse(ExitCode::journal_failed, "cannot read the boot id, so the journal cannot be checked "
+                                                         "for hangs; nothing was changed");
+    auto hang = journal::find_hang_ceiling_in(ctx.journal_path, ctx.trusted_owner, *boot);
+    if (!hang) return a.refuse(ExitCode::journal_failed, hang.error().message + "; nothing was changed");
+    if (!*hang || value < **hang) return std::nullopt;
+    return a.refuse(ExitCode::refused_by_policy,
+                    units::describe(value) + " is at or above " + units::describe(**hang) +
+                        ", the lowest value that hung this machine (the journal's hang ceiling); "
+                        "see: wiredcap recover; choose a value below it, or pass --ignore-hang-ceiling");
 }
 
 std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx, bool best_effort) {

@@ -105,6 +105,13 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units:
 [[nodiscard]] std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, policy::Policy& p,
                                                             units::MiB value);
 
+// A recorded hang binds every writer, the helper run directly too: under the lock, a non-zero
+// value at or above the journal's hang ceiling is refused (refused_by_policy) unless the person
+// gave --ignore-hang-ceiling (journaled with the record). Lowering below it stays allowed. The
+// journal or the boot id unreadable: refused, never assumed clean (reset never asks).
+[[nodiscard]] std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, Context& ctx,
+                                                            units::MiB value);
+
 // The safe direction (back to the OS default, forgetting a stored boot value): the journal must
 // open, and the caller must be root or in the policy's group (the build's fallback group when
 // the policy cannot be loaded).

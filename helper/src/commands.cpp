@@ -97,6 +97,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
     if (auto f = read_previous(a, ctx)) return f;
+    if (auto f = refuse_at_hang_ceiling(a, inv, ctx, value)) return f;
     policy::Policy& p = auth->policy;
     if (auto f = withdraw_tripped_vouch(a, ctx, p, value)) return f;
     note_vouched(a, ctx, p, value);

@@ -93,6 +93,9 @@ member_cannot_confirm_what_it_did_not_apply() {
   AS=0:0: run -- apply 80GiB --run r-root --step 1; expect_rc 0
   AS=$MEMBER
   run -- confirm --run r-root --step 1; expect_rc 4; expect_last_event refused
+  # Root confirms it: left unconfirmed, it would bind as a hang after the reboot below.
+  AS=0:0: run -- confirm --run r-root --step 1; expect_rc 0; expect_last_event confirmed
+  AS=$MEMBER
   # The member's own step: confirmable in its boot while the kernel holds it, not after.
   run -- apply 96GiB --run m1 --step 1; expect_rc 0
   run -- confirm --run m1 --step 1; expect_rc 0; expect_last_event confirmed
@@ -240,6 +243,36 @@ member_unconfirmed_persist_needs_its_starting_point() {
   expect_journal '"uid":65534,"command":"persist","event":"persisted",.*"reason":"unconfirmed: stored with --unconfirmed; --lower without --effective'
   "$HELPER" persist 72GiB --unconfirmed >/dev/null 2>&1 || fail "root's persist --unconfirmed failed"
   grep -qx 'value_mib=73728' "$state" || fail "root's persist stored: $(cat "$state")"
+  journal_ok
+}
+
+# A recorded hang binds the helper run directly too (issue 23): root's ramp step at 80 GiB was
+# never confirmed before the machine went down, so 80 GiB is the hang ceiling. A member's direct
+# apply or persist at it is refused (exit 3, journaled, nothing written or stored); below it is
+# allowed; --ignore-hang-ceiling, a person's override, is allowed and journaled.
+member_is_bound_by_a_recorded_hang() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  AS=0:0: run -- apply 80GiB --run r-hung --step 1; expect_rc 0
+  AS=$MEMBER
+  sim reboot >/dev/null
+  expect_history "81920 MiB "
+  run -- apply 80GiB; expect_rc 3; expect_err 'wiredcap recover'; expect_knob 0
+  expect_history "81920 MiB "; expect_last_event refused
+  expect_journal '"uid":65534,"command":"apply","event":"refused",.*"reason":"81920 MiB .* is at or above 81920 MiB'
+  run -- apply 96GiB --effective 88GiB; expect_rc 3; expect_history "81920 MiB "
+  run -- apply 72GiB; expect_rc 0; expect_knob 73728; expect_history "81920 MiB 73728 MiB "
+  run -- apply 80GiB --ignore-hang-ceiling; expect_rc 0; expect_knob 81920
+  expect_history "81920 MiB 73728 MiB 81920 MiB "
+  expect_journal '"uid":65534,"command":"apply","event":"applied",.*"to_mib":81920,.*"ignore_hang_ceiling":true'
+  run -- persist 80GiB --unconfirmed; expect_rc 3; expect_err 'wiredcap recover'; expect_last_event refused
+  [ ! -e "$state" ] || fail "a value at the hang ceiling was stored for boot: $(cat "$state")"
+  expect_journal '"uid":65534,"command":"persist","event":"refused",.*"reason":"81920 MiB .* is at or above 81920 MiB'
+  run -- persist 72GiB --unconfirmed; expect_rc 0
+  grep -qx 'value_mib=73728' "$state" || fail "the persist below the ceiling stored: $(cat "$state" 2>&1)"
+  run -- persist 80GiB --unconfirmed --ignore-hang-ceiling; expect_rc 0
+  grep -qx 'value_mib=81920' "$state" || fail "the overriding persist stored: $(cat "$state" 2>&1)"
+  expect_journal '"uid":65534,"command":"persist","event":"persisted",.*"to_mib":81920,.*"ignore_hang_ceiling":true'
   journal_ok
 }
 

@@ -103,7 +103,9 @@ timed() {  # timed NAME LIMIT_MS CMD...: one line "NAME ms exit" to $WORK/root
 : > "$WORK/root"; : > "$WORK/failures"
 while [ "$(date +%s)" -lt "$end" ]; do
   timed reset 1000 "$HELPER" reset
-  timed persist 3500 "$HELPER" persist 80GiB --unconfirmed
+  # The flood's ramp steps at 80 GiB, unconfirmed at each reboot, are hangs the helper honours
+  # (issue 23); root overrides them here, as this story is about root's times, not the ceiling.
+  timed persist 3500 "$HELPER" persist 80GiB --unconfirmed --ignore-hang-ceiling
   sim_reboot_ok=$("$SIM" --state "$STATE" reboot >/dev/null 2>&1 && echo 1)
   [ -n "$sim_reboot_ok" ] || echo "FAIL: the simulator did not reboot" >> "$WORK/failures"
   # As launchd runs it at boot (and every minute): the boot action, then the journal's upkeep.

@@ -1,7 +1,8 @@
-// The hang ceiling the boot action checks before it applies the value stored for boot: the
-// lowest value that hung, read from the journal in the helper's own record format (as
-// journal/confirmation.hpp reads confirmations). wiredcap-system's only: no caller of the
-// setuid helper needs it (the CLI reads hangs with its own reader, ramp/engine/recovery.hpp).
+// The hang ceiling every privileged writer checks before it writes: the lowest value that hung,
+// read from the journal in the helper's own record format (as journal/confirmation.hpp reads
+// confirmations). Shared by wiredcap-helper (apply, persist) and wiredcap-system (the boot
+// action): a recorded hang binds whoever writes, not only the CLI (which reads hangs with its
+// own reader, ramp/engine/recovery.hpp).
 #pragma once
 
 #include <sys/types.h>
