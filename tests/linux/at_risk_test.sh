@@ -4,16 +4,11 @@
 # And reset, facing a default it cannot edit, still removes the rest and says it is not done.
 # usage: at_risk_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
-command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
-system=$2 sim=$3
+system=$2 sim=$3  # system: lib.sh's sys
 root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-at-risk.XXXXXX")
 trap 'rm -rf "$root"' EXIT
-sys() {
-  local verb=$1; shift
-  mkdir -p "$root/.mac"
-  "$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal" --policy "$root/.mac/policy" \
-    "ttm-$verb" --root "$root" "$@"
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ceiling=$root/var/lib/wiredcap/ttm-hang-ceiling
 

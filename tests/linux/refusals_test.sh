@@ -4,19 +4,11 @@
 # (refused, nothing written), and a machine whose boot loader has no one-shot (refused).
 # usage: refusals_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
-command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
 wiredcap=$1 system=$2 sim=$3
 base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-refusals.XXXXXX")
 trap 'rm -rf "$base"' EXIT
-# wiredcap-system's ttm-* verbs on the scratch root; its Mac options point into it too, so the
-# host's compiled-in paths are never touched. `status` is the unprivileged front-end's.
-sys() {
-  local verb=$1; shift
-  mkdir -p "$root/.mac"
-  "$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal" --policy "$root/.mac/policy" \
-    "ttm-$verb" --root "$root" "$@"
-}
-status() { "$wiredcap" status --linux-root "$root"; }
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 root=$base/amdttm; "$sim" init --root "$root" --profile amdttm-128

@@ -7,19 +7,11 @@
 #
 # usage: story_test.sh WIREDCAP SYSTEM SIM PROFILE TRIAL_SIZE TRIAL_PAGES HANG_SIZE PARAM
 set -euo pipefail
-command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
 wiredcap=$1 system=$2 sim=$3 profile=$4 size=$5 pages=$6 hang_size=$7 param=$8
 root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-story.XXXXXX")
 trap 'rm -rf "$root"' EXIT
-# wiredcap-system's ttm-* verbs on the scratch root; its Mac options point into it too, so the
-# host's compiled-in paths are never touched. `status` is the unprivileged front-end's.
-sys() {
-  local verb=$1; shift
-  mkdir -p "$root/.mac"
-  "$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal" --policy "$root/.mac/policy" \
-    "ttm-$verb" --root "$root" "$@"
-}
-status() { "$wiredcap" status --linux-root "$root"; }
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL [$profile]: $*" >&2; exit 1; }
 # The boot loader's files, GRUB's or systemd-boot's (the profile decides; read from the tree).
 sdboot() { [ -e "$root/efi/loader/loader.conf" ]; }

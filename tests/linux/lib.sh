@@ -1,0 +1,15 @@
+# Sourced by the Linux backend's story tests: the boot-loader tool they need, and how they run
+# wiredcap-system's ttm-* verbs and the front-end's status on a scratch root. The caller sets
+# `system` (and `wiredcap`, for status) and `root`.
+# shellcheck shell=bash disable=SC2154  # system, wiredcap and root are the caller's
+command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
+# wiredcap-system's ttm-* verbs on the scratch root; its Mac options point into it too, so the
+# host's compiled-in paths are never touched.
+sys() {
+  local verb=$1; shift
+  mkdir -p "$root/.mac"
+  "$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal" --policy "$root/.mac/policy" \
+    "ttm-$verb" --root "$root" "$@"
+}
+# `status` is the unprivileged front-end's.
+status() { "$wiredcap" status --linux-root "$root"; }
