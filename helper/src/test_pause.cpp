@@ -1,6 +1,7 @@
+// Compiled only into test builds: the library wiredcap_helper_test_hooks exists only with
+// WIREDCAP_HELPER_DEV_OPTIONS (helper/CMakeLists.txt).
 #include "src/test_pause.hpp"
 
-#ifdef WIREDCAP_HELPER_DEV_OPTIONS
 #include <sys/stat.h>
 #include <time.h>
 
@@ -8,11 +9,9 @@
 #include <string>
 
 #include "policy/trusted_path.hpp"
-#endif
 
 namespace wiredcap::helper {
 
-#ifdef WIREDCAP_HELPER_DEV_OPTIONS
 void test_pause(const Context& ctx, std::string_view point) {
     const auto dir = trusted::split_path(ctx.journal_path);
     if (!dir) return;
@@ -27,8 +26,5 @@ void test_pause(const Context& ctx, std::string_view point) {
         ::nanosleep(&tick, nullptr);
     }
 }
-#else
-void test_pause(const Context&, std::string_view) {}
-#endif
 
 }  // namespace wiredcap::helper
