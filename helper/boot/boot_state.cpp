@@ -13,6 +13,7 @@
 #include "journal/journal.hpp"
 #include "journal/owned_by_root.hpp"
 #include "policy/trusted_path.hpp"
+#include "wiredcap/durable_write.hpp"
 
 namespace wiredcap::boot {
 namespace {
@@ -190,11 +191,11 @@ Expected<Ok> Store::save(const State& s) const {
     UniqueFd fd(::openat(dir_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (!fd.valid()) return Error{"cannot write " + path_ + ".new: " + std::strerror(errno)};
     if (auto own = journal::own_by_root(fd.get(), path_ + ".new"); !own) return own;
-    if (auto w = journal::write_all(fd.get(), serialize(s), path_ + ".new"); !w) return w;
-    if (auto f = journal::flush_to_disk(fd.get(), path_ + ".new"); !f) return f;
+    if (auto w = write_all(fd.get(), serialize(s), path_ + ".new"); !w) return w;
+    if (auto f = flush_to_disk(fd.get(), path_ + ".new"); !f) return f;
     if (::renameat(dir_.get(), tmp.c_str(), dir_.get(), name_.c_str()) != 0)
         return Error{"cannot replace " + path_ + ": " + std::strerror(errno)};
-    return journal::flush_to_disk(dir_.get(), path_);  // the rename itself must survive a power cut
+    return flush_to_disk(dir_.get(), path_);  // the rename itself must survive a power cut
 }
 
 Expected<bool> Store::remove() const {
@@ -202,7 +203,7 @@ Expected<bool> Store::remove() const {
         if (errno == ENOENT) return false;
         return Error{"cannot remove " + path_ + ": " + std::strerror(errno)};
     }
-    if (auto f = journal::flush_to_disk(dir_.get(), path_); !f) return f.error();
+    if (auto f = flush_to_disk(dir_.get(), path_); !f) return f.error();
     return true;
 }
 

@@ -12,6 +12,7 @@
 #include "journal/owned_by_root.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "policy/trusted_path.hpp"
+#include "wiredcap/durable_write.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::journal {
@@ -70,26 +71,6 @@ std::string utc_iso8601(std::int64_t unix_time) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-Expected<Ok> write_all(int fd, const std::string& data, const std::string& what) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return Error{"cannot write " + what + ": " + std::strerror(errno)};
-        done += static_cast<std::size_t>(n);
-    }
-    return Ok{};
-}
-
-Expected<Ok> flush_to_disk(int fd, const std::string& what) {
-#ifdef __APPLE__
-    // fsync on macOS only reaches the drive's cache; F_FULLFSYNC reaches the platter/flash.
-    if (::fcntl(fd, F_FULLFSYNC) == 0) return Ok{};
-#endif
-    if (::fsync(fd) != 0) return Error{"cannot flush " + what + ": " + std::strerror(errno)};
-    return Ok{};
 }
 
 std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time) {

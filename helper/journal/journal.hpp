@@ -67,13 +67,6 @@ struct Stamp {
 // "2026-11-29T08:40:00Z": UTC, no TZ lookup, no locale.
 [[nodiscard]] std::string utc_iso8601(std::int64_t unix_time);
 
-// Writes all of `data` to `fd`, retrying short writes and EINTR; `what` names it in the error.
-[[nodiscard]] Expected<Ok> write_all(int fd, const std::string& data, const std::string& what);
-
-// Flushes `fd` to stable storage: F_FULLFSYNC on macOS (fsync only reaches the drive's cache),
-// fsync elsewhere. `what` names it in the error.
-[[nodiscard]] Expected<Ok> flush_to_disk(int fd, const std::string& what);
-
 [[nodiscard]] std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time);
 
 // After a write of `line` at the end of the file `fd` (then `size` bytes) was cut short:

@@ -8,20 +8,12 @@
 #include <cstring>
 #include <vector>
 
+#include "wiredcap/durable_write.hpp"
+
 namespace wiredcap::cli {
 namespace {
 
 Error failure(const std::string& what, int err) { return Error{what + ": " + std::strerror(err)}; }
-
-Expected<Ok> write_all(int fd, std::string_view text, const std::string& path) {
-    while (!text.empty()) {
-        const ssize_t n = ::write(fd, text.data(), text.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return failure("cannot write " + path, n < 0 ? errno : EIO);
-        text.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return Ok{};
-}
 
 }  // namespace
 
@@ -41,7 +33,7 @@ Expected<Ok> replace_file_atomically(const std::string& dir, std::string_view na
     // mkstemp makes it 0600; the collector may run as another user.
     if (::fchmod(fd, 0644) != 0) return give_up(failure("cannot chmod " + temp_path, errno));
     if (auto ok = write_all(fd, text, temp_path); !ok) return give_up(ok.error());
-    if (::fsync(fd) != 0) return give_up(failure("cannot flush " + temp_path, errno));
+    if (auto ok = flush_to_disk(fd, temp_path); !ok) return give_up(ok.error());
     if (::close(fd) != 0) {
         ::unlink(temp_path.c_str());
         return failure("cannot close " + temp_path, errno);

@@ -11,6 +11,7 @@
 
 #include "journal/journal.hpp"
 #include "journal/owned_by_root.hpp"
+#include "wiredcap/durable_write.hpp"
 #include "journal/record_fields.hpp"
 #include "policy/trusted_path.hpp"
 
