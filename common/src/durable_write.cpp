@@ -12,7 +12,10 @@ Expected<Ok> write_all(int fd, std::string_view data, const std::string& what) {
     while (!data.empty()) {
         const ssize_t n = ::write(fd, data.data(), data.size());
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return Error{"cannot write " + what + ": " + std::strerror(n < 0 ? errno : EIO)};
+        if (n <= 0) {
+            const int err = n < 0 ? errno : EIO;  // a write of 0 bytes makes no progress
+            return Error{"cannot write " + what + ": " + std::strerror(err)};
+        }
         data.remove_prefix(static_cast<std::size_t>(n));
     }
     return Ok{};
