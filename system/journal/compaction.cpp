@@ -8,6 +8,8 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "journal/journal.hpp"
 #include "journal/owned_by_root.hpp"
@@ -57,6 +59,7 @@ void Compaction::survey(std::string_view line) {
     if (run.empty()) return;
     RunInfo& r = runs_[std::string(run)];
     r.last_index = index;
+    r.last_boot = std::string(string_after(line, "boot"));
     if (event == "end") {
         r.ended = true;
         return;
@@ -68,14 +71,23 @@ void Compaction::survey(std::string_view line) {
     else if (is_settling(event)) settled = true;
 }
 
-bool Compaction::closed(const RunInfo& r) const {
-    if (!r.ended || r.must_stay) return false;
+bool Compaction::settled(const RunInfo& r) const {
     for (const auto& [step, settled] : r.step_settled)
         if (!settled) return false;
     return true;
 }
 
+bool Compaction::closed(const RunInfo& r) const { return (r.ended || r.abandoned) && !r.must_stay && settled(r); }
+
+// No end, nothing at risk, last seen in a known boot other than this one (compaction.hpp).
+bool Compaction::is_abandoned(const RunInfo& r) const {
+    if (!closer_ || r.ended || !settled(r)) return false;
+    const std::string_view now = closer_->boot;
+    return !recent(r.last_index) && !now.empty() && now != "unknown" && !r.last_boot.empty() && r.last_boot != "unknown" && r.last_boot != now;
+}
+
 void Compaction::decide() {
+    for (auto& [id, r] : runs_) r.abandoned = is_abandoned(r);
     for (const auto& [value, run] : latest_confirmation_)
         if (auto it = runs_.find(run); it != runs_.end()) it->second.must_stay = true;
     if (auto it = runs_.find(latest_confirmed_run_); it != runs_.end()) it->second.must_stay = true;
@@ -106,6 +118,14 @@ bool Compaction::keeps(std::string_view line) {
     return true;
 }
 
+std::string Compaction::closing_after(std::string_view line) const {
+    const auto it = runs_.find(std::string(run_of(line)));
+    if (it == runs_.end() || !it->second.abandoned || it->second.last_index + 1 != judged_) return {};
+    const Record end{"end", "end", it->first, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                     std::string(kAbandoned)};
+    return to_json_line(end, Stamp{closer_->boot, 0}, closer_->unix_time);
+}
+
 namespace {
 
 // Every complete line of `text`, in order (a torn last line is not one).
@@ -118,12 +138,13 @@ void for_each_line(std::string_view text, const std::function<void(std::string_v
 
 }  // namespace
 
-std::string compact_text(std::string_view text, std::size_t keep_recent) {
-    Compaction c(keep_recent);
+std::string compact_text(std::string_view text, std::size_t keep_recent, const std::optional<Closer>& closer) {
+    Compaction c(keep_recent, closer);
     for_each_line(text, [&](std::string_view l) { c.survey(l); });
     std::string out;
     for_each_line(text, [&](std::string_view l) {
         if (c.keeps(l)) out.append(l).push_back('\n');
+        out += c.closing_after(l);
     });
     return out;
 }
@@ -177,11 +198,11 @@ Expected<Ok> swap_in(int dir_fd, const std::string& name, const std::string& tmp
 }  // namespace
 
 Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
-                                    std::size_t min_saving) {
+                                    std::size_t min_saving, const std::optional<Closer>& closer) {
     auto old = complete_lines_from(fd, 0, path);
     if (!old) return old.error();
     Compacted result;
-    const std::string kept = compact_text(*old);
+    const std::string kept = compact_text(*old, kKeepRecent, closer);
     result.records = static_cast<std::size_t>(std::count(old->begin(), old->end(), '\n'));
     result.kept = static_cast<std::size_t>(std::count(kept.begin(), kept.end(), '\n'));
     if (old->size() < kept.size() + min_saving) return result;

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <exception>
 
 #include "journal/compaction.hpp"
@@ -31,7 +32,8 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always) {
     if (!split) return split.error();
     Expected<Compacted> c = Error{"cannot compact the journal " + w.path() + ": out of memory"};
     try {
-        c = compact_journal(w.directory_fd(), w.file_fd(), split->name, w.path(), always ? 1 : kCompactSaving);
+        c = compact_journal(w.directory_fd(), w.file_fd(), split->name, w.path(), always ? 1 : kCompactSaving,
+                            Closer{s.boot_id, static_cast<std::int64_t>(std::time(nullptr))});
     } catch (const std::exception&) {
     }
     if (!c) return c.error();

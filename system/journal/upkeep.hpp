@@ -22,7 +22,8 @@ struct Upkeep {
 
 // Compacts the journal `w` holds (it must hold the helper's lock) when it is due
 // (compaction_due) and that saves kCompactSaving, or, with `always`, whenever it saves
-// anything. A compaction is recorded (`journal` `compacted`, stamped `s`). An error leaves
+// anything; runs abandoned before the boot `s` names are closed (compaction.hpp). A compaction
+// is recorded (`journal` `compacted`, stamped `s`). An error leaves
 // the journal whole.
 [[nodiscard]] Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always = false);
 

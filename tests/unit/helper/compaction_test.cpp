@@ -108,6 +108,38 @@ TEST(Compaction, TheMostRecentRecordsStayAndEveryRunTheyTouchStaysWhole) {
         << "a recent line that is not a record is not kept";
 }
 
+// Issue 23: a run with no end, nothing at risk, last seen in an earlier boot is closed as
+// abandoned, its closing record in its last record's place; a run at risk (a hang, in an earlier
+// boot) or of this boot stays whole and open.
+TEST(Compaction, AnAbandonedRunIsClosedAndARunAtRiskOrOfThisBootIsNot) {
+    const std::string idle = rec("B1", "apply", "intent", "idle", 1, 90112) +
+                             rec("B1", "apply", "applied", "idle", 1, 90112, 90112) +
+                             rec("B1", "confirm", "confirmed", "idle", 1, std::nullopt, 90112);
+    const std::string refused_only = rec("B1", "apply", "refused", "ref", 1, 81920);
+    const std::string hang = rec("B1", "apply", "intent", "hang", 1, 98304) +
+                             rec("B1", "apply", "applied", "hang", 1, 98304, 98304);
+    const std::string now_idle = rec("B2", "apply", "applied", "now", 1, 73728, 73728) +
+                                 rec("B2", "confirm", "confirmed", "now", 1, std::nullopt, 73728);
+    const std::string later = completed_run("B2", "last", 73728, 81920);
+    const std::string text = idle + refused_only + hang + now_idle + later;
+    const Closer closer{"B2", 1796200000};
+    auto closing = [&](const std::string& run) {
+        return to_json_line(Record{"end", "end", run, std::nullopt, std::nullopt, std::nullopt, std::nullopt, "abandoned"},
+                            Stamp{"B2", 0}, 1796200000);
+    };
+    // "idle" holds the latest 88 GiB confirmation: kept, now closed; "ref" dropped, its closing
+    // record alone stays until the next compaction.
+    const std::string kept = compact_text(text, 0, closer);
+    EXPECT_EQ(kept, idle + closing("idle") + closing("ref") + hang + now_idle + later);
+    // Compacted again, the closed run that holds nothing goes: only its closing record was left.
+    EXPECT_EQ(compact_text(kept, 0, closer), idle + closing("idle") + hang + now_idle + later);
+    // Without a known boot no reboot is proved, and nothing is closed.
+    EXPECT_EQ(compact_text(text, 0, Closer{"unknown", 1796200000}), text);
+    EXPECT_EQ(compact_text(text, 0), text);
+    // A run with a record among the recent ones is closed at a later compaction.
+    EXPECT_EQ(compact_text(text, later.size() / 80 + 10, closer).find("abandoned"), std::string::npos);
+}
+
 TEST(Compaction, ATornLastLineIsNotCarried) {
     const std::string text = rec("B1", "apply", "intent", "k", 1, 81920) + "{\"v\":1,\"time\":\"2026";
     EXPECT_EQ(compact_text(text, 0), rec("B1", "apply", "intent", "k", 1, 81920));
