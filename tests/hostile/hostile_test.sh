@@ -1537,12 +1537,14 @@ persist_under_signals() {
 # exactly the records its answer says, and the records of every call that held the lock are
 # adjacent (intent, then its outcome). A reset that went on without the lock (after 0.3 s) is
 # named by its warning; its records are whole too.
-concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN COMMAND EXIT FLAGS" to the log
-  local as=$1 loop=$2 i=$3 run="L$2x$3" args flags=() rc
+# Each loop is one run, each call one step of it (a group member holds at most 4 runs open in a
+# boot: helper/journal/run_bound.hpp; the four member loops hold exactly that).
+concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN/STEP COMMAND EXIT FLAGS" to the log
+  local as=$1 loop=$2 i=$3 run="L$2" step=$(($3 + 1)) args flags=() rc
   case $((i % 3)) in
-    0) args=(apply 72GiB --run "$run" --step 1 --effective 64GiB) ;;
-    1) args=(apply 80GiB --run "$run" --step 1 --effective 64GiB) ;;
-    2) args=(reset --run "$run" --step 1) ;;
+    0) args=(apply 72GiB --run "$run" --step "$step" --effective 64GiB) ;;
+    1) args=(apply 80GiB --run "$run" --step "$step" --effective 64GiB) ;;
+    2) args=(reset --run "$run" --step "$step") ;;
   esac
   "$SPAWN" --as "$as" --rlimit fsize="$BOUND" -- "$HELPER" "${args[@]}" >"$WORK/out.$loop" 2>"$WORK/err.$loop"
   rc=$?
@@ -1553,8 +1555,8 @@ concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN COMMAND
     grep -q "could not record '$e'" "$WORK/err.$loop" && flags+=("lost-$e")
   done
   local IFS=,
-  echo "$run ${args[0]} $rc ${flags[*]:--}" >> "$WORK/calls.$loop"
-  [ "$rc" -eq 0 ] || [ "$rc" -eq 12 ] || cp "$WORK/err.$loop" "$WORK/unexpected.$run"
+  echo "$run/$step ${args[0]} $rc ${flags[*]:--}" >> "$WORK/calls.$loop"
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 12 ] || cp "$WORK/err.$loop" "$WORK/unexpected.$run.$step"
 }
 
 concurrent_helpers_keep_the_journal_whole() {
