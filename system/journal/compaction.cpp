@@ -97,6 +97,16 @@ void Compaction::decide() {
 }
 
 bool Compaction::keeps(std::string_view line) {
+    const bool kept = judge(line);
+    const auto run = run_of(line);
+    if (!run.empty()) {
+        const auto it = runs_.find(std::string(run));
+        if (!kept || (it != runs_.end() && it->second.abandoned)) not_whole_.insert(std::string(run));
+    }
+    return kept;
+}
+
+bool Compaction::judge(std::string_view line) {
     if (!decided_) decide();
     const std::size_t index = judged_++;
     if (!is_v1_record(line)) return false;
@@ -197,15 +207,53 @@ Expected<Ok> swap_in(int dir_fd, const std::string& name, const std::string& tmp
 
 }  // namespace
 
-Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
-                                    std::size_t min_saving, const std::optional<Closer>& closer) {
+Expected<Prepared> prepare_compaction(int fd, const std::string& path, const std::optional<Closer>& closer,
+                                      std::size_t keep_recent) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Error{failed("stat", path)};
     auto old = complete_lines_from(fd, 0, path);
     if (!old) return old.error();
+    Prepared p;
+    p.dev = st.st_dev;
+    p.ino = st.st_ino;
+    p.through = static_cast<off_t>(old->size());
+    p.records = static_cast<std::size_t>(std::count(old->begin(), old->end(), '\n'));
+    Compaction c(keep_recent, closer);
+    for_each_line(*old, [&](std::string_view l) { c.survey(l); });
+    for_each_line(*old, [&](std::string_view l) {
+        if (c.keeps(l)) p.kept.append(l).push_back('\n');
+        p.kept += c.closing_after(l);
+    });
+    p.not_whole = c.not_whole();
+    return p;
+}
+
+Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& name, const std::string& path,
+                                      const Prepared& p, std::size_t min_saving) {
     Compacted result;
-    const std::string kept = compact_text(*old, kKeepRecent, closer);
-    result.records = static_cast<std::size_t>(std::count(old->begin(), old->end(), '\n'));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Error{failed("stat", path)};
+    result.records = p.records;
+    if (st.st_dev != p.dev || st.st_ino != p.ino) {  // another compaction swapped it meanwhile
+        result.retry = true;
+        return result;
+    }
+    auto tail = complete_lines_from(fd, p.through, path);
+    if (!tail) return tail.error();
+    // Records added since it was read are carried over as they are, unless they belong to a run
+    // the compaction did not keep whole: that run's story would be cut (the next upkeep retries).
+    bool cut = false;
+    for_each_line(*tail, [&](std::string_view l) { cut = cut || p.not_whole.count(std::string(run_of(l))) != 0; });
+    if (cut) {
+        result.retry = true;
+        return result;
+    }
+    const std::string kept = p.kept + *tail;
+    const auto records_now = p.records + static_cast<std::size_t>(std::count(tail->begin(), tail->end(), '\n'));
+    result.records = records_now;
     result.kept = static_cast<std::size_t>(std::count(kept.begin(), kept.end(), '\n'));
-    if (old->size() < kept.size() + min_saving) return result;
+    const std::size_t old_size = static_cast<std::size_t>(p.through) + tail->size();
+    if (old_size < kept.size() + min_saving) return result;
     const std::string tmp = name + ".compact";
     auto out = create_new_journal(dir_fd, tmp, path);
     if (!out) return out.error();
@@ -219,12 +267,19 @@ Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name,
     // A reset that could not wait for the lock appends to whichever file it opened: records it
     // added to the old one before the rename are carried over (complete lines only; one still
     // being written is appended again by its writer, which sees the name moved, journal.cpp).
-    if (auto late = complete_lines_from(fd, static_cast<off_t>(old->size()), path); late && !late->empty())
+    if (auto late = complete_lines_from(fd, static_cast<off_t>(old_size), path); late && !late->empty())
         (void)write_all(out->get(), *late, "the journal " + path);
     (void)flush_to_disk(out->get(), "the journal " + path);
     (void)flush_to_disk(dir_fd, "the journal's directory");
     result.journal = std::move(*out);
     return result;
+}
+
+Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
+                                    std::size_t min_saving, const std::optional<Closer>& closer) {
+    auto p = prepare_compaction(fd, path, closer);
+    if (!p) return p.error();
+    return finish_compaction(dir_fd, fd, name, path, *p, min_saving);
 }
 
 }  // namespace wiredcap::journal

@@ -51,6 +51,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+
+#include <sys/types.h>
 
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
@@ -80,6 +83,9 @@ public:
     // After keeps() of the last record of a run this compaction closes as abandoned: the
     // closing record, which takes that record's place in the journal (else empty).
     [[nodiscard]] std::string closing_after(std::string_view line) const;
+    // After keeps() of every line: the runs whose records were not all kept, or that this
+    // compaction closed. Records added to one of them later cannot simply follow the kept ones.
+    [[nodiscard]] const std::unordered_set<std::string>& not_whole() const { return not_whole_; }
 
 private:
     struct RunInfo {
@@ -92,6 +98,7 @@ private:
                                                      // record a settling one?
     };
     void decide();
+    [[nodiscard]] bool judge(std::string_view line);
     [[nodiscard]] bool closed(const RunInfo& r) const;
     [[nodiscard]] bool settled(const RunInfo& r) const;
     [[nodiscard]] bool is_abandoned(const RunInfo& r) const;
@@ -103,6 +110,7 @@ private:
     std::map<std::uint64_t, std::string> latest_confirmation_;  // value -> the run that holds it
     std::string latest_confirmed_run_;
     std::set<std::string> boots_of_kept_runs_;
+    std::unordered_set<std::string> not_whole_;
     std::size_t surveyed_ = 0;
     std::size_t judged_ = 0;
     bool decided_ = false;
@@ -117,7 +125,31 @@ struct Compacted {
     UniqueFd journal;         // the new journal, open for appending
     std::size_t records = 0;  // complete lines the old journal held
     std::size_t kept = 0;     // of them, the ones the new journal holds
+    bool retry = false;       // given up: records added since it was read touch a run it cut,
+                              // or another compaction came first (the next upkeep tries again)
 };
+
+// A compaction in two steps, so that the helper's lock is held only for the second (issue 23:
+// a journal from before compaction, 70 MiB, took 2 s, and every command waiting for the lock
+// fails after 3 s). prepare_compaction reads the journal open as `fd` up to its last complete
+// line and decides what to keep, without the lock: the journal only grows by whole lines at its
+// end (a cut-short write is taken back only past its last newline). finish_compaction, under the
+// lock, reads what was added since, and writes the kept records and those after them to the new
+// journal (as compact_journal below); when an added record belongs to a run the first step did
+// not keep whole, or the file is no longer the one read, it gives up (Compacted::retry).
+struct Prepared {
+    std::string kept;   // the kept records of the journal up to `through`, closing records included
+    off_t through = 0;  // the end of its last complete line when it was read
+    std::size_t records = 0;
+    std::unordered_set<std::string> not_whole;
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
+[[nodiscard]] Expected<Prepared> prepare_compaction(int fd, const std::string& path,
+                                                    const std::optional<Closer>& closer = std::nullopt,
+                                                    std::size_t keep_recent = kKeepRecent);
+[[nodiscard]] Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& name, const std::string& path,
+                                                    const Prepared& p, std::size_t min_saving = 0);
 
 // Compacts the journal `name` in the directory `dir_fd`, open as `fd`; `path` names it in
 // messages. Crash-safe: the kept records go to a new file (root's, flushed), the old journal is
