@@ -94,6 +94,7 @@ public:
     [[nodiscard]] int directory_fd() const { return dir_.get(); }
     [[nodiscard]] int file_fd() const { return fd_.get(); }
     [[nodiscard]] const std::string& path() const { return path_; }
+    [[nodiscard]] uid_t owner() const { return owner_; }
     void replaced_by(UniqueFd fd) { fd_ = std::move(fd); }
 
     // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most

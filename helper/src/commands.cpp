@@ -1,6 +1,7 @@
 #include "src/commands.hpp"
 
 #include "journal/own_apply.hpp"
+#include "journal/run_bound.hpp"
 #include "process/hardening.hpp"
 #include "src/action.hpp"
 #include "src/persist_commands.hpp"
@@ -91,11 +92,26 @@ void report_direction(Action& a, const Invocation& inv) {
                                       "why", "from the OS default the effective cap is unknown (no --effective)"));
 }
 
+// A caller other than root holds a bounded number of open runs of bounded length
+// (journal/run_bound.hpp); past it the command is refused (not_permitted) before it acts. A
+// reset (the safe direction) is refused only when the journal shows the bound passed.
+std::optional<Failure> within_run_bound(Action& a, const Invocation& inv, Context& ctx, bool safe_direction = false) {
+    if (!inv.run || ctx.caller.uid == 0) return std::nullopt;
+    auto read = ctx.kernel.read_boot_id();
+    const std::string boot = read ? *read : std::string("unknown");  // as the journal stamps it
+    const journal::CallersRun c{*inv.run, ctx.caller.uid, boot};
+    auto use = journal::run_use_in(ctx.journal_path, ctx.trusted_owner, c);
+    if (!use) return safe_direction ? std::nullopt : std::optional(a.refuse(ExitCode::journal_failed, use.error().message));
+    if (auto why = journal::run_bound_refusal(*use, c)) return a.refuse(ExitCode::not_permitted, *why);
+    return std::nullopt;
+}
+
 std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ctx) {
     const MiB value = *inv.value;
     a.out().num("requested_mib", value.count());
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
+    if (auto f = within_run_bound(a, inv, ctx)) return f;
     if (auto f = read_previous(a, ctx)) return f;
     if (auto f = refuse_at_hang_ceiling(a, inv, ctx, value)) return f;
     policy::Policy& p = auth->policy;
@@ -117,6 +133,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
 // then holds after the next reboot too.
 std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ctx) {
     if (auto f = authorize_safe_direction(a, ctx, true)) return f;
+    if (auto f = within_run_bound(a, inv, ctx, true)) return f;  // a plain reset is never bounded
     if (auto f = read_previous(a, ctx)) return f;
     a.out().num("requested_mib", 0);
     std::optional<Failure> f;
@@ -152,6 +169,7 @@ std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ct
 // confirm, end, verdict and forget-hang only write the journal, after the same caller check as a change.
 std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Context& ctx) {
     if (auto auth = authorize(a, ctx); !auth) return auth.error();
+    if (auto f = within_run_bound(a, inv, ctx)) return f;
     auto cur = ctx.kernel.read_wired_limit();
     if (cur) {
         a.readback_ = *cur;

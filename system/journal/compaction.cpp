@@ -8,6 +8,8 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "journal/journal.hpp"
 #include "journal/owned_by_root.hpp"
@@ -58,6 +60,7 @@ void Compaction::survey(std::string_view line) {
     if (run.empty()) return;
     RunInfo& r = runs_[std::string(run)];
     r.last_index = index;
+    r.last_boot = std::string(string_after(line, "boot"));
     if (event == "end") {
         r.ended = true;
         return;
@@ -69,14 +72,23 @@ void Compaction::survey(std::string_view line) {
     else if (is_settling(event)) settled = true;
 }
 
-bool Compaction::closed(const RunInfo& r) const {
-    if (!r.ended || r.must_stay) return false;
+bool Compaction::settled(const RunInfo& r) const {
     for (const auto& [step, settled] : r.step_settled)
         if (!settled) return false;
     return true;
 }
 
+bool Compaction::closed(const RunInfo& r) const { return (r.ended || r.abandoned) && !r.must_stay && settled(r); }
+
+// No end, nothing at risk, last seen in a known boot other than this one (compaction.hpp).
+bool Compaction::is_abandoned(const RunInfo& r) const {
+    if (!closer_ || r.ended || !settled(r)) return false;
+    const std::string_view now = closer_->boot;
+    return !recent(r.last_index) && !now.empty() && now != "unknown" && !r.last_boot.empty() && r.last_boot != "unknown" && r.last_boot != now;
+}
+
 void Compaction::decide() {
+    for (auto& [id, r] : runs_) r.abandoned = is_abandoned(r);
     for (const auto& [value, run] : latest_confirmation_)
         if (auto it = runs_.find(run); it != runs_.end()) it->second.must_stay = true;
     if (auto it = runs_.find(latest_confirmed_run_); it != runs_.end()) it->second.must_stay = true;
@@ -86,6 +98,16 @@ void Compaction::decide() {
 }
 
 bool Compaction::keeps(std::string_view line) {
+    const bool kept = judge(line);
+    const auto run = run_of(line);
+    if (!run.empty()) {
+        const auto it = runs_.find(std::string(run));
+        if (!kept || (it != runs_.end() && it->second.abandoned)) not_whole_.insert(std::string(run));
+    }
+    return kept;
+}
+
+bool Compaction::judge(std::string_view line) {
     if (!decided_) decide();
     const std::size_t index = judged_++;
     if (!is_v1_record(line)) return false;
@@ -107,6 +129,14 @@ bool Compaction::keeps(std::string_view line) {
     return true;
 }
 
+std::string Compaction::closing_after(std::string_view line) const {
+    const auto it = runs_.find(std::string(run_of(line)));
+    if (it == runs_.end() || !it->second.abandoned || it->second.last_index + 1 != judged_) return {};
+    const Record end{"end", "end", it->first, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                     std::string(kAbandoned)};
+    return to_json_line(end, Stamp{closer_->boot, 0}, closer_->unix_time);
+}
+
 namespace {
 
 // Every complete line of `text`, in order (a torn last line is not one).
@@ -119,12 +149,13 @@ void for_each_line(std::string_view text, const std::function<void(std::string_v
 
 }  // namespace
 
-std::string compact_text(std::string_view text, std::size_t keep_recent) {
-    Compaction c(keep_recent);
+std::string compact_text(std::string_view text, std::size_t keep_recent, const std::optional<Closer>& closer) {
+    Compaction c(keep_recent, closer);
     for_each_line(text, [&](std::string_view l) { c.survey(l); });
     std::string out;
     for_each_line(text, [&](std::string_view l) {
         if (c.keeps(l)) out.append(l).push_back('\n');
+        out += c.closing_after(l);
     });
     return out;
 }
@@ -177,15 +208,53 @@ Expected<Ok> swap_in(int dir_fd, const std::string& name, const std::string& tmp
 
 }  // namespace
 
-Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
-                                    std::size_t min_saving) {
+Expected<Prepared> prepare_compaction(int fd, const std::string& path, const std::optional<Closer>& closer,
+                                      std::size_t keep_recent) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Error{failed("stat", path)};
     auto old = complete_lines_from(fd, 0, path);
     if (!old) return old.error();
+    Prepared p;
+    p.dev = st.st_dev;
+    p.ino = st.st_ino;
+    p.through = static_cast<off_t>(old->size());
+    p.records = static_cast<std::size_t>(std::count(old->begin(), old->end(), '\n'));
+    Compaction c(keep_recent, closer);
+    for_each_line(*old, [&](std::string_view l) { c.survey(l); });
+    for_each_line(*old, [&](std::string_view l) {
+        if (c.keeps(l)) p.kept.append(l).push_back('\n');
+        p.kept += c.closing_after(l);
+    });
+    p.not_whole = c.not_whole();
+    return p;
+}
+
+Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& name, const std::string& path,
+                                      const Prepared& p, std::size_t min_saving) {
     Compacted result;
-    const std::string kept = compact_text(*old);
-    result.records = static_cast<std::size_t>(std::count(old->begin(), old->end(), '\n'));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return Error{failed("stat", path)};
+    result.records = p.records;
+    if (st.st_dev != p.dev || st.st_ino != p.ino) {  // another compaction swapped it meanwhile
+        result.retry = true;
+        return result;
+    }
+    auto tail = complete_lines_from(fd, p.through, path);
+    if (!tail) return tail.error();
+    // Records added since it was read are carried over as they are, unless they belong to a run
+    // the compaction did not keep whole: that run's story would be cut (the next upkeep retries).
+    bool cut = false;
+    for_each_line(*tail, [&](std::string_view l) { cut = cut || p.not_whole.count(std::string(run_of(l))) != 0; });
+    if (cut) {
+        result.retry = true;
+        return result;
+    }
+    const std::string kept = p.kept + *tail;
+    const auto records_now = p.records + static_cast<std::size_t>(std::count(tail->begin(), tail->end(), '\n'));
+    result.records = records_now;
     result.kept = static_cast<std::size_t>(std::count(kept.begin(), kept.end(), '\n'));
-    if (old->size() < kept.size() + min_saving) return result;
+    const std::size_t old_size = static_cast<std::size_t>(p.through) + tail->size();
+    if (old_size < kept.size() + min_saving) return result;
     const std::string tmp = name + ".compact";
     auto out = create_new_journal(dir_fd, tmp, path);
     if (!out) return out.error();
@@ -199,12 +268,19 @@ Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name,
     // A reset that could not wait for the lock appends to whichever file it opened: records it
     // added to the old one before the rename are carried over (complete lines only; one still
     // being written is appended again by its writer, which sees the name moved, journal.cpp).
-    if (auto late = complete_lines_from(fd, static_cast<off_t>(old->size()), path); late && !late->empty())
+    if (auto late = complete_lines_from(fd, static_cast<off_t>(old_size), path); late && !late->empty())
         (void)write_all(out->get(), *late, "the journal " + path);
     (void)flush_to_disk(out->get(), "the journal " + path);
     (void)flush_to_disk(dir_fd, "the journal's directory");
     result.journal = std::move(*out);
     return result;
+}
+
+Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
+                                    std::size_t min_saving, const std::optional<Closer>& closer) {
+    auto p = prepare_compaction(fd, path, closer);
+    if (!p) return p.error();
+    return finish_compaction(dir_fd, fd, name, path, *p, min_saving);
 }
 
 }  // namespace wiredcap::journal

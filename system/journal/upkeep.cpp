@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <exception>
 
 #include "journal/compaction.hpp"
@@ -20,8 +21,7 @@ Expected<std::size_t> size_of(int fd, const std::string& path) {
 
 }  // namespace
 
-Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always) {
-    if (!w.locked()) return Error{"the journal's upkeep needs the helper's lock"};
+Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::milliseconds lock_wait) {
     Upkeep u;
     auto before = size_of(w.file_fd(), w.path());
     if (!before) return before.error();
@@ -29,14 +29,29 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always) {
     if (!always && !compaction_due(*before)) return u;
     auto split = trusted::split_path(w.path());
     if (!split) return split.error();
+    const Closer closer{s.boot_id, static_cast<std::int64_t>(std::time(nullptr))};
+    auto locked_at = std::chrono::steady_clock::now();
+    auto held = [&] {
+        using namespace std::chrono;
+        return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now() - locked_at).count());
+    };
     Expected<Compacted> c = Error{"cannot compact the journal " + w.path() + ": out of memory"};
     try {
-        c = compact_journal(w.directory_fd(), w.file_fd(), split->name, w.path(), always ? 1 : kCompactSaving);
+        // The long part without the lock (compaction.hpp, prepare_compaction); then the lock,
+        // for what was added since and the swap.
+        auto p = prepare_compaction(w.file_fd(), w.path(), closer);
+        if (!p) return p.error();
+        if (!w.locked())
+            if (auto locked = w.lock(lock_wait, w.owner()); !locked) return locked.error();
+        locked_at = std::chrono::steady_clock::now();
+        c = finish_compaction(w.directory_fd(), w.file_fd(), split->name, w.path(), *p, always ? 1 : kCompactSaving);
     } catch (const std::exception&) {
     }
     if (!c) return c.error();
     u.records = u.kept = c->records;
-    if (!c->journal.valid()) return u;  // it would save too little: left as it is
+    u.retry = c->retry;
+    u.locked_ms = held();
+    if (!c->journal.valid()) return u;  // it would save too little, or it must try again: left as it is
     w.replaced_by(std::move(c->journal));
     u.compacted = true;
     u.kept = c->kept;
@@ -47,6 +62,7 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always) {
     auto after = size_of(w.file_fd(), w.path());
     if (!after) return after.error();
     u.bytes_after = *after;
+    u.locked_ms = held();
     return u;
 }
 

@@ -1,5 +1,7 @@
 #include "src/upkeep_command.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 
 #include "journal/syslog_mirror.hpp"
@@ -15,9 +17,10 @@ constexpr std::chrono::milliseconds kLockWait{3000};
 Expected<journal::Upkeep> keep_up(helper::Context& ctx, bool always) {
     auto w = journal::Writer::open(ctx.journal_path, ctx.trusted_owner);
     if (!w) return w.error();
-    if (auto locked = w->lock(kLockWait, ctx.trusted_owner); !locked) return locked.error();
     auto boot = ctx.kernel.read_boot_id();
-    return journal::keep_up(*w, journal::Stamp{boot ? *boot : std::string("unknown"), ctx.caller.uid}, always);
+    // The lock is taken inside, after the long part (journal/upkeep.hpp).
+    return journal::keep_up(*w, journal::Stamp{boot ? *boot : std::string("unknown"), ctx.caller.uid}, always,
+                            kLockWait);
 }
 
 }  // namespace
@@ -35,7 +38,14 @@ helper::Result compact(helper::Context& ctx, const Args& args) {
     o.boolean("ok", true).boolean("compacted", u->compacted);
     o.num("bytes_before", u->bytes_before).num("bytes_after", u->bytes_after);
     o.num("records", u->records).num("kept", u->kept);
+    o.boolean("retry", u->retry).num("locked_ms", u->locked_ms);
     return helper::Result{ExitCode::ok, o.text(), ""};
+}
+
+std::size_t journal_bytes(const helper::Context& ctx) {
+    struct stat st {};
+    if (::stat(ctx.journal_path.c_str(), &st) != 0) return 0;
+    return static_cast<std::size_t>(st.st_size);
 }
 
 void upkeep_if_due(helper::Context& ctx) {

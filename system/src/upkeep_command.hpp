@@ -2,6 +2,8 @@
 // boot action (at boot and every minute), and on demand as `wiredcap-system compact`.
 #pragma once
 
+#include <cstddef>
+
 #include "src/dispatch.hpp"
 
 namespace wiredcap::system {
@@ -12,5 +14,8 @@ namespace wiredcap::system {
 // The upkeep before a boot-action run: compacts when due. It never stops the boot action: a
 // failure is told to the system log, and the next run tries again.
 void upkeep_if_due(helper::Context& ctx);
+
+// The journal's size (an fstat; 0 when it cannot be told).
+[[nodiscard]] std::size_t journal_bytes(const helper::Context& ctx);
 
 }  // namespace wiredcap::system

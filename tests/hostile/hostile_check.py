@@ -125,21 +125,23 @@ def check_concurrent(path, calls_path, bound):
         for line in f:
             run, command, rc, flags = line.split()
             calls[run] = (command, int(rc), set(flags.split(",")) - {"-"})
+    def call_of(rec):  # a call is one step of its loop's run
+        return f"{rec.get('run')}/{rec.get('step')}"
     by_run = {}
     for n, rec in records:
-        if rec.get("run") not in calls:
+        if call_of(rec) not in calls:
             fail(f"{path}:{n}: a record of no call: {json.dumps(rec)}")
-        by_run.setdefault(rec["run"], []).append(rec["event"])
+        by_run.setdefault(call_of(rec), []).append(rec["event"])
     for run, (command, rc, flags) in calls.items():
         got = by_run.get(run, [])
         want = expected_events(command, rc, flags, got)
         if got != want:
             fail(f"call {run} ({command}, exit {rc}, {sorted(flags) or 'no flags'}) left {got}, expected {want}")
-    locked = [rec for _, rec in records if "unlocked" not in calls[rec["run"]][2]]
+    locked = [rec for _, rec in records if "unlocked" not in calls[call_of(rec)][2]]
     for i, rec in enumerate(locked):
-        if rec["event"] == "intent" and i + 1 < len(locked) and locked[i + 1]["run"] != rec["run"]:
-            if not calls[rec["run"]][2] & {"applied-unrecorded", "lost-applied"}:
-                fail(f"the intent of {rec['run']} is followed by another call's record: {json.dumps(locked[i + 1])}")
+        if rec["event"] == "intent" and i + 1 < len(locked) and call_of(locked[i + 1]) != call_of(rec):
+            if not calls[call_of(rec)][2] & {"applied-unrecorded", "lost-applied"}:
+                fail(f"the intent of {call_of(rec)} is followed by another call's record: {json.dumps(locked[i + 1])}")
     unlocked = sum("unlocked" in c[2] for c in calls.values())
     ok = sum(c[1] == 0 for c in calls.values())
     print(f"concurrent: {len(calls)} calls ({ok} exit 0, {unlocked} without the lock), "

@@ -829,6 +829,48 @@ PY
   note "$(stat -c '%n %U:%G %a %s' "$JOURNAL" "$JOURNAL.1")"
 }
 
+# Issue 23 point 3: the boot action never spends more than a second on the journal. A journal
+# from before compaction (70 MiB: 476,000 records of closed ramps, and a ramp step at 72 GiB that
+# hung an old boot) is not read to decide: the boot action answers "waiting" at once, applies
+# nothing, leaves the guard as it was, and then compacts it (the long part without the helper's
+# lock). The next run decides on what was kept: the hang binds, the stored 80 GiB is refused.
+legacy_journal_is_not_read_by_the_boot_action() {
+  fresh_fixture
+  AS="0:0:"
+  run -- persist 80GiB --unconfirmed; expect_rc 0
+  python3 -S - "$JOURNAL" $((70 * 1024 * 1024)) <<'PY' || fail "cannot write the journal"
+import sys
+path, size = sys.argv[1], int(sys.argv[2])
+now = open(path).read()
+head = ('{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"apply","event":"applied",'
+        '"run":"hung","step":1,"to_mib":73728,"readback_mib":73728}\n')
+out, n, total = [head], 0, len(head) + len(now)
+while total < size:
+    run = "old-%07d" % n
+    n += 1
+    block = "".join('{"v":1,"time":"2025-03-01T08:40:00Z","boot":"OLD","uid":0,"command":"%s","event":"%s",'
+                    '"run":"%s"%s}\n' % (c, e, run, x) for c, e, x in (
+                        ("apply", "applied", ',"step":1,"to_mib":65536,"readback_mib":65536'),
+                        ("apply", "revert_applied", ',"step":1,"to_mib":0,"readback_mib":0,"reason":"no"'),
+                        ("end", "end", ',"readback_mib":0,"reason":"reverted"')))
+    out.append(block)
+    total += len(block)
+open(path, "w").write("".join(out) + now)
+PY
+  sim reboot >/dev/null
+  cp "$FIXTURE/journal/boot.state" "$WORK/state.before"
+  local size; size=$(journal_size)
+  OUT=$(system boot-action 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 0; expect_out '"action":"waiting"'; expect_history ''
+  cmp -s "$FIXTURE/journal/boot.state" "$WORK/state.before" || fail "the guard moved on a journal it did not read"
+  [ "$(stat -c %s "$JOURNAL.1")" -eq "$size" ] || fail "the journal was not compacted after the answer"
+  [ "$(journal_size)" -lt $((512 * 1024)) ] || fail "the compacted journal is $(journal_size) bytes"
+  grep -q '"run":"hung"' "$JOURNAL" || fail "the hang was lost in the compaction"
+  OUT=$(system boot-action 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 3; expect_err 'where the machine hung'; expect_history ''
+  note "legacy journal of $size bytes, compacted to $(journal_size)"
+}
+
 # Issue 23 point 3: the journal stays bounded whatever a member does. A journal of root's
 # records just short of the member bound (1.5 MiB, journal::kMemberBound): the member's apply
 # that would cross it is refused (exit 12, nothing written, the journal as it was); root's
@@ -1537,12 +1579,14 @@ persist_under_signals() {
 # exactly the records its answer says, and the records of every call that held the lock are
 # adjacent (intent, then its outcome). A reset that went on without the lock (after 0.3 s) is
 # named by its warning; its records are whole too.
-concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN COMMAND EXIT FLAGS" to the log
-  local as=$1 loop=$2 i=$3 run="L$2x$3" args flags=() rc
+# Each loop is one run, each call one step of it (a group member holds at most 4 runs open in a
+# boot: helper/journal/run_bound.hpp; the four member loops hold exactly that).
+concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN/STEP COMMAND EXIT FLAGS" to the log
+  local as=$1 loop=$2 i=$3 run="L$2" step=$(($3 + 1)) args flags=() rc
   case $((i % 3)) in
-    0) args=(apply 72GiB --run "$run" --step 1 --effective 64GiB) ;;
-    1) args=(apply 80GiB --run "$run" --step 1 --effective 64GiB) ;;
-    2) args=(reset --run "$run" --step 1) ;;
+    0) args=(apply 72GiB --run "$run" --step "$step" --effective 64GiB) ;;
+    1) args=(apply 80GiB --run "$run" --step "$step" --effective 64GiB) ;;
+    2) args=(reset --run "$run" --step "$step") ;;
   esac
   "$SPAWN" --as "$as" --rlimit fsize="$BOUND" -- "$HELPER" "${args[@]}" >"$WORK/out.$loop" 2>"$WORK/err.$loop"
   rc=$?
@@ -1553,8 +1597,8 @@ concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN COMMAND
     grep -q "could not record '$e'" "$WORK/err.$loop" && flags+=("lost-$e")
   done
   local IFS=,
-  echo "$run ${args[0]} $rc ${flags[*]:--}" >> "$WORK/calls.$loop"
-  [ "$rc" -eq 0 ] || [ "$rc" -eq 12 ] || cp "$WORK/err.$loop" "$WORK/unexpected.$run"
+  echo "$run/$step ${args[0]} $rc ${flags[*]:--}" >> "$WORK/calls.$loop"
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 12 ] || cp "$WORK/err.$loop" "$WORK/unexpected.$run.$step"
 }
 
 concurrent_helpers_keep_the_journal_whole() {

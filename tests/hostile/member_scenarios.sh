@@ -294,6 +294,49 @@ member_claim_is_labelled_and_bounded() {
   journal_ok
 }
 
+# Issue 23 point 3: a member cannot fill the journal with runs that never close. In one boot it
+# holds at most 4 runs that are not closed (helper/journal/run_bound.hpp): a 5th fresh run id,
+# by apply or by a ramp's reset, is refused (exit 4, journaled without the run, nothing
+# written); its own open runs go on, a run it closes (step reverted, run ended) frees a place,
+# and root is never bounded. After a reboot, wiredcap-system's compaction closes the member's
+# run with nothing at risk and no end as abandoned (an `end` record, reason abandoned, uid 0)
+# and keeps its runs with a step at risk (hangs for recover) open and whole.
+member_runs_are_bounded_and_abandoned_runs_close() {
+  fresh_fixture
+  AS=$MEMBER
+  run -- apply 72GiB --run idle --step 1; expect_rc 0
+  run -- confirm --run idle --step 1; expect_rc 0  # nothing at risk, and no end
+  local i
+  for i in 1 2 3; do run -- apply 80GiB --run "open-$i" --step 1; expect_rc 0; done
+  local history; history=$(sim_history)
+  run -- apply 72GiB --run open-4 --step 1
+  expect_rc 4; expect_err 'runs open in this boot'; expect_last_event refused
+  run -- reset --run open-4 --step 1 --revert no; expect_rc 4; expect_knob 81920
+  expect_history "$history"
+  ! grep -q '"run":"open-4"' "$JOURNAL" || fail "a refused fresh run id reached the journal: $(grep open-4 "$JOURNAL")"
+  run -- apply 72GiB --run open-1 --step 2; expect_rc 0; expect_knob 73728  # its own open run goes on
+  AS="0:0:"
+  for i in 1 2 3 4 5; do run -- apply 72GiB --run "root-$i" --step 1; expect_rc 0; done
+  AS=$MEMBER
+  run -- reset --run open-3 --step 1 --revert no; expect_rc 0
+  run -- end --run open-3 --outcome reverted; expect_rc 0
+  run -- apply 72GiB --run open-4 --step 1; expect_rc 0  # a closed run freed its place
+  sim reboot >/dev/null
+  # Root's records after them (refusals of its own), so that the member's runs are no longer
+  # among the most recent 1,000, which a compaction keeps whole whatever they are.
+  python3 -S -c 'import sys; open(sys.argv[1], "a").write(1100 * ("{\"v\":1,\"time\":\"2026-12-01T08:40:00Z\",'\
+'\"boot\":\"NEW\",\"uid\":0,\"command\":\"apply\",\"event\":\"refused\",\"reason\":\"x\"}\n"))' "$JOURNAL" ||
+    fail "cannot append root's records"
+  system compact >/dev/null || fail "wiredcap-system compact failed"
+  grep -q '"uid":0,"command":"end","event":"end","run":"idle","reason":"abandoned"' "$JOURNAL" ||
+    fail "the abandoned run was not closed: $(grep '"run":"idle"' "$JOURNAL")"
+  ! grep -q '"run":"open-[124]","reason":"abandoned"' "$JOURNAL" || fail "a run with a step at risk was closed as abandoned"
+  grep -q '"uid":65534,"command":"apply","event":"unchanged","run":"open-2"' "$JOURNAL" || fail "a run at risk was dropped"
+  # A new boot: 4 runs again (below the hang ceiling the open runs left at 72 GiB).
+  for i in 5 6 7 8; do run -- apply 64GiB --run "next-$i" --step 1; expect_rc 0; done
+  journal_ok
+}
+
 # An outsider's refusals reach the system log at most 10 times a minute per uid (issue 23: 500
 # calls, 500 lines in 3 s); the 10th says that further ones are not logged. Read off a /dev/log
 # of the test's own (an overlay over /dev in a private mount namespace, as in

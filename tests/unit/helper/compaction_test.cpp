@@ -108,6 +108,38 @@ TEST(Compaction, TheMostRecentRecordsStayAndEveryRunTheyTouchStaysWhole) {
         << "a recent line that is not a record is not kept";
 }
 
+// Issue 23: a run with no end, nothing at risk, last seen in an earlier boot is closed as
+// abandoned, its closing record in its last record's place; a run at risk (a hang, in an earlier
+// boot) or of this boot stays whole and open.
+TEST(Compaction, AnAbandonedRunIsClosedAndARunAtRiskOrOfThisBootIsNot) {
+    const std::string idle = rec("B1", "apply", "intent", "idle", 1, 90112) +
+                             rec("B1", "apply", "applied", "idle", 1, 90112, 90112) +
+                             rec("B1", "confirm", "confirmed", "idle", 1, std::nullopt, 90112);
+    const std::string refused_only = rec("B1", "apply", "refused", "ref", 1, 81920);
+    const std::string hang = rec("B1", "apply", "intent", "hang", 1, 98304) +
+                             rec("B1", "apply", "applied", "hang", 1, 98304, 98304);
+    const std::string now_idle = rec("B2", "apply", "applied", "now", 1, 73728, 73728) +
+                                 rec("B2", "confirm", "confirmed", "now", 1, std::nullopt, 73728);
+    const std::string later = completed_run("B2", "last", 73728, 81920);
+    const std::string text = idle + refused_only + hang + now_idle + later;
+    const Closer closer{"B2", 1796200000};
+    auto closing = [&](const std::string& run) {
+        return to_json_line(Record{"end", "end", run, std::nullopt, std::nullopt, std::nullopt, std::nullopt, "abandoned"},
+                            Stamp{"B2", 0}, 1796200000);
+    };
+    // "idle" holds the latest 88 GiB confirmation: kept, now closed; "ref" dropped, its closing
+    // record alone stays until the next compaction.
+    const std::string kept = compact_text(text, 0, closer);
+    EXPECT_EQ(kept, idle + closing("idle") + closing("ref") + hang + now_idle + later);
+    // Compacted again, the closed run that holds nothing goes: only its closing record was left.
+    EXPECT_EQ(compact_text(kept, 0, closer), idle + closing("idle") + hang + now_idle + later);
+    // Without a known boot no reboot is proved, and nothing is closed.
+    EXPECT_EQ(compact_text(text, 0, Closer{"unknown", 1796200000}), text);
+    EXPECT_EQ(compact_text(text, 0), text);
+    // A run with a record among the recent ones is closed at a later compaction.
+    EXPECT_EQ(compact_text(text, later.size() / 80 + 10, closer).find("abandoned"), std::string::npos);
+}
+
 TEST(Compaction, ATornLastLineIsNotCarried) {
     const std::string text = rec("B1", "apply", "intent", "k", 1, 81920) + "{\"v\":1,\"time\":\"2026";
     EXPECT_EQ(compact_text(text, 0), rec("B1", "apply", "intent", "k", 1, 81920));
@@ -211,6 +243,53 @@ TEST_F(CompactionFile, AHelperThatWaitedForTheLockWritesToTheNewJournal) {
                                 Stamp{"B1", 501}));
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"run\":\"late\"");
     EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1"), archive) << "a record went to the archive";
+}
+
+// What to keep is decided without the helper's lock (prepare_compaction); under it
+// (finish_compaction) only what was added since is read, and carried over after the kept
+// records. A record added to a run the first step cut makes it give up, the journal as it was;
+// so does a compaction that came first.
+TEST_F(CompactionFile, RecordsAddedAfterTheDecisionFollowOrItTriesAgain) {
+    const std::string old = completed_run("B1", "gone", 73728, 81920) + completed_run("B1", "kept", 73728, 81920) +
+                            rec("B1", "apply", "applied", "open", 1, 98304, 98304);
+    tree_.file("journal/journal.jsonl", old);
+    UniqueFd dir = open_dir();
+    UniqueFd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    auto p = prepare_compaction(fd.get(), path_, std::nullopt, 0);
+    ASSERT_TRUE(p) << test::error_of(p);
+    EXPECT_EQ(p->kept, completed_run("B1", "kept", 73728, 81920) + rec("B1", "apply", "applied", "open", 1, 98304, 98304));
+    const std::string added = rec("B1", "confirm", "confirmed", "open", 1, std::nullopt, 98304) +
+                              rec("B1", "apply", "intent", "new", 1, 81920) + plain_reset("B1");
+    std::ofstream(path_, std::ios::app) << added;
+    auto c = finish_compaction(dir.get(), fd.get(), "journal.jsonl", path_, *p);
+    ASSERT_TRUE(c) << test::error_of(c);
+    ASSERT_TRUE(c->journal.valid());
+    EXPECT_EQ(test::TempTree::slurp(path_), p->kept + added);
+    EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1"), old + added);
+
+    // Again, now with a late record of a run it dropped: given up, nothing swapped.
+    const std::string second = completed_run("B2", "gone2", 73728, 81920) + completed_run("B2", "kept2", 73728, 81920);
+    tree_.file("journal/journal.jsonl", second);
+    UniqueFd fd2(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    auto p2 = prepare_compaction(fd2.get(), path_, std::nullopt, 0);
+    ASSERT_TRUE(p2) << test::error_of(p2);
+    const std::string late = rec("B2", "confirm", "refused", "gone2", 1);
+    std::ofstream(path_, std::ios::app) << late;
+    auto c2 = finish_compaction(dir.get(), fd2.get(), "journal.jsonl", path_, *p2);
+    ASSERT_TRUE(c2) << test::error_of(c2);
+    EXPECT_TRUE(c2->retry);
+    EXPECT_FALSE(c2->journal.valid());
+    EXPECT_EQ(test::TempTree::slurp(path_), second + late) << "the journal changed";
+    EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1"), old + added) << "the archive changed";
+
+    // A compaction that came first: the file read is no longer the journal.
+    auto p4 = prepare_compaction(fd2.get(), path_, std::nullopt, 0);
+    ASSERT_TRUE(p4);
+    compact_now();
+    UniqueFd fd3(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    auto c4 = finish_compaction(dir.get(), fd3.get(), "journal.jsonl", path_, *p4);
+    ASSERT_TRUE(c4);
+    EXPECT_TRUE(c4->retry);
 }
 
 // Out of memory in the middle of a compaction (a caller's RLIMIT_AS) ends neither the command

@@ -1,0 +1,79 @@
+#include "journal/run_bound.hpp"
+
+#include <map>
+
+#include "journal/record_fields.hpp"
+#include "policy/trusted_path.hpp"
+
+namespace wiredcap::journal {
+namespace {
+
+// The journal's bound for every reader in the helper (own_apply.cpp reads with the same).
+constexpr std::size_t kMaxJournalBytes = 64 * 1024 * 1024;
+
+struct RunState {
+    bool ended = false;
+    std::size_t records = 0;
+    std::map<std::uint64_t, bool> settled;  // per step: its last forward-or-settling record settles it
+    [[nodiscard]] bool closed() const {
+        if (!ended) return false;
+        for (const auto& [step, s] : settled)
+            if (!s) return false;
+        return true;
+    }
+};
+
+bool is_forward(std::string_view e) {
+    return e == "intent" || e == "applied" || e == "unchanged" || e == "mismatch" || e == "write_failed";
+}
+
+}  // namespace
+
+RunUse run_use(std::string_view text, const CallersRun& c) {
+    std::map<std::string_view, RunState> runs;  // the caller's, in this boot
+    for (auto nl = text.find('\n'); nl != std::string_view::npos; nl = text.find('\n')) {
+        const std::string_view line = text.substr(0, nl);
+        text.remove_prefix(nl + 1);
+        const std::string_view run = run_of(line);
+        if (run.empty() || !is_v1_record(line) || string_after(line, "boot") != c.boot) continue;
+        const std::string_view event = string_after(line, "event");
+        const bool callers = number_after(line, "uid") == c.uid;
+        if (!callers && runs.count(run) == 0) continue;
+        RunState& r = runs[run];
+        if (event == "end") r.ended = true;
+        if (!callers) continue;
+        ++r.records;
+        const auto step = number_after(line, "step");
+        if (!step) continue;
+        auto& s = r.settled.try_emplace(*step, true).first->second;
+        if (is_forward(event)) s = false;
+        else if (event == "confirmed" || event == "revert_applied") s = true;
+    }
+    RunUse use;
+    for (const auto& [run, r] : runs) {
+        if (run == c.run) use.records = r.records;
+        else if (r.records != 0 && !r.closed()) ++use.open_others;
+    }
+    return use;
+}
+
+Expected<RunUse> run_use_in(const std::string& path, uid_t owner, const CallersRun& c) {
+    auto text = trusted::read_file(path, owner, kMaxJournalBytes);
+    if (!text) return Error{"cannot check the journal for the caller's runs: " + text.error().message};
+    if (!text->has_value()) return RunUse{};
+    return run_use(**text, c);
+}
+
+std::optional<std::string> run_bound_refusal(const RunUse& use, const CallersRun& c) {
+    const std::string uid = "uid " + std::to_string(c.uid);
+    if (use.records == 0 && use.open_others >= kMaxOpenRuns)
+        return uid + " already holds " + std::to_string(use.open_others) + " runs open in this boot (at most " +
+               std::to_string(kMaxOpenRuns) + "): end them first (wiredcap recover ends a run with nothing at risk; "
+               "wiredcap reset settles a step at risk)";
+    if (use.records >= kMaxRunRecords)
+        return "run " + std::string(c.run) + " already holds " + std::to_string(use.records) + " records of " + uid +
+               " in this boot (at most " + std::to_string(kMaxRunRecords) + "): start a new run";
+    return std::nullopt;
+}
+
+}  // namespace wiredcap::journal
