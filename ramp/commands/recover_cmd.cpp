@@ -92,9 +92,7 @@ void explain_unread(const recovery::Report& rep, std::ostream& say) {
 
 // The journal analysed again, after recover recorded what a person said.
 Expected<recovery::Report> reanalyse(const CliContext& ctx, const MachineReadings& machine) {
-    auto contents = journal_view::read_journal(journal_path(ctx.helper.dev()));
-    if (!contents) return contents.error();
-    return recovery::analyse(contents->entries, machine.boot_id.value.value_or(""));
+    return recovery::analyse_file(journal_path(ctx.helper.dev()), machine.boot_id.value.value_or(""));
 }
 
 JsonObject suspect_json(const recovery::StepRef& r) {
@@ -116,11 +114,12 @@ std::string forgotten_text(const recovery::Forgotten& f) {
 }  // namespace
 
 Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine, std::ostream& say) {
-    auto contents = journal_view::read_journal(journal_path(ctx.helper.dev()));
-    if (!contents) return contents.error();
+    journal_view::Notes notes;
+    auto report = recovery::analyse_file(journal_path(ctx.helper.dev()), machine.boot_id.value.value_or(""), &notes);
+    if (!report) return report.error();
     RecoverResult result;
-    result.report = recovery::analyse(contents->entries, machine.boot_id.value.value_or(""));
-    for (const auto& w : contents->warnings) say << "journal: " << w << "\n";
+    result.report = std::move(*report);
+    for (const auto& w : notes.warnings) say << "journal: " << w << "\n";
     for (const auto& u : result.report.unresolved) {
         explain(u, say);
         if (u.state == recovery::RunState::awaiting_in_this_boot ||

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,6 +99,28 @@ struct Report {
 [[nodiscard]] bool earlier_boot(std::string_view boot, std::string_view current_boot);
 
 [[nodiscard]] Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot);
+
+// The same, one record at a time in file order: a journal read line by line is analysed without
+// holding its entries (journal_view::read_journal with a sink; status and recover, issue 25
+// point 4). Nothing of a lent Entry is kept by reference. finish() once, after the last add().
+class Analysis {
+public:
+    explicit Analysis(std::string_view current_boot);
+    ~Analysis();
+    Analysis(Analysis&&) noexcept;
+    Analysis& operator=(Analysis&&) noexcept;
+    void add(const journal_view::Entry& e);
+    [[nodiscard]] Report finish();
+
+private:
+    struct State;
+    std::unique_ptr<State> s_;
+};
+
+// The journal at `path` read and analysed record by record; what reading found besides the
+// records (torn tail, skipped lines) in `notes` when given.
+[[nodiscard]] Expected<Report> analyse_file(const std::string& path, std::string_view current_boot,
+                                            journal_view::Notes* notes = nullptr);
 
 // How a hang at `r` came about, to follow its value in a sentence: "hung in run R step N (T)",
 // or for the boot action "was applied by the boot action at T in boot B, and that boot never
