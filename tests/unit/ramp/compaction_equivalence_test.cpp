@@ -7,8 +7,11 @@
 // and trips, recover's verdicts, refusals and torn lines -- over several boots, and every answer
 // is compared before and after, for each boot in the journal, a later one, and an unknown one.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -198,6 +201,34 @@ TEST(CompactionEquivalence, EveryReaderAnswersTheSameAfterACompaction) {
     }
     // And it is a compaction: a test that kept every record would pass the comparisons above.
     EXPECT_LT(after_bytes * 10, before_bytes * 8) << before_bytes << " bytes before, " << after_bytes << " after";
+}
+
+// status and recover read the journal from its file in pieces, each record replayed as it is read
+// (analyse_file, issue 25 point 4): on the same random journals, made larger than one piece of the
+// reading (64 KiB) so that lines are cut between pieces, every answer is the one analyse() gives
+// on the whole text's entries, and the reading finds the same skipped lines.
+TEST(CompactionEquivalence, StreamedFromTheFileEveryAnswerIsTheSame) {
+    char dir[] = "/tmp/ramp-stream-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/journal.jsonl";
+    for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+        const std::string text = Story(seed).write(60);
+        ASSERT_GT(text.size(), std::size_t{2} << 16) << "seed " << seed;
+        {
+            std::ofstream out(path, std::ios::binary | std::ios::trunc);
+            out << text;
+        }
+        const auto whole = journal_view::parse_journal(text);
+        for (const std::string boot : {"BOOT-0", "BOOT-59", "BOOT-60", "unknown"}) {
+            journal_view::Notes notes;
+            auto streamed = analyse_file(path, boot, &notes);
+            ASSERT_TRUE(streamed) << streamed.error().message;
+            ASSERT_EQ(describe(analyse(whole.entries, boot)), describe(*streamed)) << "seed " << seed << ", boot " << boot;
+            EXPECT_EQ(notes.warnings, whole.warnings) << "seed " << seed;
+            EXPECT_EQ(notes.torn_tail, whole.torn_tail) << "seed " << seed;
+        }
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
