@@ -346,11 +346,11 @@ std::string claim_text(const StepRef& r) {
 
 }  // namespace
 
-Report Analysis::finish() {
-    State& st = *s_;
+Report Analysis::finish() const {
+    const State& st = *s_;
     Report report;
-    report.last_confirmed = std::move(st.last_confirmed);
-    std::vector<Hang> hangs = std::move(st.boot_hangs);
+    report.last_confirmed = st.last_confirmed;
+    std::vector<Hang> hangs = st.boot_hangs;
     for (const RunTrack& r : st.runs.all()) collect(r, st.current_boot, report, hangs);
     add_outside_ramps(st.outside.result(), hangs, report);
     std::stable_sort(hangs.begin(), hangs.end(), [](const Hang& a, const Hang& b) { return a.order < b.order; });
@@ -368,11 +368,31 @@ Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view
 }
 
 Expected<Report> analyse_file(const std::string& path, std::string_view current_boot, journal_view::Notes* notes) {
-    Analysis analysis(current_boot);
-    auto read = journal_view::read_journal(path, [&](const Entry& e) { analysis.add(e); });
+    auto replay = JournalReplay::read(path, current_boot, notes);
+    if (!replay) return replay.error();
+    return replay->report();
+}
+
+Expected<JournalReplay> JournalReplay::read(const std::string& path, std::string_view current_boot,
+                                            journal_view::Notes* notes) {
+    JournalReplay r(path, current_boot);
+    auto read = journal_view::read_journal(path, [&](const Entry& e) { r.analysis_.add(e); }, &r.end_);
     if (!read) return read.error();
     if (notes != nullptr) *notes = std::move(*read);
-    return analysis.finish();
+    return r;
+}
+
+Expected<Report> JournalReplay::catch_up() {
+    const journal_view::Position from = end_;
+    end_ = {};  // until this reading is done: an error midway leaves the replay to start over
+    auto more = journal_view::read_journal_after(path_, from, [&](const Entry& e) { analysis_.add(e); }, &end_);
+    if (!more) return more.error();
+    if (!*more) {
+        auto again = read(path_, boot_, nullptr);
+        if (!again) return again.error();
+        *this = std::move(*again);
+    }
+    return report();
 }
 
 std::string hang_origin(const StepRef& r) {

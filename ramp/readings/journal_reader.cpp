@@ -124,7 +124,8 @@ Expected<Entry> to_entry(const json::Value& o, std::size_t line) {
 // line, was most of `status`'s memory and time: issue 25 point 4).
 class LineFeed {
 public:
-    LineFeed(const RecordSink& sink, Notes& notes) : sink_(sink), notes_(notes) {}
+    LineFeed(const RecordSink& sink, Notes& notes, std::size_t lines_before = 0)
+        : sink_(sink), notes_(notes), lines_(lines_before) {}
 
     void feed(std::string_view piece) {
         for (;;) {
@@ -145,8 +146,12 @@ public:
     // The end of the file: what is left is a last line without its newline.
     void finish() {
         if (!carry_.empty()) read_line(carry_, false);
+        ended_whole_ = carry_.empty();
         carry_.clear();
     }
+
+    [[nodiscard]] std::size_t lines() const { return lines_; }
+    [[nodiscard]] bool ended_whole() const { return ended_whole_; }
 
 private:
     void read_line(std::string_view text, bool terminated) {
@@ -180,6 +185,7 @@ private:
     Notes& notes_;
     std::string carry_;  // the start of a line whose end is in the next piece
     std::size_t lines_ = 0;
+    bool ended_whole_ = true;  // the text read ended with a newline (or was empty)
     Entry entry_;  // reused line after line: its strings keep their storage
 };
 
@@ -192,20 +198,19 @@ Error too_large(const std::string& path) {
 
 // Feeds all of `fd` (a regular file) to `lines`, refusing more than kMaxJournalBytes. The size
 // is checked while reading too, as the helper may append in the meantime.
-Expected<Ok> read_all(int fd, const std::string& path, LineFeed& lines) {
-    std::size_t total = 0;
+Expected<std::uint64_t> read_all(int fd, const std::string& path, LineFeed& lines, std::uint64_t total = 0) {
     char buf[65536];
     for (;;) {
         const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return Error{"cannot read the journal " + path + ": " + errno_text(errno)};
         if (n == 0) break;
-        total += static_cast<std::size_t>(n);
+        total += static_cast<std::uint64_t>(n);
         if (total > kMaxJournalBytes) return too_large(path);
         lines.feed(std::string_view(buf, static_cast<std::size_t>(n)));
     }
     lines.finish();
-    return Ok{};
+    return total;
 }
 
 // Checks the opened descriptor, not the path: what was opened is what is read.
@@ -242,21 +247,70 @@ Contents parse_journal(std::string_view text) {
     return out;
 }
 
-Expected<Notes> read_journal(const std::string& path, const RecordSink& sink) {
-    // O_NONBLOCK: opening a FIFO planted at the path must not wait for a writer. O_NOFOLLOW:
-    // the journal is read where it is, not wherever a link points.
+namespace {
+
+// O_NONBLOCK: opening a FIFO planted at the path must not wait for a writer. O_NOFOLLOW: the
+// journal is read where it is, not wherever a link points. An empty descriptor: no journal yet.
+Expected<UniqueFd> open_journal(const std::string& path) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
-    if (!fd.valid()) {
-        const int err = errno;
-        if (err == ENOENT) return Notes{};  // no journal yet: nothing has ever been changed
-        if (err == ELOOP) return Error{"the journal " + path + " is a symbolic link; refusing it"};
-        return Error{"cannot open the journal " + path + ": " + errno_text(err)};
-    }
-    if (auto ok = check_opened(fd.get(), path); !ok) return ok.error();
+    if (fd.valid()) return fd;
+    const int err = errno;
+    if (err == ENOENT) return UniqueFd();  // nothing has ever been changed
+    if (err == ELOOP) return Error{"the journal " + path + " is a symbolic link; refusing it"};
+    return Error{"cannot open the journal " + path + ": " + errno_text(err)};
+}
+
+Expected<Notes> read_from(int fd, const std::string& path, const RecordSink& sink, const Position& start,
+                          Position* end) {
     Notes notes;
-    LineFeed lines(sink, notes);
-    if (auto ok = read_all(fd.get(), path, lines); !ok) return ok.error();
+    LineFeed lines(sink, notes, start.lines);
+    auto total = read_all(fd, path, lines, start.offset);
+    if (!total) return total.error();
+    if (end != nullptr) {
+        struct stat st {};
+        // Only a reading that ended on a newline can be taken up again where it stopped: a last
+        // line without one was read (or dropped as torn) and is read again whole from the start.
+        const bool whole = lines.ended_whole() && ::fstat(fd, &st) == 0;
+        *end = whole ? Position{true, st.st_dev, st.st_ino, *total, lines.lines()} : Position{};
+    }
     return notes;
+}
+
+}  // namespace
+
+Expected<Notes> read_journal(const std::string& path, const RecordSink& sink, Position* end) {
+    if (end != nullptr) *end = Position{};
+    auto fd = open_journal(path);
+    if (!fd) return fd.error();
+    if (!fd->valid()) return Notes{};
+    if (auto ok = check_opened(fd->get(), path); !ok) return ok.error();
+    return read_from(fd->get(), path, sink, Position{}, end);
+}
+
+Expected<std::optional<Notes>> read_journal_after(const std::string& path, const Position& from,
+                                                  const RecordSink& sink, Position* end) {
+    if (end != nullptr) *end = Position{};
+    if (!from.continuable) return std::optional<Notes>();
+    auto fd = open_journal(path);
+    if (!fd) return fd.error();
+    if (!fd->valid()) return std::optional<Notes>();  // gone: whatever it is now, read it whole
+    if (auto ok = check_opened(fd->get(), path); !ok) return ok.error();
+    // The same file, not shorter, and a newline where the reading stopped: only then were the
+    // bytes before it left as they were (the helper only appends, and takes back only its own
+    // unfinished append; wiredcap-system's compaction writes a new file and renames it).
+    struct stat st {};
+    char before = 0;
+    if (::fstat(fd->get(), &st) != 0 || st.st_dev != from.dev || st.st_ino != from.ino ||
+        static_cast<std::uint64_t>(st.st_size) < from.offset)
+        return std::optional<Notes>();
+    if (from.offset > 0 &&
+        ::pread(fd->get(), &before, 1, static_cast<off_t>(from.offset - 1)) != 1)
+        return std::optional<Notes>();
+    if (from.offset > 0 && before != '\n') return std::optional<Notes>();
+    if (::lseek(fd->get(), static_cast<off_t>(from.offset), SEEK_SET) < 0) return std::optional<Notes>();
+    auto notes = read_from(fd->get(), path, sink, from, end);
+    if (!notes) return notes.error();
+    return std::optional<Notes>(std::move(*notes));
 }
 
 Expected<Contents> read_journal(const std::string& path) {

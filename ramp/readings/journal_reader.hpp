@@ -52,6 +52,17 @@ struct Contents {
 // reuses it for the next line): copy what is kept.
 using RecordSink = std::function<void(const Entry&)>;
 
+// Where a reading stopped, to take it up again there (recover reads the journal, appends to it
+// through the helper, and answers on the journal as it is then: without this it read all of it
+// twice). Only a reading that ended on a newline can be continued.
+struct Position {
+    bool continuable = false;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    std::uint64_t offset = 0;  // the bytes read, the last one a newline
+    std::size_t lines = 0;     // the lines before offset: the next is numbered lines + 1
+};
+
 // Whether a record's field is the literal `word`: compared in place, not by a call to strlen and
 // compare (the replay asks this many times of every record of the journal, issue 25 point 4).
 template <std::size_t N>
@@ -75,6 +86,14 @@ Notes parse_journal(std::string_view text, const RecordSink& sink);
 // The same, each record handed to `sink` as it is read: the file is read in pieces, and neither
 // its text nor its entries are held (what status and recover read, issue 25 point 4). On an
 // error the sink may have had some records already: the caller drops what it made of them.
-[[nodiscard]] Expected<Notes> read_journal(const std::string& path, const RecordSink& sink);
+[[nodiscard]] Expected<Notes> read_journal(const std::string& path, const RecordSink& sink,
+                                           Position* end = nullptr);
+
+// The records after `from`, numbered on, handed to `sink`; `end` says where this reading stopped.
+// nullopt, with nothing read: the file is not the one that was read (another file at the path,
+// shorter, or no newline where the reading stopped: compacted, say), or `from` cannot be
+// continued -- read it again from the start.
+[[nodiscard]] Expected<std::optional<Notes>> read_journal_after(const std::string& path, const Position& from,
+                                                                const RecordSink& sink, Position* end);
 
 }  // namespace wiredcap::journal_view
