@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <memory>
 #include <set>
 #include <unordered_map>
+#include <vector>
 
 #include "wiredcap/units/format.hpp"
 
@@ -52,9 +52,34 @@ struct EndRecord {
     std::string reason;
 };
 
+// A run's steps by number, in order (so the highest is the last): a ramp has a few, and a vector
+// of them is a third of the memory of a map (a journal's runs are all held while it is read).
+class Steps {
+public:
+    // The step numbered n, made when it is new. Steps are never removed; the reference holds until
+    // the next new step.
+    StepTrack& of(std::uint64_t n) {
+        auto it = find(n);
+        if (it == v_.end() || it->step != n) {
+            it = v_.insert(it, StepTrack{});
+            it->step = n;
+        }
+        return *it;
+    }
+    StepTrack& at(std::uint64_t n) { return *find(n); }  // a step that exists
+    [[nodiscard]] auto rbegin() const { return v_.rbegin(); }
+    [[nodiscard]] auto rend() const { return v_.rend(); }
+
+private:
+    std::vector<StepTrack>::iterator find(std::uint64_t n) {
+        return std::lower_bound(v_.begin(), v_.end(), n, [](const StepTrack& s, std::uint64_t k) { return s.step < k; });
+    }
+    std::vector<StepTrack> v_;
+};
+
 struct RunTrack {
     std::string id;
-    std::map<std::uint64_t, StepTrack> steps;  // ordered, so the highest step is the last
+    Steps steps;
     bool ended = false;
     bool ended_hung = false;
     LastRecord last;               // the run's most recent record of any kind; only kept until
@@ -87,7 +112,7 @@ public:
     // A completed reset put the OS default back: steps at risk in the same boot no longer are.
     void settle_boot(const std::string& boot) {
         for (auto it = at_risk_.begin(); it != at_risk_.end();) {
-            StepTrack& s = runs_[it->first].steps.at(it->second);
+            StepTrack& s = runs_[it->first].steps.at(it->second);  // at risk: it exists
             if (s.boot == boot) {
                 s.at_risk = false;
                 it = at_risk_.erase(it);
@@ -156,14 +181,14 @@ std::optional<StepRef> confirmed_ref(const Entry& e, const StepTrack* s) {
 // The highest step that ever had a forward record: the one a ramp was on when it stopped.
 const StepTrack* highest_forward(const RunTrack& r) {
     for (auto it = r.steps.rbegin(); it != r.steps.rend(); ++it)
-        if (it->second.has_forward()) return &it->second;
+        if (it->has_forward()) return &*it;
     return nullptr;
 }
 
 // The highest step still at risk: for a run recorded as hung, the value that hung.
 const StepTrack* highest_at_risk(const RunTrack& r) {
     for (auto it = r.steps.rbegin(); it != r.steps.rend(); ++it)
-        if (it->second.at_risk) return &it->second;
+        if (it->at_risk) return &*it;
     return nullptr;
 }
 
@@ -273,11 +298,12 @@ void Analysis::add(const Entry& e) {
             run.last_end.reason.assign(e.reason);
             run.ended_hung = run.ended_hung || is_word(e.reason, "hung");  // a recorded hang is never lost
         } else if (e.step) {
-            auto [it, inserted] = run.steps.try_emplace(*e.step);
-            if (inserted) it->second.step = *e.step;
-            step = &it->second;
+            step = &run.steps.of(*e.step);
             apply_step_event(*step, e, order);
-            run.any_forward = run.any_forward || step->has_forward();
+            if (!run.any_forward && step->has_forward()) {
+                run.any_forward = true;
+                run.last = {};  // no longer used: its memory goes back for the runs still to come
+            }
             runs.note_risk(run_index, *step);
         }
     }

@@ -42,7 +42,7 @@ bool all_plain_bytes(std::string_view line) {
 // this was most of the reading's instructions, callgrind): a byte of w ^ 0x22.. is zero where w
 // has a quote; (x - 0x01..) & ~x & 0x80.. marks the lowest such byte exactly (a borrow can only
 // mark bytes above it), and on a little-endian machine the lowest byte comes first.
-const char* find_quote(const char* p, const char* end) {
+inline const char* find_quote(const char* p, const char* end) {
     if constexpr (std::endian::native == std::endian::little) {
         constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080, kQuotes = 0x2222222222222222;
         for (; end - p >= 8; p += 8) {
@@ -59,7 +59,7 @@ const char* find_quote(const char* p, const char* end) {
 
 // "..." with no escape, no control character and nothing outside ASCII (all_plain_bytes has
 // checked the whole line).
-std::optional<std::string_view> plain_string(Cursor& c) {
+[[gnu::always_inline]] inline std::optional<std::string_view> plain_string(Cursor& c) {
     if (!c.take('"')) return std::nullopt;
     const char* const start = c.s.data() + c.i;
     const char* const end = c.s.data() + c.s.size();
@@ -71,7 +71,7 @@ std::optional<std::string_view> plain_string(Cursor& c) {
 
 // Digits only, no leading zero, at most 19 of them (always fits 64 bits), not followed by a
 // fraction or an exponent.
-std::optional<std::uint64_t> plain_count(Cursor& c) {
+[[gnu::always_inline]] inline std::optional<std::uint64_t> plain_count(Cursor& c) {
     const char* const start = c.s.data() + c.i;
     const char* const end = c.s.data() + c.s.size();
     const char* p = start;
