@@ -23,48 +23,44 @@ struct Cursor {
     }
 };
 
-// Whether every byte of the line is printable ASCII and none a backslash: true of every line in
-// the plain form (its strings hold nothing else, and outside them are only punctuation, digits
-// and true/false/null), so a line that is not is left to the full parser at once. One pass the
-// compiler vectorises, and the strings need no check of their own.
-bool all_plain_bytes(std::string_view line) {
-    unsigned char bad = 0;  // a byte, so that the vectorised loop works on 16 bytes at a time
-    for (const char ch : line) {
-        const auto u = static_cast<unsigned char>(ch);
-        // u - 0x20 wraps for a control character: one comparison for both ends of the range
-        const auto outside = static_cast<unsigned char>(static_cast<unsigned char>(u - 0x20) >= 0x60);
-        bad = static_cast<unsigned char>(bad | outside | static_cast<unsigned char>(u == '\\'));
-    }
-    return bad == 0;
+// Whether a plain string may hold the byte: printable ASCII (DEL too), neither '"' nor '\\'.
+bool plain_char(char ch) {
+    const auto u = static_cast<unsigned char>(ch);
+    return u >= 0x20 && u < 0x80 && u != '"' && u != '\\';
 }
 
-// The first '"' from p on, or end. Eight bytes at a time (a journal line is mostly strings, and
-// this was most of the reading's instructions, callgrind): a byte of w ^ 0x22.. is zero where w
-// has a quote; (x - 0x01..) & ~x & 0x80.. marks the lowest such byte exactly (a borrow can only
-// mark bytes above it), and on a little-endian machine the lowest byte comes first.
-inline const char* find_quote(const char* p, const char* end) {
+// The first byte from p on that a plain string cannot hold (its closing '"', a backslash, a
+// control character, a byte outside ASCII), or end. Eight bytes at a time (a journal line is
+// mostly strings, and this was most of the reading's instructions, callgrind): a byte of
+// w ^ 0x22.. is zero where w has a quote, and (x - 0x01..) & ~x & 0x80.. marks the lowest zero
+// byte of x exactly (a borrow can only mark bytes above it); (w - 0x20..) & ~w marks the lowest
+// byte below 0x20 the same way, and w itself the bytes outside ASCII. On a little-endian machine
+// the lowest byte comes first.
+inline const char* find_string_end(const char* p, const char* end) {
     if constexpr (std::endian::native == std::endian::little) {
-        constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080, kQuotes = 0x2222222222222222;
+        constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
         for (; end - p >= 8; p += 8) {
             std::uint64_t w = 0;
             std::memcpy(&w, p, sizeof w);
-            const std::uint64_t x = w ^ kQuotes;
-            if (const std::uint64_t found = (x - kOnes) & ~x & kHighs; found != 0)
-                return p + (std::countr_zero(found) >> 3);
+            const std::uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+            const std::uint64_t marks = ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                                        ((w - kOnes * 0x20) & ~w) | w;
+            if (const std::uint64_t found = marks & kHighs; found != 0) return p + (std::countr_zero(found) >> 3);
         }
     }
-    while (p != end && *p != '"') ++p;
+    while (p != end && plain_char(*p)) ++p;
     return p;
 }
 
-// "..." with no escape, no control character and nothing outside ASCII (all_plain_bytes has
-// checked the whole line).
+// "..." with no escape, no control character and nothing outside ASCII. Outside the strings, the
+// reading takes only punctuation, digits and true/false/null: a line with any other byte is not
+// in the plain form.
 [[gnu::always_inline]] inline std::optional<std::string_view> plain_string(Cursor& c) {
     if (!c.take('"')) return std::nullopt;
     const char* const start = c.s.data() + c.i;
     const char* const end = c.s.data() + c.s.size();
-    const char* const p = find_quote(start, end);
-    if (p == end) return std::nullopt;
+    const char* const p = find_string_end(start, end);
+    if (p == end || *p != '"') return std::nullopt;
     c.i = static_cast<std::size_t>(p - c.s.data()) + 1;
     return std::string_view(start, static_cast<std::size_t>(p - start));
 }
@@ -187,7 +183,6 @@ void clear(Entry& e) {
 bool read_plain_record(std::string_view line, std::size_t number, Entry& e) {
     clear(e);
     e.line = number;
-    if (!all_plain_bytes(line)) return false;
     Cursor c{line};
     unsigned seen = 0;
     if (!c.take('{')) return false;
