@@ -82,9 +82,9 @@ struct RunTrack {
     Steps steps;
     bool ended = false;
     bool ended_hung = false;
-    LastRecord last;               // the run's most recent record of any kind; only kept until
-                                   // a step has a forward record (it is used only for a run
-                                   // with none, and a forward record is never undone)
+    // The run's most recent record, kept only while no step has a forward record: it names a run
+    // with none, and a forward record is never undone (most runs never need it: not held).
+    std::unique_ptr<LastRecord> last;
     bool any_forward = false;      // some step has had a forward record
     EndRecord last_end;            // its most recent `end` (when ended)
     std::optional<MiB> target;     // where a revert goes: the value before step 1, then the
@@ -98,9 +98,12 @@ class Runs {
 public:
     RunTrack& at(std::size_t index) { return runs_[index]; }
     std::size_t index_of(const std::string& id) {
+        // A run's records mostly come one after another: the last run asked for, without hashing.
+        if (last_ < runs_.size() && runs_[last_].id == id) return last_;
         auto [it, inserted] = index_.try_emplace(id, runs_.size());
-        if (inserted) runs_.push_back(RunTrack{id, {}, false, false, {}, false, {}, std::nullopt});
-        return it->second;
+        if (inserted) runs_.push_back(RunTrack{id, {}, false, false, nullptr, false, {}, std::nullopt});
+        last_ = it->second;
+        return last_;
     }
     [[nodiscard]] const std::deque<RunTrack>& all() const { return runs_; }
 
@@ -126,6 +129,7 @@ private:
     // A deque: a run, once made, is never moved (a vector's growth copied every run again, and
     // the fresh memory was a good part of status's time on a large journal, issue 25 point 4).
     std::deque<RunTrack> runs_;
+    std::size_t last_ = 0;  // the run index_of found last
     std::unordered_map<std::string, std::size_t> index_;
     std::set<std::pair<std::size_t, std::uint64_t>> at_risk_;
 };
@@ -197,7 +201,8 @@ bool can_hang(const StepTrack& s) { return s.value && s.value->count() != 0; }
 
 // A run with nothing recorded that ever put the machine at risk (only refusals, say).
 UnresolvedRun nothing_at_risk(const RunTrack& r) {
-    const LastRecord& e = r.last;
+    static const LastRecord kNone{};
+    const LastRecord& e = r.last ? *r.last : kNone;  // always there for a run with no forward record
     StepRef at{r.id, e.step.value_or(0), e.to.value_or(MiB::zero()), e.time, e.boot, RefKind::ramp_step};
     return UnresolvedRun{std::move(at), RunState::ended_without_record};
 }
@@ -290,7 +295,6 @@ void Analysis::add(const Entry& e) {
     if (e.run) {
         run_index = runs.index_of(*e.run);
         RunTrack& run = runs.at(run_index);
-        if (!run.any_forward) keep(run.last, e);
         if (!run.target && e.from && is_forward(e.event)) run.target = e.from;
         if (is_word(e.event, "end")) {
             run.ended = true;
@@ -302,9 +306,13 @@ void Analysis::add(const Entry& e) {
             apply_step_event(*step, e, order);
             if (!run.any_forward && step->has_forward()) {
                 run.any_forward = true;
-                run.last = {};  // no longer used: its memory goes back for the runs still to come
+                run.last.reset();  // no longer used: its memory goes back for the runs still to come
             }
             runs.note_risk(run_index, *step);
+        }
+        if (!run.any_forward) {
+            if (!run.last) run.last = std::make_unique<LastRecord>();
+            keep(*run.last, e);
         }
     }
     if (is_completed_plain_reset(e)) settle_same_boot_steps(runs, e.boot);
