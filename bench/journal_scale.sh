@@ -57,10 +57,9 @@
 #     recover 1.5 MiB settled (cut back to its last completed ramp: nothing to record) / empty:
 #       1.40-2.48x (1.65-2.12x).
 #   Same machine, the binaries before and after run in turn (a one-off script, not this one;
-#   50 rounds, medians): status on
-#   1.5 MiB 23.7 -> 12.4 ms (2.95x -> 1.72x empty), recover 45.0 -> 16.9 ms (6.70x -> 2.40x),
-#   recover settled 37.8 -> 12.0 ms (5.63x -> 1.70x); on an empty journal 8.1 -> 7.2 ms
-#   (status) and 6.7 -> 7.1 ms (recover): no slower.
+#   50 rounds, medians): status on 1.5 MiB 23.7 -> 12.4 ms (2.95x -> 1.72x empty), recover
+#   45.0 -> 16.9 ms (6.70x -> 2.40x), recover settled 37.8 -> 12.0 ms (5.63x -> 1.70x); on an
+#   empty journal 8.1 -> 7.2 ms (status) and 6.7 -> 7.1 ms (recover): no slower.
 #   Not yet within 1.5x under this load. What is left, per status at 1.5 MiB: the plain
 #   reading (~55% of the instructions: ~1,700 per line), the replay's state for every run of
 #   the journal (~1,000 runs, ~560 bytes each: 150 page faults), the read(2) copies.
