@@ -53,7 +53,7 @@ struct EndRecord {
 };
 
 // A run's steps by number, in order (so the highest is the last): a ramp has a few, and a vector
-// of them is a third of the memory of a map (a journal's runs are all held while it is read).
+// of them needs no node per step as a map does (a journal's runs are all held while it is read).
 class Steps {
 public:
     // The step numbered n, made when it is new. Steps are never removed; the reference holds until
