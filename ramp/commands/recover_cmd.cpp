@@ -90,12 +90,9 @@ void explain_unread(const recovery::Report& rep, std::ostream& say) {
                 << ". It is a hang.\n";
 }
 
-// The journal analysed again, after recover recorded what a person said.
-Expected<recovery::Report> reanalyse(const CliContext& ctx, const MachineReadings& machine) {
-    auto contents = journal_view::read_journal(journal_path(ctx.helper.dev()));
-    if (!contents) return contents.error();
-    return recovery::analyse(contents->entries, machine.boot_id.value.value_or(""));
-}
+// The journal analysed again, after recover recorded what a person said: only what was appended
+// since is read (recovery::JournalReplay).
+Expected<recovery::Report> reanalyse(RecoverResult& result) { return result.replay->catch_up(); }
 
 JsonObject suspect_json(const recovery::StepRef& r) {
     auto o = JsonObject().num("value", r.value.count()).null("run").null("step").str("time", r.time)
@@ -116,11 +113,14 @@ std::string forgotten_text(const recovery::Forgotten& f) {
 }  // namespace
 
 Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine, std::ostream& say) {
-    auto contents = journal_view::read_journal(journal_path(ctx.helper.dev()));
-    if (!contents) return contents.error();
+    journal_view::Notes notes;
+    auto replay =
+        recovery::JournalReplay::read(journal_path(ctx.helper.dev()), machine.boot_id.value.value_or(""), &notes);
+    if (!replay) return replay.error();
     RecoverResult result;
-    result.report = recovery::analyse(contents->entries, machine.boot_id.value.value_or(""));
-    for (const auto& w : contents->warnings) say << "journal: " << w << "\n";
+    result.report = replay->report();
+    result.replay = std::move(*replay);
+    for (const auto& w : notes.warnings) say << "journal: " << w << "\n";
     for (const auto& u : result.report.unresolved) {
         explain(u, say);
         if (u.state == recovery::RunState::awaiting_in_this_boot ||
@@ -152,10 +152,10 @@ ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd) 
     if (!open) result->could_not_record = true;
     ExitCode forgot = ExitCode::ok;
     if (req.forget_hang) {
-        if (auto again = reanalyse(ctx, *machine)) result->report = std::move(*again);
+        if (auto again = reanalyse(*result)) result->report = std::move(*again);
         forgot = forget_hang(ctx, result->report, req, tty_in_fd, say);
     }
-    if (auto again = reanalyse(ctx, *machine)) result->report = std::move(*again);
+    if (auto again = reanalyse(*result)) result->report = std::move(*again);
     const auto& rep = result->report;
     const std::string sim = machine->simulated() ? " [SIMULATED]" : "";
     if (ctx.json) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 
 #include "cli_context.hpp"
 #include "commands/hang_answers.hpp"
@@ -15,6 +16,7 @@ namespace wiredcap::cli {
 
 struct RecoverResult {
     recovery::Report report;
+    std::optional<recovery::JournalReplay> replay;  // the reading of the journal, to catch up on
     bool ramp_in_progress = false;  // a step awaits confirmation in this boot
     bool could_not_record = false;  // an outcome could not be journaled (not permitted?)
 };

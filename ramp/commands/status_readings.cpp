@@ -10,10 +10,10 @@ Expected<StatusReadings> read_status(const CliContext& ctx) {
     StatusReadings s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt,
                      "journal " + journal_path(ctx.helper.dev()), {}, read_daemon_state(machine->simulated()),
                      read_helper_file(ctx.helper.path())};
-    if (auto contents = journal_view::read_journal(journal_path(ctx.helper.dev())))
-        s.journal = recovery::analyse(contents->entries, s.machine.boot_id.value.value_or(""));
+    if (auto report = recovery::analyse_file(journal_path(ctx.helper.dev()), s.machine.boot_id.value.value_or("")))
+        s.journal = std::move(*report);
     else
-        s.journal_error = contents.error().message;
+        s.journal_error = report.error().message;
     return s;
 }
 

@@ -8,15 +8,16 @@ namespace wiredcap::recovery {
 namespace {
 
 using journal_view::Entry;
+using journal_view::is_word;
 using units::MiB;
 
-bool is_write_outside_ramp(const Entry& e) { return !e.run && (e.command == "apply" || e.command == "boot"); }
+bool is_write_outside_ramp(const Entry& e) { return !e.run && (is_word(e.command, "apply") || is_word(e.command, "boot")); }
 
 // A record that says what the knob holds after a change (or an attempt at one): the kernel was
 // read back. The boot guard's own records (healthy, ...) read it too, but change nothing.
 bool is_change_read_back(const Entry& e) {
-    if (!e.readback || (e.command != "apply" && e.command != "reset" && e.command != "boot")) return false;
-    return e.event == "applied" || e.event == "mismatch" || e.event == "write_failed" ||
+    if (!e.readback || (!is_word(e.command, "apply") && !is_word(e.command, "reset") && !is_word(e.command, "boot"))) return false;
+    return is_word(e.event, "applied") || is_word(e.event, "mismatch") || is_word(e.event, "write_failed") ||
            e.event.rfind("revert_", 0) == 0;
 }
 
@@ -30,7 +31,7 @@ bool raised(const Entry& e) {
 }
 
 bool is_suspect_candidate(const Entry& e) {
-    return !e.run && e.command == "apply" && e.event == "applied" && e.readback && e.readback->count() != 0 &&
+    return !e.run && is_word(e.command, "apply") && is_word(e.event, "applied") && e.readback && e.readback->count() != 0 &&
            raised(e);
 }
 
@@ -42,70 +43,51 @@ StepRef ref_of(const Entry& e, MiB value, RefKind kind) {
     return r;
 }
 
-struct Write {
-    std::size_t order;
-    StepRef ref;
-};
-
-class Scan {
-public:
-    explicit Scan(std::string_view current_boot) : current_(current_boot) {}
-
-    void add(const Entry& e, std::size_t order) {
-        // The kernel answered in this boot: every write before it in the boot was read back.
-        if (e.readback)
-            std::erase_if(unread_, [&](const Write& w) { return w.ref.boot == e.boot; });
-        if (is_write_outside_ramp(e) && e.event == "intent" && e.to && e.to->count() != 0)
-            unread_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
-        if (is_change_read_back(e)) {
-            if (is_suspect_candidate(e)) last_change_[e.boot] = Write{order, ref_of(e, *e.readback, RefKind::suspect)};
-            else last_change_.erase(e.boot);
-        }
-        // A verdict names the boot the suspect was in force in (its reason) and the value.
-        if (e.command == "verdict" && (e.event == "hung" || e.event == "not-hung") && e.to)
-            verdicts_[{e.reason, e.to->count()}] = Verdict{order, e.event == "hung"};
-        if (e.command == "forget-hang" && e.event == "forgotten")
-            forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), e.time, e.uid, e.reason};
-    }
-
-    OutsideRamps result() const {
-        OutsideRamps out;
-        for (const Write& w : unread_)
-            if (earlier_boot(w.ref.boot, current_)) out.hangs.emplace_back(w.order, w.ref);
-        for (const auto& [boot, w] : last_change_) {
-            if (!earlier_boot(boot, current_)) continue;
-            auto v = verdicts_.find({boot, w.ref.value.count()});
-            if (v == verdicts_.end()) {
-                out.suspects.push_back(w.ref);
-            } else if (v->second.hung) {
-                StepRef hung = w.ref;
-                hung.kind = RefKind::answered_hung;
-                out.hangs.emplace_back(v->second.order, std::move(hung));  // a hang from the answer on
-            }
-        }
-        std::sort(out.suspects.begin(), out.suspects.end(),
-                  [](const StepRef& a, const StepRef& b) { return a.time < b.time; });
-        out.forgotten = forgotten_;
-        return out;
-    }
-
-private:
-    struct Verdict {
-        std::size_t order;
-        bool hung;
-    };
-    std::string_view current_;
-    std::vector<Write> unread_;
-    std::map<std::string, Write> last_change_;  // per boot: its last change, if it is a suspect
-    std::map<std::pair<std::string, std::uint64_t>, Verdict> verdicts_;
-    std::optional<Forgotten> forgotten_;
-};
-
 }  // namespace
 
+OutsideRampScan::OutsideRampScan(std::string_view current_boot) : current_(current_boot) {}
+
+void OutsideRampScan::add(const Entry& e, std::size_t order) {
+    // The kernel answered in this boot: every write before it in the boot was read back.
+    if (e.readback)
+        std::erase_if(unread_, [&](const Write& w) { return w.ref.boot == e.boot; });
+    if (is_write_outside_ramp(e) && is_word(e.event, "intent") && e.to && e.to->count() != 0)
+        unread_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
+    if (is_change_read_back(e)) {
+        if (is_suspect_candidate(e)) last_change_[e.boot] = Write{order, ref_of(e, *e.readback, RefKind::suspect)};
+        else last_change_.erase(e.boot);
+    }
+    // A verdict names the boot the suspect was in force in (its reason) and the value.
+    if (is_word(e.command, "verdict") && (is_word(e.event, "hung") || is_word(e.event, "not-hung")) && e.to)
+        verdicts_[{e.reason, e.to->count()}] = Verdict{order, is_word(e.event, "hung")};
+    if (is_word(e.command, "forget-hang") && is_word(e.event, "forgotten"))
+        forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), e.time, e.uid, e.reason};
+}
+
+OutsideRamps OutsideRampScan::result() const {
+    OutsideRamps out;
+    for (const Write& w : unread_)
+        if (earlier_boot(w.ref.boot, current_)) out.hangs.emplace_back(w.order, w.ref);
+    for (const auto& [boot, w] : last_change_) {
+        if (!earlier_boot(boot, current_)) continue;
+        auto v = verdicts_.find({boot, w.ref.value.count()});
+        if (v == verdicts_.end()) {
+            out.suspects.push_back(w.ref);
+        } else if (v->second.hung) {
+            StepRef hung = w.ref;
+            hung.kind = RefKind::answered_hung;
+            out.hangs.emplace_back(v->second.order, std::move(hung));  // a hang from the answer on
+        }
+    }
+    std::sort(out.suspects.begin(), out.suspects.end(),
+              [](const StepRef& a, const StepRef& b) { return a.time < b.time; });
+    out.forgotten = forgotten_;
+    return out;
+}
+
 std::string writer_of(const Entry& e) {
-    if (e.command == "boot") return "boot-action";
-    if (e.command == "apply" && e.by == "set") return "set";
+    if (is_word(e.command, "boot")) return "boot-action";
+    if (is_word(e.command, "apply") && is_word(e.by, "set")) return "set";
     return "helper-apply";
 }
 
@@ -121,7 +103,7 @@ bool earlier_boot(std::string_view boot, std::string_view current_boot) {
 }
 
 OutsideRamps scan_outside_ramps(const std::vector<Entry>& entries, std::string_view current_boot) {
-    Scan scan(current_boot);
+    OutsideRampScan scan(current_boot);
     for (std::size_t i = 0; i < entries.size(); ++i) scan.add(entries[i], i + 1);
     return scan.result();
 }

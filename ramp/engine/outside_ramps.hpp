@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +34,30 @@ struct OutsideRamps {
     std::vector<std::pair<std::size_t, StepRef>> hangs;  // (journal order, where)
     std::vector<StepRef> suspects;                       // not answered yet
     std::optional<Forgotten> forgotten;                  // the last forget-hang
+};
+
+// The same scan one record at a time, `order` the record's 1-based position among the records
+// (what the recovery replay streams the journal through, recovery.hpp: Analysis).
+class OutsideRampScan {
+public:
+    explicit OutsideRampScan(std::string_view current_boot);  // must outlive the scan
+    void add(const journal_view::Entry& e, std::size_t order);
+    [[nodiscard]] OutsideRamps result() const;
+
+private:
+    struct Write {
+        std::size_t order;
+        StepRef ref;
+    };
+    struct Verdict {
+        std::size_t order;
+        bool hung;
+    };
+    std::string_view current_;
+    std::vector<Write> unread_;
+    std::map<std::string, Write> last_change_;  // per boot: its last change, if it is a suspect
+    std::map<std::pair<std::string, std::uint64_t>, Verdict> verdicts_;
+    std::optional<Forgotten> forgotten_;
 };
 
 [[nodiscard]] OutsideRamps scan_outside_ramps(const std::vector<journal_view::Entry>& entries,

@@ -7,9 +7,11 @@
 #include "engine/outside_ramps.hpp"
 
 #include <algorithm>
-#include <map>
+#include <deque>
+#include <memory>
 #include <set>
 #include <unordered_map>
+#include <vector>
 
 #include "wiredcap/units/format.hpp"
 
@@ -17,6 +19,7 @@ namespace wiredcap::recovery {
 namespace {
 
 using journal_view::Entry;
+using journal_view::is_word;
 using units::MiB;
 
 // What the journal says about one step of one run, after the records seen so far.
@@ -36,15 +39,56 @@ struct StepTrack {
     [[nodiscard]] bool has_forward() const { return intended || applied || failed; }
 };
 
+// What is kept of a record once the replay has moved on (the journal is streamed through it,
+// one lent Entry at a time): the fields the answers use.
+struct LastRecord {
+    std::optional<std::uint64_t> step;
+    std::optional<MiB> to;
+    std::string time;
+    std::string boot;
+};
+struct EndRecord {
+    std::optional<MiB> readback;
+    std::string reason;
+};
+
+// A run's steps by number, in order (so the highest is the last): a ramp has a few, and a vector
+// of them needs no node per step as a map does (a journal's runs are all held while it is read).
+class Steps {
+public:
+    // The step numbered n, made when it is new. Steps are never removed; the reference holds until
+    // the next new step.
+    StepTrack& of(std::uint64_t n) {
+        auto it = find(n);
+        if (it == v_.end() || it->step != n) {
+            it = v_.insert(it, StepTrack{});
+            it->step = n;
+        }
+        return *it;
+    }
+    StepTrack& at(std::uint64_t n) { return *find(n); }  // a step that exists
+    [[nodiscard]] auto rbegin() const { return v_.rbegin(); }
+    [[nodiscard]] auto rend() const { return v_.rend(); }
+
+private:
+    std::vector<StepTrack>::iterator find(std::uint64_t n) {
+        return std::lower_bound(v_.begin(), v_.end(), n, [](const StepTrack& s, std::uint64_t k) { return s.step < k; });
+    }
+    std::vector<StepTrack> v_;
+};
+
 struct RunTrack {
     std::string id;
-    std::map<std::uint64_t, StepTrack> steps;  // ordered, so the highest step is the last
+    Steps steps;
     bool ended = false;
     bool ended_hung = false;
-    const Entry* last = nullptr;      // the run's most recent record of any kind
-    const Entry* last_end = nullptr;  // its most recent `end`
-    std::optional<MiB> target;        // where a revert goes: the value before step 1, then the
-                                      // last confirmed one
+    // The run's most recent record, kept only while no step has a forward record: it names a run
+    // with none, and a forward record is never undone (most runs never need it: not held).
+    std::unique_ptr<LastRecord> last;
+    bool any_forward = false;      // some step has had a forward record
+    EndRecord last_end;            // its most recent `end` (when ended)
+    std::optional<MiB> target;     // where a revert goes: the value before step 1, then the
+                                   // last confirmed one
 };
 
 // Runs in the order they first appear in the journal, and which of their steps are at risk now:
@@ -52,13 +96,16 @@ struct RunTrack {
 // linear (it was quadratic: 78 s for 400,000 records, bench/journal_scale.sh).
 class Runs {
 public:
-    RunTrack& of(const std::string& id) { return runs_[index_of(id)]; }
+    RunTrack& at(std::size_t index) { return runs_[index]; }
     std::size_t index_of(const std::string& id) {
+        // A run's records mostly come one after another: the last run asked for, without hashing.
+        if (last_ < runs_.size() && runs_[last_].id == id) return last_;
         auto [it, inserted] = index_.try_emplace(id, runs_.size());
-        if (inserted) runs_.push_back(RunTrack{id, {}, false, false, nullptr, nullptr, std::nullopt});
-        return it->second;
+        if (inserted) runs_.push_back(RunTrack{id, {}, false, false, nullptr, false, {}, std::nullopt});
+        last_ = it->second;
+        return last_;
     }
-    [[nodiscard]] const std::vector<RunTrack>& all() const { return runs_; }
+    [[nodiscard]] const std::deque<RunTrack>& all() const { return runs_; }
 
     // Call after a step's record: keeps the at-risk index in step with the step.
     void note_risk(std::size_t run, const StepTrack& s) {
@@ -68,7 +115,7 @@ public:
     // A completed reset put the OS default back: steps at risk in the same boot no longer are.
     void settle_boot(const std::string& boot) {
         for (auto it = at_risk_.begin(); it != at_risk_.end();) {
-            StepTrack& s = runs_[it->first].steps.at(it->second);
+            StepTrack& s = runs_[it->first].steps.at(it->second);  // at risk: it exists
             if (s.boot == boot) {
                 s.at_risk = false;
                 it = at_risk_.erase(it);
@@ -79,14 +126,17 @@ public:
     }
 
 private:
-    std::vector<RunTrack> runs_;
+    // A deque: a run, once made, is never moved (a vector's growth copied every run again, and
+    // the fresh memory was a good part of status's time on a large journal, issue 25 point 4).
+    std::deque<RunTrack> runs_;
+    std::size_t last_ = 0;  // the run index_of found last
     std::unordered_map<std::string, std::size_t> index_;
     std::set<std::pair<std::size_t, std::uint64_t>> at_risk_;
 };
 
 bool is_forward(std::string_view event) {
-    return event == "intent" || event == "applied" || event == "unchanged" || event == "mismatch" ||
-           event == "write_failed";
+    return is_word(event, "intent") || is_word(event, "applied") || is_word(event, "unchanged") || is_word(event, "mismatch") ||
+           is_word(event, "write_failed");
 }
 
 // An `unchanged` record is written both for a forward apply of the value already in force and
@@ -94,22 +144,22 @@ bool is_forward(std::string_view event) {
 // "revert_"). The second kind names a different value than the step asked for: it means the
 // revert's target holds, so the step is no longer at risk.
 bool is_unchanged_revert(const StepTrack& s, const Entry& e) {
-    return e.event == "unchanged" && s.has_forward() && s.value && e.to && *e.to != *s.value;
+    return is_word(e.event, "unchanged") && s.has_forward() && s.value && e.to && *e.to != *s.value;
 }
 
 void apply_forward(StepTrack& s, const Entry& e) {
     if (!s.value) s.value = e.to ? e.to : e.readback;
     s.time = e.time;
     s.boot = e.boot;
-    if (e.event == "intent") s.intended = true;
-    else if (e.event == "applied" || e.event == "unchanged") s.applied = true;
+    if (is_word(e.event, "intent")) s.intended = true;
+    else if (is_word(e.event, "applied") || is_word(e.event, "unchanged")) s.applied = true;
     else s.failed = true;
     s.at_risk = true;
 }
 
 void apply_step_event(StepTrack& s, const Entry& e, std::size_t index) {
     if (s.first_index == 0) s.first_index = index;
-    if (is_unchanged_revert(s, e) || e.event == "revert_applied" || e.event == "confirmed") {
+    if (is_unchanged_revert(s, e) || is_word(e.event, "revert_applied") || is_word(e.event, "confirmed")) {
         s.at_risk = false;
     } else if (is_forward(e.event)) {
         apply_forward(s, e);
@@ -135,14 +185,14 @@ std::optional<StepRef> confirmed_ref(const Entry& e, const StepTrack* s) {
 // The highest step that ever had a forward record: the one a ramp was on when it stopped.
 const StepTrack* highest_forward(const RunTrack& r) {
     for (auto it = r.steps.rbegin(); it != r.steps.rend(); ++it)
-        if (it->second.has_forward()) return &it->second;
+        if (it->has_forward()) return &*it;
     return nullptr;
 }
 
 // The highest step still at risk: for a run recorded as hung, the value that hung.
 const StepTrack* highest_at_risk(const RunTrack& r) {
     for (auto it = r.steps.rbegin(); it != r.steps.rend(); ++it)
-        if (it->second.at_risk) return &it->second;
+        if (it->at_risk) return &*it;
     return nullptr;
 }
 
@@ -151,7 +201,8 @@ bool can_hang(const StepTrack& s) { return s.value && s.value->count() != 0; }
 
 // A run with nothing recorded that ever put the machine at risk (only refusals, say).
 UnresolvedRun nothing_at_risk(const RunTrack& r) {
-    const Entry& e = *r.last;
+    static const LastRecord kNone{};
+    const LastRecord& e = r.last ? *r.last : kNone;  // always there for a run with no forward record
     StepRef at{r.id, e.step.value_or(0), e.to.value_or(MiB::zero()), e.time, e.boot, RefKind::ramp_step};
     return UnresolvedRun{std::move(at), RunState::ended_without_record};
 }
@@ -182,7 +233,7 @@ struct Hang {
 
 // `wiredcap reset` outside any ramp that took effect (or found the OS default in force).
 bool is_completed_plain_reset(const Entry& e) {
-    return !e.run && e.command == "reset" && (e.event == "applied" || e.event == "unchanged");
+    return !e.run && is_word(e.command, "reset") && (is_word(e.event, "applied") || is_word(e.event, "unchanged"));
 }
 
 // A completed reset put the OS default back: steps at risk in the same boot no longer are, so
@@ -193,71 +244,98 @@ void settle_same_boot_steps(Runs& runs, const std::string& boot) { runs.settle_b
 
 // The boot action's records, which belong to no run.
 bool is_boot_apply(const Entry& e) {
-    return e.command == "boot" && !e.run && (e.event == "intent" || e.event == "applied" || e.event == "mismatch" ||
-                                             e.event == "write_failed");
+    return is_word(e.command, "boot") && !e.run && (is_word(e.event, "intent") || is_word(e.event, "applied") || is_word(e.event, "mismatch") ||
+                                             is_word(e.event, "write_failed"));
 }
-bool is_boot_trip(const Entry& e) { return e.command == "boot" && !e.run && e.event == "tripped"; }
+bool is_boot_trip(const Entry& e) { return is_word(e.command, "boot") && !e.run && is_word(e.event, "tripped"); }
 
 // A trip names the value, and the boot that found it; the boot that hung is the one whose apply
 // of that value came last before it. Without that record (a journal that lost it) the trip
 // itself is the only witness, and says so by its kind.
-StepRef trip_ref(const Entry& trip, const Entry* last_apply) {
+StepRef trip_ref(const Entry& trip, const LastRecord* last_apply) {
     const MiB value = *trip.to;
     if (last_apply != nullptr && last_apply->to == trip.to && last_apply->boot != trip.boot)
         return StepRef{"", 0, value, last_apply->time, last_apply->boot, RefKind::boot_apply};
     return StepRef{"", 0, value, trip.time, trip.boot, RefKind::boot_trip};
 }
 
-struct Replayed {
+void keep(LastRecord& kept, const Entry& e) {
+    kept.step = e.step;
+    kept.to = e.to;
+    kept.time.assign(e.time);  // assign: the storage of the record before is reused
+    kept.boot.assign(e.boot);
+}
+
+}  // namespace
+
+// Every record replayed into the runs, noting the last confirmation and the boot guard's trips
+// on the way, and the writes outside a ramp scanned alongside.
+struct Analysis::State {
+    explicit State(std::string_view boot) : current_boot(boot), outside(current_boot) {}
+    std::string current_boot;
+    Runs runs;
     std::optional<StepRef> last_confirmed;
     std::vector<Hang> boot_hangs;  // from the boot guard's trips, in journal order
+    std::optional<LastRecord> last_boot_apply;
+    OutsideRampScan outside;  // after current_boot: it keeps a view of it
+    std::size_t order = 0;    // records added so far
 };
 
-// Replays every record into `runs`, and notes the last confirmation and the boot guard's trips
-// on the way.
-Replayed replay(const std::vector<Entry>& entries, Runs& runs) {
-    Replayed out;
-    auto& last_confirmed = out.last_confirmed;
-    const Entry* last_boot_apply = nullptr;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const Entry& e = entries[i];
-        StepTrack* step = nullptr;
-        if (e.run) {
-            const std::size_t run_index = runs.index_of(*e.run);
-            RunTrack& run = runs.of(*e.run);
-            run.last = &e;
-            if (!run.target && e.from && is_forward(e.event)) run.target = e.from;
-            if (e.event == "end") {
-                run.ended = true;
-                run.last_end = &e;
-                run.ended_hung = run.ended_hung || e.reason == "hung";  // a recorded hang is never lost
-            } else if (e.step) {
-                auto [it, inserted] = run.steps.try_emplace(*e.step);
-                if (inserted) it->second.step = *e.step;
-                step = &it->second;
-                apply_step_event(*step, e, i + 1);
-                runs.note_risk(run_index, *step);
+Analysis::Analysis(std::string_view current_boot) : s_(std::make_unique<State>(current_boot)) {}
+Analysis::~Analysis() = default;
+Analysis::Analysis(Analysis&&) noexcept = default;
+Analysis& Analysis::operator=(Analysis&&) noexcept = default;
+
+void Analysis::add(const Entry& e) {
+    State& st = *s_;
+    const std::size_t order = ++st.order;
+    Runs& runs = st.runs;
+    StepTrack* step = nullptr;
+    std::size_t run_index = 0;
+    if (e.run) {
+        run_index = runs.index_of(*e.run);
+        RunTrack& run = runs.at(run_index);
+        if (!run.target && e.from && is_forward(e.event)) run.target = e.from;
+        if (is_word(e.event, "end")) {
+            run.ended = true;
+            run.last_end.readback = e.readback;
+            run.last_end.reason.assign(e.reason);
+            run.ended_hung = run.ended_hung || is_word(e.reason, "hung");  // a recorded hang is never lost
+        } else if (e.step) {
+            step = &run.steps.of(*e.step);
+            apply_step_event(*step, e, order);
+            if (!run.any_forward && step->has_forward()) {
+                run.any_forward = true;
+                run.last.reset();  // no longer used: its memory goes back for the runs still to come
             }
+            runs.note_risk(run_index, *step);
         }
-        if (is_completed_plain_reset(e)) settle_same_boot_steps(runs, e.boot);
-        if (is_boot_apply(e)) last_boot_apply = &e;
-        // A trip at the OS default (0) would be no hang at all; the helper never stores 0.
-        if (is_boot_trip(e) && e.to && e.to->count() != 0) out.boot_hangs.push_back(Hang{i + 1, trip_ref(e, last_boot_apply)});
-        // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
-        if (e.event == "confirmed")
-            if (auto c = confirmed_ref(e, step)) {
-                if (e.run) runs.of(*e.run).target = c->value;
-                last_confirmed = std::move(c);
-            }
+        if (!run.any_forward) {
+            if (!run.last) run.last = std::make_unique<LastRecord>();
+            keep(*run.last, e);
+        }
     }
-    return out;
+    if (is_completed_plain_reset(e)) settle_same_boot_steps(runs, e.boot);
+    if (is_boot_apply(e)) keep(st.last_boot_apply.emplace(), e);
+    // A trip at the OS default (0) would be no hang at all; the helper never stores 0.
+    if (is_boot_trip(e) && e.to && e.to->count() != 0)
+        st.boot_hangs.push_back(Hang{order, trip_ref(e, st.last_boot_apply ? &*st.last_boot_apply : nullptr)});
+    // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
+    if (is_word(e.event, "confirmed"))
+        if (auto c = confirmed_ref(e, step)) {
+            if (e.run) runs.at(run_index).target = c->value;
+            st.last_confirmed = std::move(c);
+        }
+    st.outside.add(e, order);
 }
+
+namespace {
 
 // Whether the run's `end` is evidence that nothing is left in force: see recovery.hpp.
 bool end_settles(const RunTrack& r) {
     if (highest_at_risk(r) == nullptr) return true;
-    const Entry& e = *r.last_end;
-    return e.reason != "revert_failed" && e.readback && r.target && *e.readback == *r.target;
+    const EndRecord& e = r.last_end;
+    return !is_word(e.reason, "revert_failed") && e.readback && r.target && *e.readback == *r.target;
 }
 
 void collect(const RunTrack& r, std::string_view current_boot, Report& report, std::vector<Hang>& hangs) {
@@ -302,20 +380,53 @@ std::string claim_text(const StepRef& r) {
 
 }  // namespace
 
-Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot) {
-    Runs runs;
+Report Analysis::finish() const {
+    const State& st = *s_;
     Report report;
-    Replayed replayed = replay(entries, runs);
-    report.last_confirmed = std::move(replayed.last_confirmed);
-    std::vector<Hang> hangs = std::move(replayed.boot_hangs);
-    for (const RunTrack& r : runs.all()) collect(r, current_boot, report, hangs);
-    add_outside_ramps(scan_outside_ramps(entries, current_boot), hangs, report);
+    report.last_confirmed = st.last_confirmed;
+    std::vector<Hang> hangs = st.boot_hangs;
+    for (const RunTrack& r : st.runs.all()) collect(r, st.current_boot, report, hangs);
+    add_outside_ramps(st.outside.result(), hangs, report);
     std::stable_sort(hangs.begin(), hangs.end(), [](const Hang& a, const Hang& b) { return a.order < b.order; });
     for (auto& h : hangs) report.hangs.push_back(std::move(h.ref));
     // The lowest value that hung and was not forgotten since; among equals, the oldest.
     for (const StepRef& h : report.hangs)
         if (!h.forgotten && (!report.hang_ceiling || h.value < report.hang_ceiling->value)) report.hang_ceiling = h;
     return report;
+}
+
+Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot) {
+    Analysis analysis(current_boot);
+    for (const Entry& e : entries) analysis.add(e);
+    return analysis.finish();
+}
+
+Expected<Report> analyse_file(const std::string& path, std::string_view current_boot, journal_view::Notes* notes) {
+    auto replay = JournalReplay::read(path, current_boot, notes);
+    if (!replay) return replay.error();
+    return replay->report();
+}
+
+Expected<JournalReplay> JournalReplay::read(const std::string& path, std::string_view current_boot,
+                                            journal_view::Notes* notes) {
+    JournalReplay r(path, current_boot);
+    auto read = journal_view::read_journal(path, [&](const Entry& e) { r.analysis_.add(e); }, &r.end_);
+    if (!read) return read.error();
+    if (notes != nullptr) *notes = std::move(*read);
+    return r;
+}
+
+Expected<Report> JournalReplay::catch_up() {
+    const journal_view::Position from = end_;
+    end_ = {};  // until this reading is done: an error midway leaves the replay to start over
+    auto more = journal_view::read_journal_after(path_, from, [&](const Entry& e) { analysis_.add(e); }, &end_);
+    if (!more) return more.error();
+    if (!*more) {
+        auto again = read(path_, boot_, nullptr);
+        if (!again) return again.error();
+        *this = std::move(*again);
+    }
+    return report();
 }
 
 std::string hang_origin(const StepRef& r) {

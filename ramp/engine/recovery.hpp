@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,6 +99,49 @@ struct Report {
 [[nodiscard]] bool earlier_boot(std::string_view boot, std::string_view current_boot);
 
 [[nodiscard]] Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot);
+
+// The same, one record at a time in file order: a journal read line by line is analysed without
+// holding its entries (journal_view::read_journal with a sink; status and recover, issue 25
+// point 4). Nothing of a lent Entry is kept by reference.
+class Analysis {
+public:
+    explicit Analysis(std::string_view current_boot);
+    ~Analysis();
+    Analysis(Analysis&&) noexcept;
+    Analysis& operator=(Analysis&&) noexcept;
+    void add(const journal_view::Entry& e);
+    // The answers on the records added so far (more may be added after).
+    [[nodiscard]] Report finish() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> s_;
+};
+
+// The journal at `path` read and analysed record by record; what reading found besides the
+// records (torn tail, skipped lines) in `notes` when given.
+[[nodiscard]] Expected<Report> analyse_file(const std::string& path, std::string_view current_boot,
+                                            journal_view::Notes* notes = nullptr);
+
+// The same, kept open: recover reads the journal, records outcomes through the helper (which
+// appends them), and answers on the journal as it is then. catch_up() reads only what was
+// appended since (journal_view::read_journal_after), or all of it again when the file is not
+// the one read (compacted since, say): the answer is the one a new reading would give.
+class JournalReplay {
+public:
+    [[nodiscard]] static Expected<JournalReplay> read(const std::string& path, std::string_view current_boot,
+                                                      journal_view::Notes* notes = nullptr);
+    [[nodiscard]] Expected<Report> catch_up();
+    [[nodiscard]] Report report() const { return analysis_.finish(); }
+
+private:
+    JournalReplay(std::string path, std::string_view current_boot)
+        : path_(std::move(path)), boot_(current_boot), analysis_(boot_) {}
+    std::string path_;
+    std::string boot_;
+    Analysis analysis_;
+    journal_view::Position end_;
+};
 
 // How a hang at `r` came about, to follow its value in a sentence: "hung in run R step N (T)",
 // or for the boot action "was applied by the boot action at T in boot B, and that boot never

@@ -1,6 +1,8 @@
 #include "readings/journal_fast_line.hpp"
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace wiredcap::journal_view {
@@ -21,30 +23,63 @@ struct Cursor {
     }
 };
 
-// "..." with no escape, no control character and nothing outside ASCII.
-std::optional<std::string_view> plain_string(Cursor& c) {
-    if (!c.take('"')) return std::nullopt;
-    const std::size_t start = c.i;
-    for (; c.i < c.s.size(); ++c.i) {
-        const auto ch = static_cast<unsigned char>(c.s[c.i]);
-        if (ch == '"') return c.s.substr(start, c.i++ - start);
-        if (ch < 0x20 || ch >= 0x80 || ch == '\\') return std::nullopt;
+// Whether a plain string may hold the byte: printable ASCII (DEL too), neither '"' nor '\\'.
+bool plain_char(char ch) {
+    const auto u = static_cast<unsigned char>(ch);
+    return u >= 0x20 && u < 0x80 && u != '"' && u != '\\';
+}
+
+// The first byte from p on that a plain string cannot hold (its closing '"', a backslash, a
+// control character, a byte outside ASCII), or end. Eight bytes at a time (a journal line is
+// mostly strings, and this was most of the reading's instructions, callgrind): a byte of
+// w ^ 0x22.. is zero where w has a quote, and (x - 0x01..) & ~x & 0x80.. marks the lowest zero
+// byte of x exactly (a borrow can only mark bytes above it); (w - 0x20..) & ~w marks the lowest
+// byte below 0x20 the same way, and w itself the bytes outside ASCII. On a little-endian machine
+// the lowest byte comes first.
+inline const char* find_string_end(const char* p, const char* end) {
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+        for (; end - p >= 8; p += 8) {
+            std::uint64_t w = 0;
+            std::memcpy(&w, p, sizeof w);
+            const std::uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+            const std::uint64_t marks = ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                                        ((w - kOnes * 0x20) & ~w) | w;
+            if (const std::uint64_t found = marks & kHighs; found != 0) return p + (std::countr_zero(found) >> 3);
+        }
     }
-    return std::nullopt;
+    while (p != end && plain_char(*p)) ++p;
+    return p;
+}
+
+// "..." with no escape, no control character and nothing outside ASCII. Outside the strings, the
+// reading takes only punctuation, digits and true/false/null: a line with any other byte is not
+// in the plain form.
+[[gnu::always_inline]] inline std::optional<std::string_view> plain_string(Cursor& c) {
+    if (!c.take('"')) return std::nullopt;
+    const char* const start = c.s.data() + c.i;
+    const char* const end = c.s.data() + c.s.size();
+    const char* const p = find_string_end(start, end);
+    if (p == end || *p != '"') return std::nullopt;
+    c.i = static_cast<std::size_t>(p - c.s.data()) + 1;
+    return std::string_view(start, static_cast<std::size_t>(p - start));
 }
 
 // Digits only, no leading zero, at most 19 of them (always fits 64 bits), not followed by a
 // fraction or an exponent.
-std::optional<std::uint64_t> plain_count(Cursor& c) {
-    const std::size_t start = c.i;
+[[gnu::always_inline]] inline std::optional<std::uint64_t> plain_count(Cursor& c) {
+    const char* const start = c.s.data() + c.i;
+    const char* const end = c.s.data() + c.s.size();
+    const char* p = start;
     std::uint64_t n = 0;
-    while (c.i < c.s.size() && c.s[c.i] >= '0' && c.s[c.i] <= '9') {
-        if (c.i - start == 19) return std::nullopt;
-        n = n * 10 + static_cast<std::uint64_t>(c.s[c.i++] - '0');
+    while (p != end && *p >= '0' && *p <= '9') {
+        if (p - start == 19) return std::nullopt;
+        n = n * 10 + static_cast<std::uint64_t>(*p++ - '0');
     }
-    const std::size_t digits = c.i - start;
-    if (digits == 0 || (digits > 1 && c.s[start] == '0')) return std::nullopt;
-    if (c.i < c.s.size() && (c.s[c.i] == '.' || c.s[c.i] == 'e' || c.s[c.i] == 'E')) return std::nullopt;
+    const auto digits = p - start;
+    if (digits == 0 || (digits > 1 && *start == '0')) return std::nullopt;
+    if (p != end && (*p == '.' || *p == 'e' || *p == 'E')) return std::nullopt;
+    c.i = static_cast<std::size_t>(p - c.s.data());
     return n;
 }
 
@@ -58,14 +93,24 @@ bool skip_plain_value(Cursor& c) {
 enum Field : unsigned { v, time, boot, uid, command, event, run, step, from, to, readback, effective,
                         effective_source, reason, by, other };
 
+// By length first: a key is compared with at most three names (this runs for every key of every
+// line of the journal).
 Field field_of(std::string_view key) {
-    static constexpr std::pair<std::string_view, Field> kFields[] = {
-        {"v", v}, {"time", time}, {"boot", boot}, {"uid", uid}, {"command", command}, {"event", event},
-        {"run", run}, {"step", step}, {"from_mib", from}, {"to_mib", to}, {"readback_mib", readback},
-        {"effective_mib", effective}, {"effective_source", effective_source}, {"reason", reason}, {"by", by}};
-    for (const auto& [name, f] : kFields)
-        if (name == key) return f;
-    return other;
+    auto is = [&](const auto& name, Field f) { return is_word(key, name) ? f : other; };
+    switch (key.size()) {
+        case 1: return is("v", v);
+        case 2: return is("by", by);
+        case 3: return is_word(key, "uid") ? uid : is("run", run);
+        case 4: return is_word(key, "time") ? time : is_word(key, "boot") ? boot : is("step", step);
+        case 5: return is("event", event);
+        case 6: return is_word(key, "to_mib") ? to : is("reason", reason);
+        case 7: return is("command", command);
+        case 8: return is("from_mib", from);
+        case 12: return is("readback_mib", readback);
+        case 13: return is("effective_mib", effective);
+        case 16: return is("effective_source", effective_source);
+        default: return other;
+    }
 }
 
 std::string* string_field(Entry& e, Field f) {
@@ -94,14 +139,16 @@ std::optional<units::MiB>* size_field(Entry& e, Field f) {
 // One "key":value of the entry's; false when it is not in the plain form.
 bool read_field(Cursor& c, Field f, Entry& e) {
     if (f == other) return skip_plain_value(c);
+    // assign, not a new string: an entry read line after line keeps its strings' storage.
     if (std::string* s = string_field(e, f)) {
         auto text = plain_string(c);
-        if (text) *s = std::string(*text);
+        if (text) s->assign(*text);
         return text.has_value();
     }
     if (f == run) {
         auto text = plain_string(c);
-        if (text) e.run = std::string(*text);
+        if (text && e.run) e.run->assign(*text);
+        else if (text) e.run.emplace(*text);
         return text.has_value();
     }
     auto n = plain_count(c);
@@ -121,27 +168,42 @@ bool read_field(Cursor& c, Field f, Entry& e) {
     return true;
 }
 
+// Every field as a new Entry has it, keeping the strings' storage.
+void clear(Entry& e) {
+    e.v = 0;
+    e.uid = 0;
+    for (std::string* s : {&e.time, &e.boot, &e.command, &e.event, &e.effective_source, &e.reason, &e.by}) s->clear();
+    e.run.reset();
+    e.step.reset();
+    for (std::optional<units::MiB>* m : {&e.from, &e.to, &e.readback, &e.effective}) m->reset();
+}
+
 }  // namespace
 
-std::optional<Entry> read_plain_record(std::string_view line, std::size_t number) {
-    Cursor c{line};
-    Entry e;
+bool read_plain_record(std::string_view line, std::size_t number, Entry& e) {
+    clear(e);
     e.line = number;
+    Cursor c{line};
     unsigned seen = 0;
-    if (!c.take('{')) return std::nullopt;
+    if (!c.take('{')) return false;
     do {
         auto key = plain_string(c);
-        if (!key || !c.take(':')) return std::nullopt;
+        if (!key || !c.take(':')) return false;
         const Field f = field_of(*key);
         if (f != other) {
-            if ((seen & (1u << f)) != 0) return std::nullopt;  // a key twice: the full parser's call
+            if ((seen & (1u << f)) != 0) return false;  // a key twice: the full parser's call
             seen |= 1u << f;
         }
-        if (!read_field(c, f, e)) return std::nullopt;
+        if (!read_field(c, f, e)) return false;
     } while (c.take(','));
-    if (!c.take('}') || c.i != line.size()) return std::nullopt;
+    if (!c.take('}') || c.i != line.size()) return false;
     constexpr unsigned kRequired = (1u << v) | (1u << time) | (1u << boot) | (1u << uid) | (1u << command) | (1u << event);
-    if ((seen & kRequired) != kRequired) return std::nullopt;
+    return (seen & kRequired) == kRequired;
+}
+
+std::optional<Entry> read_plain_record(std::string_view line, std::size_t number) {
+    Entry e;
+    if (!read_plain_record(line, number, e)) return std::nullopt;
     return e;
 }
 

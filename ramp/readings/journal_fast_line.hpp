@@ -17,4 +17,9 @@ namespace wiredcap::journal_view {
 
 [[nodiscard]] std::optional<Entry> read_plain_record(std::string_view line, std::size_t number);
 
+// The same into `out`, which keeps its strings' storage from one line to the next (a journal is
+// read through one Entry: no allocation per field). False: not in the plain form, and `out` holds
+// nothing to use.
+[[nodiscard]] bool read_plain_record(std::string_view line, std::size_t number, Entry& out);
+
 }  // namespace wiredcap::journal_view

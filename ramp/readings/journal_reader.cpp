@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -118,51 +119,75 @@ Expected<Entry> to_entry(const json::Value& o, std::size_t line) {
     return e;
 }
 
-// One line of the file (without its newline) and whether a newline ended it.
-struct Line {
-    std::string_view text;
-    bool terminated = false;
-};
+// Cuts text, fed in pieces as it is read, into lines, and reads each as it is complete: no copy
+// of the file and no list of its lines is kept (a 1.5 MiB journal held whole, with an Entry per
+// line, was most of `status`'s memory and time: issue 25 point 4).
+class LineFeed {
+public:
+    LineFeed(const RecordSink& sink, Notes& notes, std::size_t lines_before = 0)
+        : sink_(sink), notes_(notes), lines_(lines_before) {}
 
-std::vector<Line> split_lines(std::string_view text) {
-    std::vector<Line> lines;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        const auto nl = text.find('\n', start);
-        if (nl == std::string_view::npos) {
-            lines.push_back(Line{text.substr(start), false});
-            break;
+    void feed(std::string_view piece) {
+        for (;;) {
+            const auto nl = piece.find('\n');
+            if (nl == std::string_view::npos) break;
+            if (carry_.empty()) {
+                read_line(piece.substr(0, nl), true);
+            } else {
+                carry_.append(piece.substr(0, nl));
+                read_line(carry_, true);
+                carry_.clear();
+            }
+            piece.remove_prefix(nl + 1);
         }
-        lines.push_back(Line{text.substr(start, nl - start), true});
-        start = nl + 1;
+        carry_.append(piece);
     }
-    return lines;
-}
 
-void read_line(const Line& l, std::size_t number, bool last, Contents& out) {
-    // The helper's own lines, read without the full parser; anything else goes through it.
-    if (auto plain = read_plain_record(l.text, number)) {
-        out.entries.push_back(std::move(*plain));
-        return;
+    // The end of the file: what is left is a last line without its newline.
+    void finish() {
+        if (!carry_.empty()) read_line(carry_, false);
+        ended_whole_ = carry_.empty();
+        carry_.clear();
     }
-    auto value = json::parse(l.text);
-    if (!value) {
-        // The helper writes each record with one write(2); a crash can cut the last one short.
-        // Such a line is expected and carries nothing: drop it, but say that it was there.
-        if (last && !l.terminated) {
-            out.torn_tail = true;
+
+    [[nodiscard]] std::size_t lines() const { return lines_; }
+    [[nodiscard]] bool ended_whole() const { return ended_whole_; }
+
+private:
+    void read_line(std::string_view text, bool terminated) {
+        const std::size_t number = ++lines_;
+        // The helper's own lines, read without the full parser; anything else goes through it.
+        if (read_plain_record(text, number, entry_)) {
+            sink_(entry_);
             return;
         }
-        out.warnings.push_back(at_line(number, "skipped: " + value.error().message));
-        return;
+        auto value = json::parse(text);
+        if (!value) {
+            // The helper writes each record with one write(2); a crash can cut the last one
+            // short. Such a line is expected and carries nothing: drop it, but say that it was
+            // there. Only the last line can lack its newline.
+            if (!terminated) {
+                notes_.torn_tail = true;
+                return;
+            }
+            notes_.warnings.push_back(at_line(number, "skipped: " + value.error().message));
+            return;
+        }
+        auto entry = to_entry(*value, number);
+        if (!entry) {
+            notes_.warnings.push_back(at_line(number, "skipped: " + entry.error().message));
+            return;
+        }
+        sink_(*entry);
     }
-    auto entry = to_entry(*value, number);
-    if (!entry) {
-        out.warnings.push_back(at_line(number, "skipped: " + entry.error().message));
-        return;
-    }
-    out.entries.push_back(std::move(*entry));
-}
+
+    const RecordSink& sink_;
+    Notes& notes_;
+    std::string carry_;  // the start of a line whose end is in the next piece
+    std::size_t lines_ = 0;
+    bool ended_whole_ = true;  // the text read ended with a newline (or was empty)
+    Entry entry_;  // reused line after line: its strings keep their storage
+};
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -171,19 +196,21 @@ Error too_large(const std::string& path) {
                  " MiB; refusing to read it (archive it and start a new one)"};
 }
 
-// Reads all of `fd` (a regular file), refusing more than kMaxJournalBytes. The size is
-// checked while reading too, as the helper may append in the meantime.
-Expected<std::string> read_all(int fd, const std::string& path) {
-    std::string data;
+// Feeds all of `fd` (a regular file) to `lines`, refusing more than kMaxJournalBytes. The size
+// is checked while reading too, as the helper may append in the meantime.
+Expected<std::uint64_t> read_all(int fd, const std::string& path, LineFeed& lines, std::uint64_t total = 0) {
     char buf[65536];
     for (;;) {
         const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return Error{"cannot read the journal " + path + ": " + errno_text(errno)};
-        if (n == 0) return data;
-        data.append(buf, static_cast<std::size_t>(n));
-        if (data.size() > kMaxJournalBytes) return too_large(path);
+        if (n == 0) break;
+        total += static_cast<std::uint64_t>(n);
+        if (total > kMaxJournalBytes) return too_large(path);
+        lines.feed(std::string_view(buf, static_cast<std::size_t>(n)));
     }
+    lines.finish();
+    return total;
 }
 
 // Checks the opened descriptor, not the path: what was opened is what is read.
@@ -203,28 +230,96 @@ Expected<Entry> parse_record(std::string_view line, std::size_t number) {
     return to_entry(*value, number);
 }
 
+Notes parse_journal(std::string_view text, const RecordSink& sink) {
+    Notes notes;
+    LineFeed lines(sink, notes);
+    lines.feed(text);
+    lines.finish();
+    return notes;
+}
+
 Contents parse_journal(std::string_view text) {
     Contents out;
-    const auto lines = split_lines(text);
-    out.entries.reserve(lines.size());
-    for (std::size_t i = 0; i < lines.size(); ++i) read_line(lines[i], i + 1, i + 1 == lines.size(), out);
+    out.entries.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+    Notes notes = parse_journal(text, [&](const Entry& e) { out.entries.push_back(e); });
+    out.torn_tail = notes.torn_tail;
+    out.warnings = std::move(notes.warnings);
     return out;
 }
 
-Expected<Contents> read_journal(const std::string& path) {
-    // O_NONBLOCK: opening a FIFO planted at the path must not wait for a writer. O_NOFOLLOW:
-    // the journal is read where it is, not wherever a link points.
+namespace {
+
+// O_NONBLOCK: opening a FIFO planted at the path must not wait for a writer. O_NOFOLLOW: the
+// journal is read where it is, not wherever a link points. An empty descriptor: no journal yet.
+Expected<UniqueFd> open_journal(const std::string& path) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY));
-    if (!fd.valid()) {
-        const int err = errno;
-        if (err == ENOENT) return Contents{};  // no journal yet: nothing has ever been changed
-        if (err == ELOOP) return Error{"the journal " + path + " is a symbolic link; refusing it"};
-        return Error{"cannot open the journal " + path + ": " + errno_text(err)};
+    if (fd.valid()) return fd;
+    const int err = errno;
+    if (err == ENOENT) return UniqueFd();  // nothing has ever been changed
+    if (err == ELOOP) return Error{"the journal " + path + " is a symbolic link; refusing it"};
+    return Error{"cannot open the journal " + path + ": " + errno_text(err)};
+}
+
+Expected<Notes> read_from(int fd, const std::string& path, const RecordSink& sink, const Position& start,
+                          Position* end) {
+    Notes notes;
+    LineFeed lines(sink, notes, start.lines);
+    auto total = read_all(fd, path, lines, start.offset);
+    if (!total) return total.error();
+    if (end != nullptr) {
+        struct stat st {};
+        // Only a reading that ended on a newline can be taken up again where it stopped: a last
+        // line without one was read (or dropped as torn) and is read again whole from the start.
+        const bool whole = lines.ended_whole() && ::fstat(fd, &st) == 0;
+        *end = whole ? Position{true, st.st_dev, st.st_ino, *total, lines.lines()} : Position{};
     }
-    if (auto ok = check_opened(fd.get(), path); !ok) return ok.error();
-    auto text = read_all(fd.get(), path);
-    if (!text) return text.error();
-    return parse_journal(*text);
+    return notes;
+}
+
+}  // namespace
+
+Expected<Notes> read_journal(const std::string& path, const RecordSink& sink, Position* end) {
+    if (end != nullptr) *end = Position{};
+    auto fd = open_journal(path);
+    if (!fd) return fd.error();
+    if (!fd->valid()) return Notes{};
+    if (auto ok = check_opened(fd->get(), path); !ok) return ok.error();
+    return read_from(fd->get(), path, sink, Position{}, end);
+}
+
+Expected<std::optional<Notes>> read_journal_after(const std::string& path, const Position& from,
+                                                  const RecordSink& sink, Position* end) {
+    if (end != nullptr) *end = Position{};
+    if (!from.continuable) return std::optional<Notes>();
+    auto fd = open_journal(path);
+    if (!fd) return fd.error();
+    if (!fd->valid()) return std::optional<Notes>();  // gone: whatever it is now, read it whole
+    if (auto ok = check_opened(fd->get(), path); !ok) return ok.error();
+    // The same file, not shorter, and a newline where the reading stopped: only then were the
+    // bytes before it left as they were (the helper only appends, and takes back only its own
+    // unfinished append; wiredcap-system's compaction writes a new file and renames it).
+    struct stat st {};
+    char before = 0;
+    if (::fstat(fd->get(), &st) != 0 || st.st_dev != from.dev || st.st_ino != from.ino ||
+        static_cast<std::uint64_t>(st.st_size) < from.offset)
+        return std::optional<Notes>();
+    if (from.offset > 0 &&
+        ::pread(fd->get(), &before, 1, static_cast<off_t>(from.offset - 1)) != 1)
+        return std::optional<Notes>();
+    if (from.offset > 0 && before != '\n') return std::optional<Notes>();
+    if (::lseek(fd->get(), static_cast<off_t>(from.offset), SEEK_SET) < 0) return std::optional<Notes>();
+    auto notes = read_from(fd->get(), path, sink, from, end);
+    if (!notes) return notes.error();
+    return std::optional<Notes>(std::move(*notes));
+}
+
+Expected<Contents> read_journal(const std::string& path) {
+    Contents out;
+    auto notes = read_journal(path, [&](const Entry& e) { out.entries.push_back(e); });
+    if (!notes) return notes.error();
+    out.torn_tail = notes->torn_tail;
+    out.warnings = std::move(notes->warnings);
+    return out;
 }
 
 }  // namespace wiredcap::journal_view

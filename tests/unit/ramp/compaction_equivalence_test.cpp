@@ -7,9 +7,14 @@
 // and trips, recover's verdicts, refusals and torn lines -- over several boots, and every answer
 // is compared before and after, for each boot in the journal, a later one, and an unknown one.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -269,6 +274,94 @@ TEST(CompactionEquivalence, EveryReaderAnswersTheSameAfterACompaction) {
     EXPECT_LT(after_bytes * 10, before_bytes * 8) << before_bytes << " bytes before, " << after_bytes << " after";
     // And runs were closed as abandoned: a compaction that closed none would pass them too.
     EXPECT_GT(abandoned, kJournals / 8);
+}
+
+// status and recover read the journal from its file in pieces, each record replayed as it is read
+// (analyse_file, issue 25 point 4): on the same random journals, made larger than one piece of the
+// reading (64 KiB) so that lines are cut between pieces, every answer is the one analyse() gives
+// on the whole text's entries, and the reading finds the same skipped lines.
+TEST(CompactionEquivalence, StreamedFromTheFileEveryAnswerIsTheSame) {
+    char dir[] = "/tmp/ramp-stream-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/journal.jsonl";
+    for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+        const std::string text = Story(seed).write(60);
+        ASSERT_GT(text.size(), std::size_t{2} << 16) << "seed " << seed;
+        {
+            std::ofstream out(path, std::ios::binary | std::ios::trunc);
+            out << text;
+        }
+        const auto whole = journal_view::parse_journal(text);
+        for (const std::string boot : {"BOOT-0", "BOOT-59", "BOOT-60", "unknown"}) {
+            journal_view::Notes notes;
+            auto streamed = analyse_file(path, boot, &notes);
+            ASSERT_TRUE(streamed) << streamed.error().message;
+            ASSERT_EQ(describe(analyse(whole.entries, boot)), describe(*streamed)) << "seed " << seed << ", boot " << boot;
+            EXPECT_EQ(notes.warnings, whole.warnings) << "seed " << seed;
+            EXPECT_EQ(notes.torn_tail, whole.torn_tail) << "seed " << seed;
+        }
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// recover reads the journal, appends outcomes through the helper, and answers on the journal as it
+// is then: JournalReplay::catch_up reads only what was appended, or all of it again when the file
+// is not the one read. Each way, every answer is the one a new reading of the whole file gives:
+// appended after a reading that ended on a newline (taken up where it stopped), after one that
+// ended in a torn line (read again), after the journal was replaced by a rename (compaction) or
+// rewritten shorter in place.
+TEST(CompactionEquivalence, CaughtUpAfterAChangeEveryAnswerIsTheSame) {
+    char dir[] = "/tmp/ramp-catch-up-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/journal.jsonl";
+    auto put = [&](const std::string& file, const std::string& text, std::ios::openmode mode) {
+        std::ofstream out(file, std::ios::binary | mode);
+        out << text;
+    };
+    const std::string boot = "BOOT-59";
+    for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+        const std::string text = Story(seed).write(60);
+        const std::string expected = describe(analyse(journal_view::parse_journal(text).entries, boot));
+        const std::size_t line_end = text.find('\n', text.size() / 2) + 1;
+        for (const std::size_t cut : {line_end, line_end - 7, std::size_t{0}}) {
+            put(path, text.substr(0, cut), std::ios::trunc);
+            auto replay = JournalReplay::read(path, boot);
+            ASSERT_TRUE(replay) << replay.error().message;
+            put(path, text.substr(cut, 1000), std::ios::app);
+            ASSERT_TRUE(replay->catch_up());
+            put(path, text.substr(cut + std::min<std::size_t>(1000, text.size() - cut)), std::ios::app);
+            auto caught_up = replay->catch_up();
+            ASSERT_TRUE(caught_up) << caught_up.error().message;
+            ASSERT_EQ(expected, describe(*caught_up)) << "seed " << seed << ", cut at " << cut;
+        }
+        // Replaced by another file (a compaction renames its new journal into place) whose lines
+        // end where the old one's did: the records of the boot named are now another boot's, and
+        // more follow.
+        std::string other = text;
+        for (std::size_t at = 0; (at = other.find("\"BOOT-59\"", at)) != std::string::npos;) other[at + 7] = '8';
+        other += Story(seed + 100).write(3);
+        const std::string other_expected = describe(analyse(journal_view::parse_journal(other).entries, boot));
+        ASSERT_NE(other_expected, expected) << "seed " << seed;
+        put(path, text, std::ios::trunc);
+        auto replay = JournalReplay::read(path, boot);
+        ASSERT_TRUE(replay) << replay.error().message;
+        put(path + ".new", other, std::ios::trunc);
+        ASSERT_EQ(std::rename((path + ".new").c_str(), path.c_str()), 0);
+        auto renamed = replay->catch_up();
+        ASSERT_TRUE(renamed) << renamed.error().message;
+        ASSERT_EQ(other_expected, describe(*renamed)) << "seed " << seed << ", renamed";
+        put(path, text, std::ios::trunc);
+        replay = JournalReplay::read(path, boot);
+        ASSERT_TRUE(replay) << replay.error().message;
+        const std::string shorter = other.substr(0, other.rfind('\n', text.size() / 2) + 1);
+        put(path, shorter, std::ios::trunc);
+        auto rewritten = replay->catch_up();
+        ASSERT_TRUE(rewritten) << rewritten.error().message;
+        ASSERT_EQ(describe(analyse(journal_view::parse_journal(shorter).entries, boot)),
+                  describe(*rewritten))
+            << "seed " << seed << ", rewritten shorter";
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

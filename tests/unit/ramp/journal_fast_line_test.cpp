@@ -102,5 +102,22 @@ TEST(JournalPlainRecord, AnythingElseIsLeftToTheFullParser) {
     check(head + R"("intent","ignore_hang_ceiling":true,"note":null,"n":3,"s":"x"})", true);
 }
 
+// The strings are read eight bytes at a time: a byte no plain string holds is found at every
+// place in a long string, and one it may hold (DEL) is read at every place.
+TEST(JournalPlainRecord, OddBytesAnywhereInALongStringAreLeftToTheFullParser) {
+    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    for (std::size_t at = 0; at < 24; ++at) {
+        for (const std::string odd : {"\t", "\x01", "\x1f", "\xc3\xa9", "\x80", "\xff", "\\\\", "\\\""}) {
+            std::string reason(24, 'r');
+            reason.insert(at, odd);
+            check(head + "\"intent\",\"reason\":\"" + reason + "\"}", false);
+        }
+        std::string reason(24, 'r');
+        reason.insert(at, "\x7f");
+        check(head + "\"intent\",\"reason\":\"" + reason + "\"}", true);
+        check(head + "\"intent\",\"reason\":\"" + reason.substr(0, at) + "\"}", true);  // a quote anywhere
+    }
+}
+
 }  // namespace
 }  // namespace wiredcap::journal_view

@@ -260,6 +260,55 @@ TEST_F(JournalFile, ReadsTheFileAsWritten) {
     EXPECT_TRUE(c->torn_tail);
 }
 
+void expect_same_entries(const std::vector<Entry>& a, const std::vector<Entry>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].line, b[i].line);
+        EXPECT_EQ(a[i].time, b[i].time);
+        EXPECT_EQ(a[i].boot, b[i].boot);
+        EXPECT_EQ(a[i].command, b[i].command);
+        EXPECT_EQ(a[i].event, b[i].event);
+        EXPECT_EQ(a[i].run, b[i].run);
+        EXPECT_EQ(a[i].step, b[i].step);
+        EXPECT_EQ(a[i].from, b[i].from);
+        EXPECT_EQ(a[i].to, b[i].to);
+        EXPECT_EQ(a[i].readback, b[i].readback);
+        EXPECT_EQ(a[i].reason, b[i].reason);
+    }
+}
+
+// The file is read in pieces of 64 KiB and a line may be cut between two: lines of every length
+// mod 61 put the cuts at every place in a line, and the records, the skipped lines and the torn
+// tail come out as from the whole text. The records are handed over one at a time, each lent
+// only for the call: a sink that keeps copies gets them all.
+TEST_F(JournalFile, LinesCutBetweenThePiecesOfTheReadingReadAsTheWholeText) {
+    std::string text;
+    for (std::size_t i = 0; text.size() < (std::size_t{5} << 16); ++i) {
+        Record r = i % 2 == 0 ? intent(i, 64_GiB, 80_GiB) : applied(i, 64_GiB, 80_GiB);
+        r.reason = std::string(i % 61, 'x');
+        if (i % 97 == 0) r.reason += "\"quoted\"";  // an escape: the full parser's line
+        text += line(r);
+        if (i % 89 == 0) text += "{\"v\":1,\"time\":\n";  // a torn line the helper closed
+    }
+    text += line(applied(1, 0_MiB, 80_GiB)).substr(0, 40);  // and a torn tail
+    const std::string p = write("journal.jsonl", text);
+    const Contents whole = parse_journal(text);
+    ASSERT_TRUE(whole.torn_tail);
+    ASSERT_FALSE(whole.warnings.empty());
+
+    auto read = read_journal(p);
+    ASSERT_TRUE(read) << read.error().message;
+    expect_same_entries(read->entries, whole.entries);
+    EXPECT_EQ(read->warnings, whole.warnings);
+    EXPECT_TRUE(read->torn_tail);
+
+    std::vector<Entry> lent;
+    auto notes = read_journal(p, [&](const Entry& e) { lent.push_back(e); });
+    ASSERT_TRUE(notes) << notes.error().message;
+    expect_same_entries(lent, whole.entries);
+    EXPECT_EQ(notes->warnings, whole.warnings);
+}
+
 TEST_F(JournalFile, MissingFileIsAnEmptyJournal) {
     auto c = read_journal(path("never-written.jsonl"));
     ASSERT_TRUE(c) << c.error().message;

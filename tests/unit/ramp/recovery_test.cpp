@@ -463,6 +463,23 @@ TEST(Recovery, RunWithOnlyARefusalEndedWithoutRecord) {
     EXPECT_TRUE(r.hangs.empty());
 }
 
+// A run with no forward record is named by its last record, whatever came before it (the replay
+// keeps only that record's step, value, time and boot: issue 25 point 4).
+TEST(Recovery, RunWithOnlyRefusalsIsNamedByItsLastRecord) {
+    Journal j;
+    j.add(Record{"apply", "refused", std::string("r1"), 1, 64_GiB, 200_GiB, std::nullopt, "above max"});
+    j.in_boot(kBootB).add(Record{"apply", "refused", std::string("r1"), 2, 64_GiB, 96_GiB, std::nullopt, "busy"});
+    const auto c = j.contents();
+    const Report r = j.analyse_in(kBootC);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
+    EXPECT_EQ(r.unresolved[0].at.step, 2u);
+    EXPECT_EQ(r.unresolved[0].at.value, 96_GiB);
+    EXPECT_EQ(r.unresolved[0].at.boot, kBootB);
+    ASSERT_EQ(c.entries.size(), 2u);
+    EXPECT_EQ(r.unresolved[0].at.time, c.entries[1].time);
+}
+
 // ---- many runs --------------------------------------------------------------------------------
 
 TEST(Recovery, LowestOfSeveralHangsIsTheCeilingAndHangsAreOldestFirst) {
