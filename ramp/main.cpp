@@ -189,7 +189,7 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
         return wiredcap::cli::run_convert(o.convert, out, err);
     }
 #ifdef WIREDCAP_LINUX_BACKEND
-    if (is("status") && !o.linux_root.empty()) return wiredcap::cli::run_linux_status(o.linux_root, o.json, out, err);
+    if (is("status") && !o.linux_root.empty()) return wiredcap::cli::run_linux_status(o.linux_root, wiredcap::cli::journal_path(o.dev), o.json, out, err);
 #endif
     if (is("status")) return wiredcap::cli::run_status(ctx);
     if (is("metrics")) {

@@ -10,6 +10,9 @@
 
 namespace wiredcap::cli {
 
-[[nodiscard]] ExitCode run_linux_status(const std::string& root, bool json, std::ostream& out, std::ostream& err);
+// `journal`: the project's journal (wiredcap-system's ttm-* verbs write there), read for the
+// hang ceiling.
+[[nodiscard]] ExitCode run_linux_status(const std::string& root, const std::string& journal, bool json,
+                                        std::ostream& out, std::ostream& err);
 
 }  // namespace wiredcap::cli

@@ -64,7 +64,11 @@ public:
         // A verdict names the boot the suspect was in force in (its reason) and the value.
         if (e.command == "verdict" && (e.event == "hung" || e.event == "not-hung") && e.to)
             verdicts_[{e.reason, e.to->count()}] = Verdict{order, e.event == "hung"};
-        if (e.command == "forget-hang" && e.event == "forgotten")
+        // Linux: a try-once trial wiredcap-system judged hung (its boot ended without a
+        // confirmation): a hang from that record on, like a person's verdict.
+        if (e.command.starts_with("ttm-") && e.event == "hung" && e.to)
+            trials_.push_back(Write{order, ref_of(e, *e.to, RefKind::trial_hung)});
+        if ((e.command == "forget-hang" || e.command == "ttm-forget-hang") && e.event == "forgotten")
             forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), e.time, e.uid, e.reason};
     }
 
@@ -72,6 +76,7 @@ public:
         OutsideRamps out;
         for (const Write& w : unread_)
             if (earlier_boot(w.ref.boot, current_)) out.hangs.emplace_back(w.order, w.ref);
+        for (const Write& w : trials_) out.hangs.emplace_back(w.order, w.ref);
         for (const auto& [boot, w] : last_change_) {
             if (!earlier_boot(boot, current_)) continue;
             auto v = verdicts_.find({boot, w.ref.value.count()});
@@ -96,6 +101,7 @@ private:
     };
     std::string_view current_;
     std::vector<Write> unread_;
+    std::vector<Write> trials_;  // Linux trials recorded hung
     std::map<std::string, Write> last_change_;  // per boot: its last change, if it is a suspect
     std::map<std::pair<std::string, std::uint64_t>, Verdict> verdicts_;
     std::optional<Forgotten> forgotten_;
@@ -105,6 +111,7 @@ private:
 
 std::string writer_of(const Entry& e) {
     if (e.command == "boot") return "boot-action";
+    if (e.command.starts_with("ttm-")) return "linux-trial";
     if (e.command == "apply" && e.by == "set") return "set";
     return "helper-apply";
 }
@@ -112,6 +119,7 @@ std::string writer_of(const Entry& e) {
 std::string writer_text(std::string_view writer) {
     if (writer == "set") return "wiredcap's set";
     if (writer == "boot-action") return "the boot action";
+    if (writer == "linux-trial") return "a Linux try-once trial (wiredcap-system ttm-trial)";
     return "wiredcap-helper's apply (run directly)";
 }
 

@@ -28,6 +28,12 @@ bool is_plain_reset(std::string_view line) {
     return string_after(line, "command") == "reset" && (event == "applied" || event == "unchanged");
 }
 
+// Linux's try-once trials (wiredcap-system ttm-*): a few records a reboot, the hangs and
+// confirmations among them; every one but a refusal (which changed nothing) is kept.
+bool is_linux_trial(std::string_view line) {
+    return string_after(line, "command").starts_with("ttm-") && string_after(line, "event") != "refused";
+}
+
 // Run-less records a reader needs: the boot action's (trips and the applies before them), every
 // store of a value for boot (the hang ceiling's waiver), a confirmation, every write outside a
 // ramp (`set`, the helper run directly: one never read back is a hang, one read back may be a
@@ -36,7 +42,7 @@ bool is_needed_without_run(std::string_view line) {
     const auto command = string_after(line, "command");
     const auto event = string_after(line, "event");
     return command == "boot" || command == "persist" || (command == "apply" && is_forward(event)) ||
-           command == "verdict" || command == "forget-hang" || event == "confirmed";
+           command == "verdict" || command == "forget-hang" || event == "confirmed" || is_linux_trial(line);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
 //     every run-less `apply` (a `set`, or the helper run directly), and every `verdict` and
 //     `forget-hang`;
+//   - every record of Linux's try-once trials (`ttm-*`, wiredcap-system) but their refusals;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
 //     the steps at risk in its boot);
 //   - the most recent kKeepRecent records whatever they are, and every run with a record among

@@ -95,6 +95,21 @@ TEST(Compaction, BootPersistAndResetsThatSettleAKeptRunAreKept) {
               boot + store + set + at_risk + plain_reset("B3").substr(plain_reset("B3").find('\n') + 1));
 }
 
+// Linux's trials (wiredcap-system ttm-*): every record but a refusal stays, so the hang they
+// recorded binds after a compaction as before it.
+TEST(Compaction, LinuxTrialRecordsStayButTheirRefusals) {
+    auto linux_rec = [](const std::string& command, const std::string& event) {
+        Record r{command, event, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
+        r.to_pages = 26214400;
+        r.page_size = 4096;
+        return to_json_line(r, Stamp{"B1", 0}, 1796113200);
+    };
+    const std::string kept = linux_rec("ttm-trial", "intent") + linux_rec("ttm-trial", "trial-scheduled") +
+                             linux_rec("ttm-after-boot", "hung") + linux_rec("ttm-forget-hang", "forgotten") +
+                             linux_rec("ttm-confirm", "made-default") + linux_rec("ttm-reset", "reset");
+    EXPECT_EQ(compact_text(linux_rec("ttm-trial", "refused") + kept + linux_rec("ttm-trial", "refused"), 0), kept);
+}
+
 TEST(Compaction, TheMostRecentRecordsStayAndEveryRunTheyTouchStaysWhole) {
     const std::string old = completed_run("B1", "r1", 73728, 81920) + completed_run("B1", "r2", 73728, 81920) +
                             completed_run("B1", "r3", 73728, 81920);
