@@ -2,7 +2,9 @@
 
 #include "engine/recovery.hpp"
 #include "readings/journal_reader.hpp"
+#include "wiredcap/linux/status_json.hpp"
 #include "wiredcap/linux/status_text.hpp"
+#include "wiredcap/version.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -22,12 +24,11 @@ Expected<std::optional<units::MiB>> hang_ceiling(const std::string& journal, con
 
 ExitCode run_linux_status(const std::string& root, const std::string& journal, bool json, std::ostream& out,
                           std::ostream& err) {
-    if (json) {
-        err << "wiredcap: status --linux-root has no --json answer yet (no published schema)\n";
-        return ExitCode::usage;
-    }
+    (void)err;
     const linux_amd::SystemRoot system_root(root);
-    out << linux_amd::status_text(system_root, hang_ceiling(journal, system_root), journal);
+    const auto ceiling = hang_ceiling(journal, system_root);
+    if (json) out << linux_amd::status_json(system_root, ceiling, journal, kVersion) << "\n";
+    else out << linux_amd::status_text(system_root, ceiling, journal);
     return ExitCode::ok;
 }
 
