@@ -21,7 +21,8 @@
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
 //     every run-less `apply` (a `set`, or the helper run directly), and every `verdict` and
 //     `forget-hang`;
-//   - every record of Linux's try-once trials (`ttm-*`, wiredcap-system) but their refusals;
+//   - of Linux's try-once trials (`ttm-*`, wiredcap-system): every `hung`, `forgotten` and
+//     `made-default`, and every record from the latest trial's intent on but refusals;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
 //     the steps at risk in its boot);
 //   - the most recent kKeepRecent records whatever they are, and every run with a record among
@@ -34,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -73,6 +75,7 @@ private:
     std::set<std::string> boots_of_kept_runs_;
     std::size_t surveyed_ = 0;
     std::size_t judged_ = 0;
+    std::optional<std::size_t> last_linux_trial_;  // the latest ttm-trial intent's line
     bool decided_ = false;
 };
 

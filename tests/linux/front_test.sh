@@ -72,4 +72,27 @@ grep -q "No hang ceiling binds" <<<"$(wc recover)" || fail "the hang still binds
 wc reset >/dev/null || fail "reset failed"
 [[ "$(events)" == *"ttm-forget-hang:forgotten ttm-reset:intent ttm-reset:reset " ]] || fail "journal: $(events)"
 grep -q "ttm.pages_limit" "$root/etc/default/grub" && fail "reset left the default's parameter"
+# The journal is the shared one: wiredcap-system compact compacts it (past 1000 newer records
+# an earlier trial's steps go to the archive), and the hang still binds, as the readers found it.
+root=$base/c; "$sim" init --root "$root" --profile strix-64; mkdir -p "$root/.mac" "$root/var/lib"
+sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
+sys confirm >/dev/null && "$sim" reboot --root "$root" >/dev/null
+"$sim" hang-above --root "$root" 10485760
+sys trial 44GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && "$sim" reboot --root "$root" >/dev/null
+sys after-boot >/dev/null 2>&1 || true
+sys trial 42GiB >/dev/null  # below the ceiling: the latest trial, pending
+for _ in $(seq 1000); do
+  echo '{"v":1,"time":"2026-12-01T00:00:00Z","boot":"b-0","uid":501,"command":"apply","event":"refused","reason":"x"}'
+done >>"$(journal)"
+ceiling=$(grep "hang ceiling" -A1 <<<"$(status)")
+out=$("$system" --sim-state "$root/.mac/sim-state" --journal "$(journal)" --policy "$root/.mac/policy" compact)
+grep -q '"compacted":true' <<<"$out" || fail "compact did not compact: $out"
+linux_events() { events | tr ' ' '\n' | grep -E '^(ttm-|journal:)' | tr '\n' ' '; }
+want="ttm-confirm:made-default ttm-after-boot:hung ttm-trial:intent ttm-trial:trial-scheduled journal:compacted "
+[ "$(linux_events)" = "$want" ] || fail "after compaction: $(linux_events)"
+grep -q '"command":"ttm-trial","event":"trial-scheduled"' "$(journal).1" || fail "the archive lacks what went"
+[ "$ceiling" = "$(grep "hang ceiling" -A1 <<<"$(status)" || true)" ] || fail "compaction changed the hang ceiling"
+sys reset >/dev/null
+rc=0; wc set 44GiB >/dev/null 2>&1 || rc=$?
+[ "$rc" = 3 ] || fail "after compaction a trial at the hang ceiling exited $rc, not 3"
 echo "front-end: ok"
