@@ -20,7 +20,8 @@ using units::Pages;
 JsonObject amount(Bytes b, std::optional<PageSize> ps) {
     JsonObject o;
     if (ps) {
-        o.num("pages", b.count() / ps->bytes()).num("page_size", ps->bytes()).num("part_page_bytes", b.count() % ps->bytes());
+        o.num("pages", b.count() / ps->bytes()).num("page_size", ps->bytes());
+        o.num("part_page_bytes", b.count() % ps->bytes());
     } else {
         o.null("pages").null("page_size").null("part_page_bytes");
     }
@@ -131,7 +132,8 @@ std::string status_json(const SystemRoot& root, const Expected<std::optional<uni
     o.object("pages_limit", sourced(r.pages_limit, [](const Pages& p) { return amount(p); }));
     // A boot parameter that is not there is an answer (the kernel's default applies), not unknown.
     JsonObject param;
-    if (r.cmdline_pages_limit.value) param.object("value", amount(*r.cmdline_pages_limit.value)); else param.null("value");
+    if (r.cmdline_pages_limit.value) param.object("value", amount(*r.cmdline_pages_limit.value));
+    else param.null("value");
     param.str("source", r.cmdline_pages_limit.source);
     if (!r.cmdline_pages_limit.value && !r.module.value) param.str("why_unknown", r.cmdline_pages_limit.note);
     o.object("boot_parameter", param);
