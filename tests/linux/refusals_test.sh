@@ -81,6 +81,18 @@ rc=0; sys trial 96GiB >/dev/null 2>&1 || rc=$?
 [ "$rc" = 12 ] || fail "trial without a journal exited $rc, not 12"
 [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed without a journal"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without a journal"
+# A journal that reads but takes no record (the file-size limit leaves no room for one): the
+# intent cannot be written, so nothing is armed.
+root=$base/fulljournal; "$sim" init --root "$root" --profile strix-128
+mkdir -p "$root/var/lib/wiredcap"
+for _ in $(seq 50); do
+  echo '{"v":1,"time":"2026-12-01T00:00:00Z","boot":"b-0","uid":501,"command":"apply","event":"refused","reason":"x"}'
+done >"$(journal)"
+rc=0; (ulimit -f 5; sys trial 96GiB) >/dev/null 2>&1 || rc=$?
+[ "$rc" = 12 ] || fail "trial with a journal that takes no record exited $rc, not 12"
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed without its intent"
+[ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without its intent"
+grep -q '^phase=none$' "$root/var/lib/wiredcap/ttm-state" || fail "the state kept a trial never journaled"
 # The driver holding something else than the trial asked for (here: it reports a smaller GTT) is
 # a mismatch, reported (exit 6): the trial entry goes, no hang is recorded on this boot (that
 # the trial stays at risk until the next boot is at_risk_test.sh's).
