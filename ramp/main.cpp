@@ -22,6 +22,7 @@
 #include "commands/metrics_cmd.hpp"
 #include "commands/status.hpp"
 #ifdef WIREDCAP_LINUX_BACKEND
+#include "commands/linux_front.hpp"
 #include "commands/linux_status.hpp"
 #endif
 #include "suggest.hpp"
@@ -44,6 +45,7 @@ constexpr const char* kExitCodeHelp = R"(Exit codes (0 only when the cap holds w
  12 journal or boot state write failed             13 declined at the prompt
  14 no safe band here    15 no policy file         16 policy unreadable
  17 fit --check: fits only after raising the cap
+ 18 set on Linux: one trial boot scheduled, not held yet
 )";
 
 struct Options {
@@ -63,7 +65,8 @@ struct Options {
     wiredcap::fit::FitRequest fit;
     std::vector<CLI::Option*> ramp_model_options;  // fit's options on ramp: only with --for
     wiredcap::cli::MetricsRequest metrics;
-    std::string linux_root;  // status --linux-root: the Linux AMD backend (docs/linux.md)
+    std::string linux_root;  // --linux-root of status, set, reset, recover: the Linux AMD backend
+                             // under DIR (docs/linux.md); without it, detected on "/"
 };
 
 // The options that describe how a model is run: `fit` and `ramp --for` take the same list, so a
@@ -180,6 +183,19 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, const 
     return std::nullopt;
 }
 
+#ifdef WIREDCAP_LINUX_BACKEND
+// What the Mac's set/recover take and Linux's try-once story has no use for: refused, never
+// ignored. A hang ceiling is cleared only by recover --forget-hang; a trial needs no --from
+// (the driver is read back) and asks nothing (a hang reverts itself at the next boot).
+std::optional<std::string> linux_unsupported(const CLI::App& app, const Options& o) {
+    if (o.json && !app.got_subcommand("status")) return std::string("--json is status's only on Linux");
+    if (o.set.ignore_hang_ceiling) return std::string("--ignore-hang-ceiling does not exist on Linux");
+    if (o.set.from) return std::string("--from does not exist on Linux: the driver is read back");
+    if (o.recover.answer) return std::string("--hung/--not-hung do not exist on Linux");
+    return std::nullopt;
+}
+#endif
+
 ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream& err) {
     wiredcap::cli::CliContext ctx{wiredcap::cli::HelperClient(wiredcap::cli::locate_helper(o.helper), o.dev), o.json,
                                   out, err};
@@ -189,7 +205,21 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
         return wiredcap::cli::run_convert(o.convert, out, err);
     }
 #ifdef WIREDCAP_LINUX_BACKEND
-    if (is("status") && !o.linux_root.empty()) return wiredcap::cli::run_linux_status(o.linux_root, o.json, out, err);
+    // On an AMD Linux host (or a simulated one, --linux-root), the same words drive the
+    // try-once story (commands/linux_front.hpp); elsewhere, the Mac's (the simulated Mac here).
+    if (is("status") || is("set") || is("reset") || is("recover"))
+        if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev)) {
+            if (is("status"))
+                return wiredcap::cli::run_linux_status(linux_host->root, wiredcap::cli::journal_path(o.dev), o.json,
+                                                       out, err);
+            if (auto why = linux_unsupported(app, o)) {
+                err << "wiredcap: " << *why << " (docs/linux.md)\n";
+                return ExitCode::usage;
+            }
+            if (is("set")) return wiredcap::cli::run_linux_set(*linux_host, o.set.size, out, err);
+            if (is("reset")) return wiredcap::cli::run_linux_reset(*linux_host, out, err);
+            return wiredcap::cli::run_linux_recover(*linux_host, {o.recover.forget_hang, o.recover.why}, out, err);
+        }
 #endif
     if (is("status")) return wiredcap::cli::run_status(ctx);
     if (is("metrics")) {
@@ -282,6 +312,11 @@ int main(int argc, char** argv) {
     check->add_option("FILE", o.policy_file, "The policy file to check");
     add_ramp(app, o);
     add_recover(app, o);
+#ifdef WIREDCAP_LINUX_BACKEND
+    for (const char* name : {"set", "reset", "recover"})
+        app.get_subcommand(name)->add_option("--linux-root", o.linux_root,
+                                             "Linux AMD APU: the try-once trial under DIR ('/': this machine)");
+#endif
     add_persist(app, o);
     add_fit(app, o);
     // After the subcommands: CLI11 copies the footer into each subcommand made after it.

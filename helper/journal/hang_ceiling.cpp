@@ -24,6 +24,14 @@ bool is_store_record(std::string_view line, std::string_view command, std::strin
     return command == "persist" && (event == "persisted" || event == "unchanged") && line.find("\"to_mib\":") != line.npos;
 }
 
+// A Linux trial's hang (to_pages of page_size bytes) in whole MiB, rounded down: a ceiling is
+// never rounded up past what hung.
+std::optional<std::uint64_t> linux_hang_mib(std::string_view line) {
+    const auto pages = number_after(line, "to_pages"), size = number_after(line, "page_size");
+    if (!pages || !size || *size == 0 || *pages > UINT64_MAX / *size) return std::nullopt;
+    return *pages * *size >> 20;
+}
+
 // A value that hung, and where in the journal it was found.
 struct HangAt {
     std::uint64_t value;
@@ -43,9 +51,13 @@ public:
             if (line.find(",\"ignore_hang_ceiling\":true") != line.npos) waiver_ = Waiver{index, boot};
             return;
         }
-        if (command == "forget-hang" && event == "forgotten") forgotten_before_ = index;
+        if ((command == "forget-hang" || command == "ttm-forget-hang") && event == "forgotten")
+            forgotten_before_ = index;
         if (command == "verdict" && event == "hung")
             if (const auto to = number_after(line, "to_mib")) verdicts_.push_back(HangAt{*to, "", index});
+        // Linux: a trial that wiredcap-system judged hung binds at once, like a verdict.
+        if (command.starts_with("ttm-") && event == "hung")
+            if (const auto mib = linux_hang_mib(line)) verdicts_.push_back(HangAt{*mib, "", index});
         // The kernel answered in this boot: every write before it in the boot was read back.
         if (line.find(",\"readback_mib\":") != line.npos)
             std::erase_if(unread_, [&](const HangAt& w) { return w.boot == boot; });

@@ -24,7 +24,9 @@ namespace wiredcap::journal {
 // taken in file order, never by their times (one second holds many records, and a clock can be
 // set back). Hangs known when the value for boot was stored with persist --ignore-hang-ceiling
 // (steps before that record, from other boots) were overridden by a person and are not counted;
-// a later store without the override counts every hang again. The boot action's own hangs are
+// a later store without the override counts every hang again. Linux's trials (ttm-*
+// records) bind when wiredcap-system recorded them `hung`, in MiB rounded down; a
+// `ttm-forget-hang` clears hangs before it as `forget-hang` does. The boot action's own hangs are
 // the boot guard's (`tripped`), not counted here.
 [[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot);
 [[nodiscard]] Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,

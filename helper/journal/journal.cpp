@@ -88,6 +88,11 @@ std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time
     if (!r.by.empty()) o.str("by", r.by);
     if (!r.vouched.empty()) o.str("vouched", r.vouched);
     if (r.effective && !r.effective_said.empty()) o.str("effective_said", r.effective_said);
+    if (!r.param.empty()) o.str("param", r.param);
+    if (r.to_pages) o.num("to_pages", *r.to_pages);
+    if (r.readback_pages) o.num("readback_pages", *r.readback_pages);
+    if (r.page_size) o.num("page_size", *r.page_size);
+    if (!r.place.empty()) o.str("place", r.place);
     return o.text() + "\n";
 }
 

@@ -7,6 +7,9 @@
 //    "readback_mib":98304,"reason":"...","effective_mib":161792,
 //    "effective_source":"given by uid 501","ignore_hang_ceiling":true,"by":"set",
 //    "vouched":"vouched by the policy file ... (sha256 ...)","effective_said":"metal"}
+// Linux's ttm-* records carry pages instead of MiB (docs/linux.md, "The journal"):
+//   {"v":1,...,"command":"ttm-trial","event":"intent","param":"ttm.pages_limit",
+//    "to_pages":26214400,"page_size":4096,"place":"..."}
 // Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
 // Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
 // macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
@@ -56,6 +59,13 @@ struct Record {
     std::string vouched = {};              // the policy that vouched for the value (policy::vouched_by)
     std::string effective_said = {};       // where the caller said it came from: metal |
                                            // simulated-metal | given (its word, kept for the record)
+    // Linux AMD APUs (wiredcap-system's ttm-* verbs, docs/linux.md): the knob counts pages, so
+    // its values are pages of a page size read from the system, never MiB.
+    std::string param = {};                            // ttm.pages_limit | amdttm.pages_limit
+    std::optional<std::uint64_t> to_pages = std::nullopt;        // the value asked for
+    std::optional<std::uint64_t> readback_pages = std::nullopt;  // pages_limit read back
+    std::optional<std::uint64_t> page_size = std::nullopt;       // bytes per page of both
+    std::string place = {};                            // the boot-loader files it wrote
 };
 
 // Who and where, stamped on every record.

@@ -4,6 +4,7 @@
 #include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/trial.hpp"
+#include "wiredcap/units/format.hpp"
 
 namespace wiredcap::linux_amd {
 namespace {
@@ -34,7 +35,8 @@ void sourced_row(std::string& out, std::string_view label, const kernel::Sourced
 
 }  // namespace
 
-std::string status_text(const SystemRoot& root) {
+std::string status_text(const SystemRoot& root, const Expected<std::optional<units::MiB>>& hang_ceiling,
+                        std::string_view journal) {
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     const auto ps = r.page_size.value;
@@ -72,10 +74,11 @@ std::string status_text(const SystemRoot& root) {
             row(out, "band", "none: RAM leaves no room above the default", "");
         }
     }
-    if (const auto ceiling = load_hang_ceiling(root); !ceiling)
-        row(out, "hang ceiling", "UNREADABLE: " + ceiling.error().message + " (binds every trial)", "");
-    else if (*ceiling)
-        row(out, "hang ceiling", units::describe(**ceiling), std::string(kCeilingFile));
+    if (!hang_ceiling)
+        row(out, "hang ceiling", "UNREADABLE: " + hang_ceiling.error().message + " (binds every trial)", "");
+    else if (*hang_ceiling)
+        row(out, "hang ceiling", ps ? units::describe(ceiling_pages(**hang_ceiling, *ps)) : units::describe(**hang_ceiling),
+            "the journal " + std::string(journal));
     const auto boot = detect_boot_loader(root);
     const auto why = boot.loader ? boot.loader->unusable() : std::optional<std::string>(boot.why_none);
     if (boot.loader && !why)

@@ -7,6 +7,8 @@
 #include "wiredcap/linux/grub.hpp"
 #include "wiredcap/linux/run.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
+#include "wiredcap/linux/trial_journal.hpp"
+#include "wiredcap/units/format.hpp"
 
 namespace wiredcap::linux_amd {
 namespace {
@@ -31,17 +33,10 @@ std::optional<std::string> readback_mismatch(const kernel::TtmReadings& r, const
     return std::nullopt;
 }
 
-// The trial's value as the hang ceiling (only ever lowered), journaled; false if either
-// could not be written.
-bool remember_hang(const SystemRoot& root, const TrialState& s, const Pages& pages, const std::string& why) {
-    // An unreadable ceiling file is replaced by this one (it could bind nothing as it was).
-    const auto read_old = load_hang_ceiling(root);
-    const std::optional<Pages> old = read_old ? *read_old : std::nullopt;
-    bool remembered = true;
-    if (!old || pages.to_bytes() < old->to_bytes())
-        remembered = static_cast<bool>(
-            root.write(kCeilingFile, std::to_string(s.pages) + " " + std::to_string(s.page_size) + "\n"));
-    return journal_event(root, "trial-hang", s, why) && remembered;
+// The trial's value as a hang: one `hung` record, which the journal's readers take as a hang
+// ceiling at once (the lowest binds); false if it could not be written.
+bool remember_hang(TrialJournal& journal, const TrialState& s, const std::string& why) {
+    return journal.record({"hung", why}, s);
 }
 
 // A trial that ran (its one-shot consumed) on an earlier boot and was never confirmed: what
@@ -61,7 +56,7 @@ bool ended_unconfirmed(const SystemRoot& root, const TrialState& s, const kernel
 
 }  // namespace
 
-VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
+VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing scheduled");
     SysfsTtmKernel kernel(root);
@@ -89,13 +84,14 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
                     units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
                         units::describe(band->high) + " (MemTotal minus a reserve of " +
                         units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
-    const auto ceiling = load_hang_ceiling(root);
+    const auto ceiling = journal.hang_ceiling();
     if (!ceiling) return fail(ExitCode::journal_failed, ceiling.error().message + ": nothing scheduled");
-    // Compared as sizes: a ceiling counted in other pages (another kernel) binds all the same.
-    if (*ceiling && want.to_bytes() >= (*ceiling)->to_bytes())
-        return fail(ExitCode::refused_by_policy, units::describe(want) + " is at or above the hang ceiling " +
-                                                     units::describe(**ceiling) + " (" + std::string(kCeilingFile) +
-                                                     "); nothing scheduled");
+    // Compared as sizes: a hang counted in other pages (another kernel) binds all the same.
+    if (*ceiling && want.to_bytes() >= units::Bytes(**ceiling))
+        return fail(ExitCode::refused_by_policy,
+                    units::describe(want) + " is at or above the hang ceiling " +
+                        units::describe(ceiling_pages(**ceiling, want.page_size())) +
+                        " (the journal; wiredcap-system ttm-forget-hang clears it); nothing scheduled");
     auto loaded = load_trial_state(root);
     if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message + ": nothing scheduled");
     TrialState s = *loaded;
@@ -116,11 +112,11 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
     if (auto w = save_trial_state(root, s); !w)
         return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
-    if (!journal_event(root, "trial-intent", s, "")) {
+    if (!journal.record({"intent"}, s)) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save_trial_state(root, s);
         return fail(ExitCode::journal_failed,
-                    "cannot journal the trial (" + std::string(kJournalFile) + "); nothing scheduled");
+                    "cannot journal the trial; nothing scheduled");
     }
     const auto boot = detect_boot_loader(root);
     const auto g =
@@ -128,11 +124,11 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
     if (!g) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save_trial_state(root, s);
-        (void)journal_event(root, "trial-refused", s, g.error().message);
+        (void)journal.record({"refused", g.error().message}, s);
         return fail(ExitCode::unsupported_platform,
                     "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
-    (void)journal_event(root, "trial-scheduled", s, boot.loader->trial_places());
+    (void)journal.record({"trial-scheduled", "", boot.loader->trial_places()}, s);
     return {
         ExitCode::ok,
         {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
@@ -141,7 +137,7 @@ VerbResult schedule_trial(const SystemRoot& root, units::Bytes size) {
          "After the trial boot: wiredcap-system ttm-confirm"}};
 }
 
-VerbResult after_boot(const SystemRoot& root) {
+VerbResult after_boot(const SystemRoot& root, TrialJournal& journal) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running");
     auto loaded = load_trial_state(root);
@@ -158,7 +154,7 @@ VerbResult after_boot(const SystemRoot& root) {
         const auto want = size ? Pages::from_count(s.default_pages, *size) : std::nullopt;
         if (want) {
             if (auto why = readback_mismatch(r, *want)) {
-                (void)journal_event(root, "default-readback-mismatch", s, *why);
+                (void)journal.record({"default-mismatch", *why, "", r.pages_limit.value}, s);
                 return fail(ExitCode::readback_differs, "the default " + s.default_param + "=" +
                                                             std::to_string(s.default_pages) +
                                                             " is not in force: " + *why);
@@ -179,13 +175,13 @@ VerbResult after_boot(const SystemRoot& root) {
         s.healthy = false;
         (void)save_trial_state(root, s);
         if (auto why = readback_mismatch(r, *pages)) {
-            (void)journal_event(root, "trial-readback-mismatch", s, *why);
+            (void)journal.record({"mismatch", *why, "", r.pages_limit.value}, s);
             if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
             return fail(ExitCode::readback_differs,
                         "the trial boot's read-back does not match: " + *why +
                             "; still at risk: unconfirmed, the next boot records it as a hang ceiling");
         }
-        (void)journal_event(root, "trial-booted", s, "read back: pages_limit and mem_info_gtt_total match");
+        (void)journal.record({"trial-booted", "", "", r.pages_limit.value}, s);
         return {ExitCode::ok,
                 {"trial boot read back: " + units::describe(*pages), "confirm with: wiredcap-system ttm-confirm"}};
     }
@@ -197,7 +193,7 @@ VerbResult after_boot(const SystemRoot& root) {
                 return fail(ExitCode::readback_differs, "read-back differs now: " + *why);
             s.healthy = true;
             (void)save_trial_state(root, s);
-            (void)journal_event(root, "trial-healthy", s, "up " + std::to_string(up) + " s");
+            (void)journal.record({"healthy", "up " + std::to_string(up) + " s", "", r.pages_limit.value}, s);
         }
         return {ExitCode::ok,
                 {std::string(s.healthy ? "trial boot healthy" : "trial boot up") + " (" + std::to_string(up) +
@@ -210,7 +206,7 @@ VerbResult after_boot(const SystemRoot& root) {
         // booted). Left armed it could fire at any later boot, unwatched: disarm it.
         if (auto armed = boot_loader.loader->oneshot_armed(); armed && *armed) {
             (void)boot_loader.loader->cancel();
-            (void)journal_event(root, "trial-not-consumed", s, std::string(boot_loader.loader->name()));
+            (void)journal.record({"trial-not-consumed", std::string(boot_loader.loader->name())}, s);
             s.phase = s.default_param.empty() ? "none" : "default";
             (void)save_trial_state(root, s);
             return fail(ExitCode::unsupported_platform,
@@ -222,10 +218,9 @@ VerbResult after_boot(const SystemRoot& root) {
     // unconfirmed. All three are remembered as a hang ceiling at the trial's value.
     const std::string why = s.phase == "scheduled" ? "the trial boot never came up to read back"
                                                    : "the trial boot ended without a confirmation";
-    if (!remember_hang(root, s, *pages, why))
+    if (!remember_hang(journal, s, why))
         return fail(ExitCode::journal_failed, "trial of " + units::describe(*pages) + " failed (" + why +
-                                                  ") and could NOT be recorded as the hang ceiling: " +
-                                                  std::string(kCeilingFile) + " or the journal is not writable");
+                                                  ") and could NOT be recorded as the hang ceiling: the journal is not writable");
     if (boot_loader.loader) (void)boot_loader.loader->cancel();
     s.phase = s.default_param.empty() ? "none" : "default";
     (void)save_trial_state(root, s);
@@ -233,7 +228,7 @@ VerbResult after_boot(const SystemRoot& root) {
                                              "; recorded as the hang ceiling, this boot runs the unchanged default");
 }
 
-VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd) {
+VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const std::vector<std::string>& check_cmd) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing made default");
     auto loaded = load_trial_state(root);
@@ -250,14 +245,14 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     if (!check_cmd.empty()) {
         auto ran = run_program(check_cmd);
         if (!ran || ran->exit_code != 0) {
-            (void)journal_event(root, "check-failed", s, check_cmd.front());
+            (void)journal.record({"declined", "--check " + check_cmd.front() + " failed"}, s);
             return fail(ExitCode::declined,
                         "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
         }
     }
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) return fail(ExitCode::unsupported_platform, "no boot loader: " + boot.why_none);
-    if (!journal_event(root, "default-intent", s, boot.loader->default_place()))
+    if (!journal.record({"intent", "", boot.loader->default_place()}, s))
         return fail(ExitCode::journal_failed, "cannot journal the change; nothing made default");
     if (auto d = boot.loader->make_default(s.param, std::to_string(s.pages)); !d)
         return fail(ExitCode::kernel_write_failed, "making it the default failed: " + d.error().message);
@@ -266,11 +261,11 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     s.default_param = s.param;
     s.default_pages = s.pages;
     (void)save_trial_state(root, s);
-    (void)journal_event(root, "made-default", s, boot.loader->default_place());
+    (void)journal.record({"made-default", "", boot.loader->default_place(), r.pages_limit.value}, s);
     return {ExitCode::ok, {"confirmed: " + units::describe(*pages), "made default: " + boot.loader->default_place()}};
 }
 
-VerbResult reset_ttm(const SystemRoot& root) {
+VerbResult reset_ttm(const SystemRoot& root, TrialJournal& journal) {
     // Reset always works for root: without the lock after 5 s, and it says so.
     const VerbLock lock(root);
     VerbResult out{ExitCode::ok, {}};
@@ -282,7 +277,7 @@ VerbResult reset_ttm(const SystemRoot& root) {
     // not yet judged is remembered here, as it would have been there.
     const auto pages = trial_pages(s);
     if (pages && ended_unconfirmed(root, s, SysfsTtmKernel(root).read())) {
-        if (remember_hang(root, s, *pages, "reset after a trial boot that ended without a confirmation"))
+        if (remember_hang(journal, s, "reset after a trial boot that ended without a confirmation"))
             out.lines.push_back("the unconfirmed trial of " + units::describe(*pages) +
                                 " is remembered as the hang ceiling");
         else
@@ -291,8 +286,8 @@ VerbResult reset_ttm(const SystemRoot& root) {
     }
     // Its intent is on record before any boot-loader file changes, as every writer's is; a
     // journal that cannot be written is said, never a reason to keep the parameter.
-    if (!journal_event(root, "reset-intent", s, "phase " + s.phase))
-        out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
+    if (!journal.record({"intent", "phase " + s.phase}, s))
+        out.lines.push_back("the journal could not be written");
     bool default_left = false;  // wiredcap's default parameter could not be removed
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) out.lines.push_back("no boot loader found (" + boot.why_none + "): nothing of wiredcap's there");
@@ -333,29 +328,35 @@ VerbResult reset_ttm(const SystemRoot& root) {
         s.default_pages = 0;
     }
     (void)save_trial_state(root, s);
-    if (!journal_event(root, "reset", s, "was " + before_phase))
-        out.lines.push_back("the journal (" + std::string(kJournalFile) + ") could not be written");
+    if (!journal.record({"reset", "was " + before_phase}, s))
+        out.lines.push_back("the journal could not be written");
     if (out.lines.empty()) out.lines.push_back("nothing of wiredcap's to remove");
     if (!default_left)
         out.lines.push_back("the next boot uses the kernel's default (half of RAM) unless a place above sets one");
     return out;
 }
 
-VerbResult forget_hang(const SystemRoot& root, std::string_view why) {
+VerbResult forget_hang(const SystemRoot& root, TrialJournal& journal, std::string_view why) {
     if (why != "kernel-update" && why != "hardware-change" && why != "other-cause")
         return fail(ExitCode::usage, "--why takes kernel-update, hardware-change or other-cause");
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing forgotten");
-    const auto ceiling = load_hang_ceiling(root);
+    const auto ceiling = journal.hang_ceiling();
     if (ceiling && !*ceiling) return {ExitCode::ok, {"no hang ceiling to forget"}};
     const auto loaded = load_trial_state(root);
     TrialState record = loaded ? *loaded : TrialState{};
-    record.pages = ceiling ? (*ceiling)->count() : 0;
-    record.page_size = ceiling ? (*ceiling)->page_size().bytes() : 0;
-    if (!journal_event(root, "hang-forgotten", record, why))
+    // The record names the ceiling it cleared, in this machine's pages (none when either is
+    // unknown: the record still clears every hang before it).
+    const auto page_size = SysfsTtmKernel(root).read().page_size.value;
+    const auto cleared =
+        ceiling && page_size ? std::optional<Pages>(ceiling_pages(**ceiling, *page_size)) : std::nullopt;
+    record.pages = cleared ? cleared->count() : 0;
+    record.page_size = cleared ? cleared->page_size().bytes() : 0;
+    if (!journal.record({"forgotten", std::string(why)}, record))
         return fail(ExitCode::journal_failed, "cannot journal it; the hang ceiling stays");
-    if (auto r = root.remove(kCeilingFile); !r) return fail(ExitCode::journal_failed, r.error().message);
-    const std::string what = ceiling ? units::describe(**ceiling) : "(unreadable: " + ceiling.error().message + ")";
+    const std::string what = !ceiling ? "(unreadable: " + ceiling.error().message + ")"
+                             : cleared ? units::describe(*cleared)
+                                       : units::describe(**ceiling);
     return {ExitCode::ok, {"forgot the hang ceiling " + what + " (" + std::string(why) + ")"}};
 }
 

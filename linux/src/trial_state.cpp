@@ -4,12 +4,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <set>
 #include <sstream>
 
-#include "wiredcap/json_writer.hpp"
+#include "wiredcap/linux/trial_journal.hpp"
 
 namespace wiredcap::linux_amd {
 namespace {
@@ -80,18 +79,6 @@ Expected<TrialState> load_trial_state(const SystemRoot& root) {
     return s;
 }
 
-Expected<std::optional<Pages>> load_hang_ceiling(const SystemRoot& root) {
-    const auto text = root.read_value(kCeilingFile);
-    if (!text) return std::optional<Pages>{};
-    const auto sp = text->find(' ');
-    const auto n = sp == std::string::npos ? std::nullopt : parse_u64(text->substr(0, sp));
-    const auto size = sp == std::string::npos ? std::nullopt : parse_u64(text->substr(sp + 1));
-    const auto ps = size ? PageSize::from_bytes(*size) : std::nullopt;
-    const auto pages = n && ps ? Pages::from_count(*n, *ps) : std::nullopt;
-    if (!pages) return Error{std::string(kCeilingFile) + " is not \"PAGES PAGE_SIZE\""};
-    return std::optional<Pages>{pages};
-}
-
 Expected<Ok> save_trial_state(const SystemRoot& root, const TrialState& s) {
     return root.write(kStateFile, serialize(s));
 }
@@ -101,17 +88,8 @@ std::optional<Pages> trial_pages(const TrialState& s) {
     return size ? Pages::from_count(s.pages, *size) : std::nullopt;
 }
 
-bool journal_event(const SystemRoot& root, std::string_view event, const TrialState& s, std::string_view detail) {
-    JsonObject o;
-    o.num("time", static_cast<std::uint64_t>(std::time(nullptr)))
-        .str("event", event)
-        .str("param", s.param)
-        .num("pages", s.pages)
-        .num("page_size", s.page_size)
-        .str("detail", detail);
-    const std::string line = o.text() + "\n";
-    const std::string before = root.read(kJournalFile).value_or("");
-    return static_cast<bool>(root.write(kJournalFile, before + line));
+Pages ceiling_pages(units::MiB ceiling, PageSize size) {
+    return units::floor_pages(units::Bytes(ceiling), size);
 }
 
 VerbLock::VerbLock(const SystemRoot& root) {

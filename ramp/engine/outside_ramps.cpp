@@ -60,7 +60,12 @@ void OutsideRampScan::add(const Entry& e, std::size_t order) {
     // A verdict names the boot the suspect was in force in (its reason) and the value.
     if (is_word(e.command, "verdict") && (is_word(e.event, "hung") || is_word(e.event, "not-hung")) && e.to)
         verdicts_[{e.reason, e.to->count()}] = Verdict{order, is_word(e.event, "hung")};
-    if (is_word(e.command, "forget-hang") && is_word(e.event, "forgotten"))
+    // Linux: a try-once trial wiredcap-system judged hung (its boot ended without a
+    // confirmation): a hang from that record on, like a person's verdict.
+    if (e.command.starts_with("ttm-") && is_word(e.event, "hung") && e.to)
+        trials_.push_back(Write{order, ref_of(e, *e.to, RefKind::trial_hung)});
+    if ((is_word(e.command, "forget-hang") || is_word(e.command, "ttm-forget-hang")) &&
+        is_word(e.event, "forgotten"))
         forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), e.time, e.uid, e.reason};
 }
 
@@ -68,6 +73,7 @@ OutsideRamps OutsideRampScan::result() const {
     OutsideRamps out;
     for (const Write& w : unread_)
         if (earlier_boot(w.ref.boot, current_)) out.hangs.emplace_back(w.order, w.ref);
+    for (const Write& w : trials_) out.hangs.emplace_back(w.order, w.ref);
     for (const auto& [boot, w] : last_change_) {
         if (!earlier_boot(boot, current_)) continue;
         auto v = verdicts_.find({boot, w.ref.value.count()});
@@ -87,6 +93,7 @@ OutsideRamps OutsideRampScan::result() const {
 
 std::string writer_of(const Entry& e) {
     if (is_word(e.command, "boot")) return "boot-action";
+    if (e.command.starts_with("ttm-")) return "linux-trial";
     if (is_word(e.command, "apply") && is_word(e.by, "set")) return "set";
     return "helper-apply";
 }
@@ -94,6 +101,7 @@ std::string writer_of(const Entry& e) {
 std::string writer_text(std::string_view writer) {
     if (writer == "set") return "wiredcap's set";
     if (writer == "boot-action") return "the boot action";
+    if (writer == "linux-trial") return "a Linux try-once trial (wiredcap-system ttm-trial)";
     return "wiredcap-helper's apply (run directly)";
 }
 

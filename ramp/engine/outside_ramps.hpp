@@ -55,6 +55,7 @@ private:
     };
     std::string_view current_;
     std::vector<Write> unread_;
+    std::vector<Write> trials_;  // Linux trials recorded hung
     std::map<std::string, Write> last_change_;  // per boot: its last change, if it is a suspect
     std::map<std::pair<std::string, std::uint64_t>, Verdict> verdicts_;
     std::optional<Forgotten> forgotten_;

@@ -447,6 +447,9 @@ std::string hang_origin(const StepRef& r) {
         case RefKind::suspect:
             return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
                    " and was in force when the machine went down" + claim_text(r);
+        case RefKind::trial_hung:
+            return "was tried for one boot by " + writer_text(r.writer) + ", and that boot ended without a "
+                   "confirmation (recorded " + r.time + " in boot " + r.boot + ")";
     }
     return {};
 }
@@ -459,6 +462,7 @@ std::string_view kind_name(RefKind k) {
         case RefKind::unread_write: return "unread_write";
         case RefKind::answered_hung: return "answered_hung";
         case RefKind::suspect: return "suspect";
+        case RefKind::trial_hung: return "trial_hung";
     }
     return "unknown";
 }

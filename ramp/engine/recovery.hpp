@@ -42,6 +42,8 @@ enum class RefKind {
                    // (outside_ramps.hpp); writer says who wrote it
     answered_hung, // a suspect (a raised write in force when its boot ended) a person said hung
     suspect,       // the same, not answered yet: not a hang
+    trial_hung,    // Linux: a try-once trial whose boot ended without a confirmation
+                   // (wiredcap-system ttm-after-boot or ttm-reset recorded it `hung`)
 };
 
 struct StepRef {
@@ -151,7 +153,8 @@ private:
 // The writer word in a sentence: "wiredcap's set", ... (never a command line: it is not one).
 [[nodiscard]] std::string writer_text(std::string_view writer);
 
-// "ramp_step", "boot_apply", "boot_trip", "unread_write", "answered_hung" or "suspect" (the JSON
+// "ramp_step", "boot_apply", "boot_trip", "unread_write", "answered_hung", "suspect" or
+// "trial_hung" (the JSON
 // `kind` of a step reference).
 [[nodiscard]] std::string_view kind_name(RefKind k);
 

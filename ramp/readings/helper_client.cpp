@@ -18,6 +18,9 @@
 #include <mach-o/dyld.h>
 #endif
 
+#ifndef WIREDCAP_SYSTEM_INSTALL_PATH
+#define WIREDCAP_SYSTEM_INSTALL_PATH "/usr/local/libexec/wiredcap/wiredcap-system"
+#endif
 #ifndef WIREDCAP_HELPER_INSTALL_PATH
 #define WIREDCAP_HELPER_INSTALL_PATH "/usr/local/libexec/wiredcap/wiredcap-helper"
 #endif
@@ -170,6 +173,14 @@ std::string locate_helper(const std::optional<std::string>& explicit_path) {
         if (is_executable_file(sibling)) return sibling;
     }
     return WIREDCAP_HELPER_INSTALL_PATH;
+}
+
+std::string locate_system() {
+    if (auto dir = executable_dir()) {
+        const std::string sibling = *dir + "/wiredcap-system";
+        if (is_executable_file(sibling)) return sibling;
+    }
+    return WIREDCAP_SYSTEM_INSTALL_PATH;
 }
 
 std::string journal_path(const DevPaths& dev) { return dev.journal.value_or(WIREDCAP_JOURNAL_PATH); }

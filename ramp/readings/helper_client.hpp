@@ -50,6 +50,10 @@ private:
 // executable (a build tree); else the compiled-in install path. Always absolute.
 [[nodiscard]] std::string locate_helper(const std::optional<std::string>& explicit_path);
 
+// Root's wiredcap-system (Linux's ttm-* verbs): beside this executable (a build tree), else the
+// compiled-in install path. Always absolute.
+[[nodiscard]] std::string locate_system();
+
 // The journal this wiredcap reads: the --journal dev path if given, else the compiled-in one.
 [[nodiscard]] std::string journal_path(const DevPaths& dev);
 

@@ -31,6 +31,15 @@ bool is_plain_reset(std::string_view line) {
     return string_after(line, "command") == "reset" && (event == "applied" || event == "unchanged");
 }
 
+bool is_linux_trial(std::string_view line) { return string_after(line, "command").starts_with("ttm-"); }
+
+// What Linux's readers need of a trial that is over: a hang (the ceiling), a person's
+// forgetting of one, and the value made default (what the machine was given to hold).
+bool is_linux_outcome(std::string_view line) {
+    const auto event = string_after(line, "event");
+    return event == "hung" || event == "forgotten" || event == "made-default";
+}
+
 // Run-less records a reader needs: the boot action's (trips and the applies before them), every
 // store of a value for boot (the hang ceiling's waiver), a confirmation, every write outside a
 // ramp (`set`, the helper run directly: one never read back is a hang, one read back may be a
@@ -49,6 +58,8 @@ bool compaction_due(std::size_t size) { return size >= kCompactFrom; }
 void Compaction::survey(std::string_view line) {
     const std::size_t index = surveyed_++;
     if (!is_v1_record(line)) return;
+    if (string_after(line, "command") == "ttm-trial" && string_after(line, "event") == "intent")
+        last_linux_trial_ = index;
     const auto event = string_after(line, "event");
     const auto run = run_of(line);
     if (event == "confirmed") {
@@ -118,6 +129,10 @@ bool Compaction::judge(std::string_view line) {
     if (is_forward(string_after(line, "event")) && number_after(line, "effective_mib") &&
         number_after(line, "uid").value_or(0) != 0)
         return true;
+    // Linux: every outcome, and the latest trial whole (it may still be at risk), but its refusals.
+    if (is_linux_trial(line))
+        return is_linux_outcome(line) ||
+               (last_linux_trial_ && index >= *last_linux_trial_ && string_after(line, "event") != "refused");
     const auto run = run_of(line);
     if (run.empty()) {
         if (is_needed_without_run(line)) return true;

@@ -21,6 +21,8 @@
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
 //     every run-less `apply` (a `set`, or the helper run directly), and every `verdict` and
 //     `forget-hang`;
+//   - of Linux's try-once trials (`ttm-*`, wiredcap-system): every `hung`, `forgotten` and
+//     `made-default`, and every record from the latest trial's intent on but refusals;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
 //     the steps at risk in its boot);
 //   - the most recent kKeepRecent records whatever they are, and every run with a record among
@@ -113,6 +115,7 @@ private:
     std::unordered_set<std::string> not_whole_;
     std::size_t surveyed_ = 0;
     std::size_t judged_ = 0;
+    std::optional<std::size_t> last_linux_trial_;  // the latest ttm-trial intent's line
     bool decided_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "src/ttm_journal.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/linux/trial.hpp"
 #include "wiredcap/units/parse.hpp"
@@ -39,53 +40,65 @@ helper::Result shaped(std::string_view command, const VerbResult& r) {
     return helper::Result{r.code, o.text(), error};
 }
 
+// The verb's records go to the project's journal (ctx.journal_path), stamped with its name.
+SharedTrialJournal journal_for(std::string_view command, const helper::Context& ctx, const SystemRoot& root) {
+    return SharedTrialJournal(std::string(command), ctx.journal_path, ctx.trusted_owner, ctx.caller.uid, root);
+}
+
 template <class F>
-helper::Result with_root(std::string_view command, const Args& given, std::size_t min_args, std::size_t max_args,
-                         F run) {
+helper::Result with_root(std::string_view command, const helper::Context& ctx, const Args& given,
+                         std::size_t min_args, std::size_t max_args, F run) {
     Args args = given;
     std::string root;
     if (auto why = take_root(args, root)) return usage_error(*why);
     if (args.size() < min_args || args.size() > max_args)
         return usage_error(std::string(command) + ": wrong number of arguments (see --help)");
-    return shaped(command, run(SystemRoot(root), args));
+    const SystemRoot system_root(root);
+    auto journal = journal_for(command, ctx, system_root);
+    return shaped(command, run(system_root, journal, args));
 }
 
 }  // namespace
 
-helper::Result ttm_trial(helper::Context&, const Args& args) {
+helper::Result ttm_trial(helper::Context& ctx, const Args& args) {
     Args rest = args;
     std::string root;
     if (auto why = take_root(rest, root)) return usage_error(*why);
     if (rest.size() != 1) return usage_error("ttm-trial takes one SIZE");
     auto size = units::parse_size(rest.front());
     if (!size) return usage_error("ttm-trial: " + size.error().message);
-    return shaped("ttm-trial", linux_amd::schedule_trial(SystemRoot(root), size->bytes));
+    const SystemRoot system_root(root);
+    auto journal = journal_for("ttm-trial", ctx, system_root);
+    return shaped("ttm-trial", linux_amd::schedule_trial(system_root, journal, size->bytes));
 }
 
-helper::Result ttm_after_boot(helper::Context&, const Args& args) {
-    return with_root("ttm-after-boot", args, 0, 0,
-                     [](const SystemRoot& r, const Args&) { return linux_amd::after_boot(r); });
+helper::Result ttm_after_boot(helper::Context& ctx, const Args& args) {
+    return with_root("ttm-after-boot", ctx, args, 0, 0, [](const SystemRoot& r, SharedTrialJournal& j, const Args&) {
+        return linux_amd::after_boot(r, j);
+    });
 }
 
-helper::Result ttm_confirm(helper::Context&, const Args& args) {
-    return with_root("ttm-confirm", args, 0, SIZE_MAX, [](const SystemRoot& r, const Args& a) {
+helper::Result ttm_confirm(helper::Context& ctx, const Args& args) {
+    return with_root("ttm-confirm", ctx, args, 0, SIZE_MAX, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
         std::vector<std::string> check;
         if (!a.empty() && (a.front() != "--check" || a.size() < 2))
             return VerbResult{ExitCode::usage, {"ttm-confirm takes only --check CMD [ARGS...]"}};
         for (std::size_t i = 1; i < a.size(); ++i) check.emplace_back(a[i]);
-        return linux_amd::confirm_trial(r, check);
+        return linux_amd::confirm_trial(r, j, check);
     });
 }
 
-helper::Result ttm_forget_hang(helper::Context&, const Args& args) {
-    return with_root("ttm-forget-hang", args, 2, 2, [](const SystemRoot& r, const Args& a) {
+helper::Result ttm_forget_hang(helper::Context& ctx, const Args& args) {
+    return with_root("ttm-forget-hang", ctx, args, 2, 2, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
         if (a[0] != "--why") return VerbResult{ExitCode::usage, {"ttm-forget-hang takes --why WHY"}};
-        return linux_amd::forget_hang(r, a[1]);
+        return linux_amd::forget_hang(r, j, a[1]);
     });
 }
 
-helper::Result ttm_reset(helper::Context&, const Args& args) {
-    return with_root("ttm-reset", args, 0, 0, [](const SystemRoot& r, const Args&) { return linux_amd::reset_ttm(r); });
+helper::Result ttm_reset(helper::Context& ctx, const Args& args) {
+    return with_root("ttm-reset", ctx, args, 0, 0, [](const SystemRoot& r, SharedTrialJournal& j, const Args&) {
+        return linux_amd::reset_ttm(r, j);
+    });
 }
 
 }  // namespace wiredcap::system

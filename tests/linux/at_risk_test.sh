@@ -10,7 +10,8 @@ trap 'rm -rf "$root"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
-ceiling=$root/var/lib/wiredcap/ttm-hang-ceiling
+# The hang the journal holds at PAGES pages of 4 KiB, recorded by VERB.
+hung_at() { grep -q "\"command\":\"ttm-$1\",\"event\":\"hung\".*\"to_pages\":$2,\"page_size\":4096" "$(journal)"; }
 
 # The driver's GTT does not show the trial's value (amdgpu not up yet, or overridden).
 "$sim" init --root "$root" --profile strix-128
@@ -23,13 +24,14 @@ if sys confirm >/dev/null; then fail "a mismatching trial was confirmed"; fi
 # The trial's boot ends without a confirmation (a hang and a power-button reset).
 "$sim" reboot --root "$root" >/dev/null
 if sys after-boot >/dev/null; then fail "the unconfirmed trial was not reported"; fi
-[ "$(cat "$ceiling" 2>/dev/null)" = "26214400 4096" ] || fail "no hang ceiling at the trial's value: $(cat "$ceiling" 2>/dev/null)"
+hung_at after-boot 26214400 || fail "no hang at the trial's value: $(cat "$(journal)")"
 if sys trial 100GiB >/dev/null; then fail "the value that ran unconfirmed was scheduled again"; fi
 
-# A ceiling counted in other pages binds by its size: 100 GiB in 16 KiB pages on a 4 KiB machine.
+# A hang counted in other pages binds by its size: 100 GiB in 16 KiB pages on a 4 KiB machine.
 root=$root/pagesize; "$sim" init --root "$root" --profile strix-128
-ceiling=$root/var/lib/wiredcap/ttm-hang-ceiling
-mkdir -p "${ceiling%/*}" && echo "6553600 16384" >"$ceiling"
+mkdir -p "$root/var/lib/wiredcap" && echo '{"v":1,"time":"2026-12-01T00:00:00Z","boot":"b-0","uid":0,'\
+'"command":"ttm-after-boot","event":"hung","param":"ttm.pages_limit","to_pages":6553600,"page_size":16384}' \
+  >"$(journal)"
 if sys trial 100GiB >/dev/null; then fail "a trial at a 16 KiB-page ceiling was scheduled"; fi
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "a refused trial wrote its entry"
 
@@ -62,8 +64,7 @@ root=$root/resetfirst; "$sim" init --root "$root" --profile strix-64
 sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
 "$sim" reboot --root "$root" >/dev/null
 sys reset >/dev/null
-[ "$(cat "$root/var/lib/wiredcap/ttm-hang-ceiling" 2>/dev/null)" = "10485760 4096" ] \
-  || fail "reset before after-boot forgot the unconfirmed trial"
+hung_at reset 10485760 || fail "reset before after-boot forgot the unconfirmed trial"
 
 # /boot/grub on LVM, RAID or LUKS (a device-mapper or md device): GRUB cannot write grubenv
 # there, a hung trial would boot again and again. Refused, nothing armed.

@@ -18,7 +18,7 @@ while IFS= read -r line; do
   read -ra words <<<"$line"
   [ "${words[0]}" = sudo ] && words=("${words[@]:1}")
   case ${words[0]} in
-    wiredcap) words[0]=$wiredcap ;;
+    wiredcap) words=("$wiredcap" --journal "$root/.mac/journal" "${words[@]:1}") ;;
     wiredcap-sim-linux) words[0]=$sim ;;
     wiredcap-system)
       words=("$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal"

@@ -4,12 +4,16 @@
 # shellcheck shell=bash disable=SC2154  # system, wiredcap and root are the caller's
 command -v grub-editenv >/dev/null || { echo "FAIL: grub-editenv is missing (tools/install-deps: grub-common)" >&2; exit 1; }
 # wiredcap-system's ttm-* verbs on the scratch root; its Mac options point into it too, so the
-# host's compiled-in paths are never touched.
+# host's compiled-in paths are never touched. The journal is the project's one journal, where
+# Linux's compiled-in path puts it (/var/lib/wiredcap/journal.jsonl), under the root.
+journal() { echo "$root/var/lib/wiredcap/journal.jsonl"; }
 sys() {
   local verb=$1; shift
-  mkdir -p "$root/.mac"
-  "$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal" --policy "$root/.mac/policy" \
+  mkdir -p "$root/.mac" "$root/var/lib"
+  "$system" --sim-state "$root/.mac/sim-state" --journal "$(journal)" --policy "$root/.mac/policy" \
     "ttm-$verb" --root "$root" "$@"
 }
-# `status` is the unprivileged front-end's.
-status() { "$wiredcap" status --linux-root "$root"; }
+# The journal's records as command:event words, in order.
+events() { sed -n 's/.*"command":"\([a-z-]*\)","event":"\([a-z-]*\)".*/\1:\2/p' "$(journal)" | tr '\n' ' '; }
+# `status` is the unprivileged front-end's, reading the same journal.
+status() { "$wiredcap" --journal "$(journal)" status --linux-root "$root"; }

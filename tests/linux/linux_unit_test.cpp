@@ -10,6 +10,7 @@
 #include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/cmdline.hpp"
 #include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/host.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/systemd_boot.hpp"
 #include "wiredcap/units/literals.hpp"
@@ -274,4 +275,20 @@ TEST(GrubDefaults, TheFileKeepsItsModeWhenRewritten) {
     ASSERT_TRUE(Grub(t.root()).make_default("ttm.pages_limit", "26214400"));
     EXPECT_EQ(std::filesystem::status(path).permissions(),
               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+// `wiredcap status`, set, reset and recover take the Linux backend on "/" only on a host this
+// says is one: amdgpu loaded and a TTM with pages_limit, both read, never guessed.
+TEST(Host, AnAmdTtmHostNeedsAmdgpuAndAPagesLimit) {
+    Tree t;
+    EXPECT_FALSE(is_amd_ttm_host(t.root())) << "an empty tree";
+    t.put("/sys/module/ttm/parameters/pages_limit", "100\n");
+    EXPECT_FALSE(is_amd_ttm_host(t.root())) << "TTM without amdgpu (another GPU's driver)";
+    t.mkdir("/sys/module/amdgpu");
+    EXPECT_TRUE(is_amd_ttm_host(t.root()));
+    Tree dkms;
+    dkms.mkdir("/sys/module/amdgpu");
+    EXPECT_FALSE(is_amd_ttm_host(dkms.root())) << "amdgpu without a TTM limit to set";
+    dkms.put("/sys/module/amdttm/parameters/pages_limit", "100\n");
+    EXPECT_TRUE(is_amd_ttm_host(dkms.root())) << "amdgpu-dkms's own TTM";
 }

@@ -38,7 +38,7 @@ grep -q "no one-shot: /boot/grub/grubenv is absent" <<<"$(status)" || fail "stat
 if out=$(sys trial 40GiB); then fail "trial accepted without a one-shot: $out"; fi
 grep -q "no one-shot boot loader" <<<"$out" || fail "refusal unclear: $out"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "refused trial wrote custom.cfg"
-grep -q '"event":"trial-refused"' "$root/var/lib/wiredcap/ttm-journal" || fail "refusal not journaled"
+grep -q '"command":"ttm-trial","event":"refused"' "$(journal)" || fail "refusal not journaled"
 # GRUB that cannot clear next_entry (grubenv on a file system it cannot write) boots the
 # default and leaves the trial armed: after-boot disarms it, records no hang, tried nothing.
 root=$base/stuck; "$sim" init --root "$root" --profile strix-64
@@ -48,8 +48,8 @@ rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
 [ "$rc" = 7 ] || fail "after-boot with an unconsumed one-shot exited $rc, not 7"
 [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "the stuck one-shot is still armed"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "the stuck trial's entry was left"
-[ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "a trial never tried was recorded as a hang"
-grep -q '"event":"trial-not-consumed"' "$root/var/lib/wiredcap/ttm-journal" || fail "not journaled"
+grep -q '"event":"hung"' "$(journal)" && fail "a trial never tried was recorded as a hang"
+grep -q '"command":"ttm-after-boot","event":"trial-not-consumed"' "$(journal)" || fail "not journaled"
 # No amdgpu: nothing to raise for and nothing to read back from.
 root=$base/noamdgpu; "$sim" init --root "$root" --profile strix-64
 rm -r "$root/sys/module/amdgpu"
@@ -58,15 +58,15 @@ rc=0; out=$(sys trial 40GiB 2>/dev/null) || rc=$?
 grep -q "amdgpu is not loaded" <<<"$out" || fail "refusal unclear: $out"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without amdgpu"
 
-# Fail closed on records that cannot be read: a garbled hang ceiling binds (nothing armed), a
-# garbled state refuses a trial; reset still works and rewrites the state.
+# Fail closed on records that cannot be read: a journal that cannot be trusted for its hangs
+# (not root's) binds (nothing armed), a garbled state refuses a trial; reset still works and
+# rewrites the state.
 root=$base/garbled; "$sim" init --root "$root" --profile strix-64
-mkdir -p "$root/var/lib/wiredcap"
-echo "lots" >"$root/var/lib/wiredcap/ttm-hang-ceiling"
+mkdir -p "$root/var/lib/wiredcap" && touch "$(journal)" && chown 65534 "$(journal)"
 rc=0; sys trial 40GiB >/dev/null 2>&1 || rc=$?
-[ "$rc" = 12 ] || fail "a garbled hang ceiling let a trial through (exit $rc)"
-[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed past a garbled ceiling"
-rm "$root/var/lib/wiredcap/ttm-hang-ceiling"
+[ "$rc" = 12 ] || fail "a journal unreadable for hangs let a trial through (exit $rc)"
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed past an unreadable journal"
+chown 0 "$(journal)"
 printf 'phase=maybe\n' >"$root/var/lib/wiredcap/ttm-state"
 rc=0; sys trial 40GiB >/dev/null 2>&1 || rc=$?
 [ "$rc" = 12 ] || fail "a garbled state let a trial through (exit $rc)"
@@ -76,11 +76,23 @@ grep -q '^phase=none$' "$root/var/lib/wiredcap/ttm-state" || fail "reset did not
 # Intent first: a journal that cannot be written refuses the trial before the boot loader is
 # touched (here the journal's path is a directory).
 root=$base/nojournal; "$sim" init --root "$root" --profile strix-128
-mkdir -p "$root/var/lib/wiredcap/ttm-journal"
+mkdir -p "$(journal)"
 rc=0; sys trial 96GiB >/dev/null 2>&1 || rc=$?
 [ "$rc" = 12 ] || fail "trial without a journal exited $rc, not 12"
 [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed without a journal"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without a journal"
+# A journal that reads but takes no record (the file-size limit leaves no room for one): the
+# intent cannot be written, so nothing is armed.
+root=$base/fulljournal; "$sim" init --root "$root" --profile strix-128
+mkdir -p "$root/var/lib/wiredcap"
+for _ in $(seq 50); do
+  echo '{"v":1,"time":"2026-12-01T00:00:00Z","boot":"b-0","uid":501,"command":"apply","event":"refused","reason":"x"}'
+done >"$(journal)"
+rc=0; (ulimit -f 5; sys trial 96GiB) >/dev/null 2>&1 || rc=$?
+[ "$rc" = 12 ] || fail "trial with a journal that takes no record exited $rc, not 12"
+[ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "armed without its intent"
+[ ! -e "$root/boot/grub/custom.cfg" ] || fail "trial entry written without its intent"
+grep -q '^phase=none$' "$root/var/lib/wiredcap/ttm-state" || fail "the state kept a trial never journaled"
 # The driver holding something else than the trial asked for (here: it reports a smaller GTT) is
 # a mismatch, reported (exit 6): the trial entry goes, no hang is recorded on this boot (that
 # the trial stays at risk until the next boot is at_risk_test.sh's).
@@ -90,8 +102,9 @@ echo 34359738368 >"$root/sys/class/drm/card1/device/mem_info_gtt_total"
 rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
 [ "$rc" = 6 ] || fail "a trial read back as something else exited $rc, not 6"
 [ ! -e "$root/boot/grub/custom.cfg" ] || fail "the mismatched trial's entry was left"
-[ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "a mismatch was recorded as a hang"
-grep -q '"event":"trial-readback-mismatch"' "$root/var/lib/wiredcap/ttm-journal" || fail "mismatch not journaled"
+grep -q '"event":"hung"' "$(journal)" && fail "a mismatch was recorded as a hang"
+grep -q '"command":"ttm-after-boot","event":"mismatch".*"readback_pages":10485760' "$(journal)" \
+  || fail "mismatch (and what was read back) not journaled"
 if sys confirm >/dev/null 2>&1; then fail "a mismatched trial was confirmed"; fi
 
 # Readings, not echoes: a value made default that another tool later drops is reported at the
@@ -100,13 +113,13 @@ root=$base/dropped; "$sim" init --root "$root" --profile strix-64
 sys trial 40GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null
 sys after-boot >/dev/null && sys confirm >/dev/null
 # Asking again for the value in force writes nothing and exits 0.
-before=$(cat "$root/var/lib/wiredcap/ttm-journal")
+before=$(cat "$(journal)")
 sys trial 40GiB >/dev/null || fail "a second trial of the default did not exit 0"
-[ "$before" = "$(cat "$root/var/lib/wiredcap/ttm-journal")" ] || fail "a second trial of the default journaled"
+[ "$before" = "$(cat "$(journal)")" ] || fail "a second trial of the default journaled"
 [ -z "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" ] || fail "it armed a one-shot"
 sed -i 's/ ttm.pages_limit=[0-9]*//' "$root/etc/default/grub"
 "$sim" update-grub --root "$root" && "$sim" reboot --root "$root" >/dev/null
 rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
 [ "$rc" = 6 ] || fail "a dropped default read back with exit $rc, not 6"
-grep -q '"event":"default-readback-mismatch"' "$root/var/lib/wiredcap/ttm-journal" || fail "not journaled"
+grep -q '"command":"ttm-after-boot","event":"default-mismatch"' "$(journal)" || fail "not journaled"
 echo "refusals: ok"

@@ -8,6 +8,7 @@
 # usage: story_test.sh WIREDCAP SYSTEM SIM PROFILE TRIAL_SIZE TRIAL_PAGES HANG_SIZE PARAM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3 profile=$4 size=$5 pages=$6 hang_size=$7 param=$8
+hang_pages=$((${hang_size%GiB} * 262144))  # every profile's pages are 4 KiB
 root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-story.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -29,7 +30,6 @@ trial_id() { if sdboot; then echo wiredcap-trial.conf; else echo wiredcap-trial;
 default_title() { if sdboot; then echo "Arch Linux"; else echo "Debian GNU/Linux"; fi; }
 # What the default entry boots with: GRUB's generated grub.cfg, systemd-boot's default entry.
 booted_default() { if sdboot; then cat "$root/efi/loader/entries/arch-6.12.conf"; else cat "$root/boot/grub/grub.cfg"; fi; }
-events() { sed -n 's/.*"event":"\([a-z-]*\)".*/\1/p' "$root/var/lib/wiredcap/ttm-journal" | tr '\n' ' '; }
 default_cmdline() {  # where wiredcap makes a value the default
   if sdboot; then sed -n 's/^options //p' "$root/efi/loader/entries/arch-6.12.conf"
   else sed -n 's/^GRUB_CMDLINE_LINUX_DEFAULT="\(.*\)"$/\1/p' "$root/etc/default/grub"; fi
@@ -75,21 +75,29 @@ sys trial "$hang_size"
 "$sim" reboot --root "$root" | grep -q "$(default_title)" || fail "after the hang the default was not booted"
 grep -q "$param=$pages" "$root/proc/cmdline" || fail "the revert lost the confirmed value"
 if sys after-boot; then fail "after-boot did not report the hang"; fi
-[ -s "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "no hang ceiling recorded"
+grep -q "\"command\":\"ttm-after-boot\",\"event\":\"hung\".*\"to_pages\":$hang_pages" "$(journal)" \
+  || fail "no hang recorded at the trial's value"
+grep -q "hang ceiling" <<<"$(status)" || fail "status does not show the hang ceiling: $(status)"
 [ ! -e "$(trial_file)" ] || fail "the hung trial's entry was left"
 if sys trial "$hang_size"; then fail "a value at the hang ceiling was scheduled"; fi
 [ -z "$(oneshot)" ] || fail "refused trial set next_entry"
 
 # Only a person clears the ceiling, with a reason; then the value may be tried again.
 sys forget-hang --why other-cause >/dev/null
-[ ! -e "$root/var/lib/wiredcap/ttm-hang-ceiling" ] || fail "the hang ceiling was not forgotten"
-grep -q '"event":"hang-forgotten".*"detail":"other-cause"' "$root/var/lib/wiredcap/ttm-journal" || fail "forget not journaled"
+grep -q '"command":"ttm-forget-hang","event":"forgotten".*"reason":"other-cause"' "$(journal)" || fail "forget not journaled"
+grep -q "hang ceiling" <<<"$(status)" && fail "status still shows a forgotten hang ceiling: $(status)"
+# The journal is the shared one: wiredcap-system compact keeps every record of the story.
+before_compact=$(events)
+"$system" --sim-state "$root/.mac/sim-state" --journal "$(journal)" --policy "$root/.mac/policy" compact >/dev/null
+[ "$(events)" = "$before_compact" ] || fail "compact changed the story's records: $(events)"
 
 # Reset: wiredcap's parameter leaves every place it wrote.
 sys reset
 default_cmdline | grep -q "$param=$pages" && fail "reset left the parameter: $(default_cmdline)"
 booted_default | grep -q "$param" && fail "reset left the default entry with the parameter"
 if sdboot; then grep -q "$param" "$root/etc/kernel/cmdline" && fail "reset left /etc/kernel/cmdline"; fi
-want="trial-intent trial-scheduled trial-booted trial-healthy default-intent made-default trial-intent trial-scheduled trial-hang hang-forgotten reset-intent reset "
+want="ttm-trial:intent ttm-trial:trial-scheduled ttm-after-boot:trial-booted ttm-after-boot:healthy \
+ttm-confirm:intent ttm-confirm:made-default ttm-trial:intent ttm-trial:trial-scheduled ttm-after-boot:hung \
+ttm-forget-hang:forgotten ttm-reset:intent ttm-reset:reset "
 [ "$(events)" = "$want" ] || fail "journal events: $(events)"
 echo "story on $profile: ok"

@@ -26,6 +26,8 @@ enum class ExitCode : int {
     policy_missing = 15,      // the policy file named (policy check FILE) does not exist
     policy_unreadable = 16,   // the policy file exists but cannot be read (permissions, not a file)
     raise_needed = 17,        // fit --check: the model fits only after a raise (the cap does not hold it yet)
+    trial_scheduled = 18,     // Linux set: one trial boot is scheduled; the machine holds the value only
+                              // once that boot reads it back and it is confirmed (docs/linux.md)
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }

@@ -95,6 +95,26 @@ TEST(Compaction, BootPersistAndResetsThatSettleAKeptRunAreKept) {
               boot + store + set + at_risk + plain_reset("B3").substr(plain_reset("B3").find('\n') + 1));
 }
 
+// Linux's trials (wiredcap-system ttm-*): their outcomes stay (a hang binds after a compaction as
+// before it) and the latest trial whole; an earlier trial's steps and every refusal go.
+TEST(Compaction, LinuxOutcomesAndTheLatestTrialStay) {
+    auto linux_rec = [](const std::string& command, const std::string& event) {
+        Record r{command, event, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
+        r.to_pages = 26214400;
+        r.page_size = 4096;
+        return to_json_line(r, Stamp{"B1", 0}, 1796113200);
+    };
+    const std::string first = linux_rec("ttm-trial", "intent") + linux_rec("ttm-trial", "trial-scheduled") +
+                              linux_rec("ttm-after-boot", "trial-booted") + linux_rec("ttm-confirm", "intent");
+    const std::string outcomes = linux_rec("ttm-confirm", "made-default") + linux_rec("ttm-after-boot", "hung") +
+                                 linux_rec("ttm-forget-hang", "forgotten");
+    const std::string latest = linux_rec("ttm-trial", "intent") + linux_rec("ttm-trial", "trial-scheduled") +
+                               linux_rec("ttm-reset", "intent") + linux_rec("ttm-reset", "reset");
+    const std::string refused = linux_rec("ttm-trial", "refused");
+    EXPECT_EQ(compact_text(refused + first + outcomes + latest + refused, 0), outcomes + latest);
+    EXPECT_EQ(compact_text(first + outcomes + latest, 1000), first + outcomes + latest) << "recent: all stay";
+}
+
 TEST(Compaction, TheMostRecentRecordsStayAndEveryRunTheyTouchStaysWhole) {
     const std::string old = completed_run("B1", "r1", 73728, 81920) + completed_run("B1", "r2", 73728, 81920) +
                             completed_run("B1", "r3", 73728, 81920);

@@ -166,5 +166,31 @@ TEST(HangCeiling, AVerdictBindsAndForgetHangClearsEarlierHangs) {
     EXPECT_EQ(find_hang_ceiling(hung + forget + again, "B3"), std::optional<units::MiB>(170_GiB));
 }
 
+// Linux's try-once trials (wiredcap-system ttm-*, docs/linux.md): a trial recorded `hung`
+// binds at once, by its size (pages x page size, in whole MiB rounded down), whatever its boot;
+// a ttm-forget-hang clears it as forget-hang does.
+std::string linux_line(std::string_view command, std::string_view event, std::uint64_t pages, std::uint64_t size) {
+    Record r{std::string(command), std::string(event), std::nullopt, std::nullopt, std::nullopt,
+             std::nullopt, std::nullopt, ""};
+    r.param = "ttm.pages_limit";
+    r.to_pages = pages;
+    r.page_size = size;
+    return line(r);
+}
+
+TEST(HangCeiling, ALinuxTrialRecordedHungBindsBySizeUntilForgotten) {
+    const std::string hung = linux_line("ttm-after-boot", "hung", 26214400, 4096);  // 100 GiB
+    EXPECT_EQ(find_hang_ceiling(hung, "B1"), std::optional<units::MiB>(100_GiB)) << "its own boot too";
+    // 16 KiB pages: the same 100 GiB. A part MiB is dropped (the ceiling never rises).
+    EXPECT_EQ(find_hang_ceiling(linux_line("ttm-reset", "hung", 6553600, 16384), "B2"),
+              std::optional<units::MiB>(100_GiB));
+    EXPECT_EQ(find_hang_ceiling(linux_line("ttm-reset", "hung", 26214401, 4096), "B2"),
+              std::optional<units::MiB>(100_GiB));
+    EXPECT_EQ(find_hang_ceiling(linux_line("ttm-trial", "intent", 26214400, 4096), "B2"), std::nullopt)
+        << "an intent is judged by after-boot, not here";
+    EXPECT_EQ(find_hang_ceiling(hung + linux_line("ttm-forget-hang", "forgotten", 26214400, 4096), "B2"),
+              std::nullopt);
+}
+
 }  // namespace
 }  // namespace wiredcap::journal

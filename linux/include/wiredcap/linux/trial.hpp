@@ -15,7 +15,7 @@
 //   reset         removes the parameter from every place wiredcap wrote it; names the places
 //                 that carry one wiredcap did not write and leaves them alone.
 //
-// Their state, hang ceiling, journal and lock: trial_state.hpp.
+// Their state and lock: trial_state.hpp; their journal and hang ceiling: trial_journal.hpp.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,7 @@
 
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/linux/system_root.hpp"
+#include "wiredcap/linux/trial_journal.hpp"
 #include "wiredcap/linux/trial_state.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/pages.hpp"
@@ -43,13 +44,16 @@ struct VerbResult {
     [[nodiscard]] bool ok() const { return code == ExitCode::ok; }
 };
 
-[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, units::Bytes size);
-[[nodiscard]] VerbResult after_boot(const SystemRoot& root);
-[[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>& check_cmd);
-[[nodiscard]] VerbResult reset_ttm(const SystemRoot& root);
-// Clears the hang ceiling, journaled with why (kernel-update, hardware-change, other-cause):
-// the way out of a ceiling a person knows was not a hang (a trial left unconfirmed). Never
-// implied by reset, as on a Mac.
-[[nodiscard]] VerbResult forget_hang(const SystemRoot& root, std::string_view why);
+// Each records what it does in `journal` (trial_journal.hpp): intent before any boot-loader
+// write, the read-back, the outcome.
+[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size);
+[[nodiscard]] VerbResult after_boot(const SystemRoot& root, TrialJournal& journal);
+[[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal,
+                                       const std::vector<std::string>& check_cmd);
+[[nodiscard]] VerbResult reset_ttm(const SystemRoot& root, TrialJournal& journal);
+// Clears the hang ceiling with a `forgotten` record and why (kernel-update, hardware-change,
+// other-cause): the way out of a ceiling a person knows was not a hang (a trial left
+// unconfirmed). Never implied by reset, as on a Mac.
+[[nodiscard]] VerbResult forget_hang(const SystemRoot& root, TrialJournal& journal, std::string_view why);
 
 }  // namespace wiredcap::linux_amd

@@ -1,9 +1,8 @@
-// The Linux backend's records, under the root: the trial's state (phase, value, boot ids), the
-// hang ceiling, the journal and the lock that keeps the ttm-* verbs from running at once.
+// The Linux backend's own files, under the root: the trial's state (phase, value, boot ids) and
+// the lock that keeps the ttm-* verbs from running at once. What they did and the hangs they
+// found go to the project's journal (trial_journal.hpp), not here.
 //
 //   /var/lib/wiredcap/ttm-state          key=value lines (phase none|scheduled|booted|default)
-//   /var/lib/wiredcap/ttm-hang-ceiling   "PAGES PAGE_SIZE"
-//   /var/lib/wiredcap/ttm-journal        one JSON object a line
 //   /var/lib/wiredcap/ttm.lock           flock
 #pragma once
 
@@ -19,8 +18,6 @@
 namespace wiredcap::linux_amd {
 
 inline constexpr std::string_view kStateFile = "/var/lib/wiredcap/ttm-state";
-inline constexpr std::string_view kCeilingFile = "/var/lib/wiredcap/ttm-hang-ceiling";
-inline constexpr std::string_view kJournalFile = "/var/lib/wiredcap/ttm-journal";
 inline constexpr std::string_view kLockFile = "/var/lib/wiredcap/ttm.lock";
 
 struct TrialState {
@@ -46,16 +43,6 @@ inline constexpr std::uint64_t kHealthyAfterS = 600;
 [[nodiscard]] Expected<Ok> save_trial_state(const SystemRoot& root, const TrialState& s);
 // The trial's value as pages of its recorded page size, or nullopt.
 [[nodiscard]] std::optional<units::Pages> trial_pages(const TrialState& s);
-// The hang ceiling in pages (of the page size recorded with it), nullopt when there is none,
-// an error when the file is there but not readable as one (it then binds everything).
-[[nodiscard]] Expected<std::optional<units::Pages>> load_hang_ceiling(const SystemRoot& root);
-
-// One JSON object a line appended to the journal: time, event, the state's param, pages and
-// page size, and detail. The file is replaced atomically (a crash leaves the old journal or the
-// new one). False when it could not be written.
-[[nodiscard]] bool journal_event(const SystemRoot& root, std::string_view event, const TrialState& s,
-                                 std::string_view detail);
-
 // Serialises the ttm-* verbs: two at once would interleave their reads and writes of the state
 // and the boot loader. Waits at most 5 s for the lock (flock on kLockFile, 0600).
 class VerbLock {

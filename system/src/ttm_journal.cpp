@@ -1,0 +1,49 @@
+#include "src/ttm_journal.hpp"
+
+#include "journal/hang_ceiling.hpp"
+#include "wiredcap/units/casts.hpp"
+
+namespace wiredcap::system {
+namespace {
+
+// The Linux kernel's identity of this boot; "unknown" as the helper stamps it.
+std::string boot_id(const linux_amd::SystemRoot& root) {
+    const auto id = root.read_value("/proc/sys/kernel/random/boot_id");
+    return id && !id->empty() ? *id : std::string("unknown");
+}
+
+}  // namespace
+
+SharedTrialJournal::SharedTrialJournal(std::string command, std::string path, uid_t owner, uid_t caller,
+                                       const linux_amd::SystemRoot& root)
+    : command_(std::move(command)), path_(std::move(path)), owner_(owner), stamp_{boot_id(root), caller} {}
+
+bool SharedTrialJournal::record(const linux_amd::TrialEvent& e, const linux_amd::TrialState& s) {
+    if (!writer_) {
+        auto opened = journal::Writer::open(path_, owner_);
+        if (!opened) return false;
+        writer_.emplace(std::move(*opened));
+    }
+    journal::Record r{command_, std::string(e.event), std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                      std::nullopt, e.reason};
+    r.param = s.param;
+    // A value is written only with the page size that gives it meaning.
+    if (s.page_size != 0) {
+        r.to_pages = s.pages;
+        r.page_size = s.page_size;
+        if (e.readback && e.readback->page_size().bytes() == s.page_size) r.readback_pages = e.readback->count();
+        // The same value as to_mib too, the field every reader knows, when it is whole MiB (as
+        // every size given in MiB or GiB is): then it means exactly what a Mac's does.
+        const auto pages = units::PageSize::from_bytes(s.page_size);
+        const auto value = pages ? units::Pages::from_count(s.pages, *pages) : std::nullopt;
+        if (value) r.to = units::exact_cast<units::MiB>(value->to_bytes());
+    }
+    r.place = e.place;
+    return static_cast<bool>(writer_->append(r, stamp_));
+}
+
+Expected<std::optional<units::MiB>> SharedTrialJournal::hang_ceiling() {
+    return journal::find_hang_ceiling_in(path_, owner_, stamp_.boot_id);
+}
+
+}  // namespace wiredcap::system

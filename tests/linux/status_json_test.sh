@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `wiredcap status --json` on Linux: every simulated profile's answer is one object that the
+# published schema (docs/schema/linux-status-1.json) accepts, each size's figures agree (pages x
+# page size = bytes, MiB and GiB cut from them), an unknown reading is null with why_unknown,
+# and the hang ceiling is the shared journal's.
+# usage: status_json_test.sh WIREDCAP SYSTEM SIM SCHEMA_DIR VALIDATOR
+set -euo pipefail
+wiredcap=$1 system=$2 sim=$3 schemas=$4 validator=$5
+base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-json.XXXXXX")
+trap 'rm -rf "$base"' EXIT
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+answer() { "$wiredcap" --journal "$(journal)" status --linux-root "$root" --json; }
+# Fails unless the Python expression EXPR holds for the answer `a` (a dict) in FILE.
+check() {
+  python3 - "$1" "$2" <<'PY' || fail "$2 does not hold for $1"
+import json, sys
+a = json.load(open(sys.argv[1]))
+def agree(v):  # an amount's figures, one from the other
+    return v["pages"] * v["page_size"] + v["part_page_bytes"] == v["bytes"] and v["mib"] == v["bytes"] >> 20 \
+        and int(v["gib"] * 100) == v["bytes"] * 100 >> 30
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+}
+for profile in strix-128 strix-64 phoenix-32 amdttm-128 strix-128-sdboot gttsize-64; do
+  root=$base/$profile; "$sim" init --root "$root" --profile "$profile"
+  answer >"$base/$profile.json"
+  check "$base/$profile.json" 'all(agree(a[k]["value"]) for k in ("pages_limit", "gpu_cap", "mem_total")) and agree(a["band"]["high"])'
+  check "$base/$profile.json" 'a["page_size"]["value"]["bytes"] == 4096 and a["simulated"] and a["hang_ceiling"]["value"] is None'
+done
+python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
+check "$base/amdttm-128.json" 'a["ttm_module"]["value"] == "amdttm" and a["ignored_parameters"] == ["ttm.pages_limit=20971520"]'
+check "$base/gttsize-64.json" 'a["gttsize_conflict"]["value"] == "amdgpu.gttsize=57344" and not a["gpu_cap_matches_pages_limit"]'
+check "$base/strix-128-sdboot.json" 'a["boot_loader"]["name"] == "systemd-boot" and a["boot_loader"]["one_shot"]'
+
+# Unknown is an answer: no GTT file, null with why.
+root=$base/strix-128; rm "$root"/sys/class/drm/card*/device/mem_info_gtt_total
+answer >"$base/unknown.json"
+check "$base/unknown.json" 'a["gpu_cap"]["value"] is None and a["gpu_cap"]["why_unknown"] and not a["gpu_cap_matches_pages_limit"]'
+
+# A trial that hangs: the journal's hang ceiling, in pages.
+root=$base/strix-64
+"$sim" hang-above --root "$root" 10485760
+sys trial 44GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && "$sim" reboot --root "$root" >/dev/null
+sys after-boot >/dev/null 2>&1 || true
+answer >"$base/hung.json"
+check "$base/hung.json" 'a["hang_ceiling"]["value"]["pages"] == 11534336 and agree(a["hang_ceiling"]["value"]) and a["trial"]["phase"] == "none"'
+python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
+echo "status --json on Linux: ok"
