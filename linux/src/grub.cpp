@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <sstream>
 
@@ -147,8 +148,17 @@ std::optional<std::string> Grub::unusable() const {
     return std::nullopt;
 }
 
+std::string Grub::editenv_program() const {
+    // The machine's own grub-editenv, as update-grub is: on "/" the one resolve() would find;
+    // a scratch root may bring its own, else the host's (the real one) serves.
+    for (const char* dir : {"/usr/bin", "/usr/sbin"})
+        if (const auto own = root_.at(std::string(dir) + "/grub-editenv"); ::access(own.c_str(), X_OK) == 0)
+            return own.string();
+    return "grub-editenv";
+}
+
 Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv{"grub-editenv", root_.at(kGrubEnv).string()};
+    std::vector<std::string> argv{editenv_program(), root_.at(kGrubEnv).string()};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run_program(argv);
     if (!r) return r.error();
@@ -158,7 +168,7 @@ Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
 }
 
 Expected<std::map<std::string, std::string>> Grub::env() const {
-    auto r = run_program({"grub-editenv", root_.at(kGrubEnv).string(), "list"});
+    auto r = run_program({editenv_program(), root_.at(kGrubEnv).string(), "list"});
     if (!r) return r.error();
     if (r->exit_code != 0) return Error{"grub-editenv list failed on " + std::string(kGrubEnv)};
     std::map<std::string, std::string> vars;
@@ -199,8 +209,38 @@ Expected<Ok> Grub::schedule(std::string_view name, std::string_view value) const
         }
     }
     text += "}\n";
+    // A one-shot armed by someone else (grub-reboot) would be overwritten: not ours to take.
+    auto before = env();
+    if (!before) return before.error();
+    if (const auto it = before->find("next_entry");
+        it != before->end() && !it->second.empty() && it->second != kTrialEntryId)
+        return Error{std::string(kGrubEnv) + " already has next_entry=" + it->second +
+                     " (grub-reboot?): left alone, no trial"};
     if (auto w = root_.write(kGrubCustom, text); !w) return w.error();
-    return editenv({"set", "next_entry=" + std::string(kTrialEntryId)});
+    if (auto e = editenv({"set", "next_entry=" + std::string(kTrialEntryId)}); !e) {
+        (void)root_.remove(kGrubCustom);
+        return e;
+    }
+    // Readings, not echoes: grub-editenv exiting 0 is a claim. What GRUB will read is what
+    // `grub-editenv list` and custom.cfg hold now; anything else is undone, no trial.
+    if (auto why = oneshot_mismatch(text)) {
+        const auto undone = cancel();
+        return Error{*why + "; " + (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
+    }
+    return Ok{};
+}
+
+std::optional<std::string> Grub::oneshot_mismatch(const std::string& entry_text) const {
+    const auto vars = env();
+    if (!vars) return "after grub-editenv set, " + vars.error().message;
+    const auto it = vars->find("next_entry");
+    const std::string held = it == vars->end() ? std::string("(unset)") : it->second;
+    if (held != kTrialEntryId)
+        return "grub-editenv set exited 0, but " + std::string(kGrubEnv) + " reads next_entry=" + held +
+               ", not " + std::string(kTrialEntryId);
+    if (root_.read(kGrubCustom) != entry_text)
+        return std::string(kGrubCustom) + " does not read back as written";
+    return std::nullopt;
 }
 
 Expected<std::vector<std::string>> Grub::cancel() const {

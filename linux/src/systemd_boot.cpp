@@ -1,5 +1,7 @@
 #include "wiredcap/linux/systemd_boot.hpp"
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "wiredcap/linux/cmdline.hpp"
@@ -120,9 +122,12 @@ std::optional<std::string> SystemdBoot::unusable() const {
 }
 
 Expected<Ok> SystemdBoot::set_oneshot(std::string_view id) const {
-    if (root_.is_real()) {
-        // Not verifiable in the tests (they have no EFI variables): bootctl's own interface.
-        auto r = run_program({"bootctl", "set-oneshot", std::string(id)});
+    // On "/" bootctl's own interface (it knows efivarfs' immutable flags). A scratch root may
+    // bring its own bootctl, the machine's tool as on "/"; without one the simulated efivarfs
+    // file is written directly.
+    const auto own = root_.at("/usr/bin/bootctl");
+    if (root_.is_real() || ::access(own.c_str(), X_OK) == 0) {
+        auto r = run_program({own.string(), "set-oneshot", std::string(id)});
         if (!r) return r.error();
         if (r->exit_code != 0) return Error{"bootctl set-oneshot failed (exit " + std::to_string(r->exit_code) + ")"};
         return Ok{};
@@ -150,8 +155,26 @@ Expected<Ok> SystemdBoot::schedule(std::string_view name, std::string_view value
         else
             text += line + "\n";
     }
+    const auto armed = read_efi_string(root_, "LoaderEntryOneShot").value_or("");
+    if (!armed.empty() && armed != kSdTrialEntry)
+        return Error{"LoaderEntryOneShot already names " + armed + ": left alone, no trial"};
     if (auto w = root_.write(dir + std::string(kSdTrialEntry), text); !w) return w.error();
-    return set_oneshot(kSdTrialEntry);
+    if (auto r = set_oneshot(kSdTrialEntry); !r) {
+        (void)root_.remove(dir + std::string(kSdTrialEntry));
+        return r;
+    }
+    // Readings, not echoes: what systemd-boot will read is the variable as efivarfs holds it
+    // now, and the entry as the ESP holds it; anything else is undone, no trial.
+    const auto held = read_efi_string(root_, "LoaderEntryOneShot");
+    std::optional<std::string> why;
+    if (held.value_or("") != kSdTrialEntry)
+        why = "bootctl set-oneshot exited 0, but LoaderEntryOneShot reads " + held.value_or("(unset)") + ", not " +
+              std::string(kSdTrialEntry);
+    else if (root_.read(dir + std::string(kSdTrialEntry)) != text)
+        why = dir + std::string(kSdTrialEntry) + " does not read back as written";
+    if (!why) return Ok{};
+    const auto undone = cancel();
+    return Error{*why + "; " + (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
 }
 
 Expected<bool> SystemdBoot::oneshot_armed() const {

@@ -5,7 +5,8 @@
 // next_entry in /boot/grub/grubenv with GRUB's own grub-editenv, as grub-reboot does. GRUB's
 // 00_header section boots next_entry once and clears it (save_env) BEFORE loading the kernel,
 // so a hang or a power-button reset during the trial boots the unchanged default entry: the
-// revert needs no software of ours to run.
+// revert needs no software of ours to run. grubenv and custom.cfg are read back after the
+// write; a one-shot GRUB would not see is undone and refused.
 // Default: GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then update-grub (Debian, Ubuntu).
 #pragma once
 
@@ -67,7 +68,10 @@ public:
 
 private:
     [[nodiscard]] std::optional<std::string> cmdline_value_of(std::string_view key, std::string_view name) const;
+    [[nodiscard]] std::string editenv_program() const;
     [[nodiscard]] Expected<Ok> editenv(const std::vector<std::string>& args) const;
+    // Why grubenv's next_entry or custom.cfg do not hold the trial just armed, or nullopt.
+    [[nodiscard]] std::optional<std::string> oneshot_mismatch(const std::string& entry_text) const;
     [[nodiscard]] Expected<Ok> update_grub() const;
     // GRUB_CMDLINE_LINUX_DEFAULT's line, or why wiredcap may not edit it (an override in
     // grub.d, a second assignment, a shell expansion: see shell_assignment.hpp).
