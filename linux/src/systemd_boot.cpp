@@ -35,6 +35,17 @@ std::optional<std::string> key_value(const std::string& text, std::string_view k
     return v;
 }
 
+// A unified kernel image carries its command line inside it (the .cmdline section, signed
+// with it under Secure Boot, where systemd-stub ignores the loader's options): no entry's
+// `options` can try ttm.pages_limit once.
+std::string uki_refusal(const std::string& what) {
+    return "the default entry " + what +
+           " is a unified kernel image (UKI), whose command line is built into it: wiredcap cannot "
+           "try a value once there. Add <ttm|amdttm>.pages_limit=PAGES to /etc/kernel/cmdline and rebuild the "
+           "image (kernel-install add, or ukify build --cmdline), keeping the old image as a menu "
+           "entry to fall back to";
+}
+
 }  // namespace
 
 std::string with_options(const std::string& entry, std::string_view name, std::optional<std::string_view> value) {
@@ -106,8 +117,13 @@ std::optional<std::string> SystemdBoot::default_entry(std::string* why) const {
     if (id.empty()) return no("no default entry named (loader.conf `default`, LoaderEntryDefault)");
     if (id.find_first_of("*?[") != std::string::npos)
         return no("the default is a pattern (" + id + "): wiredcap follows only an exact entry");
+    if (id.size() >= 4 && id.substr(id.size() - 4) == ".efi") return no(uki_refusal(id));
     if (id.size() < 5 || id.substr(id.size() - 5) != ".conf") id += ".conf";
     if (!root_.exists(*e + "/loader/entries/" + id)) return no("the default entry " + id + " is not in loader/entries");
+    // A type #1 entry that starts a UKI (`uki`) or another EFI program (`efi`), not `linux`.
+    const auto text = root_.read(*e + "/loader/entries/" + id).value_or("");
+    for (const char* key : {"uki", "efi"})
+        if (key_value(text, key)) return no(uki_refusal(id + " (`" + key + " " + *key_value(text, key) + "`)"));
     return id;
 }
 

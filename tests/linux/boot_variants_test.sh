@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Boot setups wiredcap cannot try a value once on are refused with the reason and what to do,
+# and nothing is written: no trial entry, no one-shot, the journal says trial-refused.
+#   - a unified kernel image (UKI) as systemd-boot's default, as a type #2 entry
+#     (EFI/Linux/*.efi) or a type #1 entry with `uki` or `efi`: its command line is built in;
+# usage: boot_variants_test.sh WIREDCAP SYSTEM SIM
+set -euo pipefail
+wiredcap=$1 system=$2 sim=$3
+base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-variants.XXXXXX")
+trap 'rm -rf "$base"' EXIT
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+events() { sed -n 's/.*"event":"\([a-z-]*\)".*/\1/p' "$root/var/lib/wiredcap/ttm-journal" | tr '\n' ' '; }
+oneshot_var=sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+refused() {  # $1 the size, $2 a piece of the reason, then the files that must not exist
+  local size=$1 why=$2 rc=0 out f
+  shift 2
+  out=$(sys trial "$size" 2>/dev/null) || rc=$?
+  [ "$rc" = 7 ] || fail "trial exited $rc, not 7: $out"
+  grep -qF "$why" <<<"$out" || fail "the refusal does not say '$why': $out"
+  for f in "$@"; do [ ! -e "$root/$f" ] || fail "$f written"; done
+  [ "$(events)" = "trial-intent trial-refused " ] || fail "journal: $(events)"
+  # status wraps its lines at 80 columns: compared with the blanks squeezed.
+  grep -qF "$why" <<<"$(status | tr -s ' \n' '  ')" || fail "status does not say '$why'"
+}
+
+# UKI, type #2: loader.conf's default names EFI/Linux/arch-linux.efi.
+root=$base/uki2; "$sim" init --root "$root" --profile strix-128-sdboot
+mkdir -p "$root/efi/EFI/Linux" && printf 'MZ' >"$root/efi/EFI/Linux/arch-linux.efi"
+sed -i 's/^default .*/default arch-linux.efi/' "$root/efi/loader/loader.conf"
+before=$(cat "$root/efi/loader/entries/arch-6.12.conf")
+refused 100GiB "arch-linux.efi is a unified kernel image (UKI)" \
+  efi/loader/entries/wiredcap-trial.conf "$oneshot_var"
+[ "$before" = "$(cat "$root/efi/loader/entries/arch-6.12.conf")" ] || fail "an entry was edited"
+grep -q "/etc/kernel/cmdline" <<<"$(sys trial 100GiB 2>/dev/null || true)" || fail "does not say what to do"
+# UKI, type #1 with `uki` (the Boot Loader Specification's key for a UKI): options not honoured.
+root=$base/uki1; "$sim" init --root "$root" --profile strix-128-sdboot
+sed -i 's|^linux .*|uki /EFI/Linux/arch-linux.efi|; /^initrd /d' "$root/efi/loader/entries/arch-6.12.conf"
+refused 100GiB "arch-6.12.conf (\`uki /EFI/Linux/arch-linux.efi\`) is a unified kernel image" \
+  efi/loader/entries/wiredcap-trial.conf "$oneshot_var"
+echo "boot variants: ok"
