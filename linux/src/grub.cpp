@@ -195,29 +195,23 @@ std::optional<std::string> Grub::unusable() const {
     }
     if (auto line = cmdline_default_line(); !line) return line.error().message;
     if (!root_.exists(kUpdateGrub)) return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
-    // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
-    // trial that hangs would be booted again and again.
-    struct statfs fs {};
-    if (::statfs(root_.at("/boot/grub").c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
-        return "/boot/grub is on btrfs or ZFS, where GRUB cannot clear next_entry";
-    // Nor on device-mapper (LVM, LUKS) or md RAID: GRUB has no write support there.
-    if (const auto dev = block_device_of(root_.at("/boot/grub"));
-        dev && (root_.exists(*dev + "/dm") || root_.exists(*dev + "/md") || root_.exists(*dev + "/../md")))
-        return "/boot/grub is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
-    return std::nullopt;
+    return grubenv_unkept(root_, "/boot/grub");
 }
 
-std::string Grub::editenv_program() const {
-    // The machine's own grub-editenv, as update-grub is: on "/" the one resolve() would find;
-    // a scratch root may bring its own, else the host's (the real one) serves.
-    for (const char* dir : {"/usr/bin", "/usr/sbin"})
-        if (const auto own = root_.at(std::string(dir) + "/grub-editenv"); ::access(own.c_str(), X_OK) == 0)
-            return own.string();
+namespace {
+
+// The machine's own grub-editenv (grub2-editenv on Fedora), as update-grub is: on "/" the one
+// run_program would find; a scratch root may bring its own, else the host's (the real one).
+std::string editenv_program(const SystemRoot& root) {
+    for (const char* name : {"/usr/bin/grub-editenv", "/usr/sbin/grub-editenv", "/usr/bin/grub2-editenv"})
+        if (const auto own = root.at(name); ::access(own.c_str(), X_OK) == 0) return own.string();
     return "grub-editenv";
 }
 
-Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv{editenv_program(), root_.at(kGrubEnv).string()};
+}  // namespace
+
+Expected<Ok> grub_editenv(const SystemRoot& root, std::string_view env, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{editenv_program(root), root.at(env).string()};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run_program(argv);
     if (!r) return r.error();
@@ -226,16 +220,37 @@ Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
     return Ok{};
 }
 
-Expected<std::map<std::string, std::string>> Grub::env() const {
-    auto r = run_program({editenv_program(), root_.at(kGrubEnv).string(), "list"});
+Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root, std::string_view env) {
+    auto r = run_program({editenv_program(root), root.at(env).string(), "list"});
     if (!r) return r.error();
-    if (r->exit_code != 0) return Error{"grub-editenv list failed on " + std::string(kGrubEnv)};
+    if (r->exit_code != 0) return Error{"grub-editenv list failed on " + std::string(env)};
     std::map<std::string, std::string> vars;
     for (const auto& line : lines_of(r->out)) {
         const auto eq = line.find('=');
         if (eq != std::string::npos) vars[line.substr(0, eq)] = line.substr(eq + 1);
     }
     return vars;
+}
+
+std::optional<std::string> grubenv_unkept(const SystemRoot& root, std::string_view dir) {
+    // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
+    // trial that hangs would be booted again and again.
+    struct statfs fs {};
+    if (::statfs(root.at(dir).c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
+        return std::string(dir) + " is on btrfs or ZFS, where GRUB cannot clear next_entry";
+    // Nor on device-mapper (LVM, LUKS) or md RAID: GRUB has no write support there.
+    if (const auto dev = block_device_of(root.at(dir));
+        dev && (root.exists(*dev + "/dm") || root.exists(*dev + "/md") || root.exists(*dev + "/../md")))
+        return std::string(dir) + " is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
+    return std::nullopt;
+}
+
+Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
+    return grub_editenv(root_, kGrubEnv, args);
+}
+
+Expected<std::map<std::string, std::string>> Grub::env() const {
+    return grub_env(root_, kGrubEnv);
 }
 
 Expected<MenuEntry> Grub::default_entry() const {

@@ -6,6 +6,7 @@
 
 #include "wiredcap/linux/cmdline.hpp"
 #include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/grub_bls.hpp"
 #include "wiredcap/linux/run.hpp"
 
 namespace wiredcap::linux_amd {
@@ -22,7 +23,8 @@ std::vector<std::string> lines_of(const std::string& text) {
     return out;
 }
 
-// "options root=... ro" -> "root=... ro"; the key's value of a BLS entry or loader.conf.
+}  // namespace
+
 std::optional<std::string> key_value(const std::string& text, std::string_view key) {
     std::optional<std::string> v;
     for (const auto& line : lines_of(text)) {
@@ -34,6 +36,8 @@ std::optional<std::string> key_value(const std::string& text, std::string_view k
     }
     return v;
 }
+
+namespace {
 
 // A unified kernel image carries its command line inside it (the .cmdline section, signed
 // with it under Secure Boot, where systemd-stub ignores the loader's options): no entry's
@@ -282,7 +286,14 @@ DetectedBootLoader detect_boot_loader(const SystemRoot& root) {
     // variable, so a machine without it that has GRUB's files boots GRUB.
     const auto info = read_efi_string(root, "LoaderInfo");
     if (info && info->rfind("systemd-boot", 0) == 0) return {std::make_unique<SystemdBoot>(root), ""};
+    // GRUB that boots BLS entries (Fedora, RHEL: /boot/grub2, `blscfg` in grub.cfg).
+    for (const char* dir : {"/boot/grub2", "/boot/grub"})
+        if (const auto cfg = root.read(std::string(dir) + "/grub.cfg"); cfg && runs_blscfg(*cfg))
+            return {std::make_unique<GrubBls>(root, dir), ""};
     if (root.exists("/boot/grub/grub.cfg")) return {std::make_unique<Grub>(root), ""};
+    if (root.exists("/boot/grub2/grub.cfg"))
+        return {nullptr, "/boot/grub2/grub.cfg without BLS entries (no blscfg): wiredcap follows Debian's "
+                         "update-grub layout (/boot/grub) or BLS entries only"};
     if (info) return {nullptr, "the boot loader is " + *info + " (LoaderInfo): neither GRUB nor systemd-boot"};
     return {nullptr, "neither GRUB (/boot/grub/grub.cfg) nor systemd-boot (LoaderInfo) found"};
 }

@@ -65,6 +65,15 @@ struct MenuEntry {
 [[nodiscard]] std::optional<MenuEntry> resolve_menu_entry(const std::vector<MenuEntry>& tree,
                                                           std::string_view spec);
 
+// grubenv at `env` (a path under root), as grub-editenv lists it / after `grub-editenv env ARGS`.
+// The machine's own grub-editenv runs (a scratch root's if it has one, else the host's).
+[[nodiscard]] Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root, std::string_view env);
+[[nodiscard]] Expected<Ok> grub_editenv(const SystemRoot& root, std::string_view env,
+                                        const std::vector<std::string>& args);
+// Why GRUB could not clear next_entry in grubenv under `dir` at boot (btrfs, ZFS, LVM, LUKS,
+// md RAID), or nullopt.
+[[nodiscard]] std::optional<std::string> grubenv_unkept(const SystemRoot& root, std::string_view dir);
+
 class Grub final : public BootLoader {
 public:
     explicit Grub(SystemRoot root) : root_(std::move(root)) {}
@@ -91,7 +100,6 @@ public:
 
 private:
     [[nodiscard]] std::optional<std::string> cmdline_value_of(std::string_view key, std::string_view name) const;
-    [[nodiscard]] std::string editenv_program() const;
     [[nodiscard]] Expected<Ok> editenv(const std::vector<std::string>& args) const;
     // Why grubenv's next_entry or custom.cfg do not hold the trial just armed, or nullopt.
     [[nodiscard]] std::optional<std::string> oneshot_mismatch(const std::string& entry_text) const;

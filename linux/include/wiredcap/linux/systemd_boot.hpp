@@ -33,6 +33,9 @@ inline constexpr std::string_view kSdTrialEntry = "wiredcap-trial.conf";
 // when `value` is given, `name=value` on the last one (appended as an `options` line if none).
 [[nodiscard]] std::string with_options(const std::string& entry, std::string_view name,
                                        std::optional<std::string_view> value);
+// The value of `key` in a BLS entry or loader.conf ("options root=... ro" -> "root=... ro"),
+// the last one when it repeats; nullopt when absent.
+[[nodiscard]] std::optional<std::string> key_value(const std::string& text, std::string_view key);
 // The efivarfs file content for `value` (attributes NV|BS|RT).
 [[nodiscard]] std::string efi_string_bytes(std::string_view value);
 
