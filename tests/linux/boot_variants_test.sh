@@ -53,6 +53,7 @@ root=$base/bls-index; "$sim" init --root "$root" --profile fedora-128
 grub-editenv "$root/boot/grub2/grubenv" set saved_entry=0
 refused 100GiB "saved_entry=0 is a position or a path" "$bls_trial"
 root=$base/bls-kernelopts; "$sim" init --root "$root" --profile fedora-128
+# shellcheck disable=SC2016  # a literal $kernelopts, as Fedora up to 32 wrote it
 sed -i 's/^options .*/options $kernelopts/' "$root/boot/loader/entries/$mid-6.12.48-200.fc41.x86_64.conf"
 refused 100GiB "options are not a literal command line (\$kernelopts)" "$bls_trial"
 root=$base/bls-default; "$sim" init --root "$root" --profile fedora-128
@@ -63,6 +64,7 @@ sed -i '/^blscfg$/d; /^insmod blscfg$/d' "$root/boot/grub2/grub.cfg"
 refused 100GiB "/boot/grub2/grub.cfg without BLS entries" "$bls_trial"
 root=$base/bls-silent; "$sim" init --root "$root" --profile fedora-128
 mkdir -p "$root/usr/bin"
+# shellcheck disable=SC2016  # the wrapper's own $2 and $@
 printf '#!/bin/sh\n[ "$2" = set ] && exit 0\nexec %s "$@"\n' "$(command -v grub-editenv)" >"$root/usr/bin/grub-editenv"
 chmod 755 "$root/usr/bin/grub-editenv"
 no_status=1 refused 100GiB "reads next_entry=(unset), not wiredcap-trial" "$bls_trial"

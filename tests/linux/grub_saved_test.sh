@@ -37,7 +37,7 @@ grep -Pq '^\tlinux /vmlinuz-6\.12\.38-amd64 .* ttm\.pages_limit=10485760$' "$roo
 grep -q savedefault "$root/boot/grub/custom.cfg" && fail "the trial entry would save itself as the default"
 "$sim" reboot --root "$root" | grep -q "wiredcap trial" || fail "the trial was not booted"
 grep -q "BOOT_IMAGE=/vmlinuz-6.12.38-amd64 .*ttm.pages_limit=10485760" "$root/proc/cmdline" || fail "trial cmdline"
-sys after-boot >/dev/null && sys confirm >/dev/null || fail "confirm failed"
+{ sys after-boot >/dev/null && sys confirm >/dev/null; } || fail "confirm failed"
 old_kernel_args | grep -q "ttm.pages_limit=10485760" || fail "the saved entry does not carry the default"
 [ "$(env_var saved_entry)" = "$pinned" ] || fail "saved_entry changed to $(env_var saved_entry)"
 "$sim" reboot --root "$root" | grep -qF "booted '$old_kernel'" || fail "the saved entry was not booted"

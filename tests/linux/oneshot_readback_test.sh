@@ -25,6 +25,7 @@ refused_cleanly() {  # $1: the trial file that must not be left
 # GRUB: a grub-editenv that says yes to `set` and writes nothing.
 root=$base/grub; "$sim" init --root "$root" --profile strix-64
 mkdir -p "$root/usr/bin"
+# shellcheck disable=SC2016  # the wrapper's own $2 and $@
 printf '#!/bin/sh\n[ "$2" = set ] && exit 0\nexec %s "$@"\n' "$real_editenv" >"$root/usr/bin/grub-editenv"
 chmod 755 "$root/usr/bin/grub-editenv"
 rc=0; out=$(sys trial 40GiB 2>/dev/null) || rc=$?

@@ -17,8 +17,8 @@ read -r program subcommand rest <<<"$exec_start"
 grep -q '`libexec/wiredcap/wiredcap-system`' "$src/packaging/LAYOUT.md" || fail "LAYOUT.md does not install it there"
 # The bounded wait for amdgpu, an option the subcommand takes (its usage line says so).
 read -r option seconds extra <<<"${rest:-}"
-[ "$option" = --wait-driver ] && [ -n "$seconds" ] && [ -z "${extra:-}" ] || fail "ExecStart's options: $rest"
-[ "$seconds" -gt 0 ] && [ "$seconds" -le 600 ] || fail "--wait-driver $seconds is not 1..600"
+{ [ "$option" = --wait-driver ] && [ -n "$seconds" ] && [ -z "${extra:-}" ]; } || fail "ExecStart's options: $rest"
+{ [ "$seconds" -gt 0 ] && [ "$seconds" -le 600 ]; } || fail "--wait-driver $seconds is not 1..600"
 timeout=$(sed -n 's/^TimeoutStartSec=//p' "$unit")
 [ "${timeout:-0}" -gt "$seconds" ] || fail "TimeoutStartSec=${timeout:-} does not outlast --wait-driver $seconds"
 "$system" --help | grep -q "^  $subcommand \[--wait-driver S\]" || fail "wiredcap-system has no $subcommand --wait-driver"
