@@ -262,6 +262,9 @@ VerbResult confirm_trial(const SystemRoot& root, const std::vector<std::string>&
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
         return fail(ExitCode::refused_by_policy,
                     "no trial boot to confirm (phase " + s.phase + "): nothing made default");
+    if (auto why = driver_not_up(r))
+        return fail(ExitCode::unsupported_platform,
+                    "read-back unknown, the GPU driver is not up: " + *why + "; nothing made default");
     if (auto why = readback_mismatch(r, *pages))
         return fail(ExitCode::readback_differs, "read-back does not match: " + *why);
     if (!check_cmd.empty()) {

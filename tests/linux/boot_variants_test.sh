@@ -59,6 +59,9 @@ refused 100GiB "options are not a literal command line (\$kernelopts)" "$bls_tri
 root=$base/bls-default; "$sim" init --root "$root" --profile fedora-128
 sed -i 's/^GRUB_DEFAULT=saved$/GRUB_DEFAULT=0/' "$root/etc/default/grub"
 refused 100GiB "does not set GRUB_DEFAULT=saved" "$bls_trial"
+root=$base/bls-uki; "$sim" init --root "$root" --profile fedora-128
+sed -i 's|^linux .*|uki /EFI/Linux/fedora.efi|' "$root/boot/loader/entries/$mid-6.12.48-200.fc41.x86_64.conf"
+refused 100GiB "starts a unified kernel image (\`uki\`)" "$bls_trial"
 root=$base/grub2-plain; "$sim" init --root "$root" --profile fedora-128
 sed -i '/^blscfg$/d; /^insmod blscfg$/d' "$root/boot/grub2/grub.cfg"
 refused 100GiB "/boot/grub2/grub.cfg without BLS entries" "$bls_trial"

@@ -29,6 +29,12 @@ grep -q "read-back unknown, the GPU driver is not up" <<<"$out" || fail "not sai
 mv "$base/card-late" "$root/$card"
 sys after-boot >/dev/null || fail "after-boot with the driver up failed"
 [ "$(events)" = "trial-intent trial-scheduled trial-booted " ] || fail "journal: $(events)"
+# Confirming while the driver is away is unknown too (exit 7), not a mismatch; nothing made default.
+mv "$root/$card" "$base/card-late"
+rc=0; out=$(sys confirm 2>/dev/null) || rc=$?
+[ "$rc" = 7 ] || fail "confirm without the driver exited $rc, not 7: $out"
+grep -q "ttm.pages_limit" "$root/etc/default/grub" && fail "made default without a read-back"
+mv "$base/card-late" "$root/$card"
 
 # --wait-driver: amdgpu binds a second into the wait; the read-back waits for it.
 root=$base/wait; "$sim" init --root "$root" --profile strix-64
