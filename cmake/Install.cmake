@@ -88,6 +88,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/schema/ DESTINATION share/wiredcap/
 install(FILES ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.service
               ${_wiredcap_pkg}/systemd/wiredcap-ttm-after-boot.timer
         DESTINATION share/wiredcap/systemd PERMISSIONS ${_wiredcap_data_mode})
+# Its udev rule: starts the unit when amdgpu registers a card (copied to /etc/udev/rules.d).
+install(FILES ${_wiredcap_pkg}/udev/71-wiredcap-ttm.rules
+        DESTINATION share/wiredcap/udev PERMISSIONS ${_wiredcap_data_mode})
 
 unset(_wiredcap_exec_mode)
 unset(_wiredcap_data_mode)

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <sstream>
 
@@ -28,7 +29,8 @@ std::vector<std::string> lines_of(std::string_view text) {
 }
 
 // 'Debian GNU/Linux' --class debian --id 'gnulinux-simple-x' {  ->  title and id
-void parse_header(const std::string& line, MenuEntry& e) {
+template <class Item>
+void parse_header(const std::string& line, Item& e) {
     const auto q1 = line.find('\'');
     const auto q2 = q1 == std::string::npos ? q1 : line.find('\'', q1 + 1);
     if (q2 != std::string::npos) e.title = line.substr(q1 + 1, q2 - q1 - 1);
@@ -78,38 +80,83 @@ constexpr long kZfsMagic = 0x2fc12fc1;
 
 }  // namespace
 
-std::vector<MenuEntry> parse_menu_entries(std::string_view cfg) {
+std::vector<MenuEntry> parse_menu_tree(std::string_view cfg) {
     std::vector<MenuEntry> entries;
-    int depth = 0;
+    std::vector<MenuRef> submenus;  // the open ones
+    std::vector<int> next_index{0};  // per open menu level: the next item's position
+    int functions = 0;               // open `function name {` blocks (00_header's)
+    std::string section;
     bool in_entry = false;
     MenuEntry current;
     for (const auto& raw : lines_of(cfg)) {
         const std::string line = trim(raw);
-        if (!in_entry && depth == 0 && line.rfind("menuentry ", 0) == 0) {
+        if (in_entry) {
+            if (line == "}") {
+                entries.push_back(current);
+                in_entry = false;
+                continue;
+            }
+            current.lines.push_back(raw);
+            if (const auto words = split_cmdline(line); !words.empty() && words[0] == "linux") {
+                current.image = words.size() > 1 ? words[1] : std::string{};
+                current.linux_args = linux_args_of(line);
+            }
+            continue;
+        }
+        if (line.rfind("### BEGIN /etc/grub.d/", 0) == 0)
+            section = line.substr(22, line.find(' ', 22) - 22);
+        if (line.rfind("menuentry ", 0) == 0) {
             current = MenuEntry{};
             parse_header(line, current);
+            current.index = next_index.back()++;
+            current.submenus = submenus;
+            current.section = section;
             in_entry = true;
-            depth = 1;
-            continue;
+        } else if (line.rfind("submenu ", 0) == 0) {
+            MenuRef ref;
+            parse_header(line, ref);
+            ref.index = next_index.back()++;
+            submenus.push_back(ref);
+            next_index.push_back(0);
+        } else if (line.rfind("function ", 0) == 0) {
+            ++functions;
+        } else if (line == "}" && functions > 0) {
+            --functions;
+        } else if (line == "}" && !submenus.empty()) {
+            submenus.pop_back();
+            next_index.pop_back();
         }
-        if (!in_entry) {
-            if (line.rfind("submenu ", 0) == 0)
-                ++depth;
-            else if (line == "}" && depth > 0)
-                --depth;
-            continue;
-        }
-        if (line == "}") {
-            entries.push_back(current);
-            in_entry = false;
-            depth = 0;
-            continue;
-        }
-        current.lines.push_back(raw);
-        if (const auto words = split_cmdline(line); !words.empty() && words[0] == "linux")
-            current.linux_args = linux_args_of(line);
     }
     return entries;
+}
+
+std::vector<MenuEntry> parse_menu_entries(std::string_view cfg) {
+    std::vector<MenuEntry> top;
+    for (auto& e : parse_menu_tree(cfg))
+        if (e.submenus.empty()) top.push_back(std::move(e));
+    return top;
+}
+
+std::optional<MenuEntry> resolve_menu_entry(const std::vector<MenuEntry>& tree, std::string_view spec) {
+    std::vector<std::string> parts;
+    const std::string whole = spec.empty() ? std::string("0") : std::string(spec);
+    for (std::size_t at = 0;;) {
+        const auto gt = whole.find('>', at);
+        parts.push_back(whole.substr(at, gt == std::string::npos ? gt : gt - at));
+        if (gt == std::string::npos) break;
+        at = gt + 1;
+    }
+    auto names = [](const std::string& part, const std::string& title, const std::string& id, int index) {
+        return part == title || (!id.empty() && part == id) || part == std::to_string(index);
+    };
+    for (const auto& e : tree) {
+        if (e.submenus.size() + 1 != parts.size()) continue;
+        bool match = names(parts.back(), e.title, e.id, e.index);
+        for (std::size_t k = 0; match && k < e.submenus.size(); ++k)
+            match = names(parts[k], e.submenus[k].title, e.submenus[k].id, e.submenus[k].index);
+        if (match) return e;
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> Grub::unusable() const {
@@ -124,31 +171,47 @@ std::optional<std::string> Grub::unusable() const {
     const auto defaults = root_.read(kGrubDefaults);
     if (!defaults) return std::string(kGrubDefaults) + " is absent: the default cannot be changed";
     const auto grub_default = shell_value(*defaults, "GRUB_DEFAULT");
-    if (grub_default && *grub_default != "0")
+    if (grub_default && *grub_default != "0" && *grub_default != "saved")
         return "GRUB_DEFAULT=" + *grub_default + " in " + std::string(kGrubDefaults) +
-               ": wiredcap follows only GRUB_DEFAULT=0 (the first entry)";
+               ": wiredcap follows only GRUB_DEFAULT=0 (the first entry) or saved";
     // update-grub sources grub.d after /etc/default/grub: a GRUB_DEFAULT there wins.
     for (const auto& f : root_.list(kGrubDefaultsDir)) {
         const std::string path = std::string(kGrubDefaultsDir) + "/" + f;
         if (const auto other = root_.read(path); other && mentions(*other, "GRUB_DEFAULT"))
-            return path + " sets GRUB_DEFAULT: wiredcap follows only GRUB_DEFAULT=0";
+            return path + " sets GRUB_DEFAULT: wiredcap follows only /etc/default/grub's";
+    }
+    if (grub_default && *grub_default == "saved") {
+        if (cfg->find("${saved_entry}") == std::string::npos)
+            return "GRUB_DEFAULT=saved, but " + std::string(kGrubCfg) +
+                   " does not boot saved_entry: run update-grub first";
+        auto entry = default_entry();
+        if (!entry) return entry.error().message;
+        // update-grub writes GRUB_CMDLINE_LINUX_DEFAULT into 10_linux's normal entries only: a
+        // saved recovery or custom entry would never carry the value made default.
+        if (entry->section != "10_linux" || entry->id.find("-recovery-") != std::string::npos)
+            return "saved_entry boots '" + entry->title +
+                   "', which update-grub does not give GRUB_CMDLINE_LINUX_DEFAULT (a recovery or "
+                   "custom entry): choose a normal one with grub-set-default";
     }
     if (auto line = cmdline_default_line(); !line) return line.error().message;
     if (!root_.exists(kUpdateGrub)) return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
-    // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
-    // trial that hangs would be booted again and again.
-    struct statfs fs {};
-    if (::statfs(root_.at("/boot/grub").c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
-        return "/boot/grub is on btrfs or ZFS, where GRUB cannot clear next_entry";
-    // Nor on device-mapper (LVM, LUKS) or md RAID: GRUB has no write support there.
-    if (const auto dev = block_device_of(root_.at("/boot/grub"));
-        dev && (root_.exists(*dev + "/dm") || root_.exists(*dev + "/md") || root_.exists(*dev + "/../md")))
-        return "/boot/grub is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
-    return std::nullopt;
+    return grubenv_unkept(root_, "/boot/grub");
 }
 
-Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv{"grub-editenv", root_.at(kGrubEnv).string()};
+namespace {
+
+// The machine's own grub-editenv (grub2-editenv on Fedora), as update-grub is: on "/" the one
+// run_program would find; a scratch root may bring its own, else the host's (the real one).
+std::string editenv_program(const SystemRoot& root) {
+    for (const char* name : {"/usr/bin/grub-editenv", "/usr/sbin/grub-editenv", "/usr/bin/grub2-editenv"})
+        if (const auto own = root.at(name); ::access(own.c_str(), X_OK) == 0) return own.string();
+    return "grub-editenv";
+}
+
+}  // namespace
+
+Expected<Ok> grub_editenv(const SystemRoot& root, std::string_view env, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{editenv_program(root), root.at(env).string()};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run_program(argv);
     if (!r) return r.error();
@@ -157,10 +220,10 @@ Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
     return Ok{};
 }
 
-Expected<std::map<std::string, std::string>> Grub::env() const {
-    auto r = run_program({"grub-editenv", root_.at(kGrubEnv).string(), "list"});
+Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root, std::string_view env) {
+    auto r = run_program({editenv_program(root), root.at(env).string(), "list"});
     if (!r) return r.error();
-    if (r->exit_code != 0) return Error{"grub-editenv list failed on " + std::string(kGrubEnv)};
+    if (r->exit_code != 0) return Error{"grub-editenv list failed on " + std::string(env)};
     std::map<std::string, std::string> vars;
     for (const auto& line : lines_of(r->out)) {
         const auto eq = line.find('=');
@@ -169,12 +232,45 @@ Expected<std::map<std::string, std::string>> Grub::env() const {
     return vars;
 }
 
+std::optional<std::string> grubenv_unkept(const SystemRoot& root, std::string_view dir) {
+    // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
+    // trial that hangs would be booted again and again.
+    struct statfs fs {};
+    if (::statfs(root.at(dir).c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
+        return std::string(dir) + " is on btrfs or ZFS, where GRUB cannot clear next_entry";
+    // Nor on device-mapper (LVM, LUKS) or md RAID: GRUB has no write support there.
+    if (const auto dev = block_device_of(root.at(dir));
+        dev && (root.exists(*dev + "/dm") || root.exists(*dev + "/md") || root.exists(*dev + "/../md")))
+        return std::string(dir) + " is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
+    return std::nullopt;
+}
+
+Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
+    return grub_editenv(root_, kGrubEnv, args);
+}
+
+Expected<std::map<std::string, std::string>> Grub::env() const {
+    return grub_env(root_, kGrubEnv);
+}
+
 Expected<MenuEntry> Grub::default_entry() const {
     const auto cfg = root_.read(kGrubCfg);
     if (!cfg) return Error{std::string(kGrubCfg) + " is absent"};
     const auto entries = parse_menu_entries(*cfg);
     if (entries.empty()) return Error{std::string(kGrubCfg) + " has no menu entry"};
-    return entries.front();
+    const auto defaults = root_.read(kGrubDefaults);
+    const auto grub_default = defaults ? shell_value(*defaults, "GRUB_DEFAULT") : std::nullopt;
+    if (!grub_default || *grub_default != "saved") return entries.front();
+    // 00_header: `set default="${saved_entry}"`; unset or empty is the first entry.
+    auto vars = env();
+    if (!vars) return vars.error();
+    const auto it = vars->find("saved_entry");
+    const std::string saved = it == vars->end() ? std::string{} : it->second;
+    auto entry = resolve_menu_entry(parse_menu_tree(*cfg), saved);
+    if (!entry)
+        return Error{std::string(kGrubEnv) + "'s saved_entry=" + saved + " names no entry of " +
+                     std::string(kGrubCfg) + ": set one with grub-set-default"};
+    return *entry;
 }
 
 Expected<Ok> Grub::schedule(std::string_view name, std::string_view value) const {
@@ -194,13 +290,47 @@ Expected<Ok> Grub::schedule(std::string_view name, std::string_view value) const
         if (!words.empty() && words[0] == "linux") {
             const std::string args = set_param(entry->linux_args, name, value);
             text += "\tlinux " + (words.size() > 1 ? words[1] : std::string{}) + " " + args + "\n";
+        } else if (!words.empty() && words[0] == "savedefault") {
+            // GRUB_SAVEDEFAULT=true: the trial must never become saved_entry (00_header's
+            // boot_once guard already says so; this entry does not rely on it).
+            continue;
         } else {
             text += line + "\n";
         }
     }
     text += "}\n";
+    // A one-shot armed by someone else (grub-reboot) would be overwritten: not ours to take.
+    auto before = env();
+    if (!before) return before.error();
+    if (const auto it = before->find("next_entry");
+        it != before->end() && !it->second.empty() && it->second != kTrialEntryId)
+        return Error{std::string(kGrubEnv) + " already has next_entry=" + it->second +
+                     " (grub-reboot?): left alone, no trial"};
     if (auto w = root_.write(kGrubCustom, text); !w) return w.error();
-    return editenv({"set", "next_entry=" + std::string(kTrialEntryId)});
+    if (auto e = editenv({"set", "next_entry=" + std::string(kTrialEntryId)}); !e) {
+        (void)root_.remove(kGrubCustom);
+        return e;
+    }
+    // Readings, not echoes: grub-editenv exiting 0 is a claim. What GRUB will read is what
+    // `grub-editenv list` and custom.cfg hold now; anything else is undone, no trial.
+    if (auto why = oneshot_mismatch(text)) {
+        const auto undone = cancel();
+        return Error{*why + "; " + (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
+    }
+    return Ok{};
+}
+
+std::optional<std::string> Grub::oneshot_mismatch(const std::string& entry_text) const {
+    const auto vars = env();
+    if (!vars) return "after grub-editenv set, " + vars.error().message;
+    const auto it = vars->find("next_entry");
+    const std::string held = it == vars->end() ? std::string("(unset)") : it->second;
+    if (held != kTrialEntryId)
+        return "grub-editenv set exited 0, but " + std::string(kGrubEnv) + " reads next_entry=" + held +
+               ", not " + std::string(kTrialEntryId);
+    if (root_.read(kGrubCustom) != entry_text)
+        return std::string(kGrubCustom) + " does not read back as written";
+    return std::nullopt;
 }
 
 Expected<std::vector<std::string>> Grub::cancel() const {

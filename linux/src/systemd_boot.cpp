@@ -1,9 +1,12 @@
 #include "wiredcap/linux/systemd_boot.hpp"
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "wiredcap/linux/cmdline.hpp"
 #include "wiredcap/linux/grub.hpp"
+#include "wiredcap/linux/grub_bls.hpp"
 #include "wiredcap/linux/run.hpp"
 
 namespace wiredcap::linux_amd {
@@ -20,7 +23,8 @@ std::vector<std::string> lines_of(const std::string& text) {
     return out;
 }
 
-// "options root=... ro" -> "root=... ro"; the key's value of a BLS entry or loader.conf.
+}  // namespace
+
 std::optional<std::string> key_value(const std::string& text, std::string_view key) {
     std::optional<std::string> v;
     for (const auto& line : lines_of(text)) {
@@ -31,6 +35,19 @@ std::optional<std::string> key_value(const std::string& text, std::string_view k
         v = first == std::string::npos ? std::string{} : line.substr(first);
     }
     return v;
+}
+
+namespace {
+
+// A unified kernel image carries its command line inside it (the .cmdline section, signed
+// with it under Secure Boot, where systemd-stub ignores the loader's options): no entry's
+// `options` can try ttm.pages_limit once.
+std::string uki_refusal(const std::string& what) {
+    return "the default entry " + what +
+           " is a unified kernel image (UKI), whose command line is built into it: wiredcap cannot "
+           "try a value once there. Add <ttm|amdttm>.pages_limit=PAGES to /etc/kernel/cmdline and rebuild the "
+           "image (kernel-install add, or ukify build --cmdline), keeping the old image as a menu "
+           "entry to fall back to";
 }
 
 }  // namespace
@@ -104,8 +121,13 @@ std::optional<std::string> SystemdBoot::default_entry(std::string* why) const {
     if (id.empty()) return no("no default entry named (loader.conf `default`, LoaderEntryDefault)");
     if (id.find_first_of("*?[") != std::string::npos)
         return no("the default is a pattern (" + id + "): wiredcap follows only an exact entry");
+    if (id.size() >= 4 && id.substr(id.size() - 4) == ".efi") return no(uki_refusal(id));
     if (id.size() < 5 || id.substr(id.size() - 5) != ".conf") id += ".conf";
     if (!root_.exists(*e + "/loader/entries/" + id)) return no("the default entry " + id + " is not in loader/entries");
+    // A type #1 entry that starts a UKI (`uki`) or another EFI program (`efi`), not `linux`.
+    const auto text = root_.read(*e + "/loader/entries/" + id).value_or("");
+    for (const char* key : {"uki", "efi"})
+        if (key_value(text, key)) return no(uki_refusal(id + " (`" + key + " " + *key_value(text, key) + "`)"));
     return id;
 }
 
@@ -120,9 +142,12 @@ std::optional<std::string> SystemdBoot::unusable() const {
 }
 
 Expected<Ok> SystemdBoot::set_oneshot(std::string_view id) const {
-    if (root_.is_real()) {
-        // Not verifiable in the tests (they have no EFI variables): bootctl's own interface.
-        auto r = run_program({"bootctl", "set-oneshot", std::string(id)});
+    // On "/" bootctl's own interface (it knows efivarfs' immutable flags). A scratch root may
+    // bring its own bootctl, the machine's tool as on "/"; without one the simulated efivarfs
+    // file is written directly.
+    const auto own = root_.at("/usr/bin/bootctl");
+    if (root_.is_real() || ::access(own.c_str(), X_OK) == 0) {
+        auto r = run_program({own.string(), "set-oneshot", std::string(id)});
         if (!r) return r.error();
         if (r->exit_code != 0) return Error{"bootctl set-oneshot failed (exit " + std::to_string(r->exit_code) + ")"};
         return Ok{};
@@ -150,8 +175,26 @@ Expected<Ok> SystemdBoot::schedule(std::string_view name, std::string_view value
         else
             text += line + "\n";
     }
+    const auto armed = read_efi_string(root_, "LoaderEntryOneShot").value_or("");
+    if (!armed.empty() && armed != kSdTrialEntry)
+        return Error{"LoaderEntryOneShot already names " + armed + ": left alone, no trial"};
     if (auto w = root_.write(dir + std::string(kSdTrialEntry), text); !w) return w.error();
-    return set_oneshot(kSdTrialEntry);
+    if (auto r = set_oneshot(kSdTrialEntry); !r) {
+        (void)root_.remove(dir + std::string(kSdTrialEntry));
+        return r;
+    }
+    // Readings, not echoes: what systemd-boot will read is the variable as efivarfs holds it
+    // now, and the entry as the ESP holds it; anything else is undone, no trial.
+    const auto held = read_efi_string(root_, "LoaderEntryOneShot");
+    std::optional<std::string> why;
+    if (held.value_or("") != kSdTrialEntry)
+        why = "bootctl set-oneshot exited 0, but LoaderEntryOneShot reads " + held.value_or("(unset)") + ", not " +
+              std::string(kSdTrialEntry);
+    else if (root_.read(dir + std::string(kSdTrialEntry)) != text)
+        why = dir + std::string(kSdTrialEntry) + " does not read back as written";
+    if (!why) return Ok{};
+    const auto undone = cancel();
+    return Error{*why + "; " + (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
 }
 
 Expected<bool> SystemdBoot::oneshot_armed() const {
@@ -243,7 +286,14 @@ DetectedBootLoader detect_boot_loader(const SystemRoot& root) {
     // variable, so a machine without it that has GRUB's files boots GRUB.
     const auto info = read_efi_string(root, "LoaderInfo");
     if (info && info->rfind("systemd-boot", 0) == 0) return {std::make_unique<SystemdBoot>(root), ""};
+    // GRUB that boots BLS entries (Fedora, RHEL: /boot/grub2, `blscfg` in grub.cfg).
+    for (const char* dir : {"/boot/grub2", "/boot/grub"})
+        if (const auto cfg = root.read(std::string(dir) + "/grub.cfg"); cfg && runs_blscfg(*cfg))
+            return {std::make_unique<GrubBls>(root, dir), ""};
     if (root.exists("/boot/grub/grub.cfg")) return {std::make_unique<Grub>(root), ""};
+    if (root.exists("/boot/grub2/grub.cfg"))
+        return {nullptr, "/boot/grub2/grub.cfg without BLS entries (no blscfg): wiredcap follows Debian's "
+                         "update-grub layout (/boot/grub) or BLS entries only"};
     if (info) return {nullptr, "the boot loader is " + *info + " (LoaderInfo): neither GRUB nor systemd-boot"};
     return {nullptr, "neither GRUB (/boot/grub/grub.cfg) nor systemd-boot (LoaderInfo) found"};
 }

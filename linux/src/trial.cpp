@@ -3,6 +3,7 @@
 #include "wiredcap/kernel/ttm.hpp"
 #include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/cmdline.hpp"
+#include "wiredcap/linux/driver_ready.hpp"
 #include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/grub.hpp"
 #include "wiredcap/linux/run.hpp"
@@ -52,6 +53,17 @@ bool ended_unconfirmed(const SystemRoot& root, const TrialState& s, const kernel
     const auto loader = detect_boot_loader(root).loader;
     const auto armed = loader ? loader->oneshot_armed() : Expected<bool>(false);
     return armed && !*armed;
+}
+
+// Whether after_boot would read the driver back on this boot (the default's check, the trial
+// boot, its health mark), rather than judge from the command line and the boot loader alone.
+bool reads_back(const TrialState& s, const kernel::TtmReadings& r) {
+    const std::string boot = r.boot_id.value.value_or("");
+    if (s.phase == "default") return true;
+    if (s.phase == "booted") return boot == s.trial_boot_id;
+    if (s.phase != "scheduled" || boot == s.scheduled_boot_id) return false;
+    const auto now = r.cmdline.value ? cmdline_value(*r.cmdline.value, s.param) : std::nullopt;
+    return now && *now == std::to_string(s.pages);
 }
 
 }  // namespace
@@ -147,6 +159,11 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal) {
     const auto r = kernel.read();
     const std::string boot = r.boot_id.value.value_or("");
     const auto pages = trial_pages(s);
+    if (auto why = reads_back(s, r) ? driver_not_up(r) : std::nullopt)
+        // Never read back before the driver is up: unknown, not a mismatch. Nothing changes;
+        // udev's start when amdgpu binds, or the timer, runs this again.
+        return fail(ExitCode::unsupported_platform,
+                    "read-back unknown, the GPU driver is not up: " + *why + "; nothing changed");
     if (s.phase == "default") {
         // The value made default must still be what the driver holds: a kernel update, an
         // initramfs or another tool can drop or override it.
@@ -240,6 +257,9 @@ VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const st
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
         return fail(ExitCode::refused_by_policy,
                     "no trial boot to confirm (phase " + s.phase + "): nothing made default");
+    if (auto why = driver_not_up(r))
+        return fail(ExitCode::unsupported_platform,
+                    "read-back unknown, the GPU driver is not up: " + *why + "; nothing made default");
     if (auto why = readback_mismatch(r, *pages))
         return fail(ExitCode::readback_differs, "read-back does not match: " + *why);
     if (!check_cmd.empty()) {

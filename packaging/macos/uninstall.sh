@@ -88,6 +88,7 @@ files=(
   "$prefix/share/wiredcap/org.wiredcap.metrics.plist"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.service"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.timer"
+  "$prefix/share/wiredcap/udev/71-wiredcap-ttm.rules"
   "$prefix/share/wiredcap/uninstall.sh"
   "$base/etc/sudoers.d/wiredcap"
 )
@@ -102,6 +103,7 @@ own_dirs=(
   "$prefix/libexec/wiredcap"
   "$prefix/share/wiredcap/sudoers.d"
   "$prefix/share/wiredcap/systemd"
+  "$prefix/share/wiredcap/udev"
   "$prefix/share/wiredcap/schema"
   "$prefix/share/wiredcap"
 )

@@ -19,6 +19,8 @@ constexpr std::array kProfiles{
                  "options ttm pages_limit=26214400\n"},
     LinuxProfile{"strix-128-sdboot", "Framework Desktop, 128 GB, ttm, systemd-boot (EFI variables)", 131752264,
                  512 * kMiB, "ttm", false, "", 4096, true, ""},
+    LinuxProfile{"fedora-128", "Framework Desktop, 128 GB, ttm, Fedora: GRUB with BLS entries (grubby's layout)",
+                 131752264, 512 * kMiB, "ttm", false, "", 4096, false, "", true},
     LinuxProfile{"gttsize-64", "Ryzen AI Max 390, 64 GB, amdgpu.gttsize=57344 left set (estimate)", 65011712,
                  512 * kMiB, "ttm", false, "amdgpu.gttsize=57344", 4096, false, ""},
 };

@@ -22,6 +22,7 @@ struct LinuxProfile {
     std::uint64_t page_size;         // KernelPageSize
     bool systemd_boot = false;       // systemd-boot (ESP /efi, EFI variables) instead of GRUB
     std::string_view modprobe_conf;  // /etc/modprobe.d/ttm.conf as amd-ttm writes it, or empty
+    bool grub_bls = false;           // Fedora's GRUB: /boot/grub2, blscfg, /boot/loader/entries
 };
 
 [[nodiscard]] std::span<const LinuxProfile> linux_profiles() noexcept;

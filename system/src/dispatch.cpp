@@ -28,10 +28,10 @@ constexpr Subcommand kSubcommands[] = {
     {"ttm-trial", "SIZE",
      "schedule ONE boot with <ttm|amdttm>.pages_limit\n"
      "through GRUB's one-shot entry", ttm_trial},
-    {"ttm-after-boot", "",
-     "at every boot (systemd): read a trial boot back,\n"
-     "or remember a trial that did not settle as a\n"
-     "hang ceiling", ttm_after_boot},
+    {"ttm-after-boot", "[--wait-driver S]",
+     "once amdgpu is up (udev, systemd): read a trial\n"
+     "boot back, or remember a trial that did not\n"
+     "settle as a hang ceiling", ttm_after_boot},
     {"ttm-confirm", "[--check CMD ...]",
      "on the trial boot: make its value the default\n"
      "entry's (update-grub)", ttm_confirm},

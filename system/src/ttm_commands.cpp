@@ -6,6 +6,7 @@
 
 #include "src/ttm_journal.hpp"
 #include "wiredcap/json_writer.hpp"
+#include "wiredcap/linux/driver_ready.hpp"
 #include "wiredcap/linux/trial.hpp"
 #include "wiredcap/units/parse.hpp"
 
@@ -73,7 +74,13 @@ helper::Result ttm_trial(helper::Context& ctx, const Args& args) {
 }
 
 helper::Result ttm_after_boot(helper::Context& ctx, const Args& args) {
-    return with_root("ttm-after-boot", ctx, args, 0, 0, [](const SystemRoot& r, SharedTrialJournal& j, const Args&) {
+    return with_root("ttm-after-boot", ctx, args, 0, 2, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
+        // --wait-driver SECONDS: the unit's bounded wait for amdgpu, before the lock is taken.
+        std::optional<std::uint64_t> wait = a.empty() ? std::optional<std::uint64_t>(0) : std::nullopt;
+        if (a.size() == 2 && a[0] == "--wait-driver") wait = linux_amd::parse_u64(a[1]);
+        if (!wait || *wait > 600)
+            return VerbResult{ExitCode::usage, {"ttm-after-boot takes only --wait-driver SECONDS (0 to 600)"}};
+        (void)linux_amd::wait_for_driver(r, std::chrono::seconds(*wait));
         return linux_amd::after_boot(r, j);
     });
 }

@@ -93,6 +93,27 @@ TEST(Grub, MenuEntriesOfAGeneratedConfig) {
     EXPECT_EQ(entries[1].id, "wiredcap-trial");
 }
 
+// GRUB numbers a menu's items with its submenus counted, and a default names each level by
+// number, title or id, joined with ">" (grub-set-default, GRUB_DEFAULT).
+TEST(Grub, DefaultNamesAnEntryThroughItsSubmenu) {
+    const auto tree = parse_menu_tree(
+        "function load_video {\n  insmod all_video\n}\n"
+        "menuentry 'Debian' --id top {\n\tlinux /vmlinuz-new ro quiet\n}\n"
+        "submenu 'Advanced' --id adv {\n"
+        "\tmenuentry 'New' --id new {\n\t\tlinux /vmlinuz-new ro quiet\n\t}\n"
+        "\tmenuentry 'Old' --id old {\n\t\tlinux /vmlinuz-old ro quiet\n\t}\n}\n"
+        "menuentry 'Last' --id last {\n\tlinux /vmlinuz-new ro\n}\n");
+    ASSERT_EQ(tree.size(), 4U);
+    EXPECT_EQ(resolve_menu_entry(tree, "")->id, "top");
+    EXPECT_EQ(resolve_menu_entry(tree, "1>1")->image, "/vmlinuz-old");
+    EXPECT_EQ(resolve_menu_entry(tree, "Advanced>Old")->id, "old");
+    EXPECT_EQ(resolve_menu_entry(tree, "adv>new")->title, "New");
+    EXPECT_EQ(resolve_menu_entry(tree, "2")->id, "last");  // the submenu is item 1
+    EXPECT_FALSE(resolve_menu_entry(tree, "1"));           // a submenu, not an entry
+    EXPECT_FALSE(resolve_menu_entry(tree, "Old"));         // not at the top level
+    EXPECT_EQ(parse_menu_entries("menuentry 'A' {\n}\nsubmenu 'S' {\nmenuentry 'B' {\n}\n}\n").size(), 1U);
+}
+
 // ---- readings and boot-loader detection on hand-made trees -------------------------------
 
 namespace {

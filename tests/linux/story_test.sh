@@ -14,31 +14,49 @@ trap 'rm -rf "$root"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 fail() { echo "FAIL [$profile]: $*" >&2; exit 1; }
-# The boot loader's files, GRUB's or systemd-boot's (the profile decides; read from the tree).
+# The boot loader's files, GRUB's, Fedora's GRUB with BLS entries or systemd-boot's (the
+# profile decides; read from the tree).
 sdboot() { [ -e "$root/efi/loader/loader.conf" ]; }
+bls() { [ -e "$root/boot/grub2/grub.cfg" ]; }
+bls_default=$root/boot/loader/entries/0d772916a9724907a5d1350bcd39ac92-6.12.48-200.fc41.x86_64.conf
 oneshot_var=sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 oneshot() {  # the armed one-shot entry, or nothing
   if sdboot; then
     [ -e "$root/$oneshot_var" ] && tail -c +5 "$root/$oneshot_var" | tr -d '\0'
+  elif bls; then
+    grub-editenv "$root/boot/grub2/grubenv" list | sed -n 's/^next_entry=//p'
   else
     grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p'
   fi
   return 0
 }
-trial_file() { if sdboot; then echo "$root/efi/loader/entries/wiredcap-trial.conf"; else echo "$root/boot/grub/custom.cfg"; fi; }
+trial_file() {
+  if sdboot; then echo "$root/efi/loader/entries/wiredcap-trial.conf"
+  elif bls; then echo "$root/boot/loader/entries/wiredcap-trial.conf"
+  else echo "$root/boot/grub/custom.cfg"; fi
+}
 trial_id() { if sdboot; then echo wiredcap-trial.conf; else echo wiredcap-trial; fi; }
-default_title() { if sdboot; then echo "Arch Linux"; else echo "Debian GNU/Linux"; fi; }
-# What the default entry boots with: GRUB's generated grub.cfg, systemd-boot's default entry.
-booted_default() { if sdboot; then cat "$root/efi/loader/entries/arch-6.12.conf"; else cat "$root/boot/grub/grub.cfg"; fi; }
+default_title() {
+  if sdboot; then echo "Arch Linux"; elif bls; then echo "Fedora Linux (6.12.48"; else echo "Debian GNU/Linux"; fi
+}
+# What the default entry boots with: GRUB's generated grub.cfg, the default BLS entry.
+booted_default() {
+  if sdboot; then cat "$root/efi/loader/entries/arch-6.12.conf"
+  elif bls; then cat "$bls_default"
+  else cat "$root/boot/grub/grub.cfg"; fi
+}
 default_cmdline() {  # where wiredcap makes a value the default
   if sdboot; then sed -n 's/^options //p' "$root/efi/loader/entries/arch-6.12.conf"
+  elif bls; then sed -n 's/^options //p' "$bls_default"
   else sed -n 's/^GRUB_CMDLINE_LINUX_DEFAULT="\(.*\)"$/\1/p' "$root/etc/default/grub"; fi
 }
 
 "$sim" init --root "$root" --profile "$profile"
 out=$(status)
 grep -q "TTM module     ${param%%.*}:" <<<"$out" || fail "status does not name module ${param%%.*}: $out"
-if sdboot; then want_loader="systemd-boot, one-shot"; else want_loader="GRUB, one-shot"; fi
+if sdboot; then want_loader="systemd-boot, one-shot"
+elif bls; then want_loader="GRUB with BLS entries, one-shot"
+else want_loader="GRUB, one-shot"; fi
 grep -q "$want_loader" <<<"$out" || fail "status does not see $want_loader: $out"
 
 # Above the band: refused, and nothing written anywhere.
@@ -62,7 +80,13 @@ grep -q '^healthy=1$' "$root/var/lib/wiredcap/ttm-state" || fail "not marked hea
 sys confirm --check true
 default_cmdline | grep -q "$param=$pages" || fail "not made default: $(default_cmdline)"
 booted_default | grep -Eq "(linux|options).* $param=$pages" || fail "the default entry does not carry it"
-if sdboot; then grep -q "$param=$pages" "$root/etc/kernel/cmdline" || fail "/etc/kernel/cmdline lacks it"; fi
+if sdboot || bls; then grep -q "$param=$pages" "$root/etc/kernel/cmdline" || fail "/etc/kernel/cmdline lacks it"; fi
+# grubby --update-kernel=ALL --args: every BLS entry carries it, not only the default.
+if bls; then
+  for e in "$root"/boot/loader/entries/*.conf; do
+    grep -q "^options .*$param=$pages" "$e" || fail "$(basename "$e") lacks $param=$pages"
+  done
+fi
 [ ! -e "$(trial_file)" ] || fail "trial entry left after confirmation"
 "$sim" reboot --root "$root" | grep -q "$(default_title)" || fail "default entry not booted"
 grep -q "$param=$pages" "$root/proc/cmdline" || fail "default boot lost the parameter"
@@ -95,7 +119,8 @@ before_compact=$(events)
 sys reset
 default_cmdline | grep -q "$param=$pages" && fail "reset left the parameter: $(default_cmdline)"
 booted_default | grep -q "$param" && fail "reset left the default entry with the parameter"
-if sdboot; then grep -q "$param" "$root/etc/kernel/cmdline" && fail "reset left /etc/kernel/cmdline"; fi
+if sdboot || bls; then grep -q "$param" "$root/etc/kernel/cmdline" && fail "reset left /etc/kernel/cmdline"; fi
+if bls; then grep -l "$param" "$root"/boot/loader/entries/*.conf && fail "reset left a BLS entry with $param"; fi
 want="ttm-trial:intent ttm-trial:trial-scheduled ttm-after-boot:trial-booted ttm-after-boot:healthy \
 ttm-confirm:intent ttm-confirm:made-default ttm-trial:intent ttm-trial:trial-scheduled ttm-after-boot:hung \
 ttm-forget-hang:forgotten ttm-reset:intent ttm-reset:reset "

@@ -1,7 +1,8 @@
 // The boot loaders wiredcap can try a kernel parameter with for ONE boot, behind one
-// interface: GRUB (grub.hpp) and systemd-boot (systemd_boot.hpp). Which one boots this
-// machine is read, never guessed: systemd-boot says so itself in the EFI variable LoaderInfo;
-// otherwise GRUB's files decide; with neither, there is no trial (detect_boot_loader).
+// interface: GRUB (grub.hpp), GRUB booting BLS entries (grub_bls.hpp) and systemd-boot
+// (systemd_boot.hpp). Which one boots this machine is read, never guessed: systemd-boot says
+// so itself in the EFI variable LoaderInfo; otherwise GRUB's files decide (a grub.cfg that
+// runs blscfg: BLS entries); with neither, there is no trial (detect_boot_loader).
 #pragma once
 
 #include <memory>

@@ -5,8 +5,13 @@
 // next_entry in /boot/grub/grubenv with GRUB's own grub-editenv, as grub-reboot does. GRUB's
 // 00_header section boots next_entry once and clears it (save_env) BEFORE loading the kernel,
 // so a hang or a power-button reset during the trial boots the unchanged default entry: the
-// revert needs no software of ours to run.
+// revert needs no software of ours to run. grubenv and custom.cfg are read back after the
+// write; a one-shot GRUB would not see is undone and refused.
 // Default: GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then update-grub (Debian, Ubuntu).
+// GRUB_DEFAULT=0 or GRUB_DEFAULT=saved: with saved, 00_header boots grubenv's saved_entry
+// when no next_entry is armed, so the trial copies the saved entry and a hang boots it again;
+// the default's value goes where update-grub puts it into every 10_linux entry, the saved
+// one included (a saved recovery or custom entry, which does not carry it, is refused).
 #pragma once
 
 #include <map>
@@ -32,15 +37,42 @@ inline constexpr std::string_view kTrialEntryId = "wiredcap-trial";
 // The first line of every custom.cfg wiredcap writes: what it may remove again.
 inline constexpr std::string_view kCustomMarker = "# wiredcap trial entry";
 
+// A submenu an entry is in: how GRUB's default names it (title, id or position).
+struct MenuRef {
+    std::string title;
+    std::string id;
+    int index = 0;  // its position among its menu's items, submenus counted (GRUB numbers so)
+};
+
 struct MenuEntry {
     std::string title;
     std::string id;                  // --id, or empty
+    int index = 0;                   // position among its menu's items, submenus counted
+    std::vector<MenuRef> submenus;   // the submenus it is in, outermost first; empty: top level
+    std::string section;             // the grub.d script that wrote it ("10_linux"), if marked
     std::vector<std::string> lines;  // the body between the braces
+    std::string image;               // the `linux` line's kernel image
     std::string linux_args;          // the `linux` line's words after the kernel image
 };
 
-// The top-level menu entries of a grub.cfg (submenus are skipped: the default is a top entry).
+// Every menu entry of a grub.cfg, those in submenus too, in order.
+[[nodiscard]] std::vector<MenuEntry> parse_menu_tree(std::string_view cfg);
+// The top-level menu entries of a grub.cfg only.
 [[nodiscard]] std::vector<MenuEntry> parse_menu_entries(std::string_view cfg);
+// The entry GRUB's `default` names: "N", a title or an id, with ">" between submenu levels
+// ("1>2", "Advanced options for Debian GNU/Linux>gnulinux-6.12.38-amd64-advanced-..."), as
+// grub-set-default and GRUB_DEFAULT take them; empty means "0". nullopt when none matches.
+[[nodiscard]] std::optional<MenuEntry> resolve_menu_entry(const std::vector<MenuEntry>& tree,
+                                                          std::string_view spec);
+
+// grubenv at `env` (a path under root), as grub-editenv lists it / after `grub-editenv env ARGS`.
+// The machine's own grub-editenv runs (a scratch root's if it has one, else the host's).
+[[nodiscard]] Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root, std::string_view env);
+[[nodiscard]] Expected<Ok> grub_editenv(const SystemRoot& root, std::string_view env,
+                                        const std::vector<std::string>& args);
+// Why GRUB could not clear next_entry in grubenv under `dir` at boot (btrfs, ZFS, LVM, LUKS,
+// md RAID), or nullopt.
+[[nodiscard]] std::optional<std::string> grubenv_unkept(const SystemRoot& root, std::string_view dir);
 
 class Grub final : public BootLoader {
 public:
@@ -62,12 +94,15 @@ public:
 
     // grubenv as grub-editenv lists it.
     [[nodiscard]] Expected<std::map<std::string, std::string>> env() const;
-    // The first menu entry of grub.cfg (GRUB_DEFAULT=0).
+    // The entry GRUB boots by default: the first (GRUB_DEFAULT=0), or with GRUB_DEFAULT=saved
+    // the one grubenv's saved_entry names (grub-set-default; unset: the first).
     [[nodiscard]] Expected<MenuEntry> default_entry() const;
 
 private:
     [[nodiscard]] std::optional<std::string> cmdline_value_of(std::string_view key, std::string_view name) const;
     [[nodiscard]] Expected<Ok> editenv(const std::vector<std::string>& args) const;
+    // Why grubenv's next_entry or custom.cfg do not hold the trial just armed, or nullopt.
+    [[nodiscard]] std::optional<std::string> oneshot_mismatch(const std::string& entry_text) const;
     [[nodiscard]] Expected<Ok> update_grub() const;
     // GRUB_CMDLINE_LINUX_DEFAULT's line, or why wiredcap may not edit it (an override in
     // grub.d, a second assignment, a shell expansion: see shell_assignment.hpp).

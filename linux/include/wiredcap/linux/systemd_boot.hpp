@@ -6,9 +6,10 @@
 // entry's lines, its `options` with the parameter), and the EFI variable LoaderEntryOneShot
 // naming it. systemd-boot reads that variable and removes it before it starts the kernel, so
 // a hang boots the default entry next time. On a real machine the variable is set with
-// `bootctl set-oneshot` (bootctl knows efivarfs' immutable flags); in a scratch root the
-// simulated efivarfs file is written directly (4 bytes of attributes, then UTF-16LE, NUL
-// terminated), which is the format efivarfs exposes.
+// `bootctl set-oneshot` (bootctl knows efivarfs' immutable flags); in a scratch root its own
+// usr/bin/bootctl if it has one, else the simulated efivarfs file is written directly (4 bytes
+// of attributes, then UTF-16LE, NUL terminated), which is the format efivarfs exposes. Either
+// way the variable and the entry are read back before the trial counts as scheduled.
 // Default: the default entry's `options` line, and /etc/kernel/cmdline when it exists, so that
 // kernel-install carries the parameter into entries for new kernels.
 #pragma once
@@ -32,6 +33,9 @@ inline constexpr std::string_view kSdTrialEntry = "wiredcap-trial.conf";
 // when `value` is given, `name=value` on the last one (appended as an `options` line if none).
 [[nodiscard]] std::string with_options(const std::string& entry, std::string_view name,
                                        std::optional<std::string_view> value);
+// The value of `key` in a BLS entry or loader.conf ("options root=... ro" -> "root=... ro"),
+// the last one when it repeats; nullopt when absent.
+[[nodiscard]] std::optional<std::string> key_value(const std::string& text, std::string_view key);
 // The efivarfs file content for `value` (attributes NV|BS|RT).
 [[nodiscard]] std::string efi_string_bytes(std::string_view value);
 

@@ -33,8 +33,9 @@
 namespace wiredcap::linux_amd {
 
 // The exit codes are wiredcap's (common/include/wiredcap/exit_codes.hpp), read for Linux:
-//   3 outside the band or at a hang ceiling; 7 no TTM module, a gttsize conflict, or no
-//   one-shot boot loader; 6 the driver's read-back differs; 5 the boot loader's tool failed;
+//   3 outside the band or at a hang ceiling; 7 no TTM module, a gttsize conflict, no
+//   one-shot boot loader (or one that did not keep it), or the GPU driver not up yet
+//   (driver_ready.hpp: read-back unknown, nothing changed); 6 the driver's read-back differs; 5 the boot loader's tool failed;
 //   9 after-boot: the trial did not end in a confirmation (reverted, remembered); 13 --check
 //   failed; 12 the state or the journal could not be written.
 // What a verb did, line by line, for the person.
