@@ -95,8 +95,8 @@ files=(
 # The --json contract's schemas, by name (LAYOUT.md lists the same): a file someone else put in
 # that directory stays, and so does the directory then.
 for schema in change-2.json common-2.json convert-2.json error-1.json fit-2.json \
-  persist-2.json policy-check-2.json ramp-2.json ramp-plan-2.json recover-2.json status-2.json \
-  version-1.json; do
+  linux-status-1.json persist-2.json policy-check-2.json ramp-2.json \
+  ramp-plan-2.json recover-2.json status-2.json version-1.json; do
   files+=("$prefix/share/wiredcap/schema/$schema")
 done
 own_dirs=(
