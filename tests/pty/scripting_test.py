@@ -181,6 +181,21 @@ def code_17():
     return run_as(["fit", model, "--check"]).returncode
 
 
+def code_18():
+    # set on a simulated AMD Linux APU (docs/linux.md): one trial boot is scheduled, the value
+    # not held yet. The boot loader's one-shot must be armed, or the 18 would be a claim.
+    root = os.path.join(T.work, "linux-root")
+    sim_linux = os.path.join(os.path.dirname(T.sim_bin), "wiredcap-sim-linux")
+    subprocess.run([sim_linux, "init", "--root", root, "--profile", "strix-64"], check=True,
+                   capture_output=True)
+    os.makedirs(os.path.join(root, "var", "lib"), exist_ok=True)
+    code = run_as(["set", "40GiB", "--linux-root", root]).returncode
+    grubenv = subprocess.run(["grub-editenv", os.path.join(root, "boot", "grub", "grubenv"), "list"],
+                             capture_output=True, text=True, check=True).stdout
+    check("next_entry=wiredcap-trial" in grubenv.splitlines(), f"exit {code}, no trial armed: {grubenv}")
+    return code
+
+
 # What must not have happened for each code: nothing written unless the code says a write was
 # attempted or kept (0: the value; 5: refused by the kernel; 6: written; 8, 9: the ramp's steps;
 # 10: the helper's own step).
