@@ -9,11 +9,9 @@
 # usage: boot_variants_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-variants.XXXXXX")
-trap 'rm -rf "$base"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch variants
 oneshot_var=sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 refused() {  # $1 the size, $2 a piece of the reason, then the files that must not exist
   local size=$1 why=$2 rc=0 out f

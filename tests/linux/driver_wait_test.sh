@@ -6,11 +6,9 @@
 # usage: driver_wait_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-driver.XXXXXX")
-trap 'rm -rf "$base"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch driver
 phase() { sed -n 's/^phase=//p' "$root/var/lib/wiredcap/ttm-state"; }
 card=sys/class/drm/card1
 

@@ -7,12 +7,10 @@
 # usage: front_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-front.XXXXXX")
-trap 'rm -rf "$base"' EXIT
-chmod 755 "$base"
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch front
+chmod 755 "$base"
 # The front-end on the scratch root, with the same development paths as sys().
 wc() {
   local command=$1; shift

@@ -8,11 +8,9 @@
 # usage: grub_saved_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-saved.XXXXXX")
-trap 'rm -rf "$base"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch saved
 env_var() { grub-editenv "$root/boot/grub/grubenv" list | sed -n "s/^$1=//p"; }
 old_kernel="Debian GNU/Linux, with Linux 6.12.38-amd64"
 pinned="Advanced options for Debian GNU/Linux>$old_kernel"

@@ -7,11 +7,9 @@
 # usage: oneshot_readback_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-oneshot.XXXXXX")
-trap 'rm -rf "$base"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch oneshot
 real_editenv=$(command -v grub-editenv)
 next_entry() { "$real_editenv" "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p'; }
 oneshot_var=sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f

@@ -5,11 +5,9 @@
 # usage: refusals_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-refusals.XXXXXX")
-trap 'rm -rf "$base"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch refusals
 
 root=$base/amdttm; "$sim" init --root "$root" --profile amdttm-128
 out=$(status)

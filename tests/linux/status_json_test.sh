@@ -6,11 +6,9 @@
 # usage: status_json_test.sh WIREDCAP SYSTEM SIM SCHEMA_DIR VALIDATOR
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3 schemas=$4 validator=$5
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-json.XXXXXX")
-trap 'rm -rf "$base"' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch json
 answer() { "$wiredcap" --journal "$(journal)" status --linux-root "$root" --json; }
 # Fails unless the Python expression EXPR holds for the answer `a` (a dict) in FILE.
 check() {
