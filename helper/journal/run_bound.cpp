@@ -31,13 +31,16 @@ bool is_forward(std::string_view e) {
 
 RunUse run_use(std::string_view text, const CallersRun& c) {
     std::map<std::string_view, RunState> runs;  // the caller's, in this boot
+    bool anothers = false;
     for (auto nl = text.find('\n'); nl != std::string_view::npos; nl = text.find('\n')) {
         const std::string_view line = text.substr(0, nl);
         text.remove_prefix(nl + 1);
         const std::string_view run = run_of(line);
-        if (run.empty() || !is_v1_record(line) || string_after(line, "boot") != c.boot) continue;
+        if (run.empty() || !is_v1_record(line)) continue;
+        const bool callers = number_after(line, "uid") == c.uid, this_boot = string_after(line, "boot") == c.boot;
+        if (run == c.run && !(callers && this_boot)) anothers = true;
+        if (!this_boot) continue;
         const std::string_view event = string_after(line, "event");
-        const bool callers = number_after(line, "uid") == c.uid;
         if (!callers && runs.count(run) == 0) continue;
         RunState& r = runs[run];
         if (event == "end") r.ended = true;
@@ -50,6 +53,7 @@ RunUse run_use(std::string_view text, const CallersRun& c) {
         else if (event == "confirmed" || event == "revert_applied") s = true;
     }
     RunUse use;
+    use.anothers = anothers;
     for (const auto& [run, r] : runs) {
         if (run == c.run) use.records = r.records;
         else if (r.records != 0 && !r.closed()) ++use.open_others;
@@ -66,6 +70,9 @@ Expected<RunUse> run_use_in(const std::string& path, uid_t owner, const CallersR
 
 std::optional<std::string> run_bound_refusal(const RunUse& use, const CallersRun& c) {
     const std::string uid = "uid " + std::to_string(c.uid);
+    if (use.anothers && !c.ending)
+        return "run " + std::string(c.run) + " holds records of another user or of an earlier boot: " + uid +
+               " may only end it (wiredcap recover does); start a new run";
     if (use.records == 0 && use.open_others >= kMaxOpenRuns)
         return uid + " already holds " + std::to_string(use.open_others) + " runs open in this boot (at most " +
                std::to_string(kMaxOpenRuns) + "): end them first (wiredcap recover ends a run with nothing at risk; "

@@ -8,6 +8,12 @@
 // journaled without the run). A ramp is one run of well under a hundred steps; a run left open
 // by a ramp that died is closed by `wiredcap recover` (after `wiredcap reset` for a step at risk)
 // or, from the next boot on, by the compaction.
+//
+// A run is also its opener's, in its boot: the hang scan (hang_ceiling.hpp) and the compaction
+// follow a run by its id and step, whoever wrote the record, so a member's apply, confirm or
+// revert in root's run (or in its own run of an earlier boot) would settle or replace a step
+// that hung there. A caller other than root may name a run holding another uid's records or
+// an earlier boot's only to `end` it (what `wiredcap recover` does with a run left open).
 #pragma once
 
 #include <sys/types.h>
@@ -28,11 +34,13 @@ struct CallersRun {
     std::string_view run;   // the run the command names
     uid_t uid;              // the caller's
     std::string_view boot;  // the current boot
+    bool ending = false;    // the command is `end`, which may name any run
 };
 
 struct RunUse {
     std::size_t open_others = 0;  // the caller's runs in this boot, other than `run`, not closed
     std::size_t records = 0;      // the caller's records of `run` in this boot
+    bool anothers = false;        // `run` holds a record of another uid or of another boot
 };
 
 [[nodiscard]] RunUse run_use(std::string_view journal_text, const CallersRun& c);

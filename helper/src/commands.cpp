@@ -93,13 +93,14 @@ void report_direction(Action& a, const Invocation& inv) {
 }
 
 // A caller other than root holds a bounded number of open runs of bounded length
-// (journal/run_bound.hpp); past it the command is refused (not_permitted) before it acts. A
-// reset (the safe direction) is refused only when the journal shows the bound passed.
+// (journal/run_bound.hpp), each its own in this boot (only `end` names another's); past it the
+// command is refused (not_permitted) before it acts. A reset (the safe direction) is refused
+// only when the journal shows the bound passed or the run another's.
 std::optional<Failure> within_run_bound(Action& a, const Invocation& inv, Context& ctx, bool safe_direction = false) {
     if (!inv.run || ctx.caller.uid == 0) return std::nullopt;
     auto read = ctx.kernel.read_boot_id();
     const std::string boot = read ? *read : std::string("unknown");  // as the journal stamps it
-    const journal::CallersRun c{*inv.run, ctx.caller.uid, boot};
+    const journal::CallersRun c{*inv.run, ctx.caller.uid, boot, inv.command == Command::end};
     auto use = journal::run_use_in(ctx.journal_path, ctx.trusted_owner, c);
     if (!use) return safe_direction ? std::nullopt : std::optional(a.refuse(ExitCode::journal_failed, use.error().message));
     if (auto why = journal::run_bound_refusal(*use, c)) return a.refuse(ExitCode::not_permitted, *why);

@@ -50,6 +50,7 @@ struct LastRecord {
 struct EndRecord {
     std::optional<MiB> readback;
     std::string reason;
+    std::string boot;  // an end reads back its own boot's knob, never an earlier boot's
 };
 
 // A run's steps by number, in order (so the highest is the last): a ramp has a few, and a vector
@@ -300,6 +301,7 @@ void Analysis::add(const Entry& e) {
             run.ended = true;
             run.last_end.readback = e.readback;
             run.last_end.reason.assign(e.reason);
+            run.last_end.boot.assign(e.boot);
             run.ended_hung = run.ended_hung || is_word(e.reason, "hung");  // a recorded hang is never lost
         } else if (e.step) {
             step = &run.steps.of(*e.step);
@@ -332,9 +334,13 @@ void Analysis::add(const Entry& e) {
 namespace {
 
 // Whether the run's `end` is evidence that nothing is left in force: see recovery.hpp.
+// An end of a later boot than the step at risk proves nothing about the boot that went down
+// (whoever wrote it: a group member may end any run, issue 23).
 bool end_settles(const RunTrack& r) {
-    if (highest_at_risk(r) == nullptr) return true;
+    const StepTrack* at_risk = highest_at_risk(r);
+    if (at_risk == nullptr) return true;
     const EndRecord& e = r.last_end;
+    if (e.boot != at_risk->boot) return false;
     return !is_word(e.reason, "revert_failed") && e.readback && r.target && *e.readback == *r.target;
 }
 

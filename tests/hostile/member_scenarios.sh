@@ -276,6 +276,34 @@ member_is_bound_by_a_recorded_hang() {
   journal_ok
 }
 
+# A run is its opener's, in its boot (issue 23: a member wrote its own step 1 into root's run
+# whose step 1 hung in the boot before, and the step's hang no longer bound: the helper's hang
+# scan and the compaction follow a run by its id and step). A caller other than root may name a
+# run holding another uid's records or an earlier boot's only to `end` it (recover does): its
+# apply, confirm and revert there are refused (exit 4, journaled without the run), and the hang
+# still binds.
+member_cannot_write_in_anothers_run() {
+  fresh_fixture
+  AS=0:0: run -- apply 80GiB --run r-hung --step 1; expect_rc 0
+  AS=$MEMBER
+  run -- reset; expect_rc 0
+  run -- apply 80GiB --effective 76GiB --run m-hung --step 1; expect_rc 0
+  sim reboot >/dev/null
+  local history; history=$(sim_history)
+  [ "$history" = "81920 MiB 0 MiB 81920 MiB " ] || fail "writes before the reboot: $history"
+  run -- apply 72GiB --run r-hung --step 1; expect_rc 4; expect_knob 0; expect_last_event refused
+  run -- apply 72GiB --run m-hung --step 1; expect_rc 4; expect_knob 0; expect_last_event refused
+  expect_history "$history"
+  run -- apply 72GiB; expect_rc 0; expect_knob 73728
+  run -- reset --run r-hung --step 1 --revert no; expect_rc 4; expect_knob 73728
+  run -- reset --run m-hung --step 1 --revert no; expect_rc 4; expect_knob 73728
+  [ "$(grep -c '"run":"r-hung"' "$JOURNAL")" = 2 ] || fail "a member wrote in root's run: $(grep r-hung "$JOURNAL")"
+  run -- apply 80GiB; expect_rc 3; expect_knob 73728  # both hangs still bind
+  run -- end --run r-hung --outcome reverted; expect_rc 0  # what recover does
+  expect_history "${history}73728 MiB "
+  journal_ok
+}
+
 # A member's --effective is its word, not a measurement (issue 23: the journal labelled a
 # member's claimed value `metal`): journaled as "given by uid 65534", the source it named kept
 # apart as effective_said; and bounded: a claim above the machine's memory is refused.

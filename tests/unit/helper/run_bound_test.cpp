@@ -51,5 +51,19 @@ TEST(RunBound, AFreshRunPastTheOpenRunsAndARunPastItsRecordsAreRefused) {
     EXPECT_TRUE(run_bound_refusal(run_use(one, long_run), long_run));
 }
 
+TEST(RunBound, ARunOfAnotherUidOrAnEarlierBootMayOnlyBeEnded) {
+    const std::string text = line("roots", "applied", 0, "B0") + line("mine", "applied", 501, "B0") +
+                             line("theirs", "applied", 502) + line("shared", "applied") + line("shared", "end", 0) +
+                             line("own", "applied");
+    for (const char* run : {"roots", "mine", "theirs", "shared"}) {
+        const CallersRun apply{run, 501, "B1"}, end{run, 501, "B1", true};
+        EXPECT_TRUE(run_bound_refusal(run_use(text, apply), apply)) << run;
+        EXPECT_FALSE(run_bound_refusal(run_use(text, end), end)) << run;
+    }
+    const CallersRun own{"own", 501, "B1"};
+    EXPECT_FALSE(run_bound_refusal(run_use(text, own), own));
+    EXPECT_FALSE(run_bound_refusal(run_use(text, kNew), kNew));
+}
+
 }  // namespace
 }  // namespace wiredcap::journal

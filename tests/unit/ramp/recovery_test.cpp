@@ -340,6 +340,19 @@ TEST(Recovery, AnEndReadingTheRevertTargetSettlesTheRun) {
     EXPECT_TRUE(j.analyse_in(kBootB).hangs.empty());
 }
 
+// An end written in a later boot says what that boot holds, not what the boot that went down
+// held (issue 23: a group member's `end --outcome reverted` on root's run, with the knob at the
+// run's start, made recover and status forget the hang the helper still binds).
+TEST(Recovery, AnEndInALaterBootDoesNotSettleAStepAtRiskInAnEarlierOne) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.in_boot(kBootB).end_read("r1", "reverted", 80_GiB);
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::hung_in_earlier_boot);
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB);
+}
+
 // Before any confirmation the revert target is the value the run started from.
 TEST(Recovery, TheRevertTargetOfAnUnconfirmedFirstStepIsTheValueBeforeIt) {
     Journal good;
