@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <ctime>
 
 #include "journal/owned_by_root.hpp"
@@ -32,12 +34,37 @@ Expected<Ok> check_size_limit(int fd, std::size_t bytes, const std::string& path
     return Ok{};
 }
 
-// A record of a caller other than root that would take the journal past kMemberBound.
-Expected<Ok> check_member_bound(off_t size, std::size_t bytes, uid_t uid, const std::string& path) {
-    if (uid == 0 || static_cast<std::size_t>(size) + bytes <= kMemberBound) return Ok{};
-    return Error{"the journal " + path + " is at its bound for callers other than root (" +
-                 std::to_string(kMemberBound >> 10) + " KiB) until wiredcap-system compacts it (every minute); "
-                 "root's commands still work"};
+// The bytes of the journal's records made for `uid` (every record names its caller's uid right
+// after its boot), or nothing when the journal cannot be read back whole.
+std::optional<std::size_t> callers_bytes(int fd, off_t size, uid_t uid) {
+    const std::string mark = ",\"uid\":" + std::to_string(uid) + ",";
+    std::string text(static_cast<std::size_t>(size), '\0');
+    if (::pread(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return std::nullopt;
+    std::size_t mine = 0;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t newline = text.find('\n', at);
+        const std::size_t end = newline == std::string::npos ? text.size() : newline + 1;
+        if (std::string_view(text).substr(at, end - at).find(mark) != std::string_view::npos) mine += end - at;
+        at = end;
+    }
+    return mine;
+}
+
+// A record of a caller other than root that would take the journal past kMemberBound, or the
+// caller's own records past kMemberShare (compaction keeps some records whoever floods them:
+// past its share a member keeps out itself, not the other members).
+Expected<Ok> check_member_bound(int fd, off_t size, std::size_t bytes, uid_t uid, const std::string& path) {
+    if (uid == 0) return Ok{};
+    if (static_cast<std::size_t>(size) + bytes > kMemberBound)
+        return Error{"the journal " + path + " is at its bound for callers other than root (" +
+                     std::to_string(kMemberBound >> 10) + " KiB) until wiredcap-system compacts it (every minute); "
+                     "root's commands still work"};
+    const auto mine = callers_bytes(fd, size, uid);
+    if (!mine) return Error{"cannot read the journal " + path + " back to count uid " + std::to_string(uid) + "'s records"};
+    if (*mine + bytes <= kMemberShare) return Ok{};
+    return Error{"uid " + std::to_string(uid) + "'s records fill its share of the journal " + path + " (" +
+                 std::to_string(kMemberShare >> 10) + " KiB of the " + std::to_string(kMemberBound >> 10) +
+                 " KiB bound); other members and root still have room"};
 }
 
 Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
@@ -195,7 +222,7 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
     // of this write), are noted for appended_by_another().
     struct stat before {};
     if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
-    if (auto room = check_member_bound(before.st_size, line.size(), s.uid, path_); !room) return room;
+    if (auto room = check_member_bound(fd_.get(), before.st_size, line.size(), s.uid, path_); !room) return room;
     if (locked() && before.st_size != own_end_) foreign_ = true;
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {
         // Whole or absent: a write cut short (ENOSPC, EFBIG, EIO after part of it) is taken back,

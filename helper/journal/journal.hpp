@@ -41,6 +41,9 @@ inline constexpr int kSchemaVersion = 1;
 // and every minute once it passes 1 MiB; readers stay fast up to this size
 // (bench/journal_scale.sh).
 inline constexpr std::size_t kMemberBound = std::size_t{1536} << 10;
+// One caller's share of it: its records (the ones compaction keeps, too: claims, writes outside
+// a run) may fill a quarter, so one member flooding them cannot keep the others out for good.
+inline constexpr std::size_t kMemberShare = kMemberBound / 4;
 
 struct Record {
     std::string command;                   // read, apply, reset, confirm, end

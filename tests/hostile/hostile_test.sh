@@ -877,6 +877,7 @@ PY
 # apply through the same setuid helper goes in past it, and root's and the member's reset work;
 # once wiredcap-system has compacted the journal the member may act again.
 MEMBER_BOUND=$((1536 * 1024))
+MEMBER_SHARE=$((MEMBER_BOUND / 4))  # one caller's share of it (helper/journal/journal.hpp)
 # journal_of_root_records BYTES: root's closed ramps from an earlier boot, BYTES long.
 journal_of_root_records() {
   mkdir -p "$FIXTURE/journal" && chmod 755 "$FIXTURE/journal"
@@ -982,6 +983,33 @@ PY
   grep -q '"uid":65534,"command":"apply","event":"applied","run":"lie",.*"effective_mib":71680,"effective_source":"given by uid 65534"' \
     "$JOURNAL" || fail "the member's claim was pushed out of the journal: $(grep -c . "$JOURNAL") records left"
   note "after 3 floods to the bound and 3 compactions the claim is in the journal ($(journal_size) bytes)"
+}
+
+# Issue 23 point 3: one member's records that compaction keeps (writes outside a run, claims)
+# fill at most its share of the member bound (a quarter): past it that member is refused (exit
+# 12, nothing written), while another member and root still change the cap.
+member_share_keeps_other_members_in() {
+  fresh_fixture
+  AS=$MEMBER
+  run -- apply 72GiB; expect_rc 0; expect_knob 73728
+  local template
+  template=$(grep '"uid":65534,"command":"apply","event":"applied"' "$JOURNAL" | tail -n 1)
+  [ -n "$template" ] || fail "no apply of the member's to copy"
+  python3 -S - "$JOURNAL" "$MEMBER_SHARE" "$template" <<'PY' || fail "cannot flood"
+import sys
+path, share, line = sys.argv[1], int(sys.argv[2]), sys.argv[3] + "\n"
+open(path, "a").write(line * (share // len(line)))
+PY
+  [ "$(journal_size)" -lt "$MEMBER_BOUND" ] || fail "the flood reached the whole bound"
+  cp "$JOURNAL" "$WORK/journal.before"
+  run -- apply 80GiB
+  expect_rc 12; expect_err 'share'; expect_knob 73728; expect_history '73728 MiB '
+  cmp -s "$JOURNAL" "$WORK/journal.before" || fail "a record past the member's share: $(tail -n 1 "$JOURNAL")"
+  AS="65533:65533:$GID"  # another member of the group
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+  AS="0:0:"
+  run -- reset; expect_rc 0; expect_knob 0
+  note "uid 65534 refused at its share ($(journal_size) bytes in all); uid 65533 and root went on"
 }
 
 deleted_cwd() {

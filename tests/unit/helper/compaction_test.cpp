@@ -231,8 +231,10 @@ TEST_F(CompactionFile, TheUpkeepPastTheThresholdCompactsAndRecordsIt) {
     ASSERT_TRUE(w) << test::error_of(w);
     ASSERT_TRUE(w->lock(std::chrono::milliseconds(500), ::geteuid()));
     const Record r{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
-    ASSERT_TRUE(w->append(r, Stamp{"B1", 501}));
-    EXPECT_EQ(test::TempTree::slurp(path_).size(), kCompactFrom - 60 + to_json_line(r, Stamp{"B1", 501}, 0).size())
+    // Root's: a member's records past its share (kMemberShare) are refused, and the old
+    // records here are uid 501's.
+    ASSERT_TRUE(w->append(r, Stamp{"B1", 0}));
+    EXPECT_EQ(test::TempTree::slurp(path_).size(), kCompactFrom - 60 + to_json_line(r, Stamp{"B1", 0}, 0).size())
         << "an append compacts nothing: the command's kernel write is not kept waiting";
     auto u = keep_up(*w, Stamp{"B1", 0});
     ASSERT_TRUE(u) << test::error_of(u);
@@ -332,7 +334,7 @@ TEST_F(CompactionFile, OutOfMemoryLeavesTheJournalWhole) {
         auto w = Writer::open(path, ::geteuid());
         if (!w || !w->lock(std::chrono::milliseconds(500), ::geteuid())) return "cannot open";
         const Record rec{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
-        if (!w->append(rec, Stamp{"B1", 501})) return "cannot append";
+        if (!w->append(rec, Stamp{"B1", 0})) return "cannot append";  // root: no share
         // No 1 MiB block to be had, whatever this process freed before: the address space is
         // limited, every free byte is taken in small blocks, and 256 KiB is given back for the
         // small allocations around the compaction's 1 MiB read buffer.
