@@ -107,10 +107,20 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
     auto loaded = load_trial_state(root);
     if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message + ": nothing scheduled");
     TrialState s = *loaded;
+    const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
+    if (s.phase == "scheduled" && s.param == param && s.pages == want.count() &&
+        s.page_size == want.page_size().bytes())
+        // This very trial is scheduled (a script's rerun): answered from the boot loader's
+        // one-shot read back, nothing written.
+        if (const auto loader = detect_boot_loader(root).loader)
+            if (const auto armed = loader->oneshot_armed(); armed && *armed)
+                return {ExitCode::ok,
+                        {"already scheduled: ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
+                         "  = " + units::describe(want), "  " + std::string(loader->name()) + ": " + loader->trial_places(),
+                         "Reboot now. A hang or a reset boots the unchanged default entry."}};
     if (s.phase == "scheduled" || s.phase == "booted")
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
-    const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
     if (s.phase == "default" && s.default_param == param && s.default_pages == want.count() && r.pages_limit.value &&
         *r.pages_limit.value == want)
         // Already the default and in force: nothing to try, nothing written (a script's rerun).
@@ -254,6 +264,15 @@ VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const st
     const auto pages = trial_pages(s);
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
+    if (s.phase == "default" && pages && s.default_param == s.param && s.default_pages == s.pages &&
+        !readback_mismatch(r, *pages))
+        // The trial was made default (a script's rerun): answered from the boot loader's default
+        // entry and the driver, both read back, nothing written.
+        if (const auto loader = detect_boot_loader(root).loader)
+            if (const auto v = loader->default_value(s.param); v && *v == std::to_string(s.pages))
+                return {ExitCode::ok,
+                        {"already the default and in force: " + units::describe(*pages),
+                         "made default: " + loader->default_place()}};
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
         return fail(ExitCode::refused_by_policy,
                     "no trial boot to confirm (phase " + s.phase + "): nothing made default");

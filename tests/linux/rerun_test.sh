@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A script runs each step twice: the second run of a step whose outcome the machine already
+# holds answers as the first did and writes nothing. `wiredcap set SIZE` while that very trial
+# is scheduled (one-shot read back) is 18 again, not a refusal; `ttm-confirm` once the trial
+# is the default in force (read back) is 0 again. A different value stays refused.
+# usage: rerun_test.sh WIREDCAP SYSTEM SIM
+set -euo pipefail
+wiredcap=$1 system=$2 sim=$3
+base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-rerun.XXXXXX")
+trap 'rm -rf "$base"' EXIT
+chmod 755 "$base"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+wc() {
+  local command=$1; shift
+  "$wiredcap" --journal "$(journal)" --sim-state "$root/.mac/sim-state" --policy "$root/.mac/policy" \
+    "$command" --linux-root "$root" "$@"
+}
+code() { local rc=0; "$@" >/dev/null 2>&1 || rc=$?; echo "$rc"; }
+
+for run in strix-64:40 strix-128-sdboot:90 fedora-128:90; do
+  profile=${run%:*} size=${run#*:}
+  root=$base/$profile
+  "$sim" init --root "$root" --profile "$profile" >/dev/null
+  mkdir -p "$root/.mac" "$root/var/lib"
+  [ "$(code wc set "${size}GiB")" = 18 ] || fail "$profile: set did not schedule"
+  before=$(cat "$(journal)")
+  [ "$(code wc set "${size}GiB")" = 18 ] || fail "$profile: set run again while its trial is scheduled: not 18"
+  [ "$before" = "$(cat "$(journal)")" ] || fail "$profile: set run again journaled: $(events)"
+  [ "$(code wc set "$((size + 1))GiB")" = 3 ] || fail "$profile: another value while a trial is pending was not refused"
+  "$sim" reboot --root "$root" | grep -q "wiredcap" || fail "$profile: the trial was not booted"
+  [ "$(code sys after-boot)" = 0 ] || fail "$profile: after-boot"
+  [ "$(code sys after-boot)" = 0 ] || fail "$profile: after-boot run again"
+  [ "$(code sys confirm)" = 0 ] || fail "$profile: confirm"
+  before=$(cat "$(journal)")
+  [ "$(code sys confirm)" = 0 ] || fail "$profile: confirm run again once made default: not 0"
+  [ "$before" = "$(cat "$(journal)")" ] || fail "$profile: confirm run again journaled: $(events)"
+  [ "$(code wc set "${size}GiB")" = 0 ] || fail "$profile: set of the default in force"
+  [ "$(code wc reset)" = 0 ] || fail "$profile: reset"
+  [ "$(code wc reset)" = 0 ] || fail "$profile: reset run again"
+  # Made default, then reset: ttm-confirm has nothing to confirm any more.
+  [ "$(code sys confirm)" = 3 ] || fail "$profile: confirm after reset was not refused"
+done
+echo "rerun: ok"
