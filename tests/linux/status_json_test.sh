@@ -23,7 +23,7 @@ def agree(v):  # an amount's figures, one from the other
 sys.exit(0 if eval(sys.argv[2]) else 1)
 PY
 }
-for profile in strix-128 strix-64 phoenix-32 amdttm-128 strix-128-sdboot gttsize-64; do
+for profile in strix-128 strix-64 phoenix-32 amdttm-128 strix-128-sdboot gttsize-64 fedora-128; do
   root=$base/$profile; "$sim" init --root "$root" --profile "$profile"
   answer >"$base/$profile.json"
   check "$base/$profile.json" 'all(agree(a[k]["value"]) for k in ("pages_limit", "gpu_cap", "mem_total")) and agree(a["band"]["high"])'
@@ -38,6 +38,25 @@ check "$base/strix-128-sdboot.json" 'a["boot_loader"]["name"] == "systemd-boot" 
 root=$base/strix-128; rm "$root"/sys/class/drm/card*/device/mem_info_gtt_total
 answer >"$base/unknown.json"
 check "$base/unknown.json" 'a["gpu_cap"]["value"] is None and a["gpu_cap"]["why_unknown"] and not a["gpu_cap_matches_pages_limit"]'
+
+# Every phase of the story validates, on every boot loader: scheduled, booted (and healthy),
+# default.
+for profile in strix-64 strix-128-sdboot fedora-128; do
+  root=$base/phases-$profile; "$sim" init --root "$root" --profile "$profile" >/dev/null
+  sys trial 50GiB >/dev/null 2>&1 || sys trial 90GiB >/dev/null
+  answer >"$base/$profile-scheduled.json"
+  "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
+  answer >"$base/$profile-booted.json"
+  "$sim" advance --root "$root" 700 >/dev/null && sys after-boot >/dev/null
+  answer >"$base/$profile-healthy.json"
+  sys confirm >/dev/null
+  answer >"$base/$profile-default.json"
+  check "$base/$profile-scheduled.json" 'a["trial"]["phase"] == "scheduled" and agree(a["trial"]["value"])'
+  check "$base/$profile-booted.json" 'a["trial"]["phase"] == "booted" and not a["trial"]["healthy"]'
+  check "$base/$profile-healthy.json" 'a["trial"]["phase"] == "booted" and a["trial"]["healthy"]'
+  check "$base/$profile-default.json" 'a["trial"]["phase"] == "default" and a["boot_loader"]["default_entry"]["value"]'
+done
+python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
 
 # A trial that hangs: the journal's hang ceiling, in pages.
 root=$base/strix-64
