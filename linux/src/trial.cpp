@@ -68,7 +68,8 @@ bool reads_back(const TrialState& s, const kernel::TtmReadings& r) {
 
 }  // namespace
 
-VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size) {
+VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size,
+                          const VerbCommand& self) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing scheduled");
     SysfsTtmKernel kernel(root);
@@ -103,7 +104,8 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
         return fail(ExitCode::refused_by_policy,
                     units::describe(want) + " is at or above the hang ceiling " +
                         units::describe(ceiling_pages(**ceiling, want.page_size())) +
-                        " (the journal; wiredcap-system ttm-forget-hang clears it); nothing scheduled");
+                        " (the journal); nothing scheduled; forget it if it was not a hang: " +
+                        self.of(root, "ttm-forget-hang", "--why other-cause"));
     auto loaded = load_trial_state(root);
     if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message + ": nothing scheduled");
     TrialState s = *loaded;
@@ -117,7 +119,8 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
                 return {ExitCode::ok,
                         {"already scheduled: ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
                          "  = " + units::describe(want), "  " + std::string(loader->name()) + ": " + loader->trial_places(),
-                         "Reboot now. A hang or a reset boots the unchanged default entry."}};
+                         "Reboot now. A hang or a reset boots the unchanged default entry.",
+                         "After the trial boot: " + self.of(root, "ttm-confirm")}};
     if (s.phase == "scheduled" || s.phase == "booted")
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
@@ -156,10 +159,10 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
         {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
          "  = " + units::describe(want), "  " + std::string(boot.loader->name()) + ": " + boot.loader->trial_places(),
          "Reboot now. A hang or a reset boots the unchanged default entry.",
-         "After the trial boot: wiredcap-system ttm-confirm"}};
+         "After the trial boot: " + self.of(root, "ttm-confirm")}};
 }
 
-VerbResult after_boot(const SystemRoot& root, TrialJournal& journal) {
+VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbCommand& self) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running");
     auto loaded = load_trial_state(root);
@@ -210,7 +213,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal) {
         }
         (void)journal.record({"trial-booted", "", "", r.pages_limit.value}, s);
         return {ExitCode::ok,
-                {"trial boot read back: " + units::describe(*pages), "confirm with: wiredcap-system ttm-confirm"}};
+                {"trial boot read back: " + units::describe(*pages), "confirm with: " + self.of(root, "ttm-confirm")}};
     }
     if (s.phase == "booted" && boot == s.trial_boot_id) {
         const std::uint64_t up = r.uptime_s.value.value_or(0);

@@ -10,24 +10,15 @@
 #include "wiredcap/linux/host.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/trial_state.hpp"
+#include "wiredcap/linux/verb_command.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 
 namespace wiredcap::cli {
 namespace {
 
+using linux_amd::shell_word;
 using linux_amd::SystemRoot;
-
-// A word as a POSIX shell reads it back unchanged: as is when it holds only safe characters,
-// else in single quotes.
-std::string shell_word(const std::string& w) {
-    const bool plain = !w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                         "0123456789_./:=@%+-") == std::string::npos;
-    if (plain) return w;
-    std::string q = "'";
-    for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
 
 // wiredcap-system's arguments for a verb: `--root DIR` off "/" (only test builds accept it).
 std::vector<std::string> verb(const LinuxTarget& t, const std::string& name, const std::vector<std::string>& args) {
