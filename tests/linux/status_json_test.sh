@@ -66,4 +66,12 @@ sys after-boot >/dev/null 2>&1 || true
 answer >"$base/hung.json"
 check "$base/hung.json" 'a["hang_ceiling"]["value"]["pages"] == 11534336 and agree(a["hang_ceiling"]["value"]) and a["trial"]["phase"] == "none"'
 python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
+
+# A trial state that cannot be read: unknown with why, in the JSON and in the text alike.
+echo garbage >"$root/var/lib/wiredcap/ttm-state"
+answer >"$base/state-unknown.json"
+check "$base/state-unknown.json" 'a["trial"]["phase"] is None and "not key=value" in a["trial"]["why_unknown"]'
+"$wiredcap" --journal "$(journal)" status --linux-root "$root" | grep -A1 "^  trial" | grep -q "not key=value" ||
+  fail "status does not say why the trial state is unreadable: $(status)"
+python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
 echo "status --json on Linux: ok"
