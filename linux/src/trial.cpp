@@ -66,6 +66,15 @@ bool reads_back(const TrialState& s, const kernel::TtmReadings& r) {
     return now && *now == std::to_string(s.pages);
 }
 
+// Whether the boot loader's default entry carries param=pages, read back: a value in force
+// now that the default no longer carries (a hand edit, a regenerated config) is gone at the
+// next boot.
+bool default_entry_holds(const SystemRoot& root, const std::string& param, std::uint64_t pages) {
+    const auto loader = detect_boot_loader(root).loader;
+    const auto v = loader ? loader->default_value(param) : std::nullopt;
+    return v && *v == std::to_string(pages);
+}
+
 }  // namespace
 
 VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size,
@@ -125,8 +134,9 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
     if (s.phase == "default" && s.default_param == param && s.default_pages == want.count() && r.pages_limit.value &&
-        *r.pages_limit.value == want)
-        // Already the default and in force: nothing to try, nothing written (a script's rerun).
+        *r.pages_limit.value == want && default_entry_holds(root, param, want.count()))
+        // Already the default (read back from the boot loader) and in force: nothing to try,
+        // nothing written (a script's rerun).
         return {ExitCode::ok, {"already the default and in force: " + units::describe(want)}};
     s.phase = "scheduled";
     s.param = param;
@@ -271,11 +281,8 @@ VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const st
         !readback_mismatch(r, *pages))
         // The trial was made default (a script's rerun): answered from the boot loader's default
         // entry and the driver, both read back, nothing written.
-        if (const auto loader = detect_boot_loader(root).loader)
-            if (const auto v = loader->default_value(s.param); v && *v == std::to_string(s.pages))
-                return {ExitCode::ok,
-                        {"already the default and in force: " + units::describe(*pages),
-                         "made default: " + loader->default_place()}};
+        if (default_entry_holds(root, s.param, s.pages))
+            return {ExitCode::ok, {"already the default and in force: " + units::describe(*pages)}};
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
         return fail(ExitCode::refused_by_policy,
                     "no trial boot to confirm (phase " + s.phase + "): nothing made default");

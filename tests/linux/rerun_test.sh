@@ -42,4 +42,19 @@ for run in strix-64:40 strix-128-sdboot:90 fedora-128:90; do
   # Made default, then reset: ttm-confirm has nothing to confirm any more.
   [ "$(code sys confirm)" = 3 ] || fail "$profile: confirm after reset was not refused"
 done
+# The default dropped from the boot loader (a hand edit, then update-grub): this boot still
+# runs the value, the next will not. set does not answer 0 "already the default": the boot
+# loader is read back, and the trial is scheduled again (18).
+root=$base/dropped
+"$sim" init --root "$root" --profile strix-64 >/dev/null
+mkdir -p "$root/.mac" "$root/var/lib"
+[ "$(code wc set 40GiB)" = 18 ] || fail "dropped: set did not schedule"
+"$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null && sys confirm >/dev/null
+"$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
+[ "$(code wc set 40GiB)" = 0 ] || fail "dropped: set of the default in force"
+sed -i 's/ ttm.pages_limit=[0-9]*//' "$root/etc/default/grub"
+"$sim" update-grub --root "$root" >/dev/null
+[ "$(code wc set 40GiB)" = 18 ] || fail "dropped: set answered for a default the boot loader no longer holds"
+[ "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" = wiredcap-trial ] ||
+  fail "dropped: no trial armed"
 echo "rerun: ok"
