@@ -136,6 +136,13 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
     const bool pending = state && (state->phase == "scheduled" || state->phase == "booted");
     out << "Trial: " << (state ? trial_text(*state) : "UNREADABLE: " + state.error().message) << "   ["
         << linux_amd::kStateFile << "]\n";
+    const std::string here = t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string();
+    // Not settled: what settles it, complete (exit 10 leaves a script the next step).
+    if (state && state->phase == "scheduled")
+        out << "Not settled: reboot to try it once, or cancel it: wiredcap reset" << here << "\n";
+    if (state && state->phase == "booted")
+        out << "Not settled: keep it (the default from the next boot on; only on this boot):\n  "
+            << sudo_command(t, verb(t, "ttm-confirm", {})) << "\nor drop it: wiredcap reset" << here << "\n";
     const auto r = linux_amd::SysfsTtmKernel(root).read();
     out << "pages_limit now reads "
         << (r.pages_limit.value ? units::describe(*r.pages_limit.value) : "unknown (" + r.pages_limit.note + ")")

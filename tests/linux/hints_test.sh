@@ -6,7 +6,7 @@
 # (the test runs as root: sudo dropped) and must do what it says.
 # usage: hints_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
-system=$2 sim=$3  # system: lib.sh's sys
+wiredcap=$1 system=$2 sim=$3  # system: lib.sh's sys
 base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-hints.XXXXXX")
 trap 'rm -rf "$base"' EXIT
 root=$base/m
@@ -45,4 +45,21 @@ forget=$(sys trial 44GiB 2>/dev/null | hint "forget it if it was not a hang:" ||
 [ -n "$forget" ] || fail "the refusal at the hang ceiling names no forget command"
 run_hint "$forget" || fail "the suggested forget failed: $forget"
 grep -q '"command":"ttm-forget-hang","event":"forgotten"' "$(journal)" || fail "the suggested forget forgot nothing"
+# recover exits 10 while a trial is not settled, and names how to settle it: on the trial
+# boot, ttm-confirm (complete, as above) keeps it; before it, `wiredcap reset` cancels it.
+wrecover() { "$wiredcap" --journal "$(journal)" recover --linux-root "$root"; }
+root=$base/r; "$sim" init --root "$root" --profile strix-64 >/dev/null
+sys trial 40GiB >/dev/null
+rc=0; out=$(wrecover) || rc=$?
+[ "$rc" = 10 ] || fail "recover with a trial scheduled exited $rc, not 10"
+[[ $(tr -s ' \n' ' ' <<<"$out") == *"cancel it: wiredcap reset --linux-root $root "* ]] ||
+  fail "recover does not say how to cancel the scheduled trial: $out"
+"$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
+rc=0; out=$(wrecover) || rc=$?
+[ "$rc" = 10 ] || fail "recover on the trial boot exited $rc, not 10"
+keep=$(sed -n '/keep it/,/^[^ ]/p' <<<"$out" | sed -n '/^ /p' | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
+[ -n "$keep" ] || fail "recover on the trial boot names no confirm command: $out"
+run_hint "$keep" || fail "recover's confirm command failed: $keep"
+rc=0; out=$(wrecover) || rc=$?
+[ "$rc" = 0 ] || fail "recover after the confirm exited $rc: $out"
 echo "hints: ok"
