@@ -99,7 +99,7 @@ std::string status_text(const SystemRoot& root, const Expected<std::optional<uni
                 "/etc/modprobe.d/" + f);
     }
     const auto loaded = load_trial_state(root);
-    std::string trial = "UNREADABLE: state";
+    std::string trial = loaded ? std::string() : "UNREADABLE: " + loaded.error().message;
     if (loaded) {
         const TrialState& s = *loaded;
         trial = s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages);

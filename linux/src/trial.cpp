@@ -66,9 +66,19 @@ bool reads_back(const TrialState& s, const kernel::TtmReadings& r) {
     return now && *now == std::to_string(s.pages);
 }
 
+// Whether the boot loader's default entry carries param=pages, read back: a value in force
+// now that the default no longer carries (a hand edit, a regenerated config) is gone at the
+// next boot.
+bool default_entry_holds(const SystemRoot& root, const std::string& param, std::uint64_t pages) {
+    const auto loader = detect_boot_loader(root).loader;
+    const auto v = loader ? loader->default_value(param) : std::nullopt;
+    return v && *v == std::to_string(pages);
+}
+
 }  // namespace
 
-VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size) {
+VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size,
+                          const VerbCommand& self) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing scheduled");
     SysfsTtmKernel kernel(root);
@@ -103,17 +113,30 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
         return fail(ExitCode::refused_by_policy,
                     units::describe(want) + " is at or above the hang ceiling " +
                         units::describe(ceiling_pages(**ceiling, want.page_size())) +
-                        " (the journal; wiredcap-system ttm-forget-hang clears it); nothing scheduled");
+                        " (the journal); nothing scheduled; forget it if it was not a hang: " +
+                        self.of(root, "ttm-forget-hang", "--why other-cause"));
     auto loaded = load_trial_state(root);
     if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message + ": nothing scheduled");
     TrialState s = *loaded;
+    const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
+    if (s.phase == "scheduled" && s.param == param && s.pages == want.count() &&
+        s.page_size == want.page_size().bytes())
+        // This very trial is scheduled (a script's rerun): answered from the boot loader's
+        // one-shot read back, nothing written.
+        if (const auto loader = detect_boot_loader(root).loader)
+            if (const auto armed = loader->oneshot_armed(); armed && *armed)
+                return {ExitCode::ok,
+                        {"already scheduled: ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
+                         "  = " + units::describe(want), "  " + std::string(loader->name()) + ": " + loader->trial_places(),
+                         "Reboot now. A hang or a reset boots the unchanged default entry.",
+                         "After the trial boot: " + self.of(root, "ttm-confirm")}};
     if (s.phase == "scheduled" || s.phase == "booted")
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
-    const std::string param = std::string(kernel::module_name(*r.module.value)) + ".pages_limit";
     if (s.phase == "default" && s.default_param == param && s.default_pages == want.count() && r.pages_limit.value &&
-        *r.pages_limit.value == want)
-        // Already the default and in force: nothing to try, nothing written (a script's rerun).
+        *r.pages_limit.value == want && default_entry_holds(root, param, want.count()))
+        // Already the default (read back from the boot loader) and in force: nothing to try,
+        // nothing written (a script's rerun).
         return {ExitCode::ok, {"already the default and in force: " + units::describe(want)}};
     s.phase = "scheduled";
     s.param = param;
@@ -146,10 +169,10 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
         {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
          "  = " + units::describe(want), "  " + std::string(boot.loader->name()) + ": " + boot.loader->trial_places(),
          "Reboot now. A hang or a reset boots the unchanged default entry.",
-         "After the trial boot: wiredcap-system ttm-confirm"}};
+         "After the trial boot: " + self.of(root, "ttm-confirm")}};
 }
 
-VerbResult after_boot(const SystemRoot& root, TrialJournal& journal) {
+VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbCommand& self) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running");
     auto loaded = load_trial_state(root);
@@ -200,7 +223,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal) {
         }
         (void)journal.record({"trial-booted", "", "", r.pages_limit.value}, s);
         return {ExitCode::ok,
-                {"trial boot read back: " + units::describe(*pages), "confirm with: wiredcap-system ttm-confirm"}};
+                {"trial boot read back: " + units::describe(*pages), "confirm with: " + self.of(root, "ttm-confirm")}};
     }
     if (s.phase == "booted" && boot == s.trial_boot_id) {
         const std::uint64_t up = r.uptime_s.value.value_or(0);
@@ -254,6 +277,12 @@ VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const st
     const auto pages = trial_pages(s);
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
+    if (s.phase == "default" && pages && s.default_param == s.param && s.default_pages == s.pages &&
+        !readback_mismatch(r, *pages))
+        // The trial was made default (a script's rerun): answered from the boot loader's default
+        // entry and the driver, both read back, nothing written.
+        if (default_entry_holds(root, s.param, s.pages))
+            return {ExitCode::ok, {"already the default and in force: " + units::describe(*pages)}};
     if (s.phase != "booted" || !pages || r.boot_id.value.value_or("") != s.trial_boot_id)
         return fail(ExitCode::refused_by_policy,
                     "no trial boot to confirm (phase " + s.phase + "): nothing made default");

@@ -10,24 +10,15 @@
 #include "wiredcap/linux/host.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/trial_state.hpp"
+#include "wiredcap/linux/verb_command.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 
 namespace wiredcap::cli {
 namespace {
 
+using linux_amd::shell_word;
 using linux_amd::SystemRoot;
-
-// A word as a POSIX shell reads it back unchanged: as is when it holds only safe characters,
-// else in single quotes.
-std::string shell_word(const std::string& w) {
-    const bool plain = !w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                         "0123456789_./:=@%+-") == std::string::npos;
-    if (plain) return w;
-    std::string q = "'";
-    for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
 
 // wiredcap-system's arguments for a verb: `--root DIR` off "/" (only test builds accept it).
 std::vector<std::string> verb(const LinuxTarget& t, const std::string& name, const std::vector<std::string>& args) {
@@ -145,6 +136,13 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
     const bool pending = state && (state->phase == "scheduled" || state->phase == "booted");
     out << "Trial: " << (state ? trial_text(*state) : "UNREADABLE: " + state.error().message) << "   ["
         << linux_amd::kStateFile << "]\n";
+    const std::string here = t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string();
+    // Not settled: what settles it, complete (exit 10 leaves a script the next step).
+    if (state && state->phase == "scheduled")
+        out << "Not settled: reboot to try it once, or cancel it: wiredcap reset" << here << "\n";
+    if (state && state->phase == "booted")
+        out << "Not settled: keep it (the default from the next boot on; only on this boot):\n  "
+            << sudo_command(t, verb(t, "ttm-confirm", {})) << "\nor drop it: wiredcap reset" << here << "\n";
     const auto r = linux_amd::SysfsTtmKernel(root).read();
     out << "pages_limit now reads "
         << (r.pages_limit.value ? units::describe(*r.pages_limit.value) : "unknown (" + r.pages_limit.note + ")")

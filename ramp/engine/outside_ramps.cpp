@@ -2,7 +2,9 @@
 #include "engine/outside_ramps.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
 
 namespace wiredcap::recovery {
 namespace {
@@ -35,6 +37,15 @@ bool is_suspect_candidate(const Entry& e) {
            raised(e);
 }
 
+// A Linux trial's value in whole MiB: its pages times their size, rounded down (as
+// wiredcap-system's hang ceiling, journal/hang_ceiling.cpp: a ceiling is never rounded up past
+// what hung), else to_mib. A value that is not whole MiB has no to_mib.
+std::optional<MiB> trial_mib(const Entry& e) {
+    if (e.to_pages && e.page_size && *e.page_size != 0 && *e.to_pages <= UINT64_MAX / *e.page_size)
+        return MiB::from_count(*e.to_pages * *e.page_size >> 20);
+    return e.to;
+}
+
 StepRef ref_of(const Entry& e, MiB value, RefKind kind) {
     StepRef r{"", 0, value, e.time, e.boot, kind};
     r.writer = writer_of(e);
@@ -62,8 +73,8 @@ void OutsideRampScan::add(const Entry& e, std::size_t order) {
         verdicts_[{e.reason, e.to->count()}] = Verdict{order, is_word(e.event, "hung")};
     // Linux: a try-once trial wiredcap-system judged hung (its boot ended without a
     // confirmation): a hang from that record on, like a person's verdict.
-    if (e.command.starts_with("ttm-") && is_word(e.event, "hung") && e.to)
-        trials_.push_back(Write{order, ref_of(e, *e.to, RefKind::trial_hung)});
+    if (e.command.starts_with("ttm-") && is_word(e.event, "hung"))
+        if (const auto value = trial_mib(e)) trials_.push_back(Write{order, ref_of(e, *value, RefKind::trial_hung)});
     if ((is_word(e.command, "forget-hang") || is_word(e.command, "ttm-forget-hang")) &&
         is_word(e.event, "forgotten"))
         forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), e.time, e.uid, e.reason};

@@ -91,7 +91,7 @@ bool skip_plain_value(Cursor& c) {
 }
 
 enum Field : unsigned { v, time, boot, uid, command, event, run, step, from, to, readback, effective,
-                        effective_source, reason, by, other };
+                        effective_source, reason, by, to_pages, page_size, other };
 
 // By length first: a key is compared with at most three names (this runs for every key of every
 // line of the journal).
@@ -105,7 +105,8 @@ Field field_of(std::string_view key) {
         case 5: return is("event", event);
         case 6: return is_word(key, "to_mib") ? to : is("reason", reason);
         case 7: return is("command", command);
-        case 8: return is("from_mib", from);
+        case 8: return is_word(key, "from_mib") ? from : is("to_pages", to_pages);
+        case 9: return is("page_size", page_size);
         case 12: return is("readback_mib", readback);
         case 13: return is("effective_mib", effective);
         case 16: return is("effective_source", effective_source);
@@ -162,6 +163,10 @@ bool read_field(Cursor& c, Field f, Entry& e) {
         return *n == 1;
     } else if (f == uid) {
         e.uid = *n;
+    } else if (f == to_pages) {
+        e.to_pages = *n;
+    } else if (f == page_size) {
+        e.page_size = *n;
     } else {
         e.step = *n;
     }
@@ -175,6 +180,8 @@ void clear(Entry& e) {
     for (std::string* s : {&e.time, &e.boot, &e.command, &e.event, &e.effective_source, &e.reason, &e.by}) s->clear();
     e.run.reset();
     e.step.reset();
+    e.to_pages.reset();
+    e.page_size.reset();
     for (std::optional<units::MiB>* m : {&e.from, &e.to, &e.readback, &e.effective}) m->reset();
 }
 

@@ -99,6 +99,11 @@ Expected<Ok> read_details(const json::Value& o, Entry& e) {
         if (!m) return m.error();
         *field = *m;
     }
+    for (auto [key, field] : {std::pair{"to_pages", &e.to_pages}, std::pair{"page_size", &e.page_size}}) {
+        auto n = optional_count(o, key);
+        if (!n) return n.error();
+        *field = *n;
+    }
     auto reason = optional_string(o, "reason");
     if (!reason) return reason.error();
     e.reason = reason->value_or("");

@@ -31,6 +31,10 @@ struct Entry {
     std::optional<units::MiB> to;
     std::optional<units::MiB> readback;
     std::optional<units::MiB> effective;  // the effective cap the caller passed (apply --effective)
+    // A Linux trial's value (docs/linux.md, "The journal"): pages of page_size bytes. Its to_mib
+    // is absent when the value is not a whole number of MiB.
+    std::optional<std::uint64_t> to_pages;
+    std::optional<std::uint64_t> page_size;
     std::string effective_source;
     std::string reason;
     std::string by;  // which wiredcap command asked for an apply ("set"); empty: not named

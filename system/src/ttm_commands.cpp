@@ -1,5 +1,8 @@
 #include "src/ttm_commands.hpp"
 
+#include <limits.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +62,21 @@ helper::Result with_root(std::string_view command, const helper::Context& ctx, c
     return shaped(command, run(system_root, journal, args));
 }
 
+// How a person runs this program's verbs: through sudo, by its absolute path (the file the
+// kernel ran), with the journal a test build was given.
+linux_amd::VerbCommand self_command(const helper::Context& ctx) {
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    const std::string self = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("wiredcap-system");
+    std::string prefix = "sudo " + linux_amd::shell_word(self);
+#ifdef WIREDCAP_HELPER_DEV_OPTIONS
+    prefix += " --journal " + linux_amd::shell_word(ctx.journal_path);
+#else
+    (void)ctx;
+#endif
+    return {prefix};
+}
+
 }  // namespace
 
 helper::Result ttm_trial(helper::Context& ctx, const Args& args) {
@@ -70,18 +88,19 @@ helper::Result ttm_trial(helper::Context& ctx, const Args& args) {
     if (!size) return usage_error("ttm-trial: " + size.error().message);
     const SystemRoot system_root(root);
     auto journal = journal_for("ttm-trial", ctx, system_root);
-    return shaped("ttm-trial", linux_amd::schedule_trial(system_root, journal, size->bytes));
+    return shaped("ttm-trial", linux_amd::schedule_trial(system_root, journal, size->bytes, self_command(ctx)));
 }
 
 helper::Result ttm_after_boot(helper::Context& ctx, const Args& args) {
-    return with_root("ttm-after-boot", ctx, args, 0, 2, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
+    const auto self = self_command(ctx);
+    return with_root("ttm-after-boot", ctx, args, 0, 2, [&](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
         // --wait-driver SECONDS: the unit's bounded wait for amdgpu, before the lock is taken.
         std::optional<std::uint64_t> wait = a.empty() ? std::optional<std::uint64_t>(0) : std::nullopt;
         if (a.size() == 2 && a[0] == "--wait-driver") wait = linux_amd::parse_u64(a[1]);
         if (!wait || *wait > 600)
             return VerbResult{ExitCode::usage, {"ttm-after-boot takes only --wait-driver SECONDS (0 to 600)"}};
         (void)linux_amd::wait_for_driver(r, std::chrono::seconds(*wait));
-        return linux_amd::after_boot(r, j);
+        return linux_amd::after_boot(r, j, self);
     });
 }
 

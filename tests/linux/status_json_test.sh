@@ -21,7 +21,7 @@ def agree(v):  # an amount's figures, one from the other
 sys.exit(0 if eval(sys.argv[2]) else 1)
 PY
 }
-for profile in strix-128 strix-64 phoenix-32 amdttm-128 strix-128-sdboot gttsize-64; do
+for profile in strix-128 strix-64 phoenix-32 amdttm-128 strix-128-sdboot gttsize-64 fedora-128; do
   root=$base/$profile; "$sim" init --root "$root" --profile "$profile"
   answer >"$base/$profile.json"
   check "$base/$profile.json" 'all(agree(a[k]["value"]) for k in ("pages_limit", "gpu_cap", "mem_total")) and agree(a["band"]["high"])'
@@ -37,6 +37,25 @@ root=$base/strix-128; rm "$root"/sys/class/drm/card*/device/mem_info_gtt_total
 answer >"$base/unknown.json"
 check "$base/unknown.json" 'a["gpu_cap"]["value"] is None and a["gpu_cap"]["why_unknown"] and not a["gpu_cap_matches_pages_limit"]'
 
+# Every phase of the story validates, on every boot loader: scheduled, booted (and healthy),
+# default.
+for profile in strix-64 strix-128-sdboot fedora-128; do
+  root=$base/phases-$profile; "$sim" init --root "$root" --profile "$profile" >/dev/null
+  sys trial 50GiB >/dev/null 2>&1 || sys trial 90GiB >/dev/null
+  answer >"$base/$profile-scheduled.json"
+  "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
+  answer >"$base/$profile-booted.json"
+  "$sim" advance --root "$root" 700 >/dev/null && sys after-boot >/dev/null
+  answer >"$base/$profile-healthy.json"
+  sys confirm >/dev/null
+  answer >"$base/$profile-default.json"
+  check "$base/$profile-scheduled.json" 'a["trial"]["phase"] == "scheduled" and agree(a["trial"]["value"])'
+  check "$base/$profile-booted.json" 'a["trial"]["phase"] == "booted" and not a["trial"]["healthy"]'
+  check "$base/$profile-healthy.json" 'a["trial"]["phase"] == "booted" and a["trial"]["healthy"]'
+  check "$base/$profile-default.json" 'a["trial"]["phase"] == "default" and a["boot_loader"]["default_entry"]["value"]'
+done
+python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
+
 # A trial that hangs: the journal's hang ceiling, in pages.
 root=$base/strix-64
 "$sim" hang-above --root "$root" 10485760
@@ -44,5 +63,13 @@ sys trial 44GiB >/dev/null && "$sim" reboot --root "$root" >/dev/null && "$sim" 
 sys after-boot >/dev/null 2>&1 || true
 answer >"$base/hung.json"
 check "$base/hung.json" 'a["hang_ceiling"]["value"]["pages"] == 11534336 and agree(a["hang_ceiling"]["value"]) and a["trial"]["phase"] == "none"'
+python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
+
+# A trial state that cannot be read: unknown with why, in the JSON and in the text alike.
+echo garbage >"$root/var/lib/wiredcap/ttm-state"
+answer >"$base/state-unknown.json"
+check "$base/state-unknown.json" 'a["trial"]["phase"] is None and "not key=value" in a["trial"]["why_unknown"]'
+"$wiredcap" --journal "$(journal)" status --linux-root "$root" | grep -A1 "^  trial" | grep -q "not key=value" ||
+  fail "status does not say why the trial state is unreadable: $(status)"
 python3 "$validator" "$schemas" "$base"/*.json >/dev/null || fail "an answer the schema rejects"
 echo "status --json on Linux: ok"

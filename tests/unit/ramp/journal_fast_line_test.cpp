@@ -33,6 +33,8 @@ void expect_same(const Entry& a, const Entry& b, const std::string& line) {
     EXPECT_EQ(a.effective_source, b.effective_source) << line;
     EXPECT_EQ(a.reason, b.reason) << line;
     EXPECT_EQ(a.by, b.by) << line;
+    EXPECT_EQ(a.to_pages, b.to_pages) << line;
+    EXPECT_EQ(a.page_size, b.page_size) << line;
 }
 
 // Whatever the plain reading reads, the full parser reads the same; `plain` says which lines
@@ -67,6 +69,10 @@ TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt)
         }
         r.ignore_hang_ceiling = pick(5) == 0;
         if (pick(5) == 0) r.by = "set";
+        if (pick(3) == 0) {  // a Linux trial's value, in pages (docs/linux.md)
+            r.to_pages = static_cast<std::uint64_t>(pick(30000000));
+            r.page_size = pick(2) ? 4096 : 16384;
+        }
         const std::string line = journal::to_json_line(r, journal::Stamp{"BOOT-" + std::to_string(pick(9)),
                                                                         static_cast<uid_t>(pick(70000))},
                                                        1796113200 + pick(100000));

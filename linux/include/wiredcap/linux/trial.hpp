@@ -27,6 +27,7 @@
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/linux/trial_journal.hpp"
 #include "wiredcap/linux/trial_state.hpp"
+#include "wiredcap/linux/verb_command.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/pages.hpp"
 
@@ -46,9 +47,11 @@ struct VerbResult {
 };
 
 // Each records what it does in `journal` (trial_journal.hpp): intent before any boot-loader
-// write, the read-back, the outcome.
-[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size);
-[[nodiscard]] VerbResult after_boot(const SystemRoot& root, TrialJournal& journal);
+// write, the read-back, the outcome. `self` is how a person runs the next verb a line names
+// (ttm-confirm, ttm-forget-hang): the complete command.
+[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size,
+                                        const VerbCommand& self);
+[[nodiscard]] VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbCommand& self);
 [[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal,
                                        const std::vector<std::string>& check_cmd);
 [[nodiscard]] VerbResult reset_ttm(const SystemRoot& root, TrialJournal& journal);
