@@ -77,7 +77,7 @@ std::string status_text(const SystemRoot& root, const Expected<std::optional<uni
     if (!hang_ceiling)
         row(out, "hang ceiling", "UNREADABLE: " + hang_ceiling.error().message + " (binds every trial)", "");
     else if (*hang_ceiling)
-        row(out, "hang ceiling", ps ? units::describe(ceiling_pages(**hang_ceiling, *ps)) : units::describe(**hang_ceiling),
+        row(out, "hang ceiling", describe_ceiling(**hang_ceiling, ps),
             "the journal " + std::string(journal));
     const auto boot = detect_boot_loader(root);
     const auto why = boot.loader ? boot.loader->unusable() : std::optional<std::string>(boot.why_none);

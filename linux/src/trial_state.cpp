@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "wiredcap/linux/trial_journal.hpp"
+#include "wiredcap/units/format.hpp"
 
 namespace wiredcap::linux_amd {
 namespace {
@@ -90,6 +91,10 @@ std::optional<Pages> trial_pages(const TrialState& s) {
 
 Pages ceiling_pages(units::MiB ceiling, PageSize size) {
     return units::floor_pages(units::Bytes(ceiling), size);
+}
+
+std::string describe_ceiling(units::MiB ceiling, std::optional<PageSize> size) {
+    return size ? units::describe(ceiling_pages(ceiling, *size)) : units::describe(ceiling);
 }
 
 VerbLock::VerbLock(const SystemRoot& root) {

@@ -9,6 +9,7 @@
 #include "readings/journal_reader.hpp"
 #include "wiredcap/linux/host.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
+#include "wiredcap/linux/trial_journal.hpp"
 #include "wiredcap/linux/trial_state.hpp"
 #include "wiredcap/linux/verb_command.hpp"
 #include "wiredcap/units/format.hpp"
@@ -120,8 +121,11 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
     }
     for (const auto& w : contents->warnings) out << "journal: " << w << "\n";
     const auto rep = recovery::analyse(contents->entries, boot_id(root));
+    // Every figure in pages of the kernel's page size, as status --linux-root prints them.
+    const auto r = linux_amd::SysfsTtmKernel(root).read();
+    const auto page_size = r.page_size.value;
     if (rep.hang_ceiling) {
-        out << "Hang ceiling: " << units::describe(rep.hang_ceiling->value) << " "
+        out << "Hang ceiling: " << linux_amd::describe_ceiling(rep.hang_ceiling->value, page_size) << " "
             << recovery::hang_origin(*rep.hang_ceiling) << ". Later trials stop below it.\n"
             << "If it was not a hang (a trial left unconfirmed), forget it (journaled):\n  wiredcap recover"
             << (t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string())
@@ -130,7 +134,8 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
         out << (rep.hangs.empty() ? "No trial has ever hung.\n" : "No hang ceiling binds.\n");
     }
     if (rep.forgotten)
-        out << "The hang ceiling " << units::describe(rep.forgotten->value) << " was forgotten at "
+        out << "The hang ceiling " << linux_amd::describe_ceiling(rep.forgotten->value, page_size)
+            << " was forgotten at "
             << rep.forgotten->time << " by uid " << rep.forgotten->uid << " (" << rep.forgotten->why << ").\n";
     const auto state = linux_amd::load_trial_state(root);
     const bool pending = state && (state->phase == "scheduled" || state->phase == "booted");
@@ -143,7 +148,6 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
     if (state && state->phase == "booted")
         out << "Not settled: keep it (the default from the next boot on; only on this boot):\n  "
             << sudo_command(t, verb(t, "ttm-confirm", {})) << "\nor drop it: wiredcap reset" << here << "\n";
-    const auto r = linux_amd::SysfsTtmKernel(root).read();
     out << "pages_limit now reads "
         << (r.pages_limit.value ? units::describe(*r.pages_limit.value) : "unknown (" + r.pages_limit.note + ")")
         << "   [" << r.pages_limit.source << "]\n";

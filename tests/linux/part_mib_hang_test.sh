@@ -40,12 +40,17 @@ rc=0; sys trial 97656MiB >/dev/null 2>&1 || rc=$?
 [ "$(ceiling_pages)" = 24999936 ] || fail "status --json hang ceiling: $(ceiling_pages), not 24999936 pages"
 status | grep -A1 "hang ceiling" | grep -q "24999936 pages" || fail "status: $(status)"
 out=$(wc recover) || fail "recover exited $?: $out"
-grep -q "^Hang ceiling: 97656 MiB" <<<"$out" || fail "recover does not name the hang: $out"
+# Every figure in pages of the page size, MiB and GiB, as status prints it; cut, never rounded up.
+figure="24999936 pages of 4 KiB (97656 MiB, 95.36 GiB)"
+status | grep -qF "hang ceiling   $figure" || fail "status does not show $figure: $(status)"
+grep -qF "Hang ceiling: $figure " <<<"$out" || fail "recover does not name the hang in pages: $out"
 forget=$(sed -n '/forget it (journaled):$/,/^[^ ]/p' <<<"$out" | sed -n '/^ /p' | tr -s ' \n' ' ')
 read -ra words <<<"$forget"
 [ "${words[0]:-}" = wiredcap ] || fail "no forget command: $out"
 wc recover "${words[@]:4}" >/dev/null || fail "the suggested forget failed: $forget"
 [ "$(ceiling_pages)" = none ] || fail "the hang still binds after the forget: $(ceiling_pages)"
+out=$(wc recover) || fail "recover after the forget exited $?: $out"
+grep -qF "The hang ceiling $figure was forgotten" <<<"$out" || fail "recover's forgotten hang: $out"
 rc=0; wc set 97656MiB >/dev/null 2>&1 || rc=$?
 [ "$rc" = 18 ] || fail "after the forget, a trial below the old value exited $rc, not 18"
 echo "part-MiB hang: ok"

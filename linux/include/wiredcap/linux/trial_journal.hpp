@@ -42,4 +42,8 @@ public:
 // The ceiling as whole pages of `size`, rounded down (never past what hung).
 [[nodiscard]] units::Pages ceiling_pages(units::MiB ceiling, units::PageSize size);
 
+// A hang ceiling as every Linux command prints it: its whole pages (with the page size), MiB and
+// GiB, cut down (units::describe); in MiB alone when the page size is unknown.
+[[nodiscard]] std::string describe_ceiling(units::MiB ceiling, std::optional<units::PageSize> size);
+
 }  // namespace wiredcap::linux_amd
