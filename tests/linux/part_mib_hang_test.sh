@@ -42,7 +42,7 @@ status | grep -A1 "hang ceiling" | grep -q "24999936 pages" || fail "status: $(s
 out=$(wc recover) || fail "recover exited $?: $out"
 # Every figure in pages of the page size, MiB and GiB, as status prints it; cut, never rounded up.
 figure="24999936 pages of 4 KiB (97656 MiB, 95.36 GiB)"
-status | grep -qF "hang ceiling   $figure" || fail "status does not show $figure: $(status)"
+grep -qF "hang ceiling   $figure" <<<"$(status)" || fail "status does not show $figure: $(status)"
 grep -qF "Hang ceiling: $figure " <<<"$out" || fail "recover does not name the hang in pages: $out"
 forget=$(sed -n '/forget it (journaled):$/,/^[^ ]/p' <<<"$out" | sed -n '/^ /p' | tr -s ' \n' ' ')
 read -ra words <<<"$forget"
