@@ -207,6 +207,11 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
 #ifdef WIREDCAP_LINUX_BACKEND
     // On an AMD Linux host (or a simulated one, --linux-root), the same words drive the
     // try-once story (commands/linux_front.hpp); elsewhere, the Mac's (the simulated Mac here).
+    if (is("ramp") || is("persist"))
+        if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev))
+            return wiredcap::cli::refuse_linux_unsupported(
+                *linux_host, is("ramp") ? "ramp" : "persist",
+                is("ramp") ? std::optional<std::string>(o.ramp.to) : o.persist.size, err);
     if (is("status") || is("set") || is("reset") || is("recover"))
         if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev)) {
             if (is("status"))
@@ -312,12 +317,12 @@ int main(int argc, char** argv) {
     check->add_option("FILE", o.policy_file, "The policy file to check");
     add_ramp(app, o);
     add_recover(app, o);
+    add_persist(app, o);
 #ifdef WIREDCAP_LINUX_BACKEND
-    for (const char* name : {"set", "reset", "recover"})
+    for (const char* name : {"set", "reset", "recover", "ramp", "persist"})
         app.get_subcommand(name)->add_option("--linux-root", o.linux_root,
                                              "Linux AMD APU: the try-once trial under DIR ('/': this machine)");
 #endif
-    add_persist(app, o);
     add_fit(app, o);
     // After the subcommands: CLI11 copies the footer into each subcommand made after it.
     app.footer(kExitCodeHelp);

@@ -98,6 +98,21 @@ ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostre
     return ExitCode::trial_scheduled;
 }
 
+ExitCode refuse_linux_unsupported(const LinuxTarget& t, std::string_view command,
+                                  const std::optional<std::string>& size, std::ostream& err) {
+    std::string word;
+    for (char c : size.value_or(""))
+        if (c != ' ') word += c;
+    // The caller's size only when set would take it; else the placeholder, explained.
+    const bool usable = !word.empty() && units::parse_size(word).has_value();
+    const std::string here = t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string();
+    err << "wiredcap " << command << ": unsupported on Linux (exit 7); nothing was done.\n"
+        << "On Linux, set schedules one trial boot, confirmed after it (docs/linux.md):\n  wiredcap set "
+        << (usable ? shell_word(word) : std::string("SIZE")) << here << "\n";
+    if (!usable) err << "SIZE: a size with its unit, e.g. 40GiB\n";
+    return ExitCode::unsupported_platform;
+}
+
 ExitCode run_linux_reset(const LinuxTarget& t, std::ostream& out, std::ostream& err) {
     return run_verb(t, verb(t, "ttm-reset", {}), "reset", out, err);
 }

@@ -17,6 +17,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "readings/helper_client.hpp"
 #include "wiredcap/exit_codes.hpp"
@@ -35,6 +36,11 @@ struct LinuxTarget {
 
 [[nodiscard]] ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostream& out,
                                      std::ostream& err);
+// ramp and persist: a Mac's stepped raise and stored boot value have no Linux counterpart (a
+// value is tried on one boot, then confirmed). Exit 7, nothing run or written; names the
+// command that does it on Linux: `wiredcap set SIZE`, with the caller's size when it parses.
+[[nodiscard]] ExitCode refuse_linux_unsupported(const LinuxTarget& t, std::string_view command,
+                                                const std::optional<std::string>& size, std::ostream& err);
 [[nodiscard]] ExitCode run_linux_reset(const LinuxTarget& t, std::ostream& out, std::ostream& err);
 
 struct LinuxRecoverRequest {
