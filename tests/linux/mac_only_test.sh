@@ -12,9 +12,10 @@ wiredcap=$1 system=$2 sim=$3 mac_sim=$4
 scratch mac-only
 chmod 755 "$base"
 root=$base/m; "$sim" init --root "$root" --profile strix-64; mkdir -p "$root/.mac" "$root/var/lib/wiredcap"
-# A working simulated Mac with a band that permits 40GiB: without the refusal, ramp and persist
-# would write to it.
+# A working simulated Mac (cap 32 GiB) with a band that permits 40GiB: without the refusal,
+# ramp and persist would write to it.
 "$mac_sim" --state "$root/.mac/sim-state" init --profile m1max-64 >/dev/null
+"$mac_sim" --state "$root/.mac/sim-state" default-cap 32GiB >/dev/null
 printf '%s\n' 'min = 16GiB' 'max = 48GiB' 'reserve = 8GiB' 'max_step = 8GiB' >"$root/.mac/policy"
 chmod 644 "$root/.mac/policy"
 wc() {
@@ -26,9 +27,9 @@ refused() {
   local before_history before_journal rc=0 out
   before_history=$(history) before_journal=$(journal_now)
   out=$(wc "$@" 2>&1 </dev/null) || rc=$?
+  [ "$before_history" = "$(history)" ] || fail "$* wrote to the Mac: $(history | tr '\n' ' ')"
+  [ "$before_journal" = "$(journal_now)" ] || fail "$* journaled: $(events)"
   [ "$rc" = 7 ] || fail "$* exited $rc, not 7: $out"
-  [ "$before_history" = "$(history)" ] || fail "$* wrote to the Mac: $(history)"
-  [ "$before_journal" = "$(journal_now)" ] || fail "$* journaled: $(journal_now)"
   grep -q "docs/linux.md" <<<"$out" || fail "$* does not point to docs/linux.md: $out"
   suggested=$(sed -n 's/^  \(wiredcap set .*\)$/\1/p' <<<"$out")
   [ "$suggested" = "wiredcap set 40GiB --linux-root $root" ] || fail "$* suggests: $out"
