@@ -319,9 +319,12 @@ int main(int argc, char** argv) {
     add_recover(app, o);
     add_persist(app, o);
 #ifdef WIREDCAP_LINUX_BACKEND
-    for (const char* name : {"set", "reset", "recover", "ramp", "persist"})
+    for (const char* name : {"set", "reset", "recover"})
         app.get_subcommand(name)->add_option("--linux-root", o.linux_root,
                                              "Linux AMD APU: the try-once trial under DIR ('/': this machine)");
+    for (const char* name : {"ramp", "persist"})
+        app.get_subcommand(name)->add_option("--linux-root", o.linux_root,
+                                             "Linux AMD APU under DIR: refused (exit 7); there, use set");
 #endif
     add_fit(app, o);
     // After the subcommands: CLI11 copies the footer into each subcommand made after it.
