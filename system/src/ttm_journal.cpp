@@ -12,6 +12,13 @@ std::string boot_id(const linux_amd::SystemRoot& root) {
     return id && !id->empty() ? *id : std::string("unknown");
 }
 
+// The shared journal's writer, or nothing when it cannot be opened (the record then fails).
+std::optional<journal::Writer> open_writer(const std::string& path, uid_t owner) {
+    auto opened = journal::Writer::open(path, owner);
+    if (!opened) return std::nullopt;
+    return std::move(*opened);
+}
+
 }  // namespace
 
 SharedTrialJournal::SharedTrialJournal(std::string command, std::string path, uid_t owner, uid_t caller,
@@ -19,11 +26,8 @@ SharedTrialJournal::SharedTrialJournal(std::string command, std::string path, ui
     : command_(std::move(command)), path_(std::move(path)), owner_(owner), stamp_{boot_id(root), caller} {}
 
 bool SharedTrialJournal::record(const linux_amd::TrialEvent& e, const linux_amd::TrialState& s) {
-    if (!writer_) {
-        auto opened = journal::Writer::open(path_, owner_);
-        if (!opened) return false;
-        writer_.emplace(std::move(*opened));
-    }
+    if (!writer_) writer_ = open_writer(path_, owner_);
+    if (!writer_) return false;
     journal::Record r{command_, std::string(e.event), std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                       std::nullopt, e.reason};
     r.param = s.param;
