@@ -11,12 +11,6 @@ wiredcap=$1 system=$2 sim=$3
 . "$(dirname "$0")/lib.sh"
 scratch front
 chmod 755 "$base"
-# The front-end on the scratch root, with the same development paths as sys().
-wc() {
-  local command=$1; shift
-  "$wiredcap" --journal "$(journal)" --sim-state "$root/.mac/sim-state" --policy "$root/.mac/policy" \
-    "$command" --linux-root "$root" "$@"
-}
 oneshot() { grep-editenv-list | sed -n 's/^next_entry=//p'; }
 grep-editenv-list() { grub-editenv "$root/boot/grub/grubenv" list; }
 
@@ -35,8 +29,8 @@ eval "${cmd# sudo }" >/dev/null || fail "the suggested command was refused: $cmd
 
 # As root: set schedules through wiredcap-system and says it is not held yet (18).
 root=$base/r; "$sim" init --root "$root" --profile strix-64; mkdir -p "$root/.mac" "$root/var/lib"
-if wc set --ignore-hang-ceiling 40GiB 2>/dev/null; then fail "--ignore-hang-ceiling accepted on Linux"; fi
-rc=0; out=$(wc set 40GiB) || rc=$?
+if front set --ignore-hang-ceiling 40GiB 2>/dev/null; then fail "--ignore-hang-ceiling accepted on Linux"; fi
+rc=0; out=$(front set 40GiB) || rc=$?
 [ "$rc" = 18 ] || fail "a scheduled trial exited $rc, not 18: $out"
 [ "$(oneshot)" = wiredcap-trial ] || fail "set did not arm the trial"
 [ "$(events)" = "ttm-trial:intent ttm-trial:trial-scheduled " ] || fail "journal: $(events)"
@@ -45,29 +39,29 @@ rc=0; out=$(wc set 40GiB) || rc=$?
 "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
 # The value is the default and in force: held, exit 0, nothing written.
 before=$(cat "$(journal)")
-wc set 40GiB >/dev/null || fail "set of the value in force did not exit 0"
+front set 40GiB >/dev/null || fail "set of the value in force did not exit 0"
 [ "$before" = "$(cat "$(journal)")" ] || fail "set of the value in force journaled"
 
 # A trial that hangs: recover names it as the Mac's recover names a hang, and how to forget it.
 "$sim" hang-above --root "$root" 10485760
-rc=0; wc set 44GiB >/dev/null || rc=$?
+rc=0; front set 44GiB >/dev/null || rc=$?
 [ "$rc" = 18 ] || fail "second trial exited $rc"
 "$sim" reboot --root "$root" >/dev/null; "$sim" reboot --root "$root" >/dev/null
 rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
 [ "$rc" = 9 ] || fail "after-boot after the hang exited $rc, not 9"
-rc=0; out=$(wc recover) || rc=$?
+rc=0; out=$(front recover) || rc=$?
 [ "$rc" = 0 ] || fail "recover exited $rc: $out"
 grep -qF "Hang ceiling: 11534336 pages of 4 KiB (45056 MiB, 44 GiB)" <<<"$out" || fail "recover does not name the hang: $out"
 # The suggestion (wrapped at 80 columns like all output) is one wiredcap accepts: run as given.
 forget=$(sed -n '/forget it (journaled):$/,/^[^ ]/p' <<<"$out" | sed -n '/^ /p' | tr -s ' \n' ' ')
 [[ $forget == " wiredcap recover --linux-root $root --forget-hang --why other-cause " ]] || fail "forget: $forget"
-if wc set 44GiB >/dev/null 2>&1; then fail "a trial at the hang ceiling was scheduled"; fi
+if front set 44GiB >/dev/null 2>&1; then fail "a trial at the hang ceiling was scheduled"; fi
 read -ra words <<<"$forget"
-wc recover "${words[@]:4}" >/dev/null || fail "the suggested forget failed: $forget"
-grep -q "No hang ceiling binds" <<<"$(wc recover)" || fail "the hang still binds: $(wc recover)"
+front recover "${words[@]:4}" >/dev/null || fail "the suggested forget failed: $forget"
+grep -q "No hang ceiling binds" <<<"$(front recover)" || fail "the hang still binds: $(front recover)"
 
 # reset through the front-end: ttm-reset, journaled.
-wc reset >/dev/null || fail "reset failed"
+front reset >/dev/null || fail "reset failed"
 [[ "$(events)" == *"ttm-forget-hang:forgotten ttm-reset:intent ttm-reset:reset " ]] || fail "journal: $(events)"
 grep -q "ttm.pages_limit" "$root/etc/default/grub" && fail "reset left the default's parameter"
 # The journal is the shared one: wiredcap-system compact compacts it (past 1000 newer records
@@ -91,6 +85,6 @@ want="ttm-confirm:made-default ttm-after-boot:hung ttm-trial:intent ttm-trial:tr
 grep -q '"command":"ttm-trial","event":"trial-scheduled"' "$(journal).1" || fail "the archive lacks what went"
 [ "$ceiling" = "$(grep "hang ceiling" -A1 <<<"$(status)" || true)" ] || fail "compaction changed the hang ceiling"
 sys reset >/dev/null
-rc=0; wc set 44GiB >/dev/null 2>&1 || rc=$?
+rc=0; front set 44GiB >/dev/null 2>&1 || rc=$?
 [ "$rc" = 3 ] || fail "after compaction a trial at the hang ceiling exited $rc, not 3"
 echo "front-end: ok"

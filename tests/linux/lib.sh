@@ -23,3 +23,9 @@ scratch() {
   trap 'rm -rf "$base"' EXIT
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# The front-end on the scratch root, with the same development paths as sys().
+front() {
+  local command=$1; shift
+  "$wiredcap" --journal "$(journal)" --sim-state "$root/.mac/sim-state" --policy "$root/.mac/policy" \
+    "$command" --linux-root "$root" "$@"
+}

@@ -6,17 +6,10 @@
 # usage: rerun_test.sh WIREDCAP SYSTEM SIM
 set -euo pipefail
 wiredcap=$1 system=$2 sim=$3
-base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-rerun.XXXXXX")
-trap 'rm -rf "$base"' EXIT
-chmod 755 "$base"
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-wc() {
-  local command=$1; shift
-  "$wiredcap" --journal "$(journal)" --sim-state "$root/.mac/sim-state" --policy "$root/.mac/policy" \
-    "$command" --linux-root "$root" "$@"
-}
+scratch rerun
+chmod 755 "$base"
 code() { local rc=0; "$@" >/dev/null 2>&1 || rc=$?; echo "$rc"; }
 
 for run in strix-64:40 strix-128-sdboot:90 fedora-128:90; do
@@ -24,11 +17,11 @@ for run in strix-64:40 strix-128-sdboot:90 fedora-128:90; do
   root=$base/$profile
   "$sim" init --root "$root" --profile "$profile" >/dev/null
   mkdir -p "$root/.mac" "$root/var/lib"
-  [ "$(code wc set "${size}GiB")" = 18 ] || fail "$profile: set did not schedule"
+  [ "$(code front set "${size}GiB")" = 18 ] || fail "$profile: set did not schedule"
   before=$(cat "$(journal)")
-  [ "$(code wc set "${size}GiB")" = 18 ] || fail "$profile: set run again while its trial is scheduled: not 18"
+  [ "$(code front set "${size}GiB")" = 18 ] || fail "$profile: set run again while its trial is scheduled: not 18"
   [ "$before" = "$(cat "$(journal)")" ] || fail "$profile: set run again journaled: $(events)"
-  [ "$(code wc set "$((size + 1))GiB")" = 3 ] || fail "$profile: another value while a trial is pending was not refused"
+  [ "$(code front set "$((size + 1))GiB")" = 3 ] || fail "$profile: another value while a trial is pending was not refused"
   "$sim" reboot --root "$root" | grep -q "wiredcap" || fail "$profile: the trial was not booted"
   [ "$(code sys after-boot)" = 0 ] || fail "$profile: after-boot"
   [ "$(code sys after-boot)" = 0 ] || fail "$profile: after-boot run again"
@@ -36,9 +29,9 @@ for run in strix-64:40 strix-128-sdboot:90 fedora-128:90; do
   before=$(cat "$(journal)")
   [ "$(code sys confirm)" = 0 ] || fail "$profile: confirm run again once made default: not 0"
   [ "$before" = "$(cat "$(journal)")" ] || fail "$profile: confirm run again journaled: $(events)"
-  [ "$(code wc set "${size}GiB")" = 0 ] || fail "$profile: set of the default in force"
-  [ "$(code wc reset)" = 0 ] || fail "$profile: reset"
-  [ "$(code wc reset)" = 0 ] || fail "$profile: reset run again"
+  [ "$(code front set "${size}GiB")" = 0 ] || fail "$profile: set of the default in force"
+  [ "$(code front reset)" = 0 ] || fail "$profile: reset"
+  [ "$(code front reset)" = 0 ] || fail "$profile: reset run again"
   # Made default, then reset: ttm-confirm has nothing to confirm any more.
   [ "$(code sys confirm)" = 3 ] || fail "$profile: confirm after reset was not refused"
 done
@@ -48,13 +41,13 @@ done
 root=$base/dropped
 "$sim" init --root "$root" --profile strix-64 >/dev/null
 mkdir -p "$root/.mac" "$root/var/lib"
-[ "$(code wc set 40GiB)" = 18 ] || fail "dropped: set did not schedule"
+[ "$(code front set 40GiB)" = 18 ] || fail "dropped: set did not schedule"
 "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null && sys confirm >/dev/null
 "$sim" reboot --root "$root" >/dev/null && sys after-boot >/dev/null
-[ "$(code wc set 40GiB)" = 0 ] || fail "dropped: set of the default in force"
+[ "$(code front set 40GiB)" = 0 ] || fail "dropped: set of the default in force"
 sed -i 's/ ttm.pages_limit=[0-9]*//' "$root/etc/default/grub"
 "$sim" update-grub --root "$root" >/dev/null
-[ "$(code wc set 40GiB)" = 18 ] || fail "dropped: set answered for a default the boot loader no longer holds"
+[ "$(code front set 40GiB)" = 18 ] || fail "dropped: set answered for a default the boot loader no longer holds"
 [ "$(grub-editenv "$root/boot/grub/grubenv" list | sed -n 's/^next_entry=//p')" = wiredcap-trial ] ||
   fail "dropped: no trial armed"
 echo "rerun: ok"
