@@ -100,6 +100,7 @@ private:
                                                      // record a settling one?
     };
     void decide();
+    void note_read_back(std::string_view line, std::size_t index);
     [[nodiscard]] bool judge(std::string_view line);
     [[nodiscard]] bool closed(const RunInfo& r) const;
     [[nodiscard]] bool settled(const RunInfo& r) const;
@@ -115,6 +116,8 @@ private:
     std::unordered_set<std::string> not_whole_;
     std::size_t surveyed_ = 0;
     std::size_t judged_ = 0;
+    std::set<std::string> intent_unread_;           // boots with a run-less write not read back
+    std::unordered_set<std::size_t> reads_back_;    // run-less lines that read such writes back
     std::optional<std::size_t> last_linux_trial_;  // the latest ttm-trial intent's line
     bool decided_ = false;
 };
