@@ -60,7 +60,7 @@ public:
             boot_action();
             for (int i = 0; i < per_boot; ++i) {
                 if (i == per_boot / 2) outside_ramp_write(true);
-                if (b == 2 && i == per_boot / 3) rec("apply", "intent", std::nullopt, std::nullopt, value(), std::nullopt);
+                if (b == 2 && i == per_boot * 2 / 3) rec("apply", "intent", std::nullopt, std::nullopt, value(), std::nullopt);
                 effective_ = chance(50) ? std::optional<std::uint64_t>(65536) : std::nullopt;
                 rec("apply", "unchanged", std::nullopt, std::nullopt, 81920, 81920);
                 effective_.reset();
@@ -146,7 +146,7 @@ private:
     void outside_ramp_apply() {
         switch (pick(4)) {
             case 0: rec("apply", "refused", std::nullopt, std::nullopt, value(), std::nullopt); break;
-            case 1: outside_ramp_write(chance(85)); break;
+            case 1: outside_ramp_write(chance(60)); break;
             default: {
                 const std::uint64_t v = value();
                 const int times = pick(6) + 1;
