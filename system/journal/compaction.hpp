@@ -19,8 +19,13 @@
 //   - every record of a closed run that holds the latest confirmation of some value, or the
 //     latest confirmation of all;
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
-//     every run-less `apply` (a `set`, or the helper run directly), and every `verdict` and
-//     `forget-hang`;
+//     every run-less `apply` (a `set`, or the helper run directly) but an `unchanged` one
+//     (nothing was written: the value was in force), and every `verdict` and `forget-hang`;
+//   - after each run-less `apply` or `boot` intent, the first record of its boot that was read
+//     back (readback_mib), with its run whole: it marks every write outside a ramp before it in
+//     its boot as read back, not a hang (ramp/engine/outside_ramps.cpp, hang_ceiling.cpp). An
+//     `unchanged` apply is of use to a reader only as that, so the others (a cron job's `set`
+//     of the value in force adds one every few minutes) are dropped;
 //   - of Linux's try-once trials (`ttm-*`, wiredcap-system): every `hung`, `forgotten` and
 //     `made-default`, and every record from the latest trial's intent on but refusals;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
