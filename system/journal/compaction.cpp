@@ -51,6 +51,12 @@ bool is_needed_without_run(std::string_view line) {
            command == "verdict" || command == "forget-hang" || event == "confirmed";
 }
 
+// A run-less apply of the value in force: nothing was written (a cron job's `set` may add one
+// every few minutes). What a reader takes from it, its read-back, is kept by reads_back_.
+bool is_unchanged_apply(std::string_view line) {
+    return string_after(line, "command") == "apply" && string_after(line, "event") == "unchanged";
+}
+
 }  // namespace
 
 bool compaction_due(std::size_t size) { return size >= kCompactFrom; }
@@ -62,6 +68,7 @@ void Compaction::survey(std::string_view line) {
         last_linux_trial_ = index;
     const auto event = string_after(line, "event");
     const auto run = run_of(line);
+    note_read_back(line, index);
     if (event == "confirmed") {
         const auto value = number_after(line, "readback_mib");
         // A confirmation whose value cannot be read keeps its run: nothing is assumed about it.
@@ -81,6 +88,22 @@ void Compaction::survey(std::string_view line) {
     auto& settled = r.step_settled.try_emplace(*step, true).first->second;  // no forward record yet
     if (is_forward(event)) settled = false;
     else if (is_settling(event)) settled = true;
+}
+
+// A record read back in a boot marks every write outside a ramp before it in that boot as read
+// back (outside_ramps.cpp, hang_ceiling.cpp): the first one after such a write's intent is kept
+// (its run whole), so that the write is not taken for a hang. The intents themselves are kept.
+void Compaction::note_read_back(std::string_view line, std::size_t index) {
+    const std::string boot(string_after(line, "boot"));
+    const auto command = string_after(line, "command");
+    if (run_of(line).empty() && string_after(line, "event") == "intent" &&
+        (command == "apply" || command == "boot")) {
+        intent_unread_.insert(boot);
+        return;
+    }
+    if (!number_after(line, "readback_mib") || intent_unread_.erase(boot) == 0) return;
+    if (const auto run = run_of(line); !run.empty()) runs_[std::string(run)].must_stay = true;
+    else reads_back_.insert(index);
 }
 
 bool Compaction::settled(const RunInfo& r) const {
@@ -135,6 +158,8 @@ bool Compaction::judge(std::string_view line) {
                (last_linux_trial_ && index >= *last_linux_trial_ && string_after(line, "event") != "refused");
     const auto run = run_of(line);
     if (run.empty()) {
+        if (reads_back_.count(index) != 0) return true;
+        if (is_unchanged_apply(line)) return false;
         if (is_needed_without_run(line)) return true;
         return is_plain_reset(line) && boots_of_kept_runs_.count(std::string(string_after(line, "boot"))) != 0;
     }

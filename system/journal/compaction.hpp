@@ -19,8 +19,13 @@
 //   - every record of a closed run that holds the latest confirmation of some value, or the
 //     latest confirmation of all;
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
-//     every run-less `apply` (a `set`, or the helper run directly), and every `verdict` and
-//     `forget-hang`;
+//     every run-less `apply` (a `set`, or the helper run directly) but an `unchanged` one
+//     (nothing was written: the value was in force), and every `verdict` and `forget-hang`;
+//   - after each run-less `apply` or `boot` intent, the first record of its boot that was read
+//     back (readback_mib), with its run whole: it marks every write outside a ramp before it in
+//     its boot as read back, not a hang (ramp/engine/outside_ramps.cpp, hang_ceiling.cpp). An
+//     `unchanged` apply is of use to a reader only as that, so the others (a cron job's `set`
+//     of the value in force adds one every few minutes) are dropped;
 //   - of Linux's try-once trials (`ttm-*`, wiredcap-system): every `hung`, `forgotten` and
 //     `made-default`, and every record from the latest trial's intent on but refusals;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
@@ -100,6 +105,7 @@ private:
                                                      // record a settling one?
     };
     void decide();
+    void note_read_back(std::string_view line, std::size_t index);
     [[nodiscard]] bool judge(std::string_view line);
     [[nodiscard]] bool closed(const RunInfo& r) const;
     [[nodiscard]] bool settled(const RunInfo& r) const;
@@ -115,6 +121,8 @@ private:
     std::unordered_set<std::string> not_whole_;
     std::size_t surveyed_ = 0;
     std::size_t judged_ = 0;
+    std::set<std::string> intent_unread_;           // boots with a run-less write not read back
+    std::unordered_set<std::size_t> reads_back_;    // run-less lines that read such writes back
     std::optional<std::size_t> last_linux_trial_;  // the latest ttm-trial intent's line
     bool decided_ = false;
 };
