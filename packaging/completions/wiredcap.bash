@@ -26,7 +26,7 @@ _wiredcap() {
     local global_opts="--help --version --json --helper --policy --journal --sim-state"
     local commands="status set reset ramp recover persist policy convert fit metrics"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from"
+    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from --linux-root"
     local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --check"
     local persist_store_opts="--unconfirmed --lower --ignore-hang-ceiling"
 
@@ -96,10 +96,10 @@ _wiredcap() {
     case $cmd in
         "") if [[ $cur == -* ]]; then words="$global_opts -h"; else words=$commands; fi ;;
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
-        set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from $global_opts"; else words=default; fi ;;
+        set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from --linux-root $global_opts"; else words=default; fi ;;
         metrics) if [[ $cur == -* ]]; then words="--textfile-dir $global_opts"; fi ;;
-        status) if [[ $cur == -* ]]; then words="--linux-root $global_opts"; fi ;;
-        recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes $global_opts"; fi ;;
+        status | reset) if [[ $cur == -* ]]; then words="--linux-root $global_opts"; fi ;;
+        recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes --linux-root $global_opts"; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
         fit)
             if [[ $cur == -* ]]; then
@@ -115,11 +115,11 @@ _wiredcap() {
             # no fixed list (default: the journal's last confirmed value).
             if [[ $cur == -* ]]; then
                 if [[ -n $persist_off ]]; then
-                    words=$global_opts
+                    words="--linux-root $global_opts"
                 elif [[ -n $persist_store ]]; then
-                    words="$persist_store_opts $global_opts"
+                    words="$persist_store_opts --linux-root $global_opts"
                 else
-                    words="--off $persist_store_opts $global_opts"
+                    words="--off $persist_store_opts --linux-root $global_opts"
                 fi
             fi
             ;;

@@ -48,7 +48,7 @@ complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l check -d 'Exit by t
 complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB MB GB TB KiB MiB GiB TiB' -d 'Print only this unit'
 
 # set SIZE [--yes]
-complete -c wiredcap -n '__fish_seen_subcommand_from status' -l linux-root -x -a '(__fish_complete_directories)' -d 'Linux AMD APU: read TTM and amdgpu under DIR'
+complete -c wiredcap -n '__fish_seen_subcommand_from status set reset recover ramp persist' -l linux-root -x -a '(__fish_complete_directories)' -d 'Linux AMD APU: read TTM and amdgpu under DIR'
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l yes -d 'Do not ask before raising the cap'
 complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l hung -d 'Answer for every suspect: the machine hung'
 complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l not-hung -d 'Answer for every suspect: it did not hang'
