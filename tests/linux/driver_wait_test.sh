@@ -51,6 +51,13 @@ rc=0; sys after-boot --wait-driver 1 >/dev/null 2>&1 || rc=$?
 [ "$rc" = 7 ] || fail "a bounded wait without a driver exited $rc, not 7"
 rc=0; sys after-boot --wait-driver 601 >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "--wait-driver 601 exited $rc, not 2"
+before=$(events)
+for bad in x -1 '' 1s; do
+  rc=0; sys after-boot --wait-driver "$bad" >/dev/null 2>&1 || rc=$?
+  [ "$rc" = 2 ] || fail "--wait-driver '$bad' exited $rc, not 2"
+done
+[ "$(phase)" = scheduled ] || fail "a refused --wait-driver changed the trial: phase $(phase)"
+[ "$(events)" = "$before" ] || fail "a refused --wait-driver journaled: $(events)"
 
 # A value made default, on a boot where amdgpu is not loaded: unknown, not a dropped default.
 root=$base/default; "$sim" init --root "$root" --profile strix-64
