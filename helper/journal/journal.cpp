@@ -222,7 +222,11 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
     // of this write), are noted for appended_by_another().
     struct stat before {};
     if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
-    if (auto room = check_member_bound(fd_.get(), before.st_size, line.size(), s.uid, path_); !room) return room;
+    // The bound and the share decide whether a command starts; once its first record is in, its
+    // outcome records follow whatever the size (an intent is never left without its outcome).
+    if (!appended_)
+        if (auto room = check_member_bound(fd_.get(), before.st_size, line.size(), s.uid, path_); !room)
+            return room;
     if (locked() && before.st_size != own_end_) foreign_ = true;
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {
         // Whole or absent: a write cut short (ENOSPC, EFBIG, EIO after part of it) is taken back,
@@ -231,6 +235,7 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
         if (locked()) take_back_partial_write(fd_.get(), before.st_size, line);
         return w;
     }
+    appended_ = true;
     if (locked()) {
         const off_t end = ::lseek(fd_.get(), 0, SEEK_CUR);
         if (end - static_cast<off_t>(line.size()) != before.st_size) foreign_ = true;

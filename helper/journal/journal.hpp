@@ -134,6 +134,8 @@ private:
     std::optional<Lock> lock_;
     off_t own_end_ = -1;       // under the lock: where this Writer's last record ended
     bool foreign_ = false;     // another's bytes were seen before or between its records
+    bool appended_ = false;    // a record of this command is in: its later ones (outcomes)
+                               // are taken past the member bound and share, never half a step
     void note_own_end();
 };
 

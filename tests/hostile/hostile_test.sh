@@ -1012,6 +1012,36 @@ PY
   note "uid 65534 refused at its share ($(journal_size) bytes in all); uid 65533 and root went on"
 }
 
+# The share decides whether a command starts, never half of it: a member whose intent fits its
+# share and whose outcome would not gets both records (an intent is never left without its
+# outcome; the overshoot is one command's records).
+member_share_never_cuts_a_command_in_half() {
+  fresh_fixture
+  AS=$MEMBER
+  run -- apply 72GiB; expect_rc 0
+  run -- apply 76GiB; expect_rc 0; expect_knob 77824
+  local intent
+  intent=$(grep '"uid":65534,"command":"apply","event":"intent"' "$JOURNAL" | tail -n 1)
+  [ -n "$intent" ] || fail "no intent of the member's"
+  # The member's records so far, then one padded record of its own: its bytes end exactly one
+  # byte short of room for the next intent (of the same length: 77824 -> 81920) and its outcome.
+  python3 -S - "$JOURNAL" "$MEMBER_SHARE" "${#intent}" <<'PY' || fail "cannot pad"
+import sys
+path, share, intent = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) + 1
+mine = sum(len(l) for l in open(path, "rb") if b',"uid":65534,' in l)
+head = '{"v":1,"time":"2026-12-02T00:00:00Z","boot":"OLD","uid":65534,"command":"apply","event":"refused","reason":"'
+pad = share - intent - 1 - mine - len(head) - 3
+assert pad > 0
+open(path, "a").write(head + "x" * pad + '"}\n')
+PY
+  run -- apply 80GiB; expect_rc 0; expect_knob 81920
+  tail -n 2 "$JOURNAL" | head -n 1 | grep -q '"uid":65534,"command":"apply","event":"intent"' ||
+    fail "the intent is not the second last record: $(tail -n 2 "$JOURNAL")"
+  tail -n 1 "$JOURNAL" | grep -q '"uid":65534,"command":"apply","event":"applied"' ||
+    fail "the intent was left without its outcome: $(tail -n 1 "$JOURNAL")"
+  run -- apply 84GiB; expect_rc 12; expect_err 'share'; expect_knob 81920
+}
+
 deleted_cwd() {
   fresh_fixture
   run --deleted-cwd "$WORK/gone" -- apply 80GiB
