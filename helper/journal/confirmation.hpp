@@ -12,14 +12,11 @@
 // text can contain these key sequences. Torn or unfamiliar lines never match.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::journal {
@@ -37,13 +34,7 @@ struct Standing {
     bool tripped = false;
 };
 
+// Over journal text (journal/record_fields.hpp: read_journal; an empty journal has none).
 [[nodiscard]] Standing find_standing(std::string_view journal_text, units::MiB value);
-
-// The latest standing confirmation of `value` in journal text, if any.
-[[nodiscard]] std::optional<Confirmation> find_confirmation(std::string_view journal_text, units::MiB value);
-
-// find_standing over the journal file (trusted read: owned by `owner`, not writable by others).
-// A missing journal has no confirmations.
-[[nodiscard]] Expected<Standing> find_standing_in(const std::string& path, uid_t owner, units::MiB value);
 
 }  // namespace wiredcap::journal

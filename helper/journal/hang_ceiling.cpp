@@ -5,13 +5,9 @@
 #include <vector>
 
 #include "journal/record_fields.hpp"
-#include "policy/trusted_path.hpp"
 
 namespace wiredcap::journal {
 namespace {
-
-// Years of ramps fit in a few MiB; anything larger is not a journal the helper wrote.
-constexpr std::size_t kMaxJournalBytes = 64 * 1024 * 1024;
 
 // The last store of a value for boot, if it overrode the hang ceiling: hangs already known then
 // (from boots other than the store's) were overridden by a person and do not bind that value.
@@ -43,7 +39,8 @@ struct HangAt {
 // never read back, and suspects a person said hung; each with its place in the file.
 class HangScan {
 public:
-    void line(std::string_view line, std::size_t index) {
+    void line(std::string_view line) {
+        const std::size_t index = records_++;
         const std::string_view event = string_after(line, "event"), command = string_after(line, "command");
         const std::string boot(string_after(line, "boot"));
         if (is_store_record(line, command, event)) {
@@ -99,28 +96,15 @@ private:
     std::vector<HangAt> verdicts_;  // suspects a person said hung
     std::optional<Waiver> waiver_;
     std::size_t forgotten_before_ = 0;  // hangs found before the last forget-hang do not bind
+    std::size_t records_ = 0;           // scanned so far: the next record's place
 };
 
 }  // namespace
 
 std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot) {
     HangScan scan;
-    for (std::size_t index = 0; !text.empty(); ++index) {
-        const auto nl = text.find('\n');
-        if (nl == std::string_view::npos) break;
-        const std::string_view line = text.substr(0, nl);
-        text.remove_prefix(nl + 1);
-        if (is_v1_record(line)) scan.line(line, index);
-    }
+    for_each_record(text, [&scan](std::string_view line) { scan.line(line); });
     return scan.lowest(current_boot);
-}
-
-Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
-                                                         std::string_view current_boot) {
-    auto text = trusted::read_file(path, owner, kMaxJournalBytes);
-    if (!text) return Error{"cannot check the journal for hangs: " + text.error().message};
-    if (!text->has_value()) return std::optional<units::MiB>{};
-    return find_hang_ceiling(**text, current_boot);
 }
 
 }  // namespace wiredcap::journal

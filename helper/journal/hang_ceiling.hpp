@@ -5,13 +5,9 @@
 // own reader, ramp/engine/recovery.hpp).
 #pragma once
 
-#include <sys/types.h>
-
 #include <optional>
-#include <string>
 #include <string_view>
 
-#include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::journal {
@@ -28,8 +24,7 @@ namespace wiredcap::journal {
 // records) bind when wiredcap-system recorded them `hung`, in MiB rounded down; a
 // `ttm-forget-hang` clears hangs before it as `forget-hang` does. The boot action's own hangs are
 // the boot guard's (`tripped`), not counted here.
+// (The text: journal/record_fields.hpp, read_journal.)
 [[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot);
-[[nodiscard]] Expected<std::optional<units::MiB>> find_hang_ceiling_in(const std::string& path, uid_t owner,
-                                                                       std::string_view current_boot);
 
 }  // namespace wiredcap::journal

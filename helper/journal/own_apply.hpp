@@ -13,10 +13,8 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
 
-#include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::journal {
@@ -28,11 +26,8 @@ struct StepToConfirm {
     std::string_view boot;  // the current boot: a step from before a reboot may have hung it
 };
 
-// The read-back of the step's own apply in journal text, when it is confirmable.
+// The read-back of the step's own apply in journal text (record_fields.hpp: read_journal),
+// when it is confirmable.
 [[nodiscard]] std::optional<units::MiB> find_own_apply(std::string_view journal_text, const StepToConfirm& s);
-
-// The same over the journal file (trusted read: owned by `owner`, not writable by others).
-[[nodiscard]] Expected<std::optional<units::MiB>> find_own_apply_in(const std::string& path, uid_t owner,
-                                                                    const StepToConfirm& s);
 
 }  // namespace wiredcap::journal

@@ -1,9 +1,16 @@
 #include "journal/record_fields.hpp"
 
 #include <charconv>
-#include <string>
+
+#include "policy/trusted_path.hpp"
 
 namespace wiredcap::journal {
+
+Expected<std::string> read_journal(const std::string& path, uid_t owner) {
+    auto text = trusted::read_file(path, owner, kMaxJournalBytes);
+    if (!text) return text.error();
+    return std::move(*text).value_or(std::string());
+}
 
 bool is_v1_record(std::string_view line) { return line.substr(0, 7) == "{\"v\":1,"; }
 

@@ -3,13 +3,9 @@
 #include <map>
 
 #include "journal/record_fields.hpp"
-#include "policy/trusted_path.hpp"
 
 namespace wiredcap::journal {
 namespace {
-
-// The journal's bound for every reader in the helper (own_apply.cpp reads with the same).
-constexpr std::size_t kMaxJournalBytes = 64 * 1024 * 1024;
 
 struct RunState {
     bool ended = false;
@@ -32,26 +28,24 @@ bool is_forward(std::string_view e) {
 RunUse run_use(std::string_view text, const CallersRun& c) {
     std::map<std::string_view, RunState> runs;  // the caller's, in this boot
     bool anothers = false;
-    for (auto nl = text.find('\n'); nl != std::string_view::npos; nl = text.find('\n')) {
-        const std::string_view line = text.substr(0, nl);
-        text.remove_prefix(nl + 1);
+    for_each_record(text, [&](std::string_view line) {
         const std::string_view run = run_of(line);
-        if (run.empty() || !is_v1_record(line)) continue;
+        if (run.empty()) return;
         const bool callers = number_after(line, "uid") == c.uid, this_boot = string_after(line, "boot") == c.boot;
         if (run == c.run && !(callers && this_boot)) anothers = true;
-        if (!this_boot) continue;
+        if (!this_boot) return;
         const std::string_view event = string_after(line, "event");
-        if (!callers && runs.count(run) == 0) continue;
+        if (!callers && runs.count(run) == 0) return;
         RunState& r = runs[run];
         if (event == "end") r.ended = true;
-        if (!callers) continue;
+        if (!callers) return;
         ++r.records;
         const auto step = number_after(line, "step");
-        if (!step) continue;
+        if (!step) return;
         auto& s = r.settled.try_emplace(*step, true).first->second;
         if (is_forward(event)) s = false;
         else if (event == "confirmed" || event == "revert_applied") s = true;
-    }
+    });
     RunUse use;
     use.anothers = anothers;
     for (const auto& [run, r] : runs) {
@@ -59,13 +53,6 @@ RunUse run_use(std::string_view text, const CallersRun& c) {
         else if (r.records != 0 && !r.closed()) ++use.open_others;
     }
     return use;
-}
-
-Expected<RunUse> run_use_in(const std::string& path, uid_t owner, const CallersRun& c) {
-    auto text = trusted::read_file(path, owner, kMaxJournalBytes);
-    if (!text) return Error{"cannot check the journal for the caller's runs: " + text.error().message};
-    if (!text->has_value()) return RunUse{};
-    return run_use(**text, c);
 }
 
 std::optional<std::string> run_bound_refusal(const RunUse& use, const CallersRun& c) {

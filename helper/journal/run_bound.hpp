@@ -23,8 +23,6 @@
 #include <string>
 #include <string_view>
 
-#include "wiredcap/units/expected.hpp"
-
 namespace wiredcap::journal {
 
 inline constexpr std::size_t kMaxOpenRuns = 4;
@@ -43,8 +41,8 @@ struct RunUse {
     bool anothers = false;        // `run` holds a record of another uid or of another boot
 };
 
+// Over journal text (record_fields.hpp: read_journal).
 [[nodiscard]] RunUse run_use(std::string_view journal_text, const CallersRun& c);
-[[nodiscard]] Expected<RunUse> run_use_in(const std::string& path, uid_t owner, const CallersRun& c);
 
 // Why a command of the caller's in `c.run` would pass the bound, or nothing.
 [[nodiscard]] std::optional<std::string> run_bound_refusal(const RunUse& use, const CallersRun& c);

@@ -3,8 +3,8 @@
 #include <ctime>
 #include <utility>
 
-#include "journal/confirmation.hpp"
 #include "journal/hang_ceiling.hpp"
+#include "journal/record_fields.hpp"
 #include "journal/refusal_budget.hpp"
 #include "journal/syslog_mirror.hpp"
 #include "process/hardening.hpp"
@@ -70,6 +70,12 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
     if (!locked) warn(locked.error().message + "; went on without it (resetting is always permitted)");
     writer_.emplace(std::move(*w));
     return std::nullopt;
+}
+
+Expected<std::string_view> Action::journal_text() {
+    if (!journal_text_) journal_text_.emplace(journal::read_journal(ctx_.journal_path, ctx_.trusted_owner));
+    if (!*journal_text_) return journal_text_->error();
+    return std::string_view(**journal_text_);
 }
 
 // Reset syncs only what its promise needs: each intent, on disk before the change it
@@ -190,10 +196,17 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, MiB va
     return true;
 }
 
-std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, policy::Policy& p, MiB value) {
+Expected<journal::Standing, Failure> standing_of(Action& a, MiB value) {
+    auto text = a.journal_text();
+    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for confirmations: " +
+                                                            text.error().message);
+    return journal::find_standing(*text, value);
+}
+
+std::optional<Failure> withdraw_tripped_vouch(Action& a, policy::Policy& p, MiB value) {
     if (!p.vouched || *p.vouched != value) return std::nullopt;
-    auto standing = journal::find_standing_in(ctx.journal_path, ctx.trusted_owner, value);
-    if (!standing) return a.refuse(ExitCode::journal_failed, standing.error().message);
+    auto standing = standing_of(a, value);
+    if (!standing) return standing.error();
     if (standing->tripped && !standing->confirmation) p.vouched.reset();
     return std::nullopt;
 }
@@ -203,11 +216,13 @@ std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, 
     auto boot = ctx.kernel.read_boot_id();
     if (!boot) return a.refuse(ExitCode::journal_failed, "cannot read the boot id, so the journal cannot be checked "
                                                          "for hangs; nothing was changed");
-    auto hang = journal::find_hang_ceiling_in(ctx.journal_path, ctx.trusted_owner, *boot);
-    if (!hang) return a.refuse(ExitCode::journal_failed, hang.error().message + "; nothing was changed");
-    if (!*hang || value < **hang) return std::nullopt;
+    auto text = a.journal_text();
+    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for hangs: " +
+                                                            text.error().message + "; nothing was changed");
+    const auto hang = journal::find_hang_ceiling(*text, *boot);
+    if (!hang || value < *hang) return std::nullopt;
     return a.refuse(ExitCode::refused_by_policy,
-                    units::describe(value) + " is at or above " + units::describe(**hang) +
+                    units::describe(value) + " is at or above " + units::describe(*hang) +
                         ", the lowest value that hung this machine (the journal's hang ceiling); "
                         "see: wiredcap recover; choose a value below it, or pass --ignore-hang-ceiling");
 }

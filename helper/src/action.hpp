@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "journal/confirmation.hpp"
 #include "journal/journal.hpp"
 #include "policy/policy.hpp"
 #include "src/commands.hpp"
@@ -54,6 +55,12 @@ public:
     // Under the lock: a reset went on without it since this command took it (its records
     // reached the journal), so what this command decided on no longer holds.
     [[nodiscard]] bool reset_went_on() { return writer_ && writer_->appended_by_another(); }
+    // The journal's text, read once: at the first fact the command asks of it (under the lock,
+    // when the command holds it), then kept for the command's every decision, so they all rest
+    // on the same records. Only a reset that went on without the lock appends meanwhile; a write
+    // after it is refused (reset_went_on), and its records never add a hang, a confirmation, a
+    // trip or a caller's apply (journal/hang_ceiling.hpp, confirmation.hpp, own_apply.hpp).
+    [[nodiscard]] Expected<std::string_view> journal_text();
     // Records an event; a failure to record is itself a failure of the action -- except in the
     // safe direction (reset), which goes on and warns about each record it could not write.
     [[nodiscard]] std::optional<Failure> record(std::string event, std::string reason = {});
@@ -75,6 +82,7 @@ private:
     JsonObject out_;
     journal::Stamp stamp_{};
     std::optional<journal::Writer> writer_;
+    std::optional<Expected<std::string>> journal_text_;  // read at the first journal_text()
     std::vector<std::string> warnings_;
     bool best_effort_ = false;  // reset: records are written if they can be, warned about if not
 };
@@ -98,12 +106,14 @@ struct Authorized {
 // policy file vouched for it (path and content hash).
 bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units::MiB value);
 
+// What the journal says about storing `value` for boot (journal/confirmation.hpp), from the
+// action's reading; the journal unreadable: refused, never assumed clean.
+[[nodiscard]] Expected<journal::Standing, Failure> standing_of(Action& a, units::MiB value);
+
 // The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
 // value (or a lower one) tripped the guard and no ramp confirmed it since, `p` loses its vouch
-// for this action, and the value takes the steps any other value takes. The journal
-// unreadable: refused, never assumed clean.
-[[nodiscard]] std::optional<Failure> withdraw_tripped_vouch(Action& a, const Context& ctx, policy::Policy& p,
-                                                            units::MiB value);
+// for this action, and the value takes the steps any other value takes.
+[[nodiscard]] std::optional<Failure> withdraw_tripped_vouch(Action& a, policy::Policy& p, units::MiB value);
 
 // A recorded hang binds every writer, the helper run directly too: under the lock, a non-zero
 // value at or above the journal's hang ceiling is refused (refused_by_policy) unless the person

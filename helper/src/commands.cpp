@@ -101,9 +101,12 @@ std::optional<Failure> within_run_bound(Action& a, const Invocation& inv, Contex
     auto read = ctx.kernel.read_boot_id();
     const std::string boot = read ? *read : std::string("unknown");  // as the journal stamps it
     const journal::CallersRun c{*inv.run, ctx.caller.uid, boot, inv.command == Command::end};
-    auto use = journal::run_use_in(ctx.journal_path, ctx.trusted_owner, c);
-    if (!use) return safe_direction ? std::nullopt : std::optional(a.refuse(ExitCode::journal_failed, use.error().message));
-    if (auto why = journal::run_bound_refusal(*use, c)) return a.refuse(ExitCode::not_permitted, *why);
+    auto text = a.journal_text();
+    if (!text && safe_direction) return std::nullopt;
+    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for the caller's runs: " +
+                                                            text.error().message);
+    if (auto why = journal::run_bound_refusal(journal::run_use(*text, c), c))
+        return a.refuse(ExitCode::not_permitted, *why);
     return std::nullopt;
 }
 
@@ -116,7 +119,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     if (auto f = read_previous(a, ctx)) return f;
     if (auto f = refuse_at_hang_ceiling(a, inv, ctx, value)) return f;
     policy::Policy& p = auth->policy;
-    if (auto f = withdraw_tripped_vouch(a, ctx, p, value)) return f;
+    if (auto f = withdraw_tripped_vouch(a, p, value)) return f;
     note_vouched(a, ctx, p, value);
     // Band and reserve first (measured from the value itself, no step can be too large), then the
     // starting point, then the step from it.
@@ -154,15 +157,17 @@ std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ct
     const std::string step = "run " + *inv.run + " step " + std::to_string(*inv.step);
     auto boot = ctx.kernel.read_boot_id();
     if (!boot) return a.refuse(ExitCode::not_permitted, "cannot read the boot id, so " + step + " cannot be confirmed");
-    auto applied = journal::find_own_apply_in(
-        ctx.journal_path, ctx.trusted_owner, journal::StepToConfirm{*inv.run, *inv.step, ctx.caller.uid, *boot});
-    if (!applied) return a.refuse(ExitCode::journal_failed, applied.error().message);
-    if (!*applied)
+    auto text = a.journal_text();
+    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for the step to confirm: " +
+                                                            text.error().message);
+    const journal::StepToConfirm own{*inv.run, *inv.step, ctx.caller.uid, *boot};
+    const auto applied = journal::find_own_apply(*text, own);
+    if (!applied)
         return a.refuse(ExitCode::not_permitted, step + " was not applied and read back by uid " +
                                                      std::to_string(ctx.caller.uid) + " in this boot: only such a "
                                                      "step can be confirmed");
-    if (!a.readback_ || *a.readback_ != **applied)
-        return a.refuse(ExitCode::not_permitted, step + " applied " + units::to_string(**applied) +
+    if (!a.readback_ || *a.readback_ != *applied)
+        return a.refuse(ExitCode::not_permitted, step + " applied " + units::to_string(*applied) +
                                                      ", which iogpu.wired_limit_mb no longer holds: not confirmed");
     return std::nullopt;
 }

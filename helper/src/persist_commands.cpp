@@ -1,7 +1,6 @@
 #include "src/persist_commands.hpp"
 
 #include "src/boot_files.hpp"
-#include "journal/confirmation.hpp"
 #include "wiredcap/units/format.hpp"
 
 namespace wiredcap::helper {
@@ -84,7 +83,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (!auth) return auth.error();
     if (auto f = refuse_at_hang_ceiling(a, inv, ctx, value)) return f;
     policy::Policy& p = auth->policy;
-    if (auto f = withdraw_tripped_vouch(a, ctx, p, value)) return f;
+    if (auto f = withdraw_tripped_vouch(a, p, value)) return f;
     // --unconfirmed: the boot action will move the knob from the OS default in one write, so the
     // value must be one step from there, as an apply from the default must: from the effective
     // cap the caller read (--effective), else from the band's min.
@@ -103,8 +102,8 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     const bool vouched = note_vouched(a, ctx, p, value);
     bool confirmed = !inv.unconfirmed;
     if (!inv.unconfirmed) {
-        auto c = journal::find_standing_in(ctx.journal_path, ctx.trusted_owner, value);
-        if (!c) return a.refuse(ExitCode::journal_failed, c.error().message);
+        auto c = standing_of(a, value);
+        if (!c) return c.error();
         if (c->confirmation) {
             basis = "confirmed in run " + c->confirmation->run + " step " + std::to_string(c->confirmation->step);
         } else if (vouched) {

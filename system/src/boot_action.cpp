@@ -117,11 +117,12 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     if (auto why = policy::refusal(*p, *mem, from, s.value, s.start)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
     // A ramp step that hung binds it too, unless it was known and overridden when the value was
     // stored (persist --ignore-hang-ceiling, which the journal records).
-    auto hang = journal::find_hang_ceiling_in(ctx.journal_path, ctx.trusted_owner, boot_id);
-    if (!hang) return fail(a.refuse(ExitCode::journal_failed, hang.error().message));
-    if (*hang && s.value >= **hang)
+    auto text = a.journal_text();
+    if (!text) return fail(a.refuse(ExitCode::journal_failed, "cannot check the journal for hangs: " + text.error().message));
+    const auto hang = journal::find_hang_ceiling(*text, boot_id);
+    if (hang && s.value >= *hang)
         return fail(a.refuse(ExitCode::refused_by_policy, units::to_string(s.value) + " is at or above " +
-                                                              units::to_string(**hang) + ", where the machine hung (wiredcap recover names the write)"));
+                                                              units::to_string(*hang) + ", where the machine hung (wiredcap recover names the write)"));
     if (auto f = helper::read_previous(a, ctx)) return fail(*f);
     helper::note_vouched(a, ctx, *p, s.value);
     s.applied_uptime_s = up->count();

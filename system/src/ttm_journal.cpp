@@ -1,6 +1,7 @@
 #include "src/ttm_journal.hpp"
 
 #include "journal/hang_ceiling.hpp"
+#include "journal/record_fields.hpp"
 #include "wiredcap/units/casts.hpp"
 
 namespace wiredcap::system {
@@ -47,7 +48,9 @@ bool SharedTrialJournal::record(const linux_amd::TrialEvent& e, const linux_amd:
 }
 
 Expected<std::optional<units::MiB>> SharedTrialJournal::hang_ceiling() {
-    return journal::find_hang_ceiling_in(path_, owner_, stamp_.boot_id);
+    auto text = journal::read_journal(path_, owner_);
+    if (!text) return Error{"cannot check the journal for hangs: " + text.error().message};
+    return journal::find_hang_ceiling(*text, stamp_.boot_id);
 }
 
 }  // namespace wiredcap::system

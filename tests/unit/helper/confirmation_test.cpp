@@ -28,6 +28,10 @@ std::string tripped(units::MiB at) {
 std::string applied(units::MiB v) {
     return line(Record{"apply", "applied", "r-1", 3, 80_GiB, v, v, ""});
 }
+// The latest standing confirmation of `value`, if any.
+std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB value) {
+    return find_standing(text, value).confirmation;
+}
 
 TEST(Confirmation, FindsTheLatestConfirmationOfTheValue) {
     const std::string j = confirm(1, 80_GiB, "r-a") + confirm(2, 96_GiB, "r-a") + confirm(1, 96_GiB, "r-b");
