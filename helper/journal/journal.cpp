@@ -23,12 +23,10 @@ namespace {
 // The caller's file-size limit survives the setuid exec. A record that would cross it is refused
 // whole, before a byte is written: cut short, it would leave a torn line in root's journal, and
 // one cut just before its newline would read as a complete record (an intent that never was).
-Expected<Ok> check_size_limit(int fd, std::size_t bytes, const std::string& path) {
+Expected<Ok> check_size_limit(off_t size, std::size_t bytes, const std::string& path) {
     struct rlimit rl {};
     if (::getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return Ok{};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return Error{"journal " + path + ": " + std::strerror(errno)};
-    if (static_cast<rlim_t>(st.st_size) + bytes > rl.rlim_cur)
+    if (static_cast<rlim_t>(size) + bytes > rl.rlim_cur)
         return Error{"cannot write the journal " + path + ": " + std::strerror(EFBIG) +
                      " (the file-size limit RLIMIT_FSIZE leaves no room for the next record)"};
     return Ok{};
@@ -216,12 +214,12 @@ void take_back_partial_write(int fd, off_t size, std::string_view line) {
 Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
     if (auto torn = close_torn_line(); !torn) return torn;
     const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
-    if (auto room = check_size_limit(fd_.get(), line.size(), path_); !room) return room;
     // Under the lock nobody else appends, except a reset that went on without it: its bytes,
     // before this record or between its start and end (O_APPEND puts the file offset at the end
     // of this write), are noted for appended_by_another().
     struct stat before {};
     if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    if (auto room = check_size_limit(before.st_size, line.size(), path_); !room) return room;
     // The bound and the share decide whether a command starts; once its first record is in, its
     // outcome records follow whatever the size (an intent is never left without its outcome).
     if (!appended_)

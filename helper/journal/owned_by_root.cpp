@@ -1,6 +1,7 @@
 #include "journal/owned_by_root.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +20,21 @@ Expected<Ok> own_by_root_at(int dir_fd, const char* name, const std::string& wha
     if (::fchownat(dir_fd, name, 0, 0, AT_SYMLINK_NOFOLLOW) != 0)
         return Error{"cannot give " + what + " to root:root: " + std::strerror(errno)};
     return Ok{};
+}
+
+Expected<UniqueFd> open_private_dir(int dir_fd, const char* name, const std::string& what, uid_t owner) {
+    if (::mkdirat(dir_fd, name, 0700) == 0) {
+        if (auto own = own_by_root_at(dir_fd, name, what); !own) return own.error();
+    } else if (errno != EEXIST) {
+        return Error{"cannot create " + what + ": " + std::strerror(errno)};
+    }
+    UniqueFd fd(::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) return Error{"cannot open " + what + ": " + std::strerror(errno)};
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return Error{what + ": " + std::strerror(errno)};
+    if (st.st_uid != owner || (st.st_mode & 077) != 0)
+        return Error{what + " is not a directory only its owner can open; remove it"};
+    return fd;
 }
 
 }  // namespace wiredcap::journal

@@ -3,8 +3,11 @@
 // group-owned journal is one chmod g+w away from being the caller's group's to write.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 
+#include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
 
 namespace wiredcap::journal {
@@ -14,5 +17,11 @@ namespace wiredcap::journal {
 [[nodiscard]] Expected<Ok> own_by_root(int fd, const std::string& what);
 // The same for the entry `name` of the directory `dir_fd` (not following a symlink).
 [[nodiscard]] Expected<Ok> own_by_root_at(int dir_fd, const char* name, const std::string& what);
+
+// The directory `name` in `dir_fd` exactly as the helper makes it (its lock, its refusal
+// counts): created mode 0700 and given to root when missing, then opened without following a
+// symlink, and a directory of `owner` no one else may open. Anything else there (another mode,
+// a symlink, a file) is refused, not used. `what` names it in errors.
+[[nodiscard]] Expected<UniqueFd> open_private_dir(int dir_fd, const char* name, const std::string& what, uid_t owner);
 
 }  // namespace wiredcap::journal

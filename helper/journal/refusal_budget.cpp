@@ -2,10 +2,8 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 
 #include "journal/owned_by_root.hpp"
@@ -16,19 +14,6 @@ namespace wiredcap::journal {
 namespace {
 
 constexpr const char* kDir = ".refusals";
-
-// The count directory as the helper makes it: its owner's, no access for anyone else.
-UniqueFd open_count_dir(int journal_dir_fd, uid_t owner) {
-    if (::mkdirat(journal_dir_fd, kDir, 0700) == 0) {
-        if (!own_by_root_at(journal_dir_fd, kDir, kDir)) return UniqueFd();
-    } else if (errno != EEXIST) {
-        return UniqueFd();
-    }
-    UniqueFd fd(::openat(journal_dir_fd, kDir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    struct stat st {};
-    if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || st.st_uid != owner || (st.st_mode & 077) != 0) return UniqueFd();
-    return fd;
-}
 
 struct Window {
     std::int64_t start = 0;
@@ -58,10 +43,11 @@ bool write_window(int fd, const Window& w) {
 RefusalLog count_refusal(const std::string& journal_dir, uid_t owner, uid_t uid, std::int64_t now) {
     auto dir = trusted::open_dir(journal_dir, owner);
     if (!dir || !dir->has_value()) return RefusalLog::log;
-    const UniqueFd counts = open_count_dir((*dir)->get(), owner);
-    if (!counts.valid()) return RefusalLog::log;
+    // The count directory as the helper makes it: its owner's, no access for anyone else.
+    const auto counts = open_private_dir((*dir)->get(), kDir, kDir, owner);
+    if (!counts) return RefusalLog::log;
     const std::string name = std::to_string(uid);
-    UniqueFd fd(::openat(counts.get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+    UniqueFd fd(::openat(counts->get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
     // Held for a read and a write of a few bytes, by root's helpers only (no other user can open
     // the directory, and none can stop a helper: process/hardening.hpp).
     if (!fd.valid() || !own_by_root(fd.get(), kDir) || ::flock(fd.get(), LOCK_EX) != 0) return RefusalLog::log;

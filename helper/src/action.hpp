@@ -1,6 +1,7 @@
 // The steps every journaled helper command is made of: who may act, what the policy permits,
-// the journal record before and after, and the write with its read-back. commands.cpp and
-// boot_commands.cpp compose them; nothing here decides on its own what a command does.
+// the journal record before and after, and the write with its read-back. commands.cpp,
+// persist_commands.cpp and wiredcap-system's boot action compose them; nothing here decides on
+// its own what a command does.
 #pragma once
 
 #include <optional>
@@ -51,7 +52,6 @@ public:
     [[nodiscard]] std::optional<Failure> open_journal(bool safe_direction = false);
     // A sentence for stderr and the result's "warnings": what the command could not do or record.
     void warn(std::string w) { warnings_.push_back(std::move(w)); }
-    [[nodiscard]] bool journal_open() const { return writer_.has_value(); }
     // Under the lock: a reset went on without it since this command took it (its records
     // reached the journal), so what this command decided on no longer holds.
     [[nodiscard]] bool reset_went_on() { return writer_ && writer_->appended_by_another(); }
