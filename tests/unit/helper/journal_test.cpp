@@ -370,6 +370,25 @@ TEST_F(JournalFile, AppendUnderTinyFileSizeLimitFails) {
     EXPECT_CONTAINS(r.output, "cannot write the journal");
 }
 
+// The limit is measured against what the journal already holds: a record that fits an empty
+// file but not after the records there is refused whole, and the journal keeps no part of it.
+TEST_F(JournalFile, AppendPastTheFileSizeLimitAfterTheRecordsThereFailsWhole) {
+    const std::string path = journal_;
+    const auto r = test::run_in_child([path]() -> std::string {
+        std::signal(SIGXFSZ, SIG_IGN);
+        auto w = Writer::open(path, ::geteuid());
+        if (!w || !w->append(full_record(), kStamp)) return "first append failed";
+        const auto one = static_cast<rlim_t>(test::TempTree::slurp(path).size());
+        struct rlimit lim {one + one / 2, one + one / 2};
+        if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) return "setrlimit failed";
+        auto a = w->append(full_record(), kStamp);
+        return a ? "appended" : "error:" + a.error().message;
+    });
+    ASSERT_TRUE(r.finished);
+    EXPECT_CONTAINS(r.output, "RLIMIT_FSIZE");
+    EXPECT_EQ(lines_of(test::TempTree::slurp(journal_)).size(), 1U) << "no part of the refused record";
+}
+
 // --- a write cut short --------------------------------------------------------------------------
 
 class TakeBack : public ::testing::Test {
