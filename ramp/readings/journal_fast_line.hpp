@@ -22,4 +22,11 @@ namespace wiredcap::journal_view {
 // nothing to use.
 [[nodiscard]] bool read_plain_record(std::string_view line, std::size_t number, Entry& out);
 
+// The two readings read_plain_record tries, in turn, named for the tests (which hold each to the
+// full parser): the helper's own key order read straight through, then the keys in any order.
+namespace plain_reading {
+[[nodiscard]] bool in_helper_order(std::string_view line, std::size_t number, Entry& out);
+[[nodiscard]] bool in_any_order(std::string_view line, std::size_t number, Entry& out);
+}  // namespace plain_reading
+
 }  // namespace wiredcap::journal_view

@@ -3,6 +3,7 @@
 // it leaves to the full parser.
 #include "readings/journal_fast_line.hpp"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,7 +39,8 @@ void expect_same(const Entry& a, const Entry& b, const std::string& line) {
 }
 
 // Whatever the plain reading reads, the full parser reads the same; `plain` says which lines
-// the plain reading must take.
+// the plain reading must take. Each of its two readings is held to the full parser alone: the
+// helper's key order read straight through takes no line the reading in any order refuses.
 void check(const std::string& line, bool plain) {
     const auto fast = read_plain_record(line, 7);
     const auto full = parse_record(line, 7);
@@ -47,6 +49,25 @@ void check(const std::string& line, bool plain) {
         ASSERT_TRUE(full) << line << ": " << full.error().message;
         expect_same(*fast, *full, line);
     }
+    Entry ordered, any;
+    const bool in_order = plain_reading::in_helper_order(line, 7, ordered);
+    const bool in_any = plain_reading::in_any_order(line, 7, any);
+    EXPECT_EQ(in_order || in_any, plain) << line;
+    if (in_order) {
+        ASSERT_TRUE(in_any) << "read in the helper's order, refused in any order: " << line;
+        ASSERT_TRUE(full) << line;
+        expect_same(ordered, *full, line);
+    }
+    if (in_any) {
+        ASSERT_TRUE(full) << line;
+        expect_same(any, *full, line);
+    }
+}
+
+// The helper's own line, as to_json_line writes it, without its newline.
+std::string helper_line(const journal::Record& r, const std::string& boot, uid_t uid, std::int64_t when) {
+    const std::string line = journal::to_json_line(r, journal::Stamp{boot, uid}, when);
+    return line.substr(0, line.size() - 1);
 }
 
 TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt) {
@@ -73,10 +94,106 @@ TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt)
             r.to_pages = static_cast<std::uint64_t>(pick(30000000));
             r.page_size = pick(2) ? 4096 : 16384;
         }
-        const std::string line = journal::to_json_line(r, journal::Stamp{"BOOT-" + std::to_string(pick(9)),
-                                                                        static_cast<uid_t>(pick(70000))},
-                                                       1796113200 + pick(100000));
-        check(line.substr(0, line.size() - 1), true);
+        if (pick(6) == 0) r.vouched = "hung";
+        if (pick(8) == 0) r.param = "pages_limit";
+        if (pick(8) == 0) r.readback_pages = static_cast<std::uint64_t>(pick(30000000));
+        if (pick(8) == 0) r.place = "ttm";
+        const std::string line = helper_line(r, "BOOT-" + std::to_string(pick(9)), static_cast<uid_t>(pick(70000)),
+                                             1796113200 + pick(100000));
+        check(line, true);
+        // The helper's own lines are read straight through, in its key order (the fast way).
+        Entry e;
+        EXPECT_TRUE(plain_reading::in_helper_order(line, 7, e)) << line;
+    }
+}
+
+// The same reading, one Entry lent line after line (as the journal is read): what one line left
+// in it (a run, a reason, a longer time) never shows in the next.
+TEST(JournalPlainRecord, AnEntryReadLineAfterLineHoldsOnlyTheLinesOwnFields) {
+    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::vector<std::string> lines{
+        head + R"("intent","run":"r-20261201-084000-abcd","step":1,"from_mib":0,"to_mib":73728})",
+        R"({"v":1,"time":"T","boot":"BOOT-LONGER-THAN-SIXTEEN","uid":0,"command":"reset","event":"applied"})",
+        head + R"("end","run":"r","readback_mib":1,"reason":"completed","by":"set"})",
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","event":"x","boot":"B","uid":501,"command":"c"})",  // any order
+        head + R"("intent","run":"r-20261201-084000-abcd","step":1,"from_mib":0,"to_mib":73728})",
+        R"({"v":1,"time":"","boot":"","uid":0,"command":"","event":""})",
+        head + R"("intent","step":1,"step":2})",  // refused: a key twice
+        head + R"("intent","reason":"r","effective_mib":5,"effective_source":"metal","to_pages":3,"page_size":4096})",
+        R"({"v":1,"time":"T","boot":"B","uid":1,"command":"reset","event":"intent"})"};
+    Entry lent;
+    std::size_t number = 0;
+    for (const std::string& line : lines) {
+        ++number;
+        const auto full = parse_record(line, number);
+        const bool read = read_plain_record(line, number, lent);
+        ASSERT_EQ(read, full.has_value()) << line;
+        if (read) expect_same(lent, *full, line);
+    }
+}
+
+// Every key of the helper's, with a value of its kind, written in some other order: read (in any
+// order) as the full parser reads it, never by the reading of the helper's order.
+TEST(JournalPlainRecord, KeysInAnotherOrderAreReadTheSame) {
+    std::vector<std::string> fields{R"("v":1)", R"("time":"2026-12-01T08:40:00Z")", R"("boot":"B")", R"("uid":501)",
+                                    R"("command":"apply")", R"("event":"intent")", R"("run":"r-1")", R"("step":2)",
+                                    R"("from_mib":0)", R"("to_mib":73728)", R"("readback_mib":73728)",
+                                    R"("reason":"why")", R"("effective_mib":9)", R"("effective_source":"metal")",
+                                    R"("ignore_hang_ceiling":true)", R"("by":"set")", R"("to_pages":3)",
+                                    R"("page_size":4096)"};
+    std::mt19937 rng(4);
+    for (int i = 0; i < 300; ++i) {
+        std::shuffle(fields.begin(), fields.end(), rng);
+        std::string line = "{";
+        for (const std::string& f : fields) line += (line.size() > 1 ? "," : "") + f;
+        line += "}";
+        check(line, true);
+    }
+}
+
+// Lines the helper wrote, damaged a byte at a time (changed, dropped, doubled) or with two of
+// their keys swapped: whichever reading takes one reads what the full parser reads; the full
+// parser alone says what is wrong with the rest.
+TEST(JournalPlainRecord, DamagedHelperLinesReadAsTheFullParserReadsThem) {
+    std::mt19937 rng(2512);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    std::string odd = "\"{}[],:0123456789.eE+-tfnul \\/\x7f\x80\xc3\x1f\t";
+    odd += '\0';
+    std::vector<std::string> lines;
+    for (const char* event : {"intent", "applied", "confirmed", "end"}) {
+        journal::Record r{"apply", event, std::string("r-20261201-084000-abcd"), 2, MiB::from_count_or_throw(65536),
+                          MiB::from_count_or_throw(73728), std::nullopt, ""};
+        if (std::string_view(event) == "end") r.reason = "completed";
+        if (std::string_view(event) != "intent") r.readback = MiB::from_count_or_throw(73728);
+        r.by = "set";
+        lines.push_back(helper_line(r, "0F3A1B2C-1111-2222-3333-444455556666", 501, 1796113200));
+    }
+    for (int i = 0; i < 10000; ++i) {
+        std::string line = lines[pick(lines.size())];
+        switch (pick(4)) {
+            case 0: line[pick(line.size())] = odd[pick(odd.size())]; break;
+            case 1: line.erase(pick(line.size()), 1); break;
+            case 2: {
+                const std::size_t at = pick(line.size());
+                line.insert(at, line.substr(at, pick(12) + 1));
+                break;
+            }
+            default: {  // two fields swapped: the helper's order no longer holds
+                std::vector<std::string> parts;
+                std::size_t from = 1;
+                for (std::size_t at = 1; at < line.size(); ++at)
+                    if (line[at] == ',' || at + 1 == line.size()) {
+                        parts.push_back(line.substr(from, at - from));
+                        from = at + 1;
+                    }
+                std::swap(parts[pick(parts.size())], parts[pick(parts.size())]);
+                line = "{";
+                for (const std::string& p : parts) line += (line.size() > 1 ? "," : "") + p;
+                line += "}";
+            }
+        }
+        Entry e;
+        check(line, read_plain_record(line, 7, e));  // the readings against the full parser
     }
 }
 
@@ -108,10 +225,23 @@ TEST(JournalPlainRecord, AnythingElseIsLeftToTheFullParser) {
     check(head + R"("intent","ignore_hang_ceiling":true,"note":null,"n":3,"s":"x"})", true);
 }
 
-// The strings are read eight bytes at a time: a byte no plain string holds is found at every
-// place in a long string, and one it may hold (DEL) is read at every place.
-TEST(JournalPlainRecord, OddBytesAnywhereInALongStringAreLeftToTheFullParser) {
+// The strings are read sixteen (or eight) bytes at a time: a byte no plain string holds is found
+// at every place in a long string, and one it may hold (DEL) is read at every place; the same
+// for strings of every length up to 40, placed last so that the line ends a few bytes after.
+TEST(JournalPlainRecord, OddBytesAnywhereInAStringOfAnyLengthAreLeftToTheFullParser) {
     const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    for (std::size_t length = 0; length <= 40; ++length) {
+        for (std::size_t at = 0; at < length; ++at)
+            for (const std::string& odd : {std::string("\t"), std::string("\x01"), std::string("\x1f"), std::string("\x80"),
+                                          std::string("\xff"), std::string("\\\\"), std::string("\""), std::string(1, '\0')}) {
+                std::string text(length, 'x');
+                text.replace(at, 1, odd);
+                check(head + "\"intent\",\"by\":\"" + text + "\"}", false);
+                check(head + "\"" + text + "\"}", false);
+            }
+        check(head + "\"intent\",\"by\":\"" + std::string(length, '\x7f') + "\"}", true);
+        check(head + "\"" + std::string(length, '~') + "\"}", true);
+    }
     for (std::size_t at = 0; at < 24; ++at) {
         for (const std::string odd : {"\t", "\x01", "\x1f", "\xc3\xa9", "\x80", "\xff", "\\\\", "\\\""}) {
             std::string reason(24, 'r');
