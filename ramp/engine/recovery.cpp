@@ -22,6 +22,14 @@ using journal_view::Entry;
 using journal_view::is_word;
 using units::MiB;
 
+// A field copied into a string kept from record to record: one as long as the string holds now
+// (a time, a boot id) is copied over, without std::string's general assign (the replay copies
+// two or three per record: a tenth of its instructions, callgrind, issue 25 point 4).
+void copy_text(std::string& to, std::string_view from) {
+    if (to.size() == from.size()) std::copy(from.begin(), from.end(), to.begin());
+    else to.assign(from);
+}
+
 // What the journal says about one step of one run, after the records seen so far.
 struct StepTrack {
     std::uint64_t step = 0;
@@ -62,6 +70,11 @@ public:
     StepTrack& of(std::uint64_t n) {
         auto it = find(n);
         if (it == v_.end() || it->step != n) {
+            // Room for a ramp's usual steps at once: one allocation per run, no step moved.
+            if (v_.capacity() == 0) {
+                v_.reserve(4);
+                it = v_.begin();
+            }
             it = v_.insert(it, StepTrack{});
             it->step = n;
         }
@@ -97,13 +110,16 @@ struct RunTrack {
 // linear (it was quadratic: 78 s for 400,000 records, bench/journal_scale.sh).
 class Runs {
 public:
-    RunTrack& at(std::size_t index) { return runs_[index]; }
+    // The run index_of found last is at hand without indexing the deque (an out-of-line call
+    // per record, callgrind).
+    RunTrack& at(std::size_t index) { return index == last_ && last_run_ != nullptr ? *last_run_ : runs_[index]; }
     std::size_t index_of(const std::string& id) {
         // A run's records mostly come one after another: the last run asked for, without hashing.
-        if (last_ < runs_.size() && runs_[last_].id == id) return last_;
+        if (last_run_ != nullptr && last_run_->id == id) return last_;
         auto [it, inserted] = index_.try_emplace(id, runs_.size());
         if (inserted) runs_.push_back(RunTrack{id, {}, false, false, nullptr, false, {}, std::nullopt});
         last_ = it->second;
+        last_run_ = &runs_[last_];  // a deque's elements stay where they are
         return last_;
     }
     [[nodiscard]] const std::deque<RunTrack>& all() const { return runs_; }
@@ -131,6 +147,7 @@ private:
     // the fresh memory was a good part of status's time on a large journal, issue 25 point 4).
     std::deque<RunTrack> runs_;
     std::size_t last_ = 0;  // the run index_of found last
+    RunTrack* last_run_ = nullptr;  // and where it is
     std::unordered_map<std::string, std::size_t> index_;
     std::set<std::pair<std::size_t, std::uint64_t>> at_risk_;
 };
@@ -150,8 +167,8 @@ bool is_unchanged_revert(const StepTrack& s, const Entry& e) {
 
 void apply_forward(StepTrack& s, const Entry& e) {
     if (!s.value) s.value = e.to ? e.to : e.readback;
-    s.time = e.time;
-    s.boot = e.boot;
+    copy_text(s.time, e.time);
+    copy_text(s.boot, e.boot);
     if (is_word(e.event, "intent")) s.intended = true;
     else if (is_word(e.event, "applied") || is_word(e.event, "unchanged")) s.applied = true;
     else s.failed = true;
@@ -175,12 +192,28 @@ StepRef ref_of(const std::string& run, const StepTrack& s) {
 
 // The confirmed value: what the kernel read back when the person said yes, else what the step
 // asked for. A confirmation whose value cannot be known is not reported as any value.
-std::optional<StepRef> confirmed_ref(const Entry& e, const StepTrack* s) {
+std::optional<MiB> confirmed_value(const Entry& e, const StepTrack* s) {
     std::optional<MiB> value = e.readback;
     if (!value && s != nullptr) value = s->value;
     if (!value) value = e.to;
-    if (!value) return std::nullopt;
-    return StepRef{e.run.value_or(""), e.step.value_or(0), *value, e.time, e.boot, RefKind::ramp_step};
+    return value;
+}
+
+// The confirmation as the last confirmed step: written over the one before in place (its
+// strings' storage kept), with every field a new StepRef{run, step, value, time, boot} has.
+void set_confirmed(std::optional<StepRef>& last, const Entry& e, MiB value) {
+    if (!last) last.emplace();
+    StepRef& r = *last;
+    copy_text(r.run, e.run ? std::string_view(*e.run) : std::string_view());
+    r.step = e.step.value_or(0);
+    r.value = value;
+    copy_text(r.time, e.time);
+    copy_text(r.boot, e.boot);
+    r.kind = RefKind::ramp_step;
+    r.writer.clear();
+    r.uid = 0;
+    r.forgotten = false;
+    r.claimed_from.reset();
 }
 
 // The highest step that ever had a forward record: the one a ramp was on when it stopped.
@@ -263,8 +296,8 @@ StepRef trip_ref(const Entry& trip, const LastRecord* last_apply) {
 void keep(LastRecord& kept, const Entry& e) {
     kept.step = e.step;
     kept.to = e.to;
-    kept.time.assign(e.time);  // assign: the storage of the record before is reused
-    kept.boot.assign(e.boot);
+    copy_text(kept.time, e.time);  // the storage of the record before is reused
+    copy_text(kept.boot, e.boot);
 }
 
 }  // namespace
@@ -300,8 +333,8 @@ void Analysis::add(const Entry& e) {
         if (is_word(e.event, "end")) {
             run.ended = true;
             run.last_end.readback = e.readback;
-            run.last_end.reason.assign(e.reason);
-            run.last_end.boot.assign(e.boot);
+            copy_text(run.last_end.reason, e.reason);
+            copy_text(run.last_end.boot, e.boot);
             run.ended_hung = run.ended_hung || is_word(e.reason, "hung");  // a recorded hang is never lost
         } else if (e.step) {
             step = &run.steps.of(*e.step);
@@ -324,9 +357,9 @@ void Analysis::add(const Entry& e) {
         st.boot_hangs.push_back(Hang{order, trip_ref(e, st.last_boot_apply ? &*st.last_boot_apply : nullptr)});
     // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
     if (is_word(e.event, "confirmed"))
-        if (auto c = confirmed_ref(e, step)) {
-            if (e.run) runs.at(run_index).target = c->value;
-            st.last_confirmed = std::move(c);
+        if (auto value = confirmed_value(e, step)) {
+            if (e.run) runs.at(run_index).target = *value;
+            set_confirmed(st.last_confirmed, e, *value);
         }
     st.outside.add(e, order);
 }
