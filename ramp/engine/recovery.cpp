@@ -26,8 +26,12 @@ using units::MiB;
 // (a time, a boot id) is copied over, without std::string's general assign (the replay copies
 // two or three per record: a tenth of its instructions, callgrind, issue 25 point 4).
 void copy_text(std::string& to, std::string_view from) {
-    if (to.size() == from.size()) std::copy(from.begin(), from.end(), to.begin());
-    else to.assign(from);
+    if (to.size() == from.size()) {
+        std::copy(from.begin(), from.end(), to.begin());
+    } else {
+        to.clear();
+        to.append(from.data(), from.size());
+    }
 }
 
 // What the journal says about one step of one run, after the records seen so far.

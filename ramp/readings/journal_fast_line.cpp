@@ -238,10 +238,15 @@ template <std::size_t N>
 }
 
 // Into a string that keeps its storage: a field the line before had of the same length (a time,
-// a boot id) is copied over, without std::string's general assign (a tenth of the reading).
+// a boot id) is copied over, any other emptied and appended to, without std::string's general
+// assign (which allows for overlap: a tenth of the reading, callgrind).
 [[gnu::always_inline]] inline void set_text(std::string& out, std::string_view text) {
-    if (out.size() == text.size()) std::memcpy(out.data(), text.data(), text.size());
-    else out.assign(text);
+    if (out.size() == text.size()) {
+        std::memcpy(out.data(), text.data(), text.size());
+    } else {
+        out.clear();
+        out.append(text.data(), text.size());
+    }
 }
 
 [[gnu::always_inline]] inline bool take_string(Cursor& c, std::string& out) {
