@@ -74,9 +74,10 @@ public:
     StepTrack& of(std::uint64_t n) {
         auto it = find(n);
         if (it == v_.end() || it->step != n) {
-            // Room for a ramp's usual steps at once: one allocation per run, no step moved.
+            // Room for two steps at once: a run of one or two steps makes one allocation and moves
+            // no step (room for more cost page faults: the journal's runs are all held).
             if (v_.capacity() == 0) {
-                v_.reserve(4);
+                v_.reserve(2);
                 it = v_.begin();
             }
             it = v_.insert(it, StepTrack{});
