@@ -1,10 +1,14 @@
 #include "readings/journal_fast_line.hpp"
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <string>
+
+#include "readings/json_value.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -289,6 +293,7 @@ namespace plain_reading {
 // in_any_order, which reads any order and refuses a key twice. Every value is read by the same
 // functions in both, so where this one reads a line, it reads what in_any_order reads.
 bool in_helper_order(std::string_view line, std::size_t number, Entry& e) {
+    if (line.size() > json::kMaxText) return false;  // the full parser's limit: it skips the line
     std::string spare = e.run ? std::move(*e.run) : std::string();
     // The mandatory fields are all set below before the line is taken: the strings keep their
     // contents until then, so that one as long as the line before's is copied over.
@@ -323,10 +328,15 @@ bool in_helper_order(std::string_view line, std::size_t number, Entry& e) {
 }
 
 bool in_any_order(std::string_view line, std::size_t number, Entry& e) {
+    if (line.size() > json::kMaxText) return false;  // the full parser's limit: it skips the line
     clear(e);
     e.line = number;
     Cursor c{line};
     unsigned seen = 0;
+    // The keys the entry does not use, as they come: the full parser refuses any key twice, these
+    // too. More of them than the helper ever writes (six): left to it.
+    std::array<std::string_view, 8> unused;
+    std::size_t unused_count = 0;
     if (!c.take('{')) return false;
     do {
         auto key = plain_string(c);
@@ -335,6 +345,10 @@ bool in_any_order(std::string_view line, std::size_t number, Entry& e) {
         if (f != other) {
             if ((seen & (1u << f)) != 0) return false;  // a key twice: the full parser's call
             seen |= 1u << f;
+        } else {
+            const auto before = unused.begin() + static_cast<std::ptrdiff_t>(unused_count);
+            if (unused_count == unused.size() || std::find(unused.begin(), before, *key) != before) return false;
+            unused[unused_count++] = *key;
         }
         if (!read_field(c, f, e)) return false;
     } while (c.take(','));

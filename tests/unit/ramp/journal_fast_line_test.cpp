@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "journal/journal.hpp"
+#include "readings/json_value.hpp"
 
 namespace wiredcap::journal_view {
 namespace {
@@ -223,6 +224,34 @@ TEST(JournalPlainRecord, AnythingElseIsLeftToTheFullParser) {
         check(odd, false);
     // Keys the entry does not use are skipped when plain, as the full parser ignores them.
     check(head + R"("intent","ignore_hang_ceiling":true,"note":null,"n":3,"s":"x"})", true);
+}
+
+// A key the entry does not use, twice: the full parser refuses any repeated key (json_value.cpp),
+// so the plain readings must leave such a line to it, whatever the key and its values.
+TEST(JournalPlainRecord, AnUnusedKeyTwiceIsLeftToTheFullParser) {
+    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    for (const std::string& odd : {
+             head + R"("intent","note":1,"note":2})",
+             head + R"("intent","note":null,"note":null})",
+             head + R"("intent","ignore_hang_ceiling":true,"ignore_hang_ceiling":false})",
+             head + R"("intent","vouched":"hung","by":"set","vouched":"hung"})",
+             head + R"("intent","a":"x","b":"y","a":"x"})",
+             std::string(R"({"x":1,"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e","x":1})")})
+        check(odd, false);
+    check(head + R"("intent","a":1,"b":1,"ab":1,"ba":1})", true);  // distinct keys: read
+}
+
+// A line longer than the full parser takes (json::kMaxText) is skipped by it with a warning; the
+// plain readings must not read it either, however plain it is.
+TEST(JournalPlainRecord, ALineOverTheFullParsersLimitIsLeftToIt) {
+    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::string shell = head + R"("end","reason":"")" + "}";
+    const std::size_t room = json::kMaxText - shell.size();
+    check(head + R"("end","reason":")" + std::string(room, 'r') + "\"}", true);       // at the limit: read
+    check(head + R"("end","reason":")" + std::string(room + 1, 'r') + "\"}", false);  // one over
+    check(R"({"reason":")" + std::string(json::kMaxText, 'r') +
+              R"(","v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e"})",
+          false);  // in any order
 }
 
 // The strings are read sixteen (or eight) bytes at a time: a byte no plain string holds is found
