@@ -254,6 +254,35 @@ TEST(JournalPlainRecord, ALineOverTheFullParsersLimitIsLeftToIt) {
           false);  // in any order
 }
 
+// The edges of the helper's form, each held to the full parser: a whole helper line with junk
+// after it, counts at the edges of 64 bits, leading zeros, a key twice in the helper's own
+// order, empty and DEL-only keys.
+TEST(JournalPlainRecord, TheEdgesOfTheHelpersFormReadAsTheFullParserReadsThem) {
+    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::string whole = head + R"("applied","run":"r","step":1,"to_mib":80,"readback_mib":80})";
+    for (const std::string junk : {"x", "}", ",", " ", "\n", "{}", "\"", ",\"v\":1"})
+        check(whole + junk, false);
+    check(whole + std::string(1, '\0'), false);
+    check(whole.substr(0, whole.size() - 1) + std::string(1, '\0') + "}", false);
+    const std::string tail = R"(,"command":"c","event":"e"})";
+    const std::string start = R"({"v":1,"time":"T","boot":"B","uid":)";
+    check(start + "9999999999999999999" + tail, true);    // 19 digits: read
+    check(start + "18446744073709551615" + tail, false);  // 20 digits: the full parser's
+    check(start + "18446744073709551616" + tail, false);  // past 64 bits
+    check(start + "0" + tail, true);
+    check(start + "00" + tail, false);
+    check(start + "0501" + tail, false);
+    check(start + "-0" + tail, false);
+    check(start + "1" + tail.substr(0, tail.size() - 1) + R"(,"step":0})", true);
+    check(head + R"("applied","run":"r","step":1,"run":"r"})", false);      // a key twice, helper's order
+    check(head + R"("applied","to_mib":1,"readback_mib":1,"to_mib":1})", false);
+    check(R"({"v":1,"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e"})", false);
+    check(head + R"("e","":1,"":1})", false);                            // the empty key twice
+    check(head + "\"e\",\"\":1,\"\x7f\":2,\"\x7f\x7f\":3}", true);  // distinct odd keys
+    check(head + R"("e","reason":""})", true);
+    check(head + R"("e","reason":"\u0000"})", false);
+}
+
 // The strings are read sixteen (or eight) bytes at a time: a byte no plain string holds is found
 // at every place in a long string, and one it may hold (DEL) is read at every place; the same
 // for strings of every length up to 40, placed last so that the line ends a few bytes after.
