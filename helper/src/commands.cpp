@@ -5,6 +5,7 @@
 #include "process/hardening.hpp"
 #include "src/action.hpp"
 #include "src/persist_commands.hpp"
+#include "src/test_pause.hpp"
 #include "wiredcap/units/format.hpp"
 
 namespace wiredcap::helper {
@@ -183,6 +184,10 @@ std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Cont
     }
     if (inv.command == Command::confirm) {
         if (auto f = confirmable(a, inv, ctx)) return f;
+        // A reset that went on without the lock since the knob was read has moved it: the
+        // step no longer holds, and a confirmation now would vouch for what is not applied.
+        test_pause(ctx, "confirm");
+        if (a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
         return a.record("confirmed");
     }
     // A person's word on the past: the boot a suspect was in force in (its id is the reason),

@@ -179,6 +179,22 @@ member_never_undoes_a_reset() {
     fail "the member's records: $mine"
 }
 
+# A member's confirm held after it read the knob and found its step applied; root resets
+# meanwhile (without the lock, after 300 ms). The confirm sees the reset and is refused: no
+# confirmation of a step the knob no longer holds (review r25).
+member_never_confirms_across_a_reset() {
+  fresh_fixture
+  run -- apply 80GiB --run m3 --step 1 --effective 64GiB; expect_rc 0; expect_knob 81920
+  pause_at confirm; member_in_background confirm --run m3 --step 1; wait_paused_at confirm
+  root_reset_timed; expect_rc 0; expect_knob 0
+  resume_from confirm; member_result
+  expect_rc 4; expect_err 'a reset went on without'; expect_knob 0
+  expect_last_event refused
+  ! grep -q '"uid":65534,"command":"confirm","event":"confirmed"' "$JOURNAL" ||
+    fail "the member confirmed a step the reset undid: $(grep '"event":"confirmed"' "$JOURNAL")"
+  journal_ok
+}
+
 # A member's persist held under the lock after its decision; root resets meanwhile (without the
 # lock, after 300 ms), which removes the value stored for boot. The persist backs off: refused,
 # journaled, nothing stored; the value root's reset removed stays removed (issue 23).
