@@ -35,6 +35,13 @@ rm -rf "$WORK" && mkdir -p "$WORK" && chmod 755 "$WORK"
 TRACED_ENV=()
 [ "$SANITIZED" = 1 ] && TRACED_ENV=(--env ASAN_OPTIONS=detect_leaks=0)
 
+# How many runs a loop of N makes: N, or a quarter of it under the sanitizers. There every
+# setuid start costs about 90 ms (20 ms in the debug build) and the suite runs one scenario at a
+# time, so the full loops alone took 9 minutes of CI. The dev suite makes every run; the
+# sanitized one walks the same paths looking for memory errors. A variable set by hand (e.g.
+# HOSTILE_RACE_RUNS) is taken as it is.
+loop_runs() { if [ "$SANITIZED" = 1 ]; then echo $(( ($1 + 3) / 4 )); else echo "$1"; fi; }
+
 GOOD_BAND=('min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB' "group = $GROUP")
 # A band only an attacker would write: up to 188 GiB of the 192 GiB machine, in one step.
 HOSTILE_BAND=('min = 64GiB' 'max = 188GiB' 'reserve = 4GiB' 'max_step = 188GiB' "group = $GROUP")
@@ -361,10 +368,8 @@ policy_oversized_and_malformed() {
 # hostile band permits: it is never applied, and never gets as far as an intent.
 policy_swap_race() {
   fresh_fixture; caller_file
-  # 6 x 350 = 2,100 runs (about 15 s); a sanitizer build starts each run several times slower,
-  # so there 6 x 200.
-  local runs=${HOSTILE_RACE_RUNS:-350} seed=${HOSTILE_SEED:-$RANDOM}
-  [ "$SANITIZED" = 1 ] && runs=${HOSTILE_RACE_RUNS:-200}
+  # 5 x 350 = 1,750 runs (about 15 s); a quarter under the sanitizers (loop_runs).
+  local runs=${HOSTILE_RACE_RUNS:-$(loop_runs 350)} seed=${HOSTILE_SEED:-$RANDOM}
   note "seed $seed (HOSTILE_SEED=$seed replays it), $runs runs per variant"
   # Control: as a real, root-owned policy the hostile band does permit the value.
   write_policy "${HOSTILE_BAND[@]}"
@@ -1068,7 +1073,7 @@ deleted_cwd() {
 # what recover makes of it).
 signals_at_random_points() {
   fresh_fixture
-  local runs=${HOSTILE_SIGNAL_RUNS:-1000} seed=${HOSTILE_SEED:-$RANDOM}
+  local runs=${HOSTILE_SIGNAL_RUNS:-$(loop_runs 1000)} seed=${HOSTILE_SEED:-$RANDOM}
   note "seed $seed (HOSTILE_SEED=$seed replays it)"
   : > "$JOURNAL"
   "$LOOP" --runs "$runs" --signals --max-delay-us 3000 --seed "$seed" --as "$MEMBER" --state "$STATE" \
@@ -1077,7 +1082,7 @@ signals_at_random_points() {
   # Then with the write itself slowed down (2 ms before and after the knob changes), so signals
   # land inside intent -> write -> read back -> applied too.
   sim fault stall-write 2 >/dev/null; sim fault stall-after-write 2 >/dev/null
-  "$LOOP" --runs 300 --signals --max-delay-us 8000 --seed "$((seed + 1))" --as "$MEMBER" --state "$STATE" \
+  "$LOOP" --runs "$(loop_runs 300)" --signals --max-delay-us 8000 --seed "$((seed + 1))" --as "$MEMBER" --state "$STATE" \
     --values 81920MiB,73728MiB -- "$HELPER" apply '{}' --effective 64GiB >"$WORK/loop" 2>&1 || fail "$(cat "$WORK/loop")"
   note "with stalls: $(cat "$WORK/loop")"
   sim fault stall-write off >/dev/null; sim fault stall-after-write off >/dev/null
@@ -1258,7 +1263,7 @@ outsider_flood_does_not_grow_the_journal() {
   AS=$OUTSIDER
   local i n=0 cmds=("apply 96GiB" "reset" "persist 80GiB --unconfirmed" "persist --off" "boot"
                      "confirm --run r1 --step 1" "end --run r1 --outcome completed" "apply 80GiB --run r1 --step 2")
-  local runs=${HOSTILE_FLOOD_RUNS:-640}
+  local runs=${HOSTILE_FLOOD_RUNS:-$(loop_runs 640)}
   for ((i = 0; i < runs; i++)); do
     [ "$i" -eq $((runs / 2)) ] && printf 'min = 64GiB\nmax = 1PiB\n' > "$POLICY"  # broken from here on
     # shellcheck disable=SC2086
@@ -1595,7 +1600,7 @@ kernel_width_4_and_8() {
 # nobody, so the knob is never written.
 persist_under_signals() {
   fresh_fixture
-  local state=$FIXTURE/journal/boot.state runs=${HOSTILE_PERSIST_RUNS:-400} seed=${HOSTILE_SEED:-$RANDOM}
+  local state=$FIXTURE/journal/boot.state runs=${HOSTILE_PERSIST_RUNS:-$(loop_runs 400)} seed=${HOSTILE_SEED:-$RANDOM}
   local i pid args lines sigs=(INT TERM HUP QUIT USR1 PIPE ALRM KILL)
   note "seed $seed (HOSTILE_SEED=$seed replays it)"
   RANDOM=$seed
