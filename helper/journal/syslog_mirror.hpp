@@ -1,4 +1,4 @@
-// Mirrors each journal record to syslog (facility auth), through spdlog, so the audit trail
+// Mirrors each journal record to syslog (facility auth), through syslog(3), so the audit trail
 // also reaches the system log. Best effort: the journal file is the record that counts.
 //
 // Each record goes out as LOG_NOTICE, not LOG_INFO: on macOS syslog(3) feeds the unified log,
