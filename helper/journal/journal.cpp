@@ -15,7 +15,6 @@
 #include "journal/syslog_mirror.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/durable_write.hpp"
-#include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::journal {
 namespace {
@@ -98,7 +97,7 @@ std::string utc_iso8601(std::int64_t unix_time) {
     return buf;
 }
 
-std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time) {
+JsonObject to_json(const Record& r, const Stamp& s, std::int64_t unix_time) {
     JsonObject o;
     o.num("v", kSchemaVersion).str("time", utc_iso8601(unix_time)).str("boot", s.boot_id).num("uid", s.uid);
     o.str("command", r.command).str("event", r.event);
@@ -113,12 +112,11 @@ std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time
     if (!r.by.empty()) o.str("by", r.by);
     if (!r.vouched.empty()) o.str("vouched", r.vouched);
     if (r.effective && !r.effective_said.empty()) o.str("effective_said", r.effective_said);
-    if (!r.param.empty()) o.str("param", r.param);
-    if (r.to_pages) o.num("to_pages", *r.to_pages);
-    if (r.readback_pages) o.num("readback_pages", *r.readback_pages);
-    if (r.page_size) o.num("page_size", *r.page_size);
-    if (!r.place.empty()) o.str("place", r.place);
-    return o.text() + "\n";
+    return o;
+}
+
+std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time) {
+    return to_json(r, s, unix_time).text() + "\n";
 }
 
 Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
@@ -212,8 +210,11 @@ void take_back_partial_write(int fd, off_t size, std::string_view line) {
 }
 
 Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
+    return append_line(to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr))), s.uid, flush);
+}
+
+Expected<Ok> Writer::append_line(const std::string& line, uid_t uid, Flush flush) {
     if (auto torn = close_torn_line(); !torn) return torn;
-    const std::string line = to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr)));
     // Under the lock nobody else appends, except a reset that went on without it: its bytes,
     // before this record or between its start and end (O_APPEND puts the file offset at the end
     // of this write), are noted for appended_by_another().
@@ -223,7 +224,7 @@ Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
     // The bound and the share decide whether a command starts; once its first record is in, its
     // outcome records follow whatever the size (an intent is never left without its outcome).
     if (!appended_)
-        if (auto room = check_member_bound(fd_.get(), before.st_size, line.size(), s.uid, path_); !room)
+        if (auto room = check_member_bound(fd_.get(), before.st_size, line.size(), uid, path_); !room)
             return room;
     if (locked() && before.st_size != own_end_) foreign_ = true;
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {

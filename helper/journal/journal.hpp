@@ -7,9 +7,8 @@
 //    "readback_mib":98304,"reason":"...","effective_mib":161792,
 //    "effective_source":"given by uid 501","ignore_hang_ceiling":true,"by":"set",
 //    "vouched":"vouched by the policy file ... (sha256 ...)","effective_said":"metal"}
-// Linux's ttm-* records carry pages instead of MiB (docs/linux.md, "The journal"):
-//   {"v":1,...,"command":"ttm-trial","event":"intent","param":"ttm.pages_limit",
-//    "to_pages":26214400,"page_size":4096,"place":"..."}
+// Linux's ttm-* records add pages to these fields (docs/linux.md, "The journal"); only
+// wiredcap-system writes them (system/journal/pages_record.hpp), through Writer::append_line.
 // Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
 // Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
 // macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
@@ -26,6 +25,7 @@
 #include <string_view>
 
 #include "journal/helper_lock.hpp"
+#include "wiredcap/json_writer.hpp"
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
@@ -62,13 +62,6 @@ struct Record {
     std::string vouched = {};              // the policy that vouched for the value (policy::vouched_by)
     std::string effective_said = {};       // where the caller said it came from: metal |
                                            // simulated-metal | given (its word, kept for the record)
-    // Linux AMD APUs (wiredcap-system's ttm-* verbs, docs/linux.md): the knob counts pages, so
-    // its values are pages of a page size read from the system, never MiB.
-    std::string param = {};                            // ttm.pages_limit | amdttm.pages_limit
-    std::optional<std::uint64_t> to_pages = std::nullopt;        // the value asked for
-    std::optional<std::uint64_t> readback_pages = std::nullopt;  // pages_limit read back
-    std::optional<std::uint64_t> page_size = std::nullopt;       // bytes per page of both
-    std::string place = {};                            // the boot-loader files it wrote
 };
 
 // Who and where, stamped on every record.
@@ -80,6 +73,9 @@ struct Stamp {
 // "2026-11-29T08:40:00Z": UTC, no TZ lookup, no locale.
 [[nodiscard]] std::string utc_iso8601(std::int64_t unix_time);
 
+// The record as a JSON object, keys in the journal's order (more may follow: pages_record.hpp);
+// to_json_line is its line.
+[[nodiscard]] JsonObject to_json(const Record& r, const Stamp& s, std::int64_t unix_time);
 [[nodiscard]] std::string to_json_line(const Record& r, const Stamp& s, std::int64_t unix_time);
 
 // After a write of `line` at the end of the file `fd` (then `size` bytes) was cut short:
@@ -101,6 +97,9 @@ public:
     // fsync flushes the whole file). For what nothing depends on after a crash (Action::record).
     enum class Flush { now, later };
     [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s, Flush flush = Flush::now);
+    // The same for a record's whole line (to_json_line's, or a longer one of wiredcap-system's),
+    // made for the caller `uid`.
+    [[nodiscard]] Expected<Ok> append_line(const std::string& line, uid_t uid, Flush flush = Flush::now);
 
     // For wiredcap-system's upkeep (system/journal/upkeep.hpp), under the lock: the journal's
     // directory and file, and the compacted file that now holds the journal's name.

@@ -1,6 +1,9 @@
 #include "src/ttm_journal.hpp"
 
+#include <ctime>
+
 #include "journal/hang_ceiling.hpp"
+#include "journal/pages_record.hpp"
 #include "journal/record_fields.hpp"
 #include "wiredcap/units/casts.hpp"
 
@@ -31,20 +34,21 @@ bool SharedTrialJournal::record(const linux_amd::TrialEvent& e, const linux_amd:
     if (!writer_) return false;
     journal::Record r{command_, std::string(e.event), std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                       std::nullopt, e.reason};
-    r.param = s.param;
+    journal::PagesFields p{s.param};
     // A value is written only with the page size that gives it meaning.
     if (s.page_size != 0) {
-        r.to_pages = s.pages;
-        r.page_size = s.page_size;
-        if (e.readback && e.readback->page_size().bytes() == s.page_size) r.readback_pages = e.readback->count();
+        p.to_pages = s.pages;
+        p.page_size = s.page_size;
+        if (e.readback && e.readback->page_size().bytes() == s.page_size) p.readback_pages = e.readback->count();
         // The same value as to_mib too, the field every reader knows, when it is whole MiB (as
         // every size given in MiB or GiB is): then it means exactly what a Mac's does.
         const auto pages = units::PageSize::from_bytes(s.page_size);
         const auto value = pages ? units::Pages::from_count(s.pages, *pages) : std::nullopt;
         if (value) r.to = units::exact_cast<units::MiB>(value->to_bytes());
     }
-    r.place = e.place;
-    return static_cast<bool>(writer_->append(r, stamp_));
+    p.place = e.place;
+    const auto now = static_cast<std::int64_t>(std::time(nullptr));
+    return static_cast<bool>(writer_->append_line(journal::to_json_line(r, p, stamp_, now), stamp_.uid));
 }
 
 Expected<std::optional<units::MiB>> SharedTrialJournal::hang_ceiling() {

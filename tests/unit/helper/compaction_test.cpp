@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "journal/journal.hpp"
+#include "journal/pages_record.hpp"
 #include "journal/upkeep.hpp"
 #include "temp_tree.hpp"
 
@@ -99,10 +100,8 @@ TEST(Compaction, BootPersistAndResetsThatSettleAKeptRunAreKept) {
 // before it) and the latest trial whole; an earlier trial's steps and every refusal go.
 TEST(Compaction, LinuxOutcomesAndTheLatestTrialStay) {
     auto linux_rec = [](const std::string& command, const std::string& event) {
-        Record r{command, event, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
-        r.to_pages = 26214400;
-        r.page_size = 4096;
-        return to_json_line(r, Stamp{"B1", 0}, 1796113200);
+        const Record r{command, event, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
+        return to_json_line(r, PagesFields{"", 26214400, std::nullopt, 4096}, Stamp{"B1", 0}, 1796113200);
     };
     const std::string first = linux_rec("ttm-trial", "intent") + linux_rec("ttm-trial", "trial-scheduled") +
                               linux_rec("ttm-after-boot", "trial-booted") + linux_rec("ttm-confirm", "intent");

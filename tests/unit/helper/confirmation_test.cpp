@@ -9,6 +9,7 @@
 #include <string>
 
 #include "journal/journal.hpp"
+#include "journal/pages_record.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::journal {
@@ -174,12 +175,10 @@ TEST(HangCeiling, AVerdictBindsAndForgetHangClearsEarlierHangs) {
 // binds at once, by its size (pages x page size, in whole MiB rounded down), whatever its boot;
 // a ttm-forget-hang clears it as forget-hang does.
 std::string linux_line(std::string_view command, std::string_view event, std::uint64_t pages, std::uint64_t size) {
-    Record r{std::string(command), std::string(event), std::nullopt, std::nullopt, std::nullopt,
-             std::nullopt, std::nullopt, ""};
-    r.param = "ttm.pages_limit";
-    r.to_pages = pages;
-    r.page_size = size;
-    return line(r);
+    const Record r{std::string(command), std::string(event), std::nullopt, std::nullopt, std::nullopt,
+                   std::nullopt, std::nullopt, ""};
+    const PagesFields p{"ttm.pages_limit", pages, std::nullopt, size};
+    return to_json_line(r, p, Stamp{"B1", 501}, 1764410000);
 }
 
 TEST(HangCeiling, ALinuxTrialRecordedHungBindsBySizeUntilForgotten) {

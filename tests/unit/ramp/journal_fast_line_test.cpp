@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "journal/journal.hpp"
+#include "journal/pages_record.hpp"
 #include "readings/json_value.hpp"
 
 namespace wiredcap::journal_view {
@@ -66,8 +67,9 @@ void check(const std::string& line, bool plain) {
 }
 
 // The helper's own line, as to_json_line writes it, without its newline.
-std::string helper_line(const journal::Record& r, const std::string& boot, uid_t uid, std::int64_t when) {
-    const std::string line = journal::to_json_line(r, journal::Stamp{boot, uid}, when);
+std::string helper_line(const journal::Record& r, const std::string& boot, uid_t uid, std::int64_t when,
+                        const journal::PagesFields& pages = {}) {
+    const std::string line = journal::to_json_line(r, pages, journal::Stamp{boot, uid}, when);
     return line.substr(0, line.size() - 1);
 }
 
@@ -91,16 +93,17 @@ TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt)
         }
         r.ignore_hang_ceiling = pick(5) == 0;
         if (pick(5) == 0) r.by = "set";
+        journal::PagesFields p;
         if (pick(3) == 0) {  // a Linux trial's value, in pages (docs/linux.md)
-            r.to_pages = static_cast<std::uint64_t>(pick(30000000));
-            r.page_size = pick(2) ? 4096 : 16384;
+            p.to_pages = static_cast<std::uint64_t>(pick(30000000));
+            p.page_size = pick(2) ? 4096 : 16384;
         }
         if (pick(6) == 0) r.vouched = "hung";
-        if (pick(8) == 0) r.param = "pages_limit";
-        if (pick(8) == 0) r.readback_pages = static_cast<std::uint64_t>(pick(30000000));
-        if (pick(8) == 0) r.place = "ttm";
+        if (pick(8) == 0) p.param = "pages_limit";
+        if (pick(8) == 0) p.readback_pages = static_cast<std::uint64_t>(pick(30000000));
+        if (pick(8) == 0) p.place = "ttm";
         const std::string line = helper_line(r, "BOOT-" + std::to_string(pick(9)), static_cast<uid_t>(pick(70000)),
-                                             1796113200 + pick(100000));
+                                             1796113200 + pick(100000), p);
         check(line, true);
         // The helper's own lines are read straight through, in its key order (the fast way).
         Entry e;
