@@ -84,6 +84,8 @@ struct Stamp {
 // record is not this helper's to cut (it stays, after a torn line that readers skip).
 void take_back_partial_write(int fd, off_t size, std::string_view line);
 
+struct Upkeep;  // system/journal/upkeep.hpp
+
 class Writer {
 public:
     // Opens (creating if needed, mode 0644) the journal at `path`. Its directory is created
@@ -101,13 +103,9 @@ public:
     // made for the caller `uid`.
     [[nodiscard]] Expected<Ok> append_line(const std::string& line, uid_t uid, Flush flush = Flush::now);
 
-    // For wiredcap-system's upkeep (system/journal/upkeep.hpp), under the lock: the journal's
-    // directory and file, and the compacted file that now holds the journal's name.
-    [[nodiscard]] int directory_fd() const { return dir_.get(); }
-    [[nodiscard]] int file_fd() const { return fd_.get(); }
-    [[nodiscard]] const std::string& path() const { return path_; }
-    [[nodiscard]] uid_t owner() const { return owner_; }
-    void replaced_by(UniqueFd fd) { fd_ = std::move(fd); }
+    // wiredcap-system's upkeep (system/journal/upkeep.hpp), root's alone, compacts the journal
+    // through the Writer's directory and file and puts the compacted file in its place.
+    friend Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::milliseconds lock_wait);
 
     // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most
     // `wait`; held until the Writer is gone. Everything the command changes happens under it.

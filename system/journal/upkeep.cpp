@@ -23,11 +23,11 @@ Expected<std::size_t> size_of(int fd, const std::string& path) {
 
 Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::milliseconds lock_wait) {
     Upkeep u;
-    auto before = size_of(w.file_fd(), w.path());
+    auto before = size_of(w.fd_.get(), w.path_);
     if (!before) return before.error();
     u.bytes_before = u.bytes_after = *before;
     if (!always && !compaction_due(*before)) return u;
-    auto split = trusted::split_path(w.path());
+    auto split = trusted::split_path(w.path_);
     if (!split) return split.error();
     const Closer closer{s.boot_id, static_cast<std::int64_t>(std::time(nullptr))};
     auto locked_at = std::chrono::steady_clock::now();
@@ -35,16 +35,16 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
         using namespace std::chrono;
         return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now() - locked_at).count());
     };
-    Expected<Compacted> c = Error{"cannot compact the journal " + w.path() + ": out of memory"};
+    Expected<Compacted> c = Error{"cannot compact the journal " + w.path_ + ": out of memory"};
     try {
         // The long part without the lock (compaction.hpp, prepare_compaction); then the lock,
         // for what was added since and the swap.
-        auto p = prepare_compaction(w.file_fd(), w.path(), closer);
+        auto p = prepare_compaction(w.fd_.get(), w.path_, closer);
         if (!p) return p.error();
         if (!w.locked())
-            if (auto locked = w.lock(lock_wait, w.owner()); !locked) return locked.error();
+            if (auto locked = w.lock(lock_wait, w.owner_); !locked) return locked.error();
         locked_at = std::chrono::steady_clock::now();
-        c = finish_compaction(w.directory_fd(), w.file_fd(), split->name, w.path(), *p, always ? 1 : kCompactSaving);
+        c = finish_compaction(w.dir_.get(), w.fd_.get(), split->name, w.path_, *p, always ? 1 : kCompactSaving);
     } catch (const std::exception&) {
     }
     if (!c) return c.error();
@@ -52,14 +52,14 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
     u.retry = c->retry;
     u.locked_ms = held();
     if (!c->journal.valid()) return u;  // it would save too little, or it must try again: left as it is
-    w.replaced_by(std::move(c->journal));
+    w.fd_ = std::move(c->journal);
     u.compacted = true;
     u.kept = c->kept;
     Record done{"journal", "compacted", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                 "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) + " records; the rest are in " +
                     split->name + ".1"};
     if (auto ok = w.append(done, s); !ok) return ok.error();
-    auto after = size_of(w.file_fd(), w.path());
+    auto after = size_of(w.fd_.get(), w.path_);
     if (!after) return after.error();
     u.bytes_after = *after;
     u.locked_ms = held();
