@@ -1,25 +1,16 @@
 #include "src/answer.hpp"
 
-#include <unistd.h>
-
 #include <cstdint>
 
+#include "wiredcap/durable_write.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::helper {
 
-void write_all(int fd, const std::string& s) noexcept {
-    std::size_t done = 0;
-    while (done < s.size()) {
-        const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-        if (n <= 0) return;
-        done += static_cast<std::size_t>(n);
-    }
-}
-
+// Nothing is left to do when a write fails: the exit code still says how the call ended.
 int answer(const Result& r, std::string_view program) {
-    write_all(1, r.json_line + "\n");
-    if (!r.error.empty()) write_all(2, std::string(program) + ": " + r.error + "\n");
+    (void)write_all(1, r.json_line + "\n", "standard output");
+    if (!r.error.empty()) (void)write_all(2, std::string(program) + ": " + r.error + "\n", "standard error");
     return to_int(r.code);
 }
 

@@ -1,6 +1,7 @@
 // How both privileged programs (wiredcap-helper and wiredcap-system) answer: one JSON line on
 // standard output and, for a failure, the message on standard error after the program's name.
-// Written with write(2) alone, continued after a short write; an error ends the answer.
+// Written with write(2) alone (wiredcap::write_all: short writes and EINTR continued); an error
+// ends the answer.
 #pragma once
 
 #include <string>
@@ -15,7 +16,5 @@ namespace wiredcap::helper {
 int answer(const Result& r, std::string_view program);
 // The answer of a call that failed before any command ran: {"v":1,"ok":false,...}.
 int answer_failure(ExitCode code, const std::string& message, std::string_view program);
-// Writes all of s to fd (short writes continued; an error ends it).
-void write_all(int fd, const std::string& s) noexcept;
 
 }  // namespace wiredcap::helper

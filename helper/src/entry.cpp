@@ -17,6 +17,7 @@
 #include "src/args.hpp"
 #include "src/commands.hpp"
 #include "src/usage.hpp"
+#include "wiredcap/durable_write.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/version.hpp"
@@ -116,7 +117,7 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
         std::vector<std::string_view> args;
         for (int i = 1; i < argc && argv[i] != nullptr; ++i) args.emplace_back(argv[i]);
         if (args.size() == 1 && args[0] == "--help") {
-            write_all(1, kUsage);
+            (void)write_all(1, kUsage, "standard output");
             return to_int(ExitCode::ok);
         }
         // One JSON line like every other answer, so wiredcap (and scripts) read it the same way.

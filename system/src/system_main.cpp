@@ -15,6 +15,7 @@
 #include "src/answer.hpp"
 #include "src/dispatch.hpp"
 #include "src/root_only.hpp"
+#include "wiredcap/durable_write.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/version.hpp"
 
@@ -129,7 +130,7 @@ int system_main(int argc, const char* const* argv, const BuildPaths& paths) {
         std::vector<std::string_view> words;
         for (int i = 1; i < argc && argv[i] != nullptr; ++i) words.emplace_back(argv[i]);
         if (words.size() == 1 && words[0] == "--help") {
-            helper::write_all(1, usage());
+            (void)write_all(1, usage(), "standard output");
             return to_int(ExitCode::ok);
         }
         if (words.size() == 1 && words[0] == "--version") {
