@@ -1,6 +1,7 @@
 #include "src/args.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <span>
 #include <utility>
 
@@ -26,14 +27,11 @@ bool valid_run_id(std::string_view s) {
     });
 }
 
+// Digits only (no sign, no space, no leading zero), 1 to kMaxStep.
 std::optional<std::uint64_t> parse_step(std::string_view s) {
-    if (s.empty() || s.size() > 6 || s[0] == '0') return std::nullopt;
     std::uint64_t n = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') return std::nullopt;
-        n = n * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    if (n > kMaxStep) return std::nullopt;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (ec != std::errc{} || end != s.data() + s.size() || s[0] == '0' || n > kMaxStep) return std::nullopt;
     return n;
 }
 
