@@ -185,6 +185,11 @@ head -c $((3 * 512 * 1024)) "$work/journal.gen" | sed '$d' >"$work/journal.1.5mi
 awk '/"command":"reset","event":"applied"/ { n = NR } { line[NR] = $0 } END { for (i = 1; i <= n; i++) print line[i] }' \
   "$work/journal.1.5mib" >"$work/journal.1.5mib-settled"
 : >"$work/journal.empty"
+# Only what the 1.5 MiB journal ends with, the ramp cut short mid-step: recover records the
+# same hang from it (a second helper run, which an empty journal does not need), so recover on
+# the 1.5 MiB journal against this one is the growth with size alone.
+awk 'FNR == NR { if (/"command":"reset","event":"applied"/) n = FNR; next } FNR > n' \
+  "$work/journal.1.5mib" "$work/journal.1.5mib" >"$work/journal.hang-only"
 put() { echo "cp $work/journal.$1 $j && rm -f $work/journal/boot.state"; }
 "${cli[@]}" status 2>&1 | grep -E '^(journal|last confirmed|hang ceiling)' | cut -c1-100 || true
 echo "load before: $(uptime)"
@@ -197,6 +202,7 @@ hyperfine -i --runs "$runs" --warmup 2 --export-json "$work/hyperfine.json" \
   --prepare "$(put 1.5mib)" -n "status (1.5 MiB)" "${cli[*]} status" \
   --prepare "$(put 1.5mib)" -n "recover (1.5 MiB)" "${cli[*]} recover" \
   --prepare "$(put 1.5mib-settled)" -n "recover (1.5 MiB, settled)" "${cli[*]} recover" \
+  --prepare "$(put hang-only)" -n "recover (hang only)" "${cli[*]} recover" \
   --prepare "true" -n sysctl "sysctl -n kernel.ostype" >"$work/hyperfine.txt" || true
 python3 - "$work/compaction.json" "$work/hyperfine.json" <<'EOF'
 import json, sys
@@ -205,7 +211,7 @@ base = r["sysctl"]["mean"]
 def cpu(x): return x["user"] + x["system"]
 for name in ("compaction", "status (empty)", "recover (empty)", "status (compacted)", "recover (compacted)",
              "persist (compacted)", "status (1.5 MiB)", "recover (1.5 MiB)", "recover (1.5 MiB, settled)",
-             "sysctl"):
+             "recover (hang only)", "sysctl"):
     x = r[name]
     codes = sorted(set(x.get("exit_codes", [0])))
     print("%-27s mean %7.1f ms, median %7.1f ms, user+sys %6.1f ms, %6.1fx sysctl; exit codes %s" %
@@ -213,9 +219,11 @@ for name in ("compaction", "status (empty)", "recover (empty)", "status (compact
 # The CPU time (user+sys, hyperfine's means) too: on a shared machine the wall time is partly
 # waiting for a core.
 for big, empty in (("status (1.5 MiB)", "status (empty)"), ("recover (1.5 MiB)", "recover (empty)"),
-                   ("recover (1.5 MiB, settled)", "recover (empty)")):
-    print("%-27s / empty: mean %.2fx, median %.2fx, user+sys %.2fx (target: at most 1.5x)" %
-          (big, r[big]["mean"] / r[empty]["mean"], r[big]["median"] / r[empty]["median"],
+                   ("recover (1.5 MiB, settled)", "recover (empty)"),
+                   ("recover (1.5 MiB)", "recover (hang only)")):
+    print("%-27s / %s: mean %.2fx, median %.2fx, user+sys %.2fx (target: at most 1.5x)" %
+          (big, empty[empty.index("(") + 1:-1], r[big]["mean"] / r[empty]["mean"],
+           r[big]["median"] / r[empty]["median"],
            cpu(r[big]) / cpu(r[empty])))
 EOF
 echo "load after: $(uptime)"
