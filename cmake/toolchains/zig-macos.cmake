@@ -37,8 +37,8 @@ if(NOT _wiredcap_in_try_compile)
   get_filename_component(_wiredcap_zig_cache "${WIREDCAP_ZIG_CACHE_DIR}" ABSOLUTE BASE_DIR "${CMAKE_BINARY_DIR}")
   set(WIREDCAP_ZIG_WRAPPERS "${CMAKE_BINARY_DIR}/zig-wrappers")
   foreach(_path IN ITEMS "${_wiredcap_zig}" "${_wiredcap_zig_cache}" "${WIREDCAP_ZIG_WRAPPERS}")
-    if(_path MATCHES "'")
-      message(FATAL_ERROR "a path with a single quote cannot go into the zig wrappers: ${_path}")
+    if(_path MATCHES "['\"$`\\\\]")
+      message(FATAL_ERROR "a path with a quote, $, ` or \\ cannot go into the zig wrappers: ${_path}")
     endif()
   endforeach()
   execute_process(COMMAND "${_wiredcap_zig}" version OUTPUT_VARIABLE _wiredcap_zig_version
@@ -48,7 +48,12 @@ if(NOT _wiredcap_in_try_compile)
   endif()
   # Written only when the text changes, so a re-configure does not touch them: ccache tells
   # compilers apart by the wrapper's modification time, which is why the zig version is in the
-  # text too (another Zig at the same path must not reuse the old objects).
+  # text too (another Zig at the same path must not reuse the old objects). CI tells them apart
+  # by content (CCACHE_COMPILERCHECK=content), so the zig is named relative to the wrapper: a
+  # clone of the same commit in another folder writes the same text and reuses the objects
+  # (an absolute path cost CI a cold cross-build, 343 s, in every new clone).
+  file(RELATIVE_PATH _wiredcap_zig_rel "${WIREDCAP_ZIG_WRAPPERS}" "${_wiredcap_zig}")
+  set(_wiredcap_zig_sh "\"$(dirname \"$0\")/${_wiredcap_zig_rel}\"")
   foreach(_tool IN ITEMS "c++" "cc" "ar" "ranlib")
     string(CONCAT _text "#!/bin/sh\n"
                         "# Written by cmake/toolchains/zig-macos.cmake (zig ${_wiredcap_zig_version}, "
@@ -61,9 +66,9 @@ if(NOT _wiredcap_in_try_compile)
                           "  shift\n"
                           "  [ \"$arg\" = -Wl,-v ] || set -- \"$@\" \"$arg\"\n"
                           "done\n"
-                          "exec '${_wiredcap_zig}' ${_tool} -target ${WIREDCAP_ZIG_TARGET} \"$@\"\n")
+                          "exec ${_wiredcap_zig_sh} ${_tool} -target ${WIREDCAP_ZIG_TARGET} \"$@\"\n")
     else()
-      string(CONCAT _text "${_text}" "exec '${_wiredcap_zig}' ${_tool} \"$@\"\n")
+      string(CONCAT _text "${_text}" "exec ${_wiredcap_zig_sh} ${_tool} \"$@\"\n")
     endif()
     set(_file "${WIREDCAP_ZIG_WRAPPERS}/${_tool}")
     set(_old "")
