@@ -105,6 +105,18 @@
 #   set, the run index) and their teardown; the process itself (exec, dynamic linking: 1.9
 #   million instructions, the helper run for the readings). On arm64 the string scan is the
 #   8-byte word (no NEON path: not testable here).
+# Figures (2026-12-02, evening, issue 25 point 4: the machine quiet at last, load 1.5-2.6 and
+#   nothing else running; release build; `bench/journal_scale.sh 100000 30`, three runs at
+#   15:33, 16:39 and 17:21 UTC; the first before the helper's l26 changes, which touch no reader):
+#   status  1.5 MiB / empty: 1.36x, 1.62x, 1.26x (CPU 1.35x, 1.58x, 1.27x); empty 14.7-14.9 ms,
+#     1.5 MiB 18.6-23.9 ms.
+#   recover 1.5 MiB settled / empty: 1.32x, 1.61x, 1.24x (CPU 1.31x, 1.61x, 1.24x).
+#   recover 1.5 MiB ending in a hang / empty: 1.93x, 2.51x, 1.87x; against the same hang on a
+#     journal of only that ramp (recover (hang only), runs two and three): 1.36x, 1.36x (CPU
+#     1.34x, 1.32x). The rest is the second helper run that records the hang, which the empty
+#     journal does not need.
+#   sysctl -n: 3.7-5.6 ms. Two runs of three within 1.5x on every like-for-like ratio; the 16:39
+#     run, the load still falling from a test suite (2.0), was over it for status and settled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records=${1:-1000000}
