@@ -56,7 +56,11 @@ WAYS = ["tmux_kill", "sighup_group", "close_master", "sigkill", "sigkill_mid_cal
 WHO_REVERTS = {"tmux_kill": "hangup", "sighup_group": "hangup", "close_master": "hangup", "sigkill": "guard",
                "sigkill_mid_call": "guard", "sigterm": "terminate", "probe_running": "hangup"}
 STALL_MS = 20000              # the stall that holds the helper mid-call (it is killed long before)
+# One tmux server per run (-L, a socket of its own): with one server for all, a run's
+# kill-session that ended the server's last session raced another run's new-session, which
+# failed with "server exited unexpectedly" (1 run in 350, CI, 2026-12-02).
 TMUX_SOCKET = f"wiredcap-stress-{os.getpid()}"
+TMUX_SOCKETS_USED = set()
 
 
 class Failed(AssertionError):
@@ -229,11 +233,16 @@ class Run:
             self.session.kill()
             self.session.close()
         if self.way == "tmux_kill":
-            tmux("kill-session", "-t", self.tmux_name, check_rc=False)
+            tmux(self, "kill-session", "-t", self.tmux_name, check_rc=False)
 
 
-def tmux(*args, check_rc=True):
-    p = subprocess.run(["tmux", "-L", TMUX_SOCKET, *args], capture_output=True, text=True, timeout=30)
+def tmux_socket(r):
+    return f"{TMUX_SOCKET}-{r.tmux_name}"
+
+
+def tmux(r, *args, check_rc=True):
+    TMUX_SOCKETS_USED.add(tmux_socket(r))
+    p = subprocess.run(["tmux", "-L", tmux_socket(r), *args], capture_output=True, text=True, timeout=30)
     if check_rc:
         check(p.returncode == 0, f"tmux {' '.join(args)}: {p.stderr.strip()}")
     return p.stdout
@@ -265,14 +274,14 @@ def to_step_two_pty(r):
 
 
 def to_step_two_tmux(r):
-    tmux("new-session", "-d", "-s", r.tmux_name, "-x", "160", "-y", "50",
+    tmux(r, "new-session", "-d", "-s", r.tmux_name, "-x", "160", "-y", "50",
          "env -i PATH=/usr/bin:/bin TERM=xterm HOME=/ bash --norc --noprofile -i")
     cmd = " ".join(r.argv())
-    tmux("send-keys", "-t", r.tmux_name, cmd, "Enter")
-    screen = lambda: tmux("capture-pane", "-p", "-t", r.tmux_name, check_rc=False)  # noqa: E731
+    tmux(r, "send-keys", "-t", r.tmux_name, cmd, "Enter")
+    screen = lambda: tmux(r, "capture-pane", "-p", "-t", r.tmux_name, check_rc=False)  # noqa: E731
     # Each look is a tmux client process: a few a second is enough for a 3 s question.
     check(wait_for(lambda: STEP1_Q.search(screen()), 20, 0.2), f"no step 1 question in tmux:\n{screen()}")
-    tmux("send-keys", "-t", r.tmux_name, "yes", "Enter")
+    tmux(r, "send-keys", "-t", r.tmux_name, "yes", "Enter")
     check(wait_for(lambda: STEP2_Q.search(screen()), 20, 0.2), f"no step 2 question in tmux:\n{screen()}")
 
 
@@ -281,7 +290,7 @@ def to_step_two_tmux(r):
 def end_session(r):
     s = r.session
     if r.way == "tmux_kill":
-        tmux("kill-session", "-t", r.tmux_name)
+        tmux(r, "kill-session", "-t", r.tmux_name)
     elif r.way in ("sighup_group", "probe_running"):
         # The kernel's hangup, then a moment later the shell's to its job, while wiredcap's
         # revert is starting.
@@ -411,7 +420,8 @@ def main():
         for y in load:
             y.kill()
             y.wait()
-        subprocess.run(["tmux", "-L", TMUX_SOCKET, "kill-server"], capture_output=True)
+        for socket in TMUX_SOCKETS_USED:
+            subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
     elapsed = time.monotonic() - start
 
     print(f"revert promise stress: {len(jobs)} runs, {args.jobs} at a time, {len(load)} cores kept busy, "
