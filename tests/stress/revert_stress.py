@@ -240,6 +240,15 @@ def tmux_socket(r):
     return f"{TMUX_SOCKET}-{r.tmux_name}"
 
 
+def remove_tmux_socket_file(socket):
+    """A killed tmux server leaves its socket file behind (one per tmux_kill run otherwise)."""
+    folder = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}")
+    try:
+        os.unlink(os.path.join(folder, socket))
+    except FileNotFoundError:
+        pass
+
+
 def tmux(r, *args, check_rc=True):
     TMUX_SOCKETS_USED.add(tmux_socket(r))
     p = subprocess.run(["tmux", "-L", tmux_socket(r), *args], capture_output=True, text=True, timeout=30)
@@ -422,6 +431,7 @@ def main():
             y.wait()
         for socket in TMUX_SOCKETS_USED:
             subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+            remove_tmux_socket_file(socket)
     elapsed = time.monotonic() - start
 
     print(f"revert promise stress: {len(jobs)} runs, {args.jobs} at a time, {len(load)} cores kept busy, "
