@@ -94,7 +94,7 @@ set(CMAKE_OSX_SYSROOT "" CACHE PATH "" FORCE)
 set(CMAKE_OSX_ARCHITECTURES "" CACHE STRING "" FORCE)
 set(CMAKE_OSX_DEPLOYMENT_TARGET "" CACHE STRING "" FORCE)
 # Nothing is searched for on the build machine except programs: a Linux library or CMake package
-# config must never end up in a Mach-O link. (The header-only fmt/spdlog/CLI11 come in through
+# config must never end up in a Mach-O link. (The header-only fmt/CLI11/nlohmann come in through
 # WIREDCAP_HEADER_ONLY_DEPS, see the top-level CMakeLists.txt.)
 set(CMAKE_FIND_ROOT_PATH "${CMAKE_BINARY_DIR}/no-sysroot")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

@@ -26,7 +26,6 @@ class Wiredcap < Formula
   depends_on "cli11" => :build # header-only
   depends_on "cmake" => :build
   depends_on "nlohmann-json" => :build # header-only (the CLI reads JSON; wiredcap fit, safetensors)
-  depends_on "spdlog" => :build # header-only in the helper
   depends_on arch: :arm64
   depends_on "fmt"
   depends_on :macos

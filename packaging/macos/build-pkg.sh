@@ -8,7 +8,7 @@
 #
 #   --build-dir DIR  use this build tree (configured with CMAKE_INSTALL_PREFIX=/usr/local and
 #                    built); default: configure and build a Release tree in OUT/build, with
-#                    fmt, spdlog, CLI11 and nlohmann/json header-only (WIREDCAP_HEADER_ONLY_DEPS, their headers
+#                    fmt, CLI11 and nlohmann/json header-only (WIREDCAP_HEADER_ONLY_DEPS, their headers
 #                    from Homebrew's include directory)
 #   --out DIR        where the staging tree and the packages go (default: build/macos-pkg)
 #   --version V      package version (default: the project's version from the build tree)
@@ -33,7 +33,7 @@
 # and loads it. The payload itself holds nothing under /etc, /var or /Library.
 #
 # The programs must run on a Mac without Homebrew: before pkgbuild, otool -L must show only
-# system libraries (fmt, spdlog and CLI11 linked statically or header-only).
+# system libraries (fmt and CLI11 linked statically or header-only).
 #
 # Notarization is not done here: after signing, run `xcrun notarytool submit --wait` and
 # `xcrun stapler staple` on the product archive.
@@ -87,7 +87,7 @@ out=$(cd "$out" && pwd)
 # 1. The build.
 if [ -z "$build_dir" ]; then
   build_dir=$out/build
-  # fmt, spdlog and CLI11 as headers only, so the programs link no Homebrew library.
+  # fmt and CLI11 as headers only, so the programs link no Homebrew library.
   deps_args=(-DWIREDCAP_HEADER_ONLY_DEPS=ON)
   if command -v brew >/dev/null; then deps_args+=(-DWIREDCAP_DEPS_INCLUDE_DIR="$(brew --prefix)/include"); fi
   cmake -S "$src" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DWIREDCAP_BUILD_TESTS=OFF \

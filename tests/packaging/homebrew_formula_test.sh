@@ -4,7 +4,8 @@
 # - `ruby -c` accepts it; loaded with a stand-in Formula class (formula_stub.rb) its install runs
 #   cmake with Homebrew's arguments, tests off and WIREDCAP_INSTALL_SETUID=OFF (an option that
 #   cmake/Install.cmake has: a tree configured with it installs the helper 0755), and it
-#   depends on cmake (build), cli11, fmt and spdlog;
+#   depends on cmake (build), cli11, fmt and nlohmann-json (build), and not on spdlog (no
+#   target links it);
 # - the release placeholders (url, sha256) are marked;
 # - what `brew audit --strict` checks that can be checked here: the caveats never mention
 #   setuid (Homebrew's Caveats cop: suggest sudo instead) and hold no escape character, and the
@@ -44,9 +45,10 @@ check "LICENSE is the MIT license" grep -q "MIT" "$src/LICENSE"
 check "url and homepage carry the RELEASE placeholder" j '"RELEASE" in f["fields"]["url"] and "RELEASE" in f["fields"]["homepage"]'
 check "sha256 is the all-zero placeholder (fails the download check until replaced)" j 'f["fields"]["sha256"] == "0"*64'
 check "the file marks url and sha256 for the release" test "$(grep -c 'RELEASE:' "$formula")" -ge 2
-for d in "cmake=>build" "cli11=>build" fmt "nlohmann-json=>build" "spdlog=>build" "arch=>arm64" macos; do
+for d in "cmake=>build" "cli11=>build" fmt "nlohmann-json=>build" "arch=>arm64" macos; do
   check "depends on $d" j "any(x == '$d' or x.startswith('$d=>') for x in f['deps'])"
 done
+check "does not depend on spdlog (no target links it)" j "not any(x.split('=>')[0] == 'spdlog' for x in f['deps'])"
 # Homebrew's DependencyOrder: named dependencies, build-time ones first, then the others, each
 # group sorted by name (arch: and :macos are requirements, not named dependencies).
 check "dependencies in Homebrew's order: build first, then the others, each alphabetical" j '
