@@ -1,16 +1,29 @@
 #include "src/answer.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 
-#include "wiredcap/durable_write.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::helper {
 
+bool write_fully(int fd, std::string_view data) noexcept {
+    while (!data.empty()) {
+        const ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
 // Nothing is left to do when a write fails: the exit code still says how the call ended.
-int answer(const Result& r, std::string_view program) {
-    (void)write_all(1, r.json_line + "\n", "standard output");
-    if (!r.error.empty()) (void)write_all(2, std::string(program) + ": " + r.error + "\n", "standard error");
+int answer(const Result& r, std::string_view program) noexcept {
+    if (write_fully(1, r.json_line)) (void)write_fully(1, "\n");
+    if (!r.error.empty() && write_fully(2, program) && write_fully(2, ": ") && write_fully(2, r.error))
+        (void)write_fully(2, "\n");
     return to_int(r.code);
 }
 

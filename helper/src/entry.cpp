@@ -17,7 +17,6 @@
 #include "src/args.hpp"
 #include "src/commands.hpp"
 #include "src/usage.hpp"
-#include "wiredcap/durable_write.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/version.hpp"
@@ -41,8 +40,8 @@ int early_failure(ExitCode code, const std::string& message) {
         "{\"v\":1,\"ok\":false,\"exit\":1,\"error\":\"internal error: out of memory or a fatal C++ error\"}\n";
     static constexpr char kMessage[] =
         "wiredcap-helper: internal error: out of memory or a fatal C++ error; the journal shows how far it got\n";
-    (void)!::write(1, kLine, sizeof kLine - 1);
-    (void)!::write(2, kMessage, sizeof kMessage - 1);
+    (void)write_fully(1, {kLine, sizeof kLine - 1});
+    (void)write_fully(2, {kMessage, sizeof kMessage - 1});
     ::_exit(to_int(ExitCode::internal_error));
 }
 
@@ -117,7 +116,7 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
         std::vector<std::string_view> args;
         for (int i = 1; i < argc && argv[i] != nullptr; ++i) args.emplace_back(argv[i]);
         if (args.size() == 1 && args[0] == "--help") {
-            (void)write_all(1, kUsage, "standard output");
+            (void)write_fully(1, kUsage);
             return to_int(ExitCode::ok);
         }
         // One JSON line like every other answer, so wiredcap (and scripts) read it the same way.

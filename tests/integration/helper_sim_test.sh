@@ -51,6 +51,19 @@ above_memsize_minus_reserve_is_refused() {
   expect_knob 0; expect_last_event refused
 }
 
+# The answer cannot be written (standard output /dev/full): the exit code is still the
+# command's own, what it did is journaled, and the message still reaches stderr.
+an_unwritable_answer_keeps_the_exit_code() {
+  new_tree; standard_policy
+  "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" apply 200GiB >/dev/full 2>"$WORK/stderr"
+  RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 3; expect_err 'outside the permitted band'; expect_last_event refused
+  "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" apply 80GiB --effective 158GiB \
+    >/dev/full 2>&1
+  RC=$?
+  expect_rc 0; expect_knob 81920; expect_last_event applied
+}
+
 readback_mismatch_has_its_own_exit_code() {
   new_tree; standard_policy
   sim fault readback-offset 1MiB >/dev/null
