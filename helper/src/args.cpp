@@ -138,41 +138,31 @@ Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv
     return Ok{};
 }
 
-// Which options each command takes.
+// Which options each command takes: the first rule broken is the one reported.
 Expected<Ok> check_combination(const Invocation& inv) {
-    const bool ramp = inv.run.has_value();
-    if (inv.run.has_value() != inv.step.has_value() && inv.command != Command::end)
-        return usage("--run and --step go together");
-    if (inv.effective_source && !inv.effective) return usage("--effective-source needs --effective");
-    if (inv.by && inv.command != Command::apply) return usage("--by belongs to apply");
-    if ((inv.boot || inv.answer) != (inv.command == Command::verdict) || (inv.boot && !inv.answer) || (inv.answer && !inv.boot))
-        return usage("verdict needs --boot and --answer, and only verdict takes them");
-    if (inv.why.has_value() != (inv.command == Command::forget_hang)) return usage("forget-hang needs --why, and only it takes it");
-    if ((inv.effective && inv.command != Command::apply && !(inv.command == Command::persist && inv.unconfirmed)) ||
-        (inv.ignore_hang_ceiling && inv.command != Command::apply && (inv.command != Command::persist || inv.off)))
-        return usage("--effective belongs to apply and persist --unconfirmed, --ignore-hang-ceiling to apply and persist");
-    switch (inv.command) {
-        case Command::read:
-            if (ramp || inv.revert || inv.outcome) return usage("read takes no options");
-            break;
-        case Command::apply:
-        case Command::reset:
-            if (inv.outcome) return usage("--outcome belongs to end");
-            if (inv.revert && !ramp) return usage("--revert needs --run and --step");
-            break;
-        case Command::confirm:
-            if (!ramp || inv.revert || inv.outcome) return usage("confirm needs exactly --run and --step");
-            break;
-        case Command::end:
-            if (!inv.run || !inv.outcome || inv.step || inv.revert) return usage("end needs exactly --run and --outcome");
-            break;
-        case Command::persist:
-        case Command::boot:
-        case Command::verdict:
-        case Command::forget_hang:
-            if (ramp || inv.revert || inv.outcome) return usage(std::string(command_name(inv.command)) + " takes no ramp options");
-            break;
-    }
+    const Command c = inv.command;
+    const bool ramp = inv.run.has_value(), apply = c == Command::apply, verdict = c == Command::verdict;
+    const bool persist_on = c == Command::persist && !inv.off;
+    const bool ramp_options = ramp || inv.revert || inv.outcome;
+    const bool ramp_command = apply || c == Command::reset;
+    const bool ramp_free = c == Command::persist || verdict || c == Command::forget_hang;  // boot: refused before
+    const std::pair<bool, std::string> rules[] = {
+        {ramp != inv.step.has_value() && c != Command::end, "--run and --step go together"},
+        {inv.effective_source && !inv.effective, "--effective-source needs --effective"},
+        {inv.by && !apply, "--by belongs to apply"},
+        {inv.boot.has_value() != verdict || inv.answer.has_value() != verdict,
+         "verdict needs --boot and --answer, and only verdict takes them"},
+        {inv.why.has_value() != (c == Command::forget_hang), "forget-hang needs --why, and only it takes it"},
+        {(inv.effective && !apply && !(persist_on && inv.unconfirmed)) || (inv.ignore_hang_ceiling && !apply && !persist_on),
+         "--effective belongs to apply and persist --unconfirmed, --ignore-hang-ceiling to apply and persist"},
+        {c == Command::read && ramp_options, "read takes no options"},
+        {ramp_command && inv.outcome, "--outcome belongs to end"},
+        {ramp_command && inv.revert && !ramp, "--revert needs --run and --step"},
+        {c == Command::confirm && (!ramp || inv.revert || inv.outcome), "confirm needs exactly --run and --step"},
+        {c == Command::end && (!ramp || !inv.outcome || inv.step || inv.revert), "end needs exactly --run and --outcome"},
+        {ramp_free && ramp_options, std::string(command_name(c)) + " takes no ramp options"}};
+    for (const auto& [broken, why] : rules)
+        if (broken) return usage(why);
     return Ok{};
 }
 
