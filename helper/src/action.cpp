@@ -26,7 +26,7 @@ constexpr std::chrono::milliseconds kLockWait{3000};
 constexpr std::chrono::milliseconds kResetLockWait{300};
 }  // namespace
 
-JsonObject read_back(MiB v) { return JsonObject().num("value", v.count()).str("source", kReadBack); }
+JsonObject read_back(MiB v) { return reading(kernel::KernelResult<MiB>(v), kReadBack); }
 
 JsonObject direction_json(MiB now, MiB base, const std::string& source) {
     JsonObject o;
@@ -76,6 +76,13 @@ Expected<std::string_view> Action::journal_text() {
     if (!journal_text_) journal_text_.emplace(journal::read_journal(ctx_.journal_path, ctx_.trusted_owner));
     if (!*journal_text_) return journal_text_->error();
     return std::string_view(**journal_text_);
+}
+
+Expected<std::string_view, Failure> Action::journal_for(std::string_view what, std::string_view then) {
+    auto text = journal_text();
+    if (!text) return refuse(ExitCode::journal_failed, "cannot check the journal for " + std::string(what) + ": " +
+                                                            text.error().message + std::string(then));
+    return *text;
 }
 
 // Reset syncs only what its promise needs: each intent, on disk before the change it
@@ -197,9 +204,8 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, MiB va
 }
 
 Expected<journal::Standing, Failure> standing_of(Action& a, MiB value) {
-    auto text = a.journal_text();
-    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for confirmations: " +
-                                                            text.error().message);
+    auto text = a.journal_for("confirmations");
+    if (!text) return text.error();
     return journal::find_standing(*text, value);
 }
 
@@ -216,9 +222,8 @@ std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, 
     auto boot = ctx.kernel.read_boot_id();
     if (!boot) return a.refuse(ExitCode::journal_failed, "cannot read the boot id, so the journal cannot be checked "
                                                          "for hangs; nothing was changed");
-    auto text = a.journal_text();
-    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for hangs: " +
-                                                            text.error().message + "; nothing was changed");
+    auto text = a.journal_for("hangs", "; nothing was changed");
+    if (!text) return text.error();
     const auto hang = journal::find_hang_ceiling(*text, *boot);
     if (!hang || value < *hang) return std::nullopt;
     return a.refuse(ExitCode::refused_by_policy,
@@ -279,7 +284,7 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
     auto back = ctx.kernel.read_wired_limit();
     if (!back) {
         (void)a.record(prefix + "mismatch", with_why("read-back failed: " + back.error().message));
-        a.out().null("changed").object("readback_mib", JsonObject().null("value").str("source", kReadBack).str("error", back.error().message));
+        a.out().null("changed").object("readback_mib", reading(back, kReadBack));
         return Failure{ExitCode::readback_differs, "wrote " + units::to_string(value) +
                                                        " but could not read it back: " + back.error().message};
     }

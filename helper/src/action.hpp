@@ -7,6 +7,7 @@
 #include <optional>
 #include <chrono>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "journal/confirmation.hpp"
@@ -24,6 +25,19 @@ struct Failure {
 };
 
 [[nodiscard]] ExitCode exit_for(kernel::KernelError::Kind k);
+
+// A reading with its source, or why there is none: {"value":V,"source":S} or
+// {"value":null,"source":S,"error":E}. V is the count of a quantity, or a string.
+template <class T>
+[[nodiscard]] JsonObject reading(const kernel::KernelResult<T>& r, std::string_view source) {
+    JsonObject o;
+    if (!r) o.null("value");
+    else if constexpr (std::is_same_v<T, std::string>) o.str("value", *r);
+    else o.num("value", static_cast<std::uint64_t>(r->count()));
+    o.str("source", source);
+    if (!r) o.str("error", r.error().message);
+    return o;
+}
 
 // A value read from the kernel, with its source: {"value":N,"source":"kernel read-back"}.
 [[nodiscard]] JsonObject read_back(units::MiB v);
@@ -61,6 +75,9 @@ public:
     // after it is refused (reset_went_on), and its records never add a hang, a confirmation, a
     // trip or a caller's apply (journal/hang_ceiling.hpp, confirmation.hpp, own_apply.hpp).
     [[nodiscard]] Expected<std::string_view> journal_text();
+    // journal_text() for a check the command cannot go on without: unreadable, the command is
+    // refused (journal_failed): "cannot check the journal for <what>: <why><then>".
+    [[nodiscard]] Expected<std::string_view, Failure> journal_for(std::string_view what, std::string_view then = "");
     // Records an event; a failure to record is itself a failure of the action -- except in the
     // safe direction (reset), which goes on and warns about each record it could not write.
     [[nodiscard]] std::optional<Failure> record(std::string event, std::string reason = {});

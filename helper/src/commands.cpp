@@ -14,17 +14,6 @@ namespace {
 using kernel::KernelError;
 using units::MiB;
 
-// A reading with its source, or why there is none: {"value":N,"source":"..."} or
-// {"value":null,"source":"...","error":"..."}.
-template <class T, class F>
-JsonObject reading(const kernel::KernelResult<T>& r, std::string_view source, F&& put) {
-    JsonObject o;
-    if (r) put(o, *r); else o.null("value");
-    o.str("source", source);
-    if (!r) o.str("error", r.error().message);
-    return o;
-}
-
 // read changes nothing and everything it reads is readable by anyone (the cap, the policy, the
 // boot state; not the journal): it gives up root before it reads anything. The owner the
 // trusted files must have (root) was fixed before, in ctx.trusted_owner.
@@ -33,16 +22,10 @@ Result do_read(const Invocation& inv, Context& ctx) {
     Action a(inv, ctx);
     auto limit = ctx.kernel.read_wired_limit();
     auto mem = ctx.kernel.read_memsize();
-    auto boot = ctx.kernel.read_boot_id();
-    a.out().object("wired_limit_mib", reading(limit, "kernel", [](JsonObject& o, MiB v) { o.num("value", v.count()); }));
-    a.out().object("memsize_bytes", reading(mem, "kernel", [](JsonObject& o, units::Bytes v) { o.num("value", v.count()); }));
-    a.out().object("wired_bytes", reading(ctx.kernel.read_wired_now(), "kernel",
-                                          [](JsonObject& o, units::Bytes v) { o.num("value", v.count()); }));
-    a.out().object("boot_id", reading(boot, "kernel", [](JsonObject& o, const std::string& v) { o.str("value", v); }));
-    const auto uptime = ctx.kernel.read_uptime();
-    a.out().object("uptime_s", reading(uptime, "kernel", [](JsonObject& o, std::chrono::seconds v) {
-        o.num("value", static_cast<std::uint64_t>(v.count()));
-    }));
+    a.out().object("wired_limit_mib", reading(limit, "kernel")).object("memsize_bytes", reading(mem, "kernel"));
+    a.out().object("wired_bytes", reading(ctx.kernel.read_wired_now(), "kernel"));
+    a.out().object("boot_id", reading(ctx.kernel.read_boot_id(), "kernel"));
+    a.out().object("uptime_s", reading(ctx.kernel.read_uptime(), "kernel"));
     JsonObject related;
     for (const auto& k : ctx.kernel.read_related()) {
         JsonObject r;
@@ -50,6 +33,7 @@ Result do_read(const Invocation& inv, Context& ctx) {
         related.object(k.name, r.str("source", "kernel"));
     }
     a.out().object("related", related);
+    std::optional<policy::Policy> policy;  // for the boot guard's healthy_after, when it loads
     if (mem) {
         auto p = load_policy(ctx, *mem);
         a.out().object("policy", p ? policy_json(*p, ctx.policy_path) : JsonObject().str("error", p.error().message));
@@ -59,10 +43,9 @@ Result do_read(const Invocation& inv, Context& ctx) {
         if (!p) caller.str("why", "the policy cannot be loaded");
         else if (!may) caller.str("why", may.error().message);
         a.out().object("caller", caller);
-        a.out().object("boot_guard", boot_guard_json(ctx, p ? std::optional<policy::Policy>(*p) : std::nullopt));
-    } else {
-        a.out().object("boot_guard", boot_guard_json(ctx, std::nullopt));
+        if (p) policy = *p;
     }
+    a.out().object("boot_guard", boot_guard_json(ctx, policy));
     if (!limit && limit.error().kind == KernelError::Kind::key_missing)
         return a.finish(Failure{ExitCode::unsupported_platform, limit.error().message});
     return a.finish(std::nullopt);
@@ -102,10 +85,9 @@ std::optional<Failure> within_run_bound(Action& a, const Invocation& inv, Contex
     auto read = ctx.kernel.read_boot_id();
     const std::string boot = read ? *read : std::string("unknown");  // as the journal stamps it
     const journal::CallersRun c{*inv.run, ctx.caller.uid, boot, inv.command == Command::end};
-    auto text = a.journal_text();
-    if (!text && safe_direction) return std::nullopt;
-    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for the caller's runs: " +
-                                                            text.error().message);
+    if (safe_direction && !a.journal_text()) return std::nullopt;
+    auto text = a.journal_for("the caller's runs");
+    if (!text) return text.error();
     if (auto why = journal::run_bound_refusal(journal::run_use(*text, c), c))
         return a.refuse(ExitCode::not_permitted, *why);
     return std::nullopt;
@@ -158,9 +140,8 @@ std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ct
     const std::string step = "run " + *inv.run + " step " + std::to_string(*inv.step);
     auto boot = ctx.kernel.read_boot_id();
     if (!boot) return a.refuse(ExitCode::not_permitted, "cannot read the boot id, so " + step + " cannot be confirmed");
-    auto text = a.journal_text();
-    if (!text) return a.refuse(ExitCode::journal_failed, "cannot check the journal for the step to confirm: " +
-                                                            text.error().message);
+    auto text = a.journal_for("the step to confirm");
+    if (!text) return text.error();
     const journal::StepToConfirm own{*inv.run, *inv.step, ctx.caller.uid, *boot};
     const auto applied = journal::find_own_apply(*text, own);
     if (!applied)
