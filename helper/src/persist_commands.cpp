@@ -94,28 +94,25 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (auto why = unmeasured_lowering(inv, ctx.caller.uid)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (inv.unconfirmed && inv.effective)
         a.out().object("at_boot", direction_json(value, *inv.effective, effective_claim(inv)));
-    std::string basis = "unconfirmed: stored with --unconfirmed";
-    std::string basis_word = inv.unconfirmed ? "unconfirmed" : "confirmed";
-    // A vouched value needs no ramp here (withdrawn above after a trip); it is stored
+    // Why it may be stored: --unconfirmed, a confirmation in a ramp, or the policy's vouch. A
+    // vouched value needs no ramp here (withdrawn above after a trip); it is stored
     // unconfirmed, so that every boot checks the policy again and applies it only while the
     // policy still vouches for it.
+    std::string basis = "unconfirmed: stored with --unconfirmed";
+    std::string basis_word = "unconfirmed";
     const bool vouched = note_vouched(a, ctx, p, value);
-    bool confirmed = !inv.unconfirmed;
     if (!inv.unconfirmed) {
         auto c = standing_of(a, value);
         if (!c) return c.error();
-        if (c->confirmation) {
-            basis = "confirmed in run " + c->confirmation->run + " step " + std::to_string(c->confirmation->step);
-        } else if (vouched) {
-            basis = a.vouched_;
-            basis_word = "vouched";
-            confirmed = false;
-        } else {
+        const auto& ramp = c->confirmation;
+        if (!ramp && !vouched)
             return a.refuse(ExitCode::refused_by_policy,
                             units::to_string(value) + " was never confirmed in a ramp on this machine, or a boot with it "
                             "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
-        }
+        basis_word = ramp ? "confirmed" : "vouched";
+        basis = ramp ? "confirmed in run " + ramp->run + " step " + std::to_string(ramp->step) : a.vouched_;
     }
+    const bool confirmed = basis_word == "confirmed";
     if (inv.lower && inv.effective && value < *inv.effective)
         basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
                  " MiB, it lowers the GPU's cap below the OS default at every boot";
@@ -129,7 +126,6 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     const bool same = old && *old && (*old)->value == value && (*old)->confirmed == confirmed &&
                       (*old)->start == start &&
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
-    a.to_ = value;
     if (!same) {
         // A reset that went on without the lock since this command decided removed the stored
         // value: it stays removed (issue 23). Seen before the save, nothing is stored; after it
