@@ -42,7 +42,7 @@ ExitCode exit_for(KernelError::Kind k) {
     switch (k) {
         case KernelError::Kind::key_missing: return ExitCode::unsupported_platform;
         case KernelError::Kind::not_permitted: return ExitCode::not_permitted;
-        case KernelError::Kind::write_refused: return ExitCode::kernel_write_failed;
+        case KernelError::Kind::write_refused:
         case KernelError::Kind::machine_hung: return ExitCode::kernel_write_failed;
         case KernelError::Kind::read_failed: return ExitCode::internal_error;
     }
@@ -197,7 +197,7 @@ Expected<Authorized, Failure> authorize(Action& a, Context& ctx) {
 }
 
 bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, MiB value) {
-    if (!p.vouched || *p.vouched != value) return false;
+    if (p.vouched != value) return false;
     a.vouched_ = policy::vouched_by(p, ctx.policy_path);
     a.out().str("vouched", a.vouched_);
     return true;
@@ -210,7 +210,7 @@ Expected<journal::Standing, Failure> standing_of(Action& a, MiB value) {
 }
 
 std::optional<Failure> withdraw_tripped_vouch(Action& a, policy::Policy& p, MiB value) {
-    if (!p.vouched || *p.vouched != value) return std::nullopt;
+    if (p.vouched != value) return std::nullopt;
     auto standing = standing_of(a, value);
     if (!standing) return standing.error();
     if (standing->tripped && !standing->confirmation) p.vouched.reset();

@@ -55,7 +55,7 @@ Result do_read(const Invocation& inv, Context& ctx) {
 // above the band's min may be a raise of any size, so it needs the caller's figure.
 std::optional<std::string> needs_effective(const Invocation& inv, const policy::Policy& p, MiB current) {
     if (current.count() != 0 || inv.effective || *inv.value <= p.min) return std::nullopt;
-    if (p.vouched && *inv.value == *p.vouched) return std::nullopt;  // no step to measure
+    if (p.vouched == *inv.value) return std::nullopt;  // no step to measure
     const std::string v = std::to_string(inv.value->count()) + "MiB";
     return "iogpu.wired_limit_mb is 0 (the OS default), whose effective cap only Metal knows: whether " + v +
            " raises the GPU's cap, and by how much, is unknown here; run: wiredcap set " + v +
@@ -123,9 +123,7 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     if (auto f = within_run_bound(a, inv, ctx, true)) return f;  // a plain reset is never bounded
     if (auto f = read_previous(a, ctx)) return f;
     a.out().num("requested_mib", 0);
-    std::optional<Failure> f;
-    if (a.previous_->count() == 0) f = unchanged(a, MiB::zero());
-    else f = write_and_verify(a, ctx, MiB::zero(), inv.revert);
+    auto f = *a.previous_ == MiB::zero() ? unchanged(a, MiB::zero()) : write_and_verify(a, ctx, MiB::zero(), inv.revert);
     if (inv.run) return f;
     auto removed = remove_persisted(a, ctx, "persist_removed");
     if (!removed) return f ? f : removed.error();
