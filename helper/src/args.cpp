@@ -35,6 +35,13 @@ std::optional<std::uint64_t> parse_step(std::string_view s) {
     return n;
 }
 
+// Moves past args[i] when it is `word`.
+bool take(const Args& args, std::size_t& i, std::string_view word) {
+    if (i >= args.size() || args[i] != word) return false;
+    ++i;
+    return true;
+}
+
 // The command words, one table for both directions (boot: wiredcap-system's, refused below).
 constexpr std::pair<Command, std::string_view> kCommandNames[] = {
     {Command::read, "read"},       {Command::apply, "apply"},     {Command::reset, "reset"},
@@ -186,33 +193,24 @@ Expected<Invocation> parse_args(const Args& args) {
         return usage("boot is not the helper's: the LaunchDaemon runs it as wiredcap-system boot-action");
     if (!cmd) return usage("unknown command " + units::quote_input(args[i]));
     inv.command = *cmd;
+    const Command c = *cmd;
     ++i;
-    if (inv.command == Command::persist && i < args.size() && args[i] == "--off") {
-        inv.off = true;
-        ++i;
-    } else if (inv.command == Command::apply || inv.command == Command::persist || inv.command == Command::verdict ||
-               inv.command == Command::forget_hang) {
-        const std::string name(command_name(inv.command));
+    const bool past = c == Command::verdict || c == Command::forget_hang;  // names a value that was in force
+    inv.off = c == Command::persist && take(args, i, "--off");
+    if (!inv.off && (c == Command::apply || c == Command::persist || past)) {
+        const std::string name(command_name(c));
         if (i >= args.size()) return usage(name + " needs a size, e.g. 237568MiB");
-        auto v = units::parse_size_as<units::MiB>(args[i]);
+        auto v = units::parse_size_as<units::MiB>(args[i++]);
         if (!v) return v.error();
-        if (v->count() == 0 && (inv.command == Command::verdict || inv.command == Command::forget_hang))
-            return usage(name + " needs the value that was in force, above 0 MiB");
+        if (v->count() == 0 && past) return usage(name + " needs the value that was in force, above 0 MiB");
         if (v->count() == 0) return usage(name + " 0 would mean the OS default: use " +
-                         (inv.command == Command::apply ? "reset" : "persist --off"));
+                         (c == Command::apply ? "reset" : "persist --off"));
         inv.value = *v;
-        ++i;
-        if (inv.command == Command::persist && i < args.size() && args[i] == "--unconfirmed") {
-            inv.unconfirmed = true;
-            ++i;
-            if (i < args.size() && args[i] == "--lower") {
-                inv.lower = true;
-                ++i;
-            }
-        }
+        inv.unconfirmed = c == Command::persist && take(args, i, "--unconfirmed");
+        inv.lower = inv.unconfirmed && take(args, i, "--lower");
     }
     if (auto r = parse_ramp_options(args, i, inv); !r) return r.error();
-    if (auto c = check_combination(inv); !c) return c.error();
+    if (auto ok = check_combination(inv); !ok) return ok.error();
     // --effective alone is a figure the caller gives: journaled as given.
     if (inv.effective && !inv.effective_source) inv.effective_source = "given";
     return inv;
