@@ -138,12 +138,11 @@ Result Action::finish(const std::optional<Failure>& f) {
     writer_.reset();
     if (!process::drop_root(ctx_.caller.uid, ctx_.caller.gid)) warn("could not give up root after the last write");
     out_.boolean("ok", !f);
-    std::string said;
-    for (const auto& w : warnings_) said += (said.empty() ? "" : "\nwiredcap-helper: ") + w;
     if (!warnings_.empty()) out_.strings("warnings", warnings_);
-    if (!f) return Result{ExitCode::ok, out_.text(), said};
-    out_.num("exit", static_cast<std::uint64_t>(to_int(f->code))).str("error", f->message);
-    return Result{f->code, out_.text(), said.empty() ? f->message : f->message + "\nwiredcap-helper: " + said};
+    if (f) out_.num("exit", static_cast<std::uint64_t>(to_int(f->code))).str("error", f->message);
+    std::string said = f ? f->message : "";  // for stderr: the failure, then each warning
+    for (const auto& w : warnings_) said += (said.empty() ? "" : "\nwiredcap-helper: ") + w;
+    return Result{f ? f->code : ExitCode::ok, out_.text(), said};
 }
 
 Expected<policy::Policy> load_policy(const Context& ctx, units::Bytes memsize) {
