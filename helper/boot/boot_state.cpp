@@ -19,13 +19,19 @@ namespace wiredcap::boot {
 namespace {
 
 constexpr std::string_view kHeader = "# wiredcap boot state: written by wiredcap-helper; do not edit (see wiredcap-helper(8))";
-constexpr std::array<std::string_view, 8> kKeys{"value_mib",  "basis",      "persisted_time",   "guard",
-                                                "guard_boot", "guard_time", "applied_uptime_s", "reason"};
-constexpr std::array<std::string_view, 2> kStartKeys{"start_mib", "start_source"};
+// Every key, in file order.
+constexpr std::array<std::string_view, 11> kKeys{"value_mib",  "basis",      "persisted_time",   "guard",
+                                                 "guard_boot", "guard_time", "applied_uptime_s", "reason",
+                                                 "start_mib",  "start_source", "start_said"};
+// Where older files end: before start_mib (written before the start_ lines existed) and before
+// start_said (before issue 23).
+constexpr std::array<std::size_t, 2> kOlderEnds{8, 10};
 constexpr std::array<Guard, 5> kGuards{Guard::armed, Guard::trying, Guard::healthy, Guard::tripped, Guard::failed};
 constexpr std::size_t kMaxStateBytes = 4096;
 
+// "-" stands for an empty text (guard_boot, reason).
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+std::string from_dash(std::string_view s) { return s == "-" ? "" : std::string(s); }
 
 std::optional<std::int64_t> whole_number(std::string_view s) {
     std::int64_t n = 0;
@@ -35,22 +41,22 @@ std::optional<std::int64_t> whole_number(std::string_view s) {
     return n;
 }
 
+// A count of MiB above zero, as value_mib and start_mib hold.
+std::optional<units::MiB> positive_mib(std::string_view s) {
+    const auto count = whole_number(s);
+    return count && *count > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*count)) : std::nullopt;
+}
+
 bool printable(std::string_view s) {
     for (const char c : s)
         if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
     return true;
 }
 
-struct Lines {
+// The values of kKeys in order (empty for keys past where an older file ends), or why the text
+// is not exactly the format above.
+Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_view text) {
     std::array<std::string_view, kKeys.size()> values{};
-    std::optional<std::array<std::string_view, kStartKeys.size()>> start;  // absent in older files
-    std::string_view start_said;  // absent in files written before issue 23
-};
-
-// The values of kKeys (then kStartKeys, if present) in order, or why the text is not exactly the
-// format above.
-Expected<Lines> split_lines(std::string_view text) {
-    Lines lines;
     auto next_line = [&text]() -> std::optional<std::string_view> {
         const auto nl = text.find('\n');
         if (nl == std::string_view::npos) return std::nullopt;
@@ -58,38 +64,18 @@ Expected<Lines> split_lines(std::string_view text) {
         text.remove_prefix(nl + 1);
         return line;
     };
-    std::size_t number = 1;
-    auto value_of = [&](std::string_view key) -> Expected<std::string_view> {
-        const auto line = next_line();
-        const std::string prefix = std::string(key) + "=";
-        ++number;
-        if (!line || line->substr(0, prefix.size()) != prefix)
-            return Error{"line " + std::to_string(number) + " is not '" + prefix + "...'"};
-        const auto v = line->substr(prefix.size());
-        if (v.empty() || !printable(v)) return Error{"bad value for " + std::string(key)};
-        return v;
-    };
     if (next_line() != kHeader) return Error{"first line is not the boot state header"};
     for (std::size_t i = 0; i < kKeys.size(); ++i) {
-        auto v = value_of(kKeys[i]);
-        if (!v) return v.error();
-        lines.values[i] = *v;
-    }
-    if (!text.empty()) {
-        lines.start.emplace();
-        for (std::size_t i = 0; i < kStartKeys.size(); ++i) {
-            auto v = value_of(kStartKeys[i]);
-            if (!v) return v.error();
-            (*lines.start)[i] = *v;
-        }
-        if (!text.empty()) {  // files written before issue 23 end at start_source
-            auto said = value_of("start_said");
-            if (!said) return said.error();
-            lines.start_said = *said;
-        }
+        if (text.empty() && std::find(kOlderEnds.begin(), kOlderEnds.end(), i) != kOlderEnds.end()) return values;
+        const auto line = next_line();
+        const std::string prefix = std::string(kKeys[i]) + "=";
+        if (!line || line->substr(0, prefix.size()) != prefix)
+            return Error{"line " + std::to_string(i + 2) + " is not '" + prefix + "...'"};
+        values[i] = line->substr(prefix.size());
+        if (values[i].empty() || !printable(values[i])) return Error{"bad value for " + std::string(kKeys[i])};
     }
     if (!text.empty()) return Error{"text after the last key"};
-    return lines;
+    return values;
 }
 
 // "given by uid N": the caller's --effective, a claim (issue 23); the bare words are from
@@ -131,12 +117,11 @@ std::string serialize(const State& s) {
 Expected<State> parse(std::string_view text) {
     auto v = split_lines(text);
     if (!v) return Error{"boot state: " + v.error().message};
-    const auto& [value, basis, persisted, guard, guard_boot, guard_time, applied, reason] = v->values;
+    const auto& [value, basis, persisted, guard, guard_boot, guard_time, applied, reason, start_mib, start_source,
+                 start_said] = *v;
     State s;
-    const auto count = whole_number(value);
-    const auto mib = count && *count > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*count)) : std::nullopt;
-    const auto t0 = whole_number(persisted);
-    const auto t1 = whole_number(guard_time);
+    const auto mib = positive_mib(value);
+    const auto t0 = whole_number(persisted), t1 = whole_number(guard_time);
     if (!mib) return Error{"boot state: bad value_mib"};
     s.value = *mib;
     if (basis != "confirmed" && basis != "unconfirmed") return Error{"boot state: bad basis"};
@@ -148,20 +133,19 @@ Expected<State> parse(std::string_view text) {
     const auto g = std::find_if(kGuards.begin(), kGuards.end(), [guard_text](Guard x) { return guard_name(x) == guard_text; });
     if (g == kGuards.end()) return Error{"boot state: bad guard"};
     s.guard = *g;
-    s.guard_boot = guard_boot == "-" ? "" : std::string(guard_boot);
+    s.guard_boot = from_dash(guard_boot);
     if (s.guard != Guard::armed && s.guard_boot.empty()) return Error{"boot state: guard " + std::string(guard) + " needs its boot"};
     if (applied != "-") {
         s.applied_uptime_s = whole_number(applied);
         if (!s.applied_uptime_s) return Error{"boot state: bad applied_uptime_s"};
     }
-    s.reason = reason == "-" ? "" : std::string(reason);
-    if (v->start) {
-        const auto start = whole_number((*v->start)[0]);
-        s.start = start && *start > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*start)) : std::nullopt;
+    s.reason = from_dash(reason);
+    if (!start_mib.empty()) {
+        s.start = positive_mib(start_mib);
         if (!s.start) return Error{"boot state: bad start_mib"};
-        if (!known_start_source((*v->start)[1])) return Error{"boot state: bad start_source"};
-        s.start_source = std::string((*v->start)[1]);
-        s.start_said = std::string(v->start_said);
+        if (!known_start_source(start_source)) return Error{"boot state: bad start_source"};
+        s.start_source = std::string(start_source);
+        s.start_said = std::string(start_said);
     }
     return s;
 }
