@@ -74,12 +74,8 @@ Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
     auto pfd = trusted::open_dir(parent->dir, owner);
     if (!pfd) return pfd.error();
     if (!pfd->has_value()) return Error{"journal directory parent " + parent->dir + " does not exist"};
-    if (::mkdirat((*pfd)->get(), parent->name.c_str(), 0755) == 0) {
-        if (auto own = own_by_root_at((*pfd)->get(), parent->name.c_str(), "the journal directory " + dir); !own)
-            return own.error();
-    } else if (errno != EEXIST) {
-        return Error{"cannot create journal directory " + dir + ": " + std::strerror(errno)};
-    }
+    if (auto made = make_dir_for_root((*pfd)->get(), parent->name.c_str(), 0755, "the journal directory " + dir); !made)
+        return made.error();
     auto again = trusted::open_dir(dir, owner);
     if (!again) return again.error();
     if (!again->has_value()) return Error{"journal directory " + dir + " vanished"};
@@ -138,58 +134,54 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
         if (auto own = own_by_root(fd.get(), "the journal " + path); !own) return Error{"journal: " + own.error().message};
     auto checked = trusted::check_file(fd.get(), path, owner);
     if (!checked) return Error{"journal: " + checked.error().message};
-    return Writer(std::move(*dir), std::move(fd), path, owner);
+    return Writer(std::move(*dir), std::move(fd), path, std::move(*split), owner);
 }
 
 Expected<Ok> Writer::lock(std::chrono::milliseconds wait, uid_t owner) {
-    auto split = trusted::split_path(path_);
-    if (!split) return split.error();
-    auto l = Lock::take(dir_.get(), split->dir, owner, wait);
+    auto l = Lock::take(dir_.get(), where_.dir, owner, wait);
     if (!l) return l.error();
     lock_.emplace(std::move(*l));
     // The journal was opened before the wait: a helper that held the lock meanwhile may have
     // compacted it, and the file this one holds is now the archive. Appends go to the journal.
-    if (auto moved = still_the_journal(); !moved) return moved.error();
-    note_own_end();
+    if (auto moved = reopen_if_moved(); !moved) return moved.error();
+    const auto end = size();
+    own_end_ = end ? *end : -1;
     return Ok{};
-}
-
-void Writer::note_own_end() {
-    struct stat st {};
-    own_end_ = ::fstat(fd_.get(), &st) == 0 ? st.st_size : -1;
 }
 
 bool Writer::appended_by_another() {
     if (!locked()) return false;
-    struct stat st {};
-    if (::fstat(fd_.get(), &st) != 0 || own_end_ < 0) return true;  // cannot tell: assume it did
-    return foreign_ || st.st_size != own_end_;
+    const auto end = size();
+    return !end || own_end_ < 0 || foreign_ || *end != own_end_;  // cannot tell: assume it did
 }
 
-Expected<Ok> Writer::still_the_journal() {
-    auto split = trusted::split_path(path_);
-    if (!split) return split.error();
+Expected<off_t> Writer::size() const {
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    return st.st_size;
+}
+
+Expected<bool> Writer::reopen_if_moved() {
     struct stat mine {}, named {};
     if (::fstat(fd_.get(), &mine) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
-    if (::fstatat(dir_.get(), split->name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && mine.st_dev == named.st_dev &&
+    if (::fstatat(dir_.get(), where_.name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && mine.st_dev == named.st_dev &&
         mine.st_ino == named.st_ino)
-        return Ok{};
+        return false;
     auto now = open(path_, owner_);
     if (!now) return Error{"the journal was replaced while this command waited: " + now.error().message};
     fd_ = std::move(now->fd_);
-    return Ok{};
+    return true;
 }
 
 Expected<Ok> Writer::close_torn_line() {
-    struct stat st {};
-    if (::fstat(fd_.get(), &st) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
-    if (st.st_size == 0) return Ok{};
+    const auto end = size();
+    if (!end) return end.error();
     char last = '\n';
-    if (::pread(fd_.get(), &last, 1, st.st_size - 1) != 1)
+    if (*end > 0 && ::pread(fd_.get(), &last, 1, *end - 1) != 1)
         return Error{"cannot read the end of the journal " + path_ + ": " + std::strerror(errno)};
     if (last == '\n') return Ok{};
     auto closed = write_all(fd_.get(), "\n", "the journal " + path_);
-    if (closed && locked() && st.st_size == own_end_) own_end_ += 1;  // its own newline, not another's
+    if (closed && locked() && *end == own_end_) own_end_ += 1;  // its own newline, not another's
     return closed;
 }
 
@@ -218,26 +210,26 @@ Expected<Ok> Writer::append_line(const std::string& line, uid_t uid, Flush flush
     // Under the lock nobody else appends, except a reset that went on without it: its bytes,
     // before this record or between its start and end (O_APPEND puts the file offset at the end
     // of this write), are noted for appended_by_another().
-    struct stat before {};
-    if (::fstat(fd_.get(), &before) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
-    if (auto room = check_size_limit(before.st_size, line.size(), path_); !room) return room;
+    const auto before = size();
+    if (!before) return before.error();
+    if (auto room = check_size_limit(*before, line.size(), path_); !room) return room;
     // The bound and the share decide whether a command starts; once its first record is in, its
     // outcome records follow whatever the size (an intent is never left without its outcome).
     if (!appended_)
-        if (auto room = check_member_bound(fd_.get(), before.st_size, line.size(), uid, path_); !room)
+        if (auto room = check_member_bound(fd_.get(), *before, line.size(), uid, path_); !room)
             return room;
-    if (locked() && before.st_size != own_end_) foreign_ = true;
+    if (locked() && *before != own_end_) foreign_ = true;
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) {
         // Whole or absent: a write cut short (ENOSPC, EFBIG, EIO after part of it) is taken back,
         // under the lock, where no other locked helper can have appended meanwhile. Without the
         // lock (a reset that went on without it) the part stays, and the next record closes it.
-        if (locked()) take_back_partial_write(fd_.get(), before.st_size, line);
+        if (locked()) take_back_partial_write(fd_.get(), *before, line);
         return w;
     }
     appended_ = true;
     if (locked()) {
         const off_t end = ::lseek(fd_.get(), 0, SEEK_CUR);
-        if (end - static_cast<off_t>(line.size()) != before.st_size) foreign_ = true;
+        if (end - static_cast<off_t>(line.size()) != *before) foreign_ = true;
         own_end_ = end;
     }
     if (flush == Flush::now)
@@ -249,10 +241,9 @@ Expected<Ok> Writer::append_line(const std::string& line, uid_t uid, Flush flush
 // Without the lock a compaction may have moved the journal away while this record was being
 // written to it (compaction.cpp): the record is then appended again to the journal now in place.
 Expected<Ok> Writer::follow_a_compaction(const std::string& line) {
-    const int before = fd_.get();
-    if (auto same = still_the_journal(); !same)
-        return Error{"the journal was compacted while this record was written; " + same.error().message};
-    if (fd_.get() == before) return Ok{};
+    const auto moved = reopen_if_moved();
+    if (!moved) return Error{"the journal was compacted while this record was written; " + moved.error().message};
+    if (!*moved) return Ok{};
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) return w;
     return flush_to_disk(fd_.get(), "the journal " + path_);
 }

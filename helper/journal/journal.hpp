@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "journal/helper_lock.hpp"
+#include "policy/trusted_path.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
@@ -118,22 +119,23 @@ public:
     [[nodiscard]] bool appended_by_another();
 
 private:
-    Writer(UniqueFd dir, UniqueFd fd, std::string path, uid_t owner)
-        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), owner_(owner) {}
+    Writer(UniqueFd dir, UniqueFd fd, std::string path, trusted::SplitPath where, uid_t owner)
+        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), where_(std::move(where)), owner_(owner) {}
+    [[nodiscard]] Expected<off_t> size() const;
     Expected<Ok> close_torn_line();
     Expected<Ok> follow_a_compaction(const std::string& line);
-    // Reopens the journal if its name no longer refers to the file this Writer holds.
-    Expected<Ok> still_the_journal();
+    // Reopens the journal if its name no longer refers to the file this Writer holds: true if it did.
+    Expected<bool> reopen_if_moved();
     UniqueFd dir_;
     UniqueFd fd_;
     std::string path_;
+    trusted::SplitPath where_;  // path_'s directory and name
     uid_t owner_;
     std::optional<Lock> lock_;
     off_t own_end_ = -1;       // under the lock: where this Writer's last record ended
     bool foreign_ = false;     // another's bytes were seen before or between its records
     bool appended_ = false;    // a record of this command is in: its later ones (outcomes)
                                // are taken past the member bound and share, never half a step
-    void note_own_end();
 };
 
 }  // namespace wiredcap::journal

@@ -15,8 +15,9 @@ namespace wiredcap::journal {
 // fchown(fd, 0, 0) when the helper runs as root; in an unprivileged development run the files
 // are the developer's own and stay so. `what` names the file in the error.
 [[nodiscard]] Expected<Ok> own_by_root(int fd, const std::string& what);
-// The same for the entry `name` of the directory `dir_fd` (not following a symlink).
-[[nodiscard]] Expected<Ok> own_by_root_at(int dir_fd, const char* name, const std::string& what);
+// Creates the directory `name` in `dir_fd` with `mode` and gives it to root as own_by_root does
+// (not following a symlink); one already there is left as it is, for its opener to check.
+[[nodiscard]] Expected<Ok> make_dir_for_root(int dir_fd, const char* name, mode_t mode, const std::string& what);
 
 // The directory `name` in `dir_fd` exactly as the helper makes it (its lock, its refusal
 // counts): created mode 0700 and given to root when missing, then opened without following a

@@ -8,7 +8,6 @@
 #include <exception>
 
 #include "journal/compaction.hpp"
-#include "policy/trusted_path.hpp"
 
 namespace wiredcap::journal {
 namespace {
@@ -27,8 +26,6 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
     if (!before) return before.error();
     u.bytes_before = u.bytes_after = *before;
     if (!always && !compaction_due(*before)) return u;
-    auto split = trusted::split_path(w.path_);
-    if (!split) return split.error();
     const Closer closer{s.boot_id, static_cast<std::int64_t>(std::time(nullptr))};
     auto locked_at = std::chrono::steady_clock::now();
     auto held = [&] {
@@ -44,7 +41,7 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
         if (!w.locked())
             if (auto locked = w.lock(lock_wait, w.owner_); !locked) return locked.error();
         locked_at = std::chrono::steady_clock::now();
-        c = finish_compaction(w.dir_.get(), w.fd_.get(), split->name, w.path_, *p, always ? 1 : kCompactSaving);
+        c = finish_compaction(w.dir_.get(), w.fd_.get(), w.where_.name, w.path_, *p, always ? 1 : kCompactSaving);
     } catch (const std::exception&) {
     }
     if (!c) return c.error();
@@ -57,7 +54,7 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
     u.kept = c->kept;
     Record done{"journal", "compacted", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                 "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) + " records; the rest are in " +
-                    split->name + ".1"};
+                    w.where_.name + ".1"};
     if (auto ok = w.append(done, s); !ok) return ok.error();
     auto after = size_of(w.fd_.get(), w.path_);
     if (!after) return after.error();
