@@ -10,17 +10,13 @@ namespace {
 constexpr std::string_view kConfirmed = ",\"command\":\"confirm\",\"event\":\"confirmed\",";
 constexpr std::string_view kTripped = ",\"command\":\"boot\",\"event\":\"tripped\",";
 
-bool ends_with(std::string_view s, std::string_view tail) {
-    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 }  // namespace
 
 Standing find_standing(std::string_view text, units::MiB value) {
     const std::string confirmed_tail = ",\"readback_mib\":" + std::to_string(value.count()) + "}";
     Standing found;
     for_each_record(text, [&](std::string_view line) {
-        if (line.find(kConfirmed) != std::string_view::npos && ends_with(line, confirmed_tail)) {
+        if (line.find(kConfirmed) != std::string_view::npos && line.ends_with(confirmed_tail)) {
             const auto step = number_after(line, "step");
             if (step) found = Standing{Confirmation{std::string(run_of(line)), *step}, false};
         } else if (line.find(kTripped) != std::string_view::npos) {

@@ -43,6 +43,7 @@ public:
         const std::size_t index = records_++;
         const std::string_view event = string_after(line, "event"), command = string_after(line, "command");
         const std::string boot(string_after(line, "boot"));
+        const auto to = number_after(line, "to_mib");
         if (is_store_record(line, command, event)) {
             waiver_.reset();  // a store without the override keeps every hang binding
             if (line.find(",\"ignore_hang_ceiling\":true") != line.npos) waiver_ = Waiver{index, boot};
@@ -50,8 +51,7 @@ public:
         }
         if ((command == "forget-hang" || command == "ttm-forget-hang") && event == "forgotten")
             forgotten_before_ = index;
-        if (command == "verdict" && event == "hung")
-            if (const auto to = number_after(line, "to_mib")) verdicts_.push_back(HangAt{*to, "", index});
+        if (command == "verdict" && event == "hung" && to) verdicts_.push_back(HangAt{*to, "", index});
         // Linux: a trial that wiredcap-system judged hung binds at once, like a verdict.
         if (command.starts_with("ttm-") && event == "hung")
             if (const auto mib = linux_hang_mib(line)) verdicts_.push_back(HangAt{*mib, "", index});
@@ -59,14 +59,13 @@ public:
         if (line.find(",\"readback_mib\":") != line.npos)
             std::erase_if(unread_, [&](const HangAt& w) { return w.boot == boot; });
         const std::string run(run_of(line));
-        if (run.empty() && command == "apply" && event == "intent")
-            if (const auto to = number_after(line, "to_mib")) unread_.push_back(HangAt{*to, boot, index});
+        if (run.empty() && command == "apply" && event == "intent" && to) unread_.push_back(HangAt{*to, boot, index});
         const auto step = number_after(line, "step");
         if (run.empty() || !step) return;
         auto& s = steps_[{run, *step}];
-        if (command == "confirm" || event.substr(0, 7) == "revert_") s.resolved = true;
-        else if (command == "apply" && (event == "intent" || event == "applied"))
-            if (const auto to = number_after(line, "to_mib")) s = Step{HangAt{*to, boot, index}, false};
+        if (command == "confirm" || event.starts_with("revert_")) s.resolved = true;
+        else if (command == "apply" && (event == "intent" || event == "applied") && to)
+            s = Step{HangAt{*to, boot, index}, false};
     }
 
     [[nodiscard]] std::optional<units::MiB> lowest(std::string_view current_boot) const {

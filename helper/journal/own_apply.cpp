@@ -3,22 +3,13 @@
 #include "journal/record_fields.hpp"
 
 namespace wiredcap::journal {
-namespace {
-
-bool same_step(std::string_view line, const StepToConfirm& s) {
-    const auto step = number_after(line, "step");
-    return step && *step == s.step && run_of(line) == s.run;
-}
-
-}  // namespace
 
 std::optional<units::MiB> find_own_apply(std::string_view text, const StepToConfirm& s) {
     std::optional<units::MiB> found;
     for_each_record(text, [&](std::string_view line) {
         // Another user's records of the same run and step neither make it confirmable nor take
         // that back: no member can unsettle root's ramp by reusing its run id.
-        const auto uid = number_after(line, "uid");
-        if (!uid || *uid != s.uid || !same_step(line, s)) return;
+        if (number_after(line, "uid") != s.uid || number_after(line, "step") != s.step || run_of(line) != s.run) return;
         const std::string_view command = string_after(line, "command"), event = string_after(line, "event");
         if (command == "confirm" || command == "end") return;  // neither changes what was applied
         found.reset();

@@ -12,7 +12,7 @@ Expected<std::string> read_journal(const std::string& path, uid_t owner) {
     return std::move(*text).value_or(std::string());
 }
 
-bool is_v1_record(std::string_view line) { return line.substr(0, 7) == "{\"v\":1,"; }
+bool is_v1_record(std::string_view line) { return line.starts_with("{\"v\":1,"); }
 
 std::optional<std::uint64_t> number_after(std::string_view line, std::string_view key) {
     const std::string k = "\"" + std::string(key) + "\":";

@@ -22,12 +22,10 @@ struct Window {
 
 Window read_window(int fd) {
     char buf[64] = {};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    Window w;
     long long start = 0;
     unsigned long long count = 0;
-    if (n > 0 && std::sscanf(buf, "%lld %llu", &start, &count) == 2) w = Window{start, count};
-    return w;
+    if (::pread(fd, buf, sizeof buf - 1, 0) <= 0 || std::sscanf(buf, "%lld %llu", &start, &count) != 2) return Window{};
+    return Window{start, count};
 }
 
 bool write_window(int fd, const Window& w) {

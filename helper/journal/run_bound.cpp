@@ -1,5 +1,6 @@
 #include "journal/run_bound.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "journal/record_fields.hpp"
@@ -12,10 +13,7 @@ struct RunState {
     std::size_t records = 0;
     std::map<std::uint64_t, bool> settled;  // per step: its last forward-or-settling record settles it
     [[nodiscard]] bool closed() const {
-        if (!ended) return false;
-        for (const auto& [step, s] : settled)
-            if (!s) return false;
-        return true;
+        return ended && std::all_of(settled.begin(), settled.end(), [](const auto& step) { return step.second; });
     }
 };
 
