@@ -120,7 +120,8 @@ public:
 
 private:
     Writer(UniqueFd dir, UniqueFd fd, std::string path, trusted::SplitPath where, uid_t owner)
-        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), where_(std::move(where)), owner_(owner) {}
+        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), where_(std::move(where)),
+          owner_(owner) {}
     [[nodiscard]] Expected<off_t> size() const;
     Expected<Ok> close_torn_line();
     Expected<Ok> follow_a_compaction(const std::string& line);

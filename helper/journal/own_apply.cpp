@@ -9,7 +9,8 @@ std::optional<units::MiB> find_own_apply(std::string_view text, const StepToConf
     for_each_record(text, [&](std::string_view line) {
         // Another user's records of the same run and step neither make it confirmable nor take
         // that back: no member can unsettle root's ramp by reusing its run id.
-        if (number_after(line, "uid") != s.uid || number_after(line, "step") != s.step || run_of(line) != s.run) return;
+        const bool same_step = number_after(line, "step") == s.step && run_of(line) == s.run;
+        if (number_after(line, "uid") != s.uid || !same_step) return;
         const std::string_view command = string_after(line, "command"), event = string_after(line, "event");
         if (command == "confirm" || command == "end") return;  // neither changes what was applied
         found.reset();

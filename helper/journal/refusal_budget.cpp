@@ -24,7 +24,8 @@ Window read_window(int fd) {
     char buf[64] = {};
     long long start = 0;
     unsigned long long count = 0;
-    if (::pread(fd, buf, sizeof buf - 1, 0) <= 0 || std::sscanf(buf, "%lld %llu", &start, &count) != 2) return Window{};
+    if (::pread(fd, buf, sizeof buf - 1, 0) <= 0 || std::sscanf(buf, "%lld %llu", &start, &count) != 2)
+        return Window{};
     return Window{start, count};
 }
 
