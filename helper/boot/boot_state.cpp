@@ -100,17 +100,15 @@ std::string_view guard_name(Guard g) {
 }
 
 std::string serialize(const State& s) {
-    std::string t(kHeader);
-    t += "\nvalue_mib=" + std::to_string(s.value.count());
-    t += "\nbasis=" + std::string(s.confirmed ? "confirmed" : "unconfirmed");
-    t += "\npersisted_time=" + std::to_string(s.persisted_time);
-    t += "\nguard=" + std::string(guard_name(s.guard));
-    t += "\nguard_boot=" + or_dash(s.guard_boot);
-    t += "\nguard_time=" + std::to_string(s.guard_time);
-    t += "\napplied_uptime_s=" + (s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : std::string("-"));
-    t += "\nreason=" + or_dash(s.reason) + "\n";
-    if (s.start) t += "start_mib=" + std::to_string(s.start->count()) + "\nstart_source=" + s.start_source + "\n";
-    if (s.start && !s.start_said.empty()) t += "start_said=" + s.start_said + "\n";
+    const std::array<std::string, kKeys.size()> values{
+        std::to_string(s.value.count()), s.confirmed ? "confirmed" : "unconfirmed", std::to_string(s.persisted_time),
+        std::string(guard_name(s.guard)), or_dash(s.guard_boot), std::to_string(s.guard_time),
+        s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : "-", or_dash(s.reason),
+        s.start ? std::to_string(s.start->count()) : "", s.start_source, s.start_said};
+    // The start_ lines only with a start; start_said only when the caller named a source.
+    const std::size_t keys = !s.start ? kOlderEnds[0] : s.start_said.empty() ? kOlderEnds[1] : kKeys.size();
+    std::string t = std::string(kHeader) + "\n";
+    for (std::size_t i = 0; i < keys; ++i) t += std::string(kKeys[i]) + "=" + values[i] + "\n";
     return t;
 }
 
