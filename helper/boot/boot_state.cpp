@@ -26,7 +26,7 @@ constexpr std::array<std::string_view, 11> kKeys{"value_mib",  "basis",      "pe
 // Where older files end: before start_mib (written before the start_ lines existed) and before
 // start_said (before issue 23).
 constexpr std::array<std::size_t, 2> kOlderEnds{8, 10};
-constexpr std::array<Guard, 5> kGuards{Guard::armed, Guard::trying, Guard::healthy, Guard::tripped, Guard::failed};
+constexpr std::array<std::string_view, 5> kGuardNames{"armed", "trying", "healthy", "tripped", "failed"};  // Guard's order
 constexpr std::size_t kMaxStateBytes = 4096;
 
 // "-" stands for an empty text (guard_boot, reason).
@@ -89,14 +89,8 @@ bool known_start_source(std::string_view s) {
 }  // namespace
 
 std::string_view guard_name(Guard g) {
-    switch (g) {
-        case Guard::armed: return "armed";
-        case Guard::trying: return "trying";
-        case Guard::healthy: return "healthy";
-        case Guard::tripped: return "tripped";
-        case Guard::failed: return "failed";
-    }
-    return "unknown";
+    const auto i = static_cast<std::size_t>(g);
+    return i < kGuardNames.size() ? kGuardNames[i] : "unknown";
 }
 
 std::string serialize(const State& s) {
@@ -127,10 +121,9 @@ Expected<State> parse(std::string_view text) {
     if (!t0 || !t1) return Error{"boot state: bad time"};
     s.persisted_time = *t0;
     s.guard_time = *t1;
-    const std::string_view guard_text = guard;  // clang before 16 cannot capture a structured binding
-    const auto g = std::find_if(kGuards.begin(), kGuards.end(), [guard_text](Guard x) { return guard_name(x) == guard_text; });
-    if (g == kGuards.end()) return Error{"boot state: bad guard"};
-    s.guard = *g;
+    const auto g = std::find(kGuardNames.begin(), kGuardNames.end(), guard);
+    if (g == kGuardNames.end()) return Error{"boot state: bad guard"};
+    s.guard = static_cast<Guard>(g - kGuardNames.begin());
     s.guard_boot = from_dash(guard_boot);
     if (s.guard != Guard::armed && s.guard_boot.empty()) return Error{"boot state: guard " + std::string(guard) + " needs its boot"};
     if (applied != "-") {
