@@ -112,15 +112,13 @@ bool at_least(rlim_t limit, rlim_t want) noexcept { return limit == RLIM_INFINIT
 bool enough(int resource, rlim_t want, rlim_t need) noexcept {
     struct rlimit rl {};
     if (::getrlimit(resource, &rl) != 0) return false;
-    if (at_least(rl.rlim_cur, want) && at_least(rl.rlim_max, want)) return true;
-    if (::geteuid() == 0) {
-        const struct rlimit raised {want, at_least(rl.rlim_max, want) ? rl.rlim_max : want};
-        if (::setrlimit(resource, &raised) == 0) return true;
-    }
+    const bool hard_enough = at_least(rl.rlim_max, want);
+    if (at_least(rl.rlim_cur, want) && hard_enough) return true;
+    const struct rlimit as_root {want, hard_enough ? rl.rlim_max : want};
+    if (::geteuid() == 0 && ::setrlimit(resource, &as_root) == 0) return true;
     if (at_least(rl.rlim_cur, want)) return true;
-    const rlim_t soft = at_least(rl.rlim_max, want) ? want : rl.rlim_max;
-    const struct rlimit raised {soft, rl.rlim_max};
-    if (soft > rl.rlim_cur && ::setrlimit(resource, &raised) == 0) rl.rlim_cur = soft;
+    const struct rlimit raised {hard_enough ? want : rl.rlim_max, rl.rlim_max};
+    if (raised.rlim_cur > rl.rlim_cur && ::setrlimit(resource, &raised) == 0) rl.rlim_cur = raised.rlim_cur;
     return at_least(rl.rlim_cur, need);
 }
 
