@@ -100,12 +100,6 @@ KernelResult<Ok> write_wired_limit_as(units::MiB value) {
     return Ok{};
 }
 
-std::optional<std::string> related_value(const char* name) {
-    auto v = read_integer(name);
-    if (!v) return std::nullopt;  // absent, or unreadable: the interface has no third state
-    return std::to_string(*v);
-}
-
 }  // namespace
 
 std::string_view DarwinKernel::backend_name() const { return "darwin"; }
@@ -189,7 +183,10 @@ KernelResult<units::Bytes> DarwinKernel::read_wired_now() {
 std::vector<RelatedKey> DarwinKernel::read_related() {
     std::vector<RelatedKey> keys;
     try {
-        for (const char* name : kRelated) keys.push_back(RelatedKey{name, related_value(name)});
+        for (const char* name : kRelated) {
+            auto v = read_integer(name);  // absent, or unreadable: nullopt (the interface has no third state)
+            keys.push_back(RelatedKey{name, v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt});
+        }
     } catch (const std::exception&) {
         keys.clear();  // out of memory: claim nothing rather than half a list
     }
