@@ -86,9 +86,9 @@ inline const char* find_string_end(const char* p, const char* end) {
     return std::string_view(start, static_cast<std::size_t>(p - start));
 }
 
-// Digits only, no leading zero, at most 19 of them (always fits 64 bits), not followed by a
-// fraction or an exponent. (Past 19 digits n wraps, harmlessly: the count is refused.)
-[[gnu::always_inline]] inline std::optional<std::uint64_t> plain_count(Cursor& c) {
+// Digits only, no leading zero, at most 19 of them (always fits 64 bits). (Past 19 digits n
+// wraps, harmlessly: the count is refused.) What may follow is the caller's to check.
+[[gnu::always_inline]] inline std::optional<std::uint64_t> plain_digits(Cursor& c) {
     const char* const start = c.s.data() + c.i;
     const char* const end = c.s.data() + c.s.size();
     const char* p = start;
@@ -97,8 +97,14 @@ inline const char* find_string_end(const char* p, const char* end) {
         n = n * 10 + d;
     const auto digits = p - start;
     if (digits == 0 || digits > 19 || (digits > 1 && *start == '0')) return std::nullopt;
-    if (p != end && (*p == '.' || *p == 'e' || *p == 'E')) return std::nullopt;
     c.i = static_cast<std::size_t>(p - c.s.data());
+    return n;
+}
+
+// The same, not followed by a fraction or an exponent.
+[[gnu::always_inline]] inline std::optional<std::uint64_t> plain_count(Cursor& c) {
+    auto n = plain_digits(c);
+    if (n && c.i != c.s.size() && (c.s[c.i] == '.' || c.s[c.i] == 'e' || c.s[c.i] == 'E')) return std::nullopt;
     return n;
 }
 
@@ -194,12 +200,17 @@ bool read_field(Cursor& c, Field f, Entry& e) {
 
 // The optional fields as a new Entry has them, keeping the strings' storage.
 void clear_optional(Entry& e) {
-    for (std::string* s : {&e.effective_source, &e.reason, &e.by}) s->clear();
+    e.effective_source.clear();
+    e.reason.clear();
+    e.by.clear();
     e.run.reset();
     e.step.reset();
     e.to_pages.reset();
     e.page_size.reset();
-    for (std::optional<units::MiB>* m : {&e.from, &e.to, &e.readback, &e.effective}) m->reset();
+    e.from.reset();
+    e.to.reset();
+    e.readback.reset();
+    e.effective.reset();
 }
 
 // Every field as a new Entry has it, keeping the strings' storage.
@@ -259,15 +270,18 @@ template <std::size_t N>
     return text.has_value();
 }
 
+// A count in the helper's order needs no look at the byte after its digits: every key after it
+// starts with ',' and the line ends with '}', so a fraction or an exponent ('.', 'e', 'E') leaves
+// the line unread there (in_helper_order fails, and in_any_order, which checks, refuses it too).
 template <class T>
 [[gnu::always_inline]] inline bool take_count(Cursor& c, T& out) {
-    auto n = plain_count(c);
+    auto n = plain_digits(c);
     if (n) out = *n;
     return n.has_value();
 }
 
 [[gnu::always_inline]] inline bool take_mib(Cursor& c, std::optional<units::MiB>& out) {
-    auto n = plain_count(c);
+    auto n = plain_digits(c);
     auto mib = n ? units::MiB::from_count(*n) : std::nullopt;
     if (mib) out = *mib;
     return mib.has_value();
@@ -279,6 +293,52 @@ bool take_run(Cursor& c, std::optional<std::string>& run, std::string& spare) {
     auto text = plain_string(c);
     if (!text) return false;
     set_text(run.emplace(std::move(spare)), *text);
+    return true;
+}
+
+// Whether another "key": follows: every optional key's literal starts with the comma. Where none
+// does, the rest of the literals cannot match, and are not compared (most lines have a few of the
+// seventeen).
+[[gnu::always_inline]] inline bool more(const Cursor& c) { return c.i < c.s.size() && c.s[c.i] == ','; }
+
+// The optional keys in the helper's order, each at most once; true when each one present has a
+// plain value of its type. What is left (the closing brace, or a key out of order) is the
+// caller's.
+bool optional_fields_in_helper_order(Cursor& c, Entry& e, std::string& spare) {
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"run":)") && !take_run(c, e.run, spare)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"step":)") && !take_count(c, e.step)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"from_mib":)") && !take_mib(c, e.from)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"to_mib":)") && !take_mib(c, e.to)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"readback_mib":)") && !take_mib(c, e.readback)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"reason":)") && !take_string(c, e.reason)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"effective_mib":)") && !take_mib(c, e.effective)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"effective_source":)") && !take_string(c, e.effective_source)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"ignore_hang_ceiling":)") && !skip_plain_value(c)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"by":)") && !take_string(c, e.by)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"vouched":)") && !skip_plain_value(c)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"effective_said":)") && !skip_plain_value(c)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"param":)") && !skip_plain_value(c)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"to_pages":)") && !take_count(c, e.to_pages)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"readback_pages":)") && !skip_plain_value(c)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"page_size":)") && !take_count(c, e.page_size)) return false;
+    if (!more(c)) return true;
+    if (take_literal(c, R"(,"place":)") && !skip_plain_value(c)) return false;
     return true;
 }
 
@@ -307,23 +367,7 @@ bool in_helper_order(std::string_view line, std::size_t number, Entry& e) {
     if (!take_literal(c, R"(,"command":)") || !take_string(c, e.command)) return false;
     if (!take_literal(c, R"(,"event":)") || !take_string(c, e.event)) return false;
     // Each optional key, when it is next, must have a plain value of its type.
-    if (take_literal(c, R"(,"run":)") && !take_run(c, e.run, spare)) return false;
-    if (take_literal(c, R"(,"step":)") && !take_count(c, e.step)) return false;
-    if (take_literal(c, R"(,"from_mib":)") && !take_mib(c, e.from)) return false;
-    if (take_literal(c, R"(,"to_mib":)") && !take_mib(c, e.to)) return false;
-    if (take_literal(c, R"(,"readback_mib":)") && !take_mib(c, e.readback)) return false;
-    if (take_literal(c, R"(,"reason":)") && !take_string(c, e.reason)) return false;
-    if (take_literal(c, R"(,"effective_mib":)") && !take_mib(c, e.effective)) return false;
-    if (take_literal(c, R"(,"effective_source":)") && !take_string(c, e.effective_source)) return false;
-    if (take_literal(c, R"(,"ignore_hang_ceiling":)") && !skip_plain_value(c)) return false;
-    if (take_literal(c, R"(,"by":)") && !take_string(c, e.by)) return false;
-    if (take_literal(c, R"(,"vouched":)") && !skip_plain_value(c)) return false;
-    if (take_literal(c, R"(,"effective_said":)") && !skip_plain_value(c)) return false;
-    if (take_literal(c, R"(,"param":)") && !skip_plain_value(c)) return false;
-    if (take_literal(c, R"(,"to_pages":)") && !take_count(c, e.to_pages)) return false;
-    if (take_literal(c, R"(,"readback_pages":)") && !skip_plain_value(c)) return false;
-    if (take_literal(c, R"(,"page_size":)") && !take_count(c, e.page_size)) return false;
-    if (take_literal(c, R"(,"place":)") && !skip_plain_value(c)) return false;
+    if (!optional_fields_in_helper_order(c, e, spare)) return false;
     return take_literal(c, "}") && c.i == line.size();
 }
 

@@ -4,6 +4,7 @@
 #include "readings/journal_fast_line.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <random>
 #include <string>
 #include <vector>
@@ -284,6 +285,57 @@ TEST(JournalPlainRecord, TheEdgesOfTheHelpersFormReadAsTheFullParserReadsThem) {
     check(head + "\"e\",\"\":1,\"\x7f\":2,\"\x7f\x7f\":3}", true);  // distinct odd keys
     check(head + R"("e","reason":""})", true);
     check(head + R"("e","reason":"\u0000"})", false);
+}
+
+// The helper's order reads a count without looking at the byte after it (the next key's comma, or
+// the closing brace, must follow), and stops comparing the optional keys at the first byte that is
+// no comma. A count in any place followed by a fraction, an exponent or junk, the last key cut
+// short, or keys after a gap in the order: each held to the full parser; the clean line is read
+// the fast way.
+TEST(JournalPlainRecord, CountsAndOptionalKeysInTheHelpersOrderAreReadAsTheFullParserReadsThem) {
+    const std::vector<std::string> fields{R"("v":1)", R"("time":"T")", R"("boot":"B")", R"("uid":501)",
+                                          R"("command":"apply")", R"("event":"applied")", R"("run":"r-1")",
+                                          R"("step":2)", R"("from_mib":0)", R"("to_mib":73728)",
+                                          R"("readback_mib":73728)", R"("reason":"why")", R"("effective_mib":9)",
+                                          R"("effective_source":"metal")", R"("ignore_hang_ceiling":true)",
+                                          R"("by":"set")", R"("vouched":"hung")", R"("param":"pages_limit")",
+                                          R"("to_pages":3)", R"("readback_pages":3)", R"("page_size":4096)",
+                                          R"("place":"ttm")"};
+    auto join = [](const std::vector<std::string>& parts) {
+        std::string line = "{";
+        for (const std::string& p : parts) line += (line.size() > 1 ? "," : "") + p;
+        return line + "}";
+    };
+    const std::string whole = join(fields);
+    check(whole, true);
+    Entry e;
+    EXPECT_TRUE(plain_reading::in_helper_order(whole, 7, e)) << whole;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (std::isdigit(static_cast<unsigned char>(fields[i].back())) != 0)
+            for (const std::string odd : {".5", "e3", "E3", ".", "x", " ", "-1", "\"\""}) {
+                std::vector<std::string> bent = fields;
+                bent[i] += odd;
+                check(join(bent), false);
+            }
+        std::vector<std::string> gap = fields;  // one key left out: the rest still in order
+        gap.erase(gap.begin() + static_cast<std::ptrdiff_t>(i));
+        const std::string line = join(gap);
+        Entry g;
+        check(line, i > 5);  // the first six are mandatory
+        EXPECT_EQ(plain_reading::in_helper_order(line, 7, g), i > 5) << line;
+        const std::string cut = whole.substr(0, whole.find(fields[i]) + fields[i].size());
+        check(cut, false);                     // torn after a value: no closing brace
+        check(cut + ",", false);               // after a comma
+        check(cut + ",\"" + "}", false);      // in a key
+    }
+    // Every optional key moved one place later: out of the helper's order, read in any order.
+    for (std::size_t i = 6; i + 1 < fields.size(); ++i) {
+        std::vector<std::string> swapped = fields;
+        std::swap(swapped[i], swapped[i + 1]);
+        Entry g;
+        check(join(swapped), true);
+        EXPECT_FALSE(plain_reading::in_helper_order(join(swapped), 7, g)) << join(swapped);
+    }
 }
 
 // The strings are read sixteen (or eight) bytes at a time: a byte no plain string holds is found
