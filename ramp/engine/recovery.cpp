@@ -8,8 +8,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <cstdint>
+#include <cstring>
 #include <memory>
-#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -25,14 +26,16 @@ using units::MiB;
 // A field copied into a string kept from record to record: one as long as the string holds now
 // (a time, a boot id) is copied over, without std::string's general assign (the replay copies
 // two or three per record: a tenth of its instructions, callgrind, issue 25 point 4).
-void copy_text(std::string& to, std::string_view from) {
+[[gnu::always_inline]] inline void copy_text(std::string& to, std::string_view from) {
     if (to.size() == from.size()) {
-        std::copy(from.begin(), from.end(), to.begin());
+        std::memcpy(to.data(), from.data(), from.size());
     } else {
         to.clear();
         to.append(from.data(), from.size());
     }
 }
+
+constexpr std::size_t kUnlisted = SIZE_MAX;
 
 // What the journal says about one step of one run, after the records seen so far.
 struct StepTrack {
@@ -47,6 +50,7 @@ struct StepTrack {
     // The state machine: a forward record puts the step at risk; a later confirmation or a
     // completed revert takes it out. Failed revert attempts leave it at risk.
     bool at_risk = false;
+    std::size_t risk_slot = kUnlisted;  // its place in Runs' index of the steps at risk, if there
 
     [[nodiscard]] bool has_forward() const { return intended || applied || failed; }
 };
@@ -80,7 +84,7 @@ public:
                 v_.reserve(2);
                 it = v_.begin();
             }
-            it = v_.insert(it, StepTrack{});
+            it = v_.emplace(it);  // at the end (the usual place): made in place, nothing moved
             it->step = n;
         }
         return *it;
@@ -122,7 +126,7 @@ public:
         // A run's records mostly come one after another: the last run asked for, without hashing.
         if (last_run_ != nullptr && last_run_->id == id) return last_;
         auto [it, inserted] = index_.try_emplace(id, runs_.size());
-        if (inserted) runs_.push_back(RunTrack{id, {}, false, false, nullptr, false, {}, std::nullopt});
+        if (inserted) runs_.emplace_back().id = id;  // made in place: no strings moved
         last_ = it->second;
         last_run_ = &runs_[last_];  // a deque's elements stay where they are
         return last_;
@@ -130,19 +134,25 @@ public:
     [[nodiscard]] const std::deque<RunTrack>& all() const { return runs_; }
 
     // Call after a step's record: keeps the at-risk index in step with the step.
-    void note_risk(std::size_t run, const StepTrack& s) {
-        if (s.at_risk) at_risk_.insert({run, s.step});
-        else at_risk_.erase({run, s.step});
+    void note_risk(std::size_t run, StepTrack& s) {
+        const bool listed = s.risk_slot != kUnlisted;
+        if (s.at_risk && !listed) {
+            s.risk_slot = at_risk_.size();
+            at_risk_.push_back({run, s.step});
+        } else if (!s.at_risk && listed) {
+            unlist(s);
+        }
     }
     // A completed reset put the OS default back: steps at risk in the same boot no longer are.
+    // (The order the index is visited in does not matter: each such step is settled.)
     void settle_boot(const std::string& boot) {
-        for (auto it = at_risk_.begin(); it != at_risk_.end();) {
-            StepTrack& s = runs_[it->first].steps.at(it->second);  // at risk: it exists
+        for (std::size_t i = 0; i < at_risk_.size();) {
+            StepTrack& s = listed_step(i);
             if (s.boot == boot) {
                 s.at_risk = false;
-                it = at_risk_.erase(it);
+                unlist(s);  // the last listed step moves to i: looked at next
             } else {
-                ++it;
+                ++i;
             }
         }
     }
@@ -154,7 +164,24 @@ private:
     std::size_t last_ = 0;  // the run index_of found last
     RunTrack* last_run_ = nullptr;  // and where it is
     std::unordered_map<std::string, std::size_t> index_;
-    std::set<std::pair<std::size_t, std::uint64_t>> at_risk_;
+
+    StepTrack& listed_step(std::size_t slot) {
+        const auto [run, step] = at_risk_[slot];
+        return runs_[run].steps.at(step);  // at risk: it exists
+    }
+    // Out of the index in constant time: the last listed step takes its place (a std::set of
+    // them cost a node, and its allocation, for every step of every run: callgrind).
+    void unlist(StepTrack& s) {
+        const std::size_t slot = s.risk_slot;
+        s.risk_slot = kUnlisted;
+        if (slot + 1 != at_risk_.size()) {
+            at_risk_[slot] = at_risk_.back();
+            listed_step(slot).risk_slot = slot;
+        }
+        at_risk_.pop_back();
+    }
+    // The steps at risk now, as (run, step): each knows its place here (risk_slot).
+    std::vector<std::pair<std::size_t, std::uint64_t>> at_risk_;
 };
 
 bool is_forward(std::string_view event) {

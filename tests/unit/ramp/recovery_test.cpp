@@ -191,6 +191,29 @@ TEST(Recovery, PlainResetInTheSameBootSettlesAnAwaitingStep) {
     EXPECT_EQ(r.last_confirmed->value, 80_GiB);
 }
 
+// A reset settles every step at risk in its boot, however the replay's index of steps at risk
+// was reordered by the steps taken out of it before (a confirmation moves the last one listed
+// into its place): here b1 is listed first and b2 last when a1's confirmation leaves them, so
+// settling b1 moves b2 into the place just looked at. Only a2 (boot A) and b3 (after the reset)
+// stay at risk, and hung when boot C reads them.
+TEST(Recovery, APlainResetSettlesEveryStepAtRiskInItsBootWhateverTheOrder) {
+    Journal j;
+    j.in_boot(kBootA).step("a1", 1, 64_GiB, 65_GiB).step("a2", 1, 64_GiB, 66_GiB);
+    j.in_boot(kBootB).step("b1", 1, 64_GiB, 67_GiB).confirm("a1", 1, 65_GiB).step("b2", 1, 64_GiB, 68_GiB);
+    j.plain_reset(68_GiB).step("b3", 1, 64_GiB, 69_GiB);
+    const Report r = j.analyse_in(kBootC);
+    ASSERT_EQ(r.hangs.size(), 2u);
+    EXPECT_EQ(r.hangs[0].run, "a2");
+    EXPECT_EQ(r.hangs[0].value, 66_GiB);
+    EXPECT_EQ(r.hangs[1].run, "b3");
+    EXPECT_EQ(r.hangs[1].value, 69_GiB);
+    for (const UnresolvedRun& u : r.unresolved) {
+        if (u.at.run == "b1" || u.at.run == "b2" || u.at.run == "a1") {
+            EXPECT_EQ(u.state, RunState::ended_without_record) << u.at.run;
+        }
+    }
+}
+
 // After a reboot, a reset does not erase the evidence: the step still hung.
 TEST(Recovery, PlainResetAfterARebootLeavesTheHang) {
     Journal j = ramp_to_96_unconfirmed();
