@@ -9,7 +9,7 @@
 namespace wiredcap::recovery {
 namespace {
 
-using journal_view::Entry;
+using Entry = journal_view::EntryView;  // the records as the reading lends them
 using journal_view::is_word;
 using units::MiB;
 
@@ -47,7 +47,7 @@ std::optional<MiB> trial_mib(const Entry& e) {
 }
 
 StepRef ref_of(const Entry& e, MiB value, RefKind kind) {
-    StepRef r{"", 0, value, e.time, e.boot, kind};
+    StepRef r{"", 0, value, std::string(e.time), std::string(e.boot), kind};
     r.writer = writer_of(e);
     r.uid = e.uid;
     if (e.effective && (!e.from || e.from->count() == 0)) r.claimed_from = e.effective;
@@ -65,19 +65,19 @@ void OutsideRampScan::add(const Entry& e, std::size_t order) {
     if (is_write_outside_ramp(e) && is_word(e.event, "intent") && e.to && e.to->count() != 0)
         unread_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
     if (is_change_read_back(e)) {
-        if (is_suspect_candidate(e)) last_change_[e.boot] = Write{order, ref_of(e, *e.readback, RefKind::suspect)};
-        else last_change_.erase(e.boot);
+        if (is_suspect_candidate(e)) last_change_[std::string(e.boot)] = Write{order, ref_of(e, *e.readback, RefKind::suspect)};
+        else last_change_.erase(std::string(e.boot));
     }
     // A verdict names the boot the suspect was in force in (its reason) and the value.
     if (is_word(e.command, "verdict") && (is_word(e.event, "hung") || is_word(e.event, "not-hung")) && e.to)
-        verdicts_[{e.reason, e.to->count()}] = Verdict{order, is_word(e.event, "hung")};
+        verdicts_[{std::string(e.reason), e.to->count()}] = Verdict{order, is_word(e.event, "hung")};
     // Linux: a try-once trial wiredcap-system judged hung (its boot ended without a
     // confirmation): a hang from that record on, like a person's verdict.
     if (e.command.starts_with("ttm-") && is_word(e.event, "hung"))
         if (const auto value = trial_mib(e)) trials_.push_back(Write{order, ref_of(e, *value, RefKind::trial_hung)});
     if ((is_word(e.command, "forget-hang") || is_word(e.command, "ttm-forget-hang")) &&
         is_word(e.event, "forgotten"))
-        forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), e.time, e.uid, e.reason};
+        forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), std::string(e.time), e.uid, std::string(e.reason)};
 }
 
 OutsideRamps OutsideRampScan::result() const {
@@ -121,9 +121,9 @@ bool earlier_boot(std::string_view boot, std::string_view current_boot) {
     return !unknown(boot) && !unknown(current_boot) && boot != current_boot;
 }
 
-OutsideRamps scan_outside_ramps(const std::vector<Entry>& entries, std::string_view current_boot) {
+OutsideRamps scan_outside_ramps(const std::vector<journal_view::Entry>& entries, std::string_view current_boot) {
     OutsideRampScan scan(current_boot);
-    for (std::size_t i = 0; i < entries.size(); ++i) scan.add(entries[i], i + 1);
+    for (std::size_t i = 0; i < entries.size(); ++i) scan.add(journal_view::view_of(entries[i]), i + 1);
     return scan.result();
 }
 

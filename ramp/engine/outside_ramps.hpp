@@ -28,7 +28,7 @@ namespace wiredcap::recovery {
 
 // Who wrote a run-less write, as a word: "set" (wiredcap set), "helper-apply" (the helper run
 // directly, or by a wiredcap that did not name itself), "boot-action".
-[[nodiscard]] std::string writer_of(const journal_view::Entry& e);
+[[nodiscard]] std::string writer_of(const journal_view::EntryView& e);
 
 struct OutsideRamps {
     std::vector<std::pair<std::size_t, StepRef>> hangs;  // (journal order, where)
@@ -41,7 +41,7 @@ struct OutsideRamps {
 class OutsideRampScan {
 public:
     explicit OutsideRampScan(std::string_view current_boot);  // must outlive the scan
-    void add(const journal_view::Entry& e, std::size_t order);
+    void add(const journal_view::EntryView& e, std::size_t order);
     [[nodiscard]] OutsideRamps result() const;
 
 private:

@@ -19,7 +19,7 @@
 namespace wiredcap::recovery {
 namespace {
 
-using journal_view::Entry;
+using Entry = journal_view::EntryView;  // the records as the reading lends them
 using journal_view::is_word;
 using units::MiB;
 
@@ -56,7 +56,7 @@ struct StepTrack {
 };
 
 // What is kept of a record once the replay has moved on (the journal is streamed through it,
-// one lent Entry at a time): the fields the answers use.
+// one lent record at a time): the fields the answers use.
 struct LastRecord {
     std::optional<std::uint64_t> step;
     std::optional<MiB> to;
@@ -122,10 +122,10 @@ public:
     // The run index_of found last is at hand without indexing the deque (an out-of-line call
     // per record, callgrind).
     RunTrack& at(std::size_t index) { return index == last_ && last_run_ != nullptr ? *last_run_ : runs_[index]; }
-    std::size_t index_of(const std::string& id) {
+    std::size_t index_of(std::string_view id) {
         // A run's records mostly come one after another: the last run asked for, without hashing.
         if (last_run_ != nullptr && last_run_->id == id) return last_;
-        auto [it, inserted] = index_.try_emplace(id, runs_.size());
+        auto [it, inserted] = index_.try_emplace(std::string(id), runs_.size());
         if (inserted) runs_.emplace_back().id = id;  // made in place: no strings moved
         last_ = it->second;
         last_run_ = &runs_[last_];  // a deque's elements stay where they are
@@ -145,7 +145,7 @@ public:
     }
     // A completed reset put the OS default back: steps at risk in the same boot no longer are.
     // (The order the index is visited in does not matter: each such step is settled.)
-    void settle_boot(const std::string& boot) {
+    void settle_boot(std::string_view boot) {
         for (std::size_t i = 0; i < at_risk_.size();) {
             StepTrack& s = listed_step(i);
             if (s.boot == boot) {
@@ -306,7 +306,7 @@ bool is_completed_plain_reset(const Entry& e) {
 // a person who followed recover's advice ("wiredcap reset") is not blocked until a reboot.
 // Steps from an earlier boot keep their risk: the reboot reset the knob, and they stay the
 // hangs they were.
-void settle_same_boot_steps(Runs& runs, const std::string& boot) { runs.settle_boot(boot); }
+void settle_same_boot_steps(Runs& runs, std::string_view boot) { runs.settle_boot(boot); }
 
 // The boot action's records, which belong to no run.
 bool is_boot_apply(const Entry& e) {
@@ -322,7 +322,7 @@ StepRef trip_ref(const Entry& trip, const LastRecord* last_apply) {
     const MiB value = *trip.to;
     if (last_apply != nullptr && last_apply->to == trip.to && last_apply->boot != trip.boot)
         return StepRef{"", 0, value, last_apply->time, last_apply->boot, RefKind::boot_apply};
-    return StepRef{"", 0, value, trip.time, trip.boot, RefKind::boot_trip};
+    return StepRef{"", 0, value, std::string(trip.time), std::string(trip.boot), RefKind::boot_trip};
 }
 
 void keep(LastRecord& kept, const Entry& e) {
@@ -468,7 +468,7 @@ Report Analysis::finish() const {
 
 Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot) {
     Analysis analysis(current_boot);
-    for (const Entry& e : entries) analysis.add(e);
+    for (const journal_view::Entry& e : entries) analysis.add(journal_view::view_of(e));
     return analysis.finish();
 }
 

@@ -104,14 +104,14 @@ struct Report {
 
 // The same, one record at a time in file order: a journal read line by line is analysed without
 // holding its entries (journal_view::read_journal with a sink; status and recover, issue 25
-// point 4). Nothing of a lent Entry is kept by reference.
+// point 4). Nothing of a lent record (views into its line) is kept by reference.
 class Analysis {
 public:
     explicit Analysis(std::string_view current_boot);
     ~Analysis();
     Analysis(Analysis&&) noexcept;
     Analysis& operator=(Analysis&&) noexcept;
-    void add(const journal_view::Entry& e);
+    void add(const journal_view::EntryView& e);
     // The answers on the records added so far (more may be added after).
     [[nodiscard]] Report finish() const;
 

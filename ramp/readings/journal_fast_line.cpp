@@ -139,7 +139,7 @@ Field field_of(std::string_view key) {
     }
 }
 
-std::string* string_field(Entry& e, Field f) {
+std::string_view* string_field(EntryView& e, Field f) {
     switch (f) {
         case time: return &e.time;
         case boot: return &e.boot;
@@ -152,7 +152,7 @@ std::string* string_field(Entry& e, Field f) {
     }
 }
 
-std::optional<units::MiB>* size_field(Entry& e, Field f) {
+std::optional<units::MiB>* size_field(EntryView& e, Field f) {
     switch (f) {
         case from: return &e.from;
         case to: return &e.to;
@@ -163,18 +163,16 @@ std::optional<units::MiB>* size_field(Entry& e, Field f) {
 }
 
 // One "key":value of the entry's; false when it is not in the plain form.
-bool read_field(Cursor& c, Field f, Entry& e) {
+bool read_field(Cursor& c, Field f, EntryView& e) {
     if (f == other) return skip_plain_value(c);
-    // assign, not a new string: an entry read line after line keeps its strings' storage.
-    if (std::string* s = string_field(e, f)) {
+    if (std::string_view* s = string_field(e, f)) {
         auto text = plain_string(c);
-        if (text) s->assign(*text);
+        if (text) *s = *text;
         return text.has_value();
     }
     if (f == run) {
         auto text = plain_string(c);
-        if (text && e.run) e.run->assign(*text);
-        else if (text) e.run.emplace(*text);
+        if (text) e.run = *text;
         return text.has_value();
     }
     auto n = plain_count(c);
@@ -198,11 +196,11 @@ bool read_field(Cursor& c, Field f, Entry& e) {
     return true;
 }
 
-// The optional fields as a new Entry has them, keeping the strings' storage.
-void clear_optional(Entry& e) {
-    e.effective_source.clear();
-    e.reason.clear();
-    e.by.clear();
+// The optional fields as a new record has them.
+void clear_optional(EntryView& e) {
+    e.effective_source = {};
+    e.reason = {};
+    e.by = {};
     e.run.reset();
     e.step.reset();
     e.to_pages.reset();
@@ -213,11 +211,11 @@ void clear_optional(Entry& e) {
     e.effective.reset();
 }
 
-// Every field as a new Entry has it, keeping the strings' storage.
-void clear(Entry& e) {
+// Every field as a new record has it.
+void clear(EntryView& e) {
     e.v = 0;
     e.uid = 0;
-    for (std::string* s : {&e.time, &e.boot, &e.command, &e.event}) s->clear();
+    e.time = e.boot = e.command = e.event = {};
     clear_optional(e);
 }
 
@@ -252,21 +250,11 @@ template <std::size_t N>
     return true;
 }
 
-// Into a string that keeps its storage: a field the line before had of the same length (a time,
-// a boot id) is copied over, any other emptied and appended to, without std::string's general
-// assign (which allows for overlap: a tenth of the reading, callgrind).
-[[gnu::always_inline]] inline void set_text(std::string& out, std::string_view text) {
-    if (out.size() == text.size()) {
-        std::memcpy(out.data(), text.data(), text.size());
-    } else {
-        out.clear();
-        out.append(text.data(), text.size());
-    }
-}
-
-[[gnu::always_inline]] inline bool take_string(Cursor& c, std::string& out) {
+// A view into the line: nothing copied (a string per field, copied into an Entry line after line,
+// was a sixth of status's instructions on a 1.5 MiB journal: callgrind).
+[[gnu::always_inline]] inline bool take_string(Cursor& c, std::string_view& out) {
     auto text = plain_string(c);
-    if (text) set_text(out, *text);
+    if (text) out = *text;
     return text.has_value();
 }
 
@@ -287,13 +275,10 @@ template <class T>
     return mib.has_value();
 }
 
-// The run's string keeps its storage from one line to the next too (a run id is longer than a
-// string holds without it), though the optional is emptied.
-bool take_run(Cursor& c, std::optional<std::string>& run, std::string& spare) {
+bool take_run(Cursor& c, std::optional<std::string_view>& run) {
     auto text = plain_string(c);
-    if (!text) return false;
-    set_text(run.emplace(std::move(spare)), *text);
-    return true;
+    if (text) run = *text;
+    return text.has_value();
 }
 
 // Whether another "key": follows: every optional key's literal starts with the comma. Where none
@@ -304,9 +289,9 @@ bool take_run(Cursor& c, std::optional<std::string>& run, std::string& spare) {
 // The optional keys in the helper's order, each at most once; true when each one present has a
 // plain value of its type. What is left (the closing brace, or a key out of order) is the
 // caller's.
-bool optional_fields_in_helper_order(Cursor& c, Entry& e, std::string& spare) {
+bool optional_fields_in_helper_order(Cursor& c, EntryView& e) {
     if (!more(c)) return true;
-    if (take_literal(c, R"(,"run":)") && !take_run(c, e.run, spare)) return false;
+    if (take_literal(c, R"(,"run":)") && !take_run(c, e.run)) return false;
     if (!more(c)) return true;
     if (take_literal(c, R"(,"step":)") && !take_count(c, e.step)) return false;
     if (!more(c)) return true;
@@ -352,11 +337,9 @@ namespace plain_reading {
 // order, a key twice, another key, "v" other than 1) is not in that form and goes to
 // in_any_order, which reads any order and refuses a key twice. Every value is read by the same
 // functions in both, so where this one reads a line, it reads what in_any_order reads.
-bool in_helper_order(std::string_view line, std::size_t number, Entry& e) {
+bool in_helper_order(std::string_view line, std::size_t number, EntryView& e) {
     if (line.size() > json::kMaxText) return false;  // the full parser's limit: it skips the line
-    std::string spare = e.run ? std::move(*e.run) : std::string();
-    // The mandatory fields are all set below before the line is taken: the strings keep their
-    // contents until then, so that one as long as the line before's is copied over.
+    // The mandatory fields are all set below before the line is taken.
     clear_optional(e);
     e.line = number;
     Cursor c{line};
@@ -367,11 +350,11 @@ bool in_helper_order(std::string_view line, std::size_t number, Entry& e) {
     if (!take_literal(c, R"(,"command":)") || !take_string(c, e.command)) return false;
     if (!take_literal(c, R"(,"event":)") || !take_string(c, e.event)) return false;
     // Each optional key, when it is next, must have a plain value of its type.
-    if (!optional_fields_in_helper_order(c, e, spare)) return false;
+    if (!optional_fields_in_helper_order(c, e)) return false;
     return take_literal(c, "}") && c.i == line.size();
 }
 
-bool in_any_order(std::string_view line, std::size_t number, Entry& e) {
+bool in_any_order(std::string_view line, std::size_t number, EntryView& e) {
     if (line.size() > json::kMaxText) return false;  // the full parser's limit: it skips the line
     clear(e);
     e.line = number;
@@ -403,14 +386,14 @@ bool in_any_order(std::string_view line, std::size_t number, Entry& e) {
 
 }  // namespace plain_reading
 
-bool read_plain_record(std::string_view line, std::size_t number, Entry& e) {
+bool read_plain_record(std::string_view line, std::size_t number, EntryView& e) {
     return plain_reading::in_helper_order(line, number, e) || plain_reading::in_any_order(line, number, e);
 }
 
 std::optional<Entry> read_plain_record(std::string_view line, std::size_t number) {
-    Entry e;
+    EntryView e;
     if (!read_plain_record(line, number, e)) return std::nullopt;
-    return e;
+    return to_entry(e);
 }
 
 }  // namespace wiredcap::journal_view

@@ -17,16 +17,15 @@ namespace wiredcap::journal_view {
 
 [[nodiscard]] std::optional<Entry> read_plain_record(std::string_view line, std::size_t number);
 
-// The same into `out`, which keeps its strings' storage from one line to the next (a journal is
-// read through one Entry: no allocation per field). False: not in the plain form, and `out` holds
-// nothing to use.
-[[nodiscard]] bool read_plain_record(std::string_view line, std::size_t number, Entry& out);
+// The same into `out`, its text fields views into `line` (a journal is read through one record:
+// nothing copied per field). False: not in the plain form, and `out` holds nothing to use.
+[[nodiscard]] bool read_plain_record(std::string_view line, std::size_t number, EntryView& out);
 
 // The two readings read_plain_record tries, in turn, named for the tests (which hold each to the
 // full parser): the helper's own key order read straight through, then the keys in any order.
 namespace plain_reading {
-[[nodiscard]] bool in_helper_order(std::string_view line, std::size_t number, Entry& out);
-[[nodiscard]] bool in_any_order(std::string_view line, std::size_t number, Entry& out);
+[[nodiscard]] bool in_helper_order(std::string_view line, std::size_t number, EntryView& out);
+[[nodiscard]] bool in_any_order(std::string_view line, std::size_t number, EntryView& out);
 }  // namespace plain_reading
 
 }  // namespace wiredcap::journal_view

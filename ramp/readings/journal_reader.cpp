@@ -124,6 +124,56 @@ Expected<Entry> to_entry(const json::Value& o, std::size_t line) {
     return e;
 }
 
+}  // namespace
+
+Entry to_entry(const EntryView& v) {
+    Entry e;
+    e.line = v.line;
+    e.v = v.v;
+    e.time = v.time;
+    e.boot = v.boot;
+    e.uid = v.uid;
+    e.command = v.command;
+    e.event = v.event;
+    if (v.run) e.run = std::string(*v.run);
+    e.step = v.step;
+    e.from = v.from;
+    e.to = v.to;
+    e.readback = v.readback;
+    e.effective = v.effective;
+    e.to_pages = v.to_pages;
+    e.page_size = v.page_size;
+    e.effective_source = v.effective_source;
+    e.reason = v.reason;
+    e.by = v.by;
+    return e;
+}
+
+EntryView view_of(const Entry& e) {
+    EntryView v;
+    v.line = e.line;
+    v.v = e.v;
+    v.time = e.time;
+    v.boot = e.boot;
+    v.uid = e.uid;
+    v.command = e.command;
+    v.event = e.event;
+    if (e.run) v.run = std::string_view(*e.run);
+    v.step = e.step;
+    v.from = e.from;
+    v.to = e.to;
+    v.readback = e.readback;
+    v.effective = e.effective;
+    v.to_pages = e.to_pages;
+    v.page_size = e.page_size;
+    v.effective_source = e.effective_source;
+    v.reason = e.reason;
+    v.by = e.by;
+    return v;
+}
+
+namespace {
+
 // Cuts text, fed in pieces as it is read, into lines, and reads each as it is complete: no copy
 // of the file and no list of its lines is kept (a 1.5 MiB journal held whole, with an Entry per
 // line, was most of `status`'s memory and time: issue 25 point 4).
@@ -183,7 +233,7 @@ private:
             notes_.warnings.push_back(at_line(number, "skipped: " + entry.error().message));
             return;
         }
-        sink_(*entry);
+        sink_(view_of(*entry));
     }
 
     const RecordSink& sink_;
@@ -191,7 +241,7 @@ private:
     std::string carry_;  // the start of a line whose end is in the next piece
     std::size_t lines_ = 0;
     bool ended_whole_ = true;  // the text read ended with a newline (or was empty)
-    Entry entry_;  // reused line after line: its strings keep their storage
+    EntryView entry_;  // reused line after line
 };
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -246,7 +296,7 @@ Notes parse_journal(std::string_view text, const RecordSink& sink) {
 Contents parse_journal(std::string_view text) {
     Contents out;
     out.entries.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-    Notes notes = parse_journal(text, [&](const Entry& e) { out.entries.push_back(e); });
+    Notes notes = parse_journal(text, [&](const EntryView& e) { out.entries.push_back(to_entry(e)); });
     out.torn_tail = notes.torn_tail;
     out.warnings = std::move(notes.warnings);
     return out;
@@ -320,7 +370,7 @@ Expected<std::optional<Notes>> read_journal_after(const std::string& path, const
 
 Expected<Contents> read_journal(const std::string& path) {
     Contents out;
-    auto notes = read_journal(path, [&](const Entry& e) { out.entries.push_back(e); });
+    auto notes = read_journal(path, [&](const EntryView& e) { out.entries.push_back(to_entry(e)); });
     if (!notes) return notes.error();
     out.torn_tail = notes->torn_tail;
     out.warnings = std::move(notes->warnings);

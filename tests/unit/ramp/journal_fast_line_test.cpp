@@ -52,18 +52,18 @@ void check(const std::string& line, bool plain) {
         ASSERT_TRUE(full) << line << ": " << full.error().message;
         expect_same(*fast, *full, line);
     }
-    Entry ordered, any;
+    EntryView ordered, any;
     const bool in_order = plain_reading::in_helper_order(line, 7, ordered);
     const bool in_any = plain_reading::in_any_order(line, 7, any);
     EXPECT_EQ(in_order || in_any, plain) << line;
     if (in_order) {
         ASSERT_TRUE(in_any) << "read in the helper's order, refused in any order: " << line;
         ASSERT_TRUE(full) << line;
-        expect_same(ordered, *full, line);
+        expect_same(to_entry(ordered), *full, line);
     }
     if (in_any) {
         ASSERT_TRUE(full) << line;
-        expect_same(any, *full, line);
+        expect_same(to_entry(any), *full, line);
     }
 }
 
@@ -107,7 +107,7 @@ TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt)
                                              1796113200 + pick(100000), p);
         check(line, true);
         // The helper's own lines are read straight through, in its key order (the fast way).
-        Entry e;
+        EntryView e;
         EXPECT_TRUE(plain_reading::in_helper_order(line, 7, e)) << line;
     }
 }
@@ -126,14 +126,14 @@ TEST(JournalPlainRecord, AnEntryReadLineAfterLineHoldsOnlyTheLinesOwnFields) {
         head + R"("intent","step":1,"step":2})",  // refused: a key twice
         head + R"("intent","reason":"r","effective_mib":5,"effective_source":"metal","to_pages":3,"page_size":4096})",
         R"({"v":1,"time":"T","boot":"B","uid":1,"command":"reset","event":"intent"})"};
-    Entry lent;
+    EntryView lent;  // its text views into each line in turn
     std::size_t number = 0;
     for (const std::string& line : lines) {
         ++number;
         const auto full = parse_record(line, number);
         const bool read = read_plain_record(line, number, lent);
         ASSERT_EQ(read, full.has_value()) << line;
-        if (read) expect_same(lent, *full, line);
+        if (read) expect_same(to_entry(lent), *full, line);
     }
 }
 
@@ -197,7 +197,7 @@ TEST(JournalPlainRecord, DamagedHelperLinesReadAsTheFullParserReadsThem) {
                 line += "}";
             }
         }
-        Entry e;
+        EntryView e;
         check(line, read_plain_record(line, 7, e));  // the readings against the full parser
     }
 }
@@ -308,7 +308,7 @@ TEST(JournalPlainRecord, CountsAndOptionalKeysInTheHelpersOrderAreReadAsTheFullP
     };
     const std::string whole = join(fields);
     check(whole, true);
-    Entry e;
+    EntryView e;
     EXPECT_TRUE(plain_reading::in_helper_order(whole, 7, e)) << whole;
     for (std::size_t i = 0; i < fields.size(); ++i) {
         if (std::isdigit(static_cast<unsigned char>(fields[i].back())) != 0)
@@ -320,7 +320,7 @@ TEST(JournalPlainRecord, CountsAndOptionalKeysInTheHelpersOrderAreReadAsTheFullP
         std::vector<std::string> gap = fields;  // one key left out: the rest still in order
         gap.erase(gap.begin() + static_cast<std::ptrdiff_t>(i));
         const std::string line = join(gap);
-        Entry g;
+        EntryView g;
         check(line, i > 5);  // the first six are mandatory
         EXPECT_EQ(plain_reading::in_helper_order(line, 7, g), i > 5) << line;
         const std::string cut = whole.substr(0, whole.find(fields[i]) + fields[i].size());
@@ -332,7 +332,7 @@ TEST(JournalPlainRecord, CountsAndOptionalKeysInTheHelpersOrderAreReadAsTheFullP
     for (std::size_t i = 6; i + 1 < fields.size(); ++i) {
         std::vector<std::string> swapped = fields;
         std::swap(swapped[i], swapped[i + 1]);
-        Entry g;
+        EntryView g;
         check(join(swapped), true);
         EXPECT_FALSE(plain_reading::in_helper_order(join(swapped), 7, g)) << join(swapped);
     }
