@@ -66,7 +66,7 @@ void OutsideRampScan::add(const Entry& e, std::size_t order) {
         unread_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
     if (is_change_read_back(e)) {
         if (is_suspect_candidate(e)) last_change_[std::string(e.boot)] = Write{order, ref_of(e, *e.readback, RefKind::suspect)};
-        else last_change_.erase(std::string(e.boot));
+        else if (auto it = last_change_.find(e.boot); it != last_change_.end()) last_change_.erase(it);
     }
     // A verdict names the boot the suspect was in force in (its reason) and the value.
     if (is_word(e.command, "verdict") && (is_word(e.event, "hung") || is_word(e.event, "not-hung")) && e.to)

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -56,7 +57,8 @@ private:
     std::string_view current_;
     std::vector<Write> unread_;
     std::vector<Write> trials_;  // Linux trials recorded hung
-    std::map<std::string, Write> last_change_;  // per boot: its last change, if it is a suspect
+    // Per boot: its last change, if it is a suspect. std::less<>: looked up by the record's view.
+    std::map<std::string, Write, std::less<>> last_change_;
     std::map<std::pair<std::string, std::uint64_t>, Verdict> verdicts_;
     std::optional<Forgotten> forgotten_;
 };
