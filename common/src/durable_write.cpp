@@ -8,17 +8,20 @@
 
 namespace wiredcap {
 
-Expected<Ok> write_all(int fd, std::string_view data, const std::string& what) {
+bool write_fully(int fd, std::string_view data) noexcept {
     while (!data.empty()) {
         const ssize_t n = ::write(fd, data.data(), data.size());
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const int err = n < 0 ? errno : EIO;  // a write of 0 bytes makes no progress
-            return Error{"cannot write " + what + ": " + std::strerror(err)};
-        }
+        if (n == 0) errno = EIO;  // a write of 0 bytes makes no progress
+        if (n <= 0) return false;
         data.remove_prefix(static_cast<std::size_t>(n));
     }
-    return Ok{};
+    return true;
+}
+
+Expected<Ok> write_all(int fd, std::string_view data, const std::string& what) {
+    if (write_fully(fd, data)) return Ok{};
+    return Error{"cannot write " + what + ": " + std::strerror(errno)};
 }
 
 Expected<Ok> flush_to_disk(int fd, const std::string& what) {

@@ -1,23 +1,11 @@
 #include "src/answer.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 
+#include "wiredcap/durable_write.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::helper {
-
-bool write_fully(int fd, std::string_view data) noexcept {
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        data.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
 
 // Nothing is left to do when a write fails: the exit code still says how the call ended.
 int answer(const Result& r, std::string_view program) noexcept {

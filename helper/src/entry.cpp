@@ -17,6 +17,7 @@
 #include "src/args.hpp"
 #include "src/commands.hpp"
 #include "src/usage.hpp"
+#include "wiredcap/durable_write.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/version.hpp"

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "readings/metal.hpp"
+#include "wiredcap/durable_write.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -404,15 +405,7 @@ Guard::Answer Guard::await(std::uint64_t seq) {
 // Errors are ignored on purpose: if the guard is gone there is nobody to tell, and the
 // prompting process carries on with its own revert.
 bool Guard::send(const std::string& line) {
-    if (fd_ < 0) return false;
-    std::string_view rest = line;
-    while (!rest.empty()) {
-        const ssize_t n = ::write(fd_, rest.data(), rest.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        rest.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
+    return fd_ >= 0 && write_fully(fd_, line);
 }
 
 }  // namespace wiredcap::cli
