@@ -137,13 +137,13 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
     return Writer(std::move(*dir), std::move(fd), path, std::move(*split), owner);
 }
 
-Expected<Ok> Writer::lock(std::chrono::milliseconds wait, uid_t owner) {
-    auto l = Lock::take(dir_.get(), where_.dir, owner, wait);
+Expected<Ok> Writer::lock(std::chrono::milliseconds wait) {
+    auto l = Lock::take(dir_.get(), where_.dir, owner_, wait);
     if (!l) return l.error();
     lock_.emplace(std::move(*l));
     // The journal was opened before the wait: a helper that held the lock meanwhile may have
     // compacted it, and the file this one holds is now the archive. Appends go to the journal.
-    if (auto moved = reopen_if_moved(); !moved) return moved.error();
+    if (auto moved = reopen_if_moved(); !moved) return Error{"the journal was replaced meanwhile: " + moved.error().message};
     const auto end = size();
     own_end_ = end ? *end : -1;
     return Ok{};
@@ -168,7 +168,7 @@ Expected<bool> Writer::reopen_if_moved() {
         mine.st_ino == named.st_ino)
         return false;
     auto now = open(path_, owner_);
-    if (!now) return Error{"the journal was replaced while this command waited: " + now.error().message};
+    if (!now) return now.error();
     fd_ = std::move(now->fd_);
     return true;
 }

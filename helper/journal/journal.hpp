@@ -110,7 +110,7 @@ public:
 
     // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most
     // `wait`; held until the Writer is gone. Everything the command changes happens under it.
-    [[nodiscard]] Expected<Ok> lock(std::chrono::milliseconds wait, uid_t owner);
+    [[nodiscard]] Expected<Ok> lock(std::chrono::milliseconds wait);
     [[nodiscard]] bool locked() const { return lock_.has_value(); }
 
     // Under the lock: whether anything but this Writer's own records reached the journal since
@@ -125,7 +125,8 @@ private:
     [[nodiscard]] Expected<off_t> size() const;
     Expected<Ok> close_torn_line();
     Expected<Ok> follow_a_compaction(const std::string& line);
-    // Reopens the journal if its name no longer refers to the file this Writer holds: true if it did.
+    // Reopens the journal if its name no longer refers to the file this Writer holds: true if it
+    // did. An error is open()'s own: each caller says in what situation it failed.
     Expected<bool> reopen_if_moved();
     UniqueFd dir_;
     UniqueFd fd_;

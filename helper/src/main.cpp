@@ -6,16 +6,13 @@
 #error "WIREDCAP_POLICY_PATH must be defined by the build"
 #endif
 
-#include <unistd.h>
-
-#include <cstring>
-
 #include "process/hardening.hpp"
+#include "wiredcap/durable_write.hpp"
 
 int main(int argc, char** argv) {
     // First, in the smallest frame: a caller's tiny stack limit would overflow helper_main.
     if (const char* refusal = wiredcap::process::raise_limits()) {
-        (void)!::write(1, refusal, std::strlen(refusal));
+        (void)wiredcap::write_fully(1, refusal);
         return 1;
     }
     static const wiredcap::helper::BuildPaths paths{

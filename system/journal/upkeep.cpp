@@ -39,7 +39,7 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
         auto p = prepare_compaction(w.fd_.get(), w.path_, closer);
         if (!p) return p.error();
         if (!w.locked())
-            if (auto locked = w.lock(lock_wait, w.owner_); !locked) return locked.error();
+            if (auto locked = w.lock(lock_wait); !locked) return locked.error();
         locked_at = std::chrono::steady_clock::now();
         c = finish_compaction(w.dir_.get(), w.fd_.get(), w.where_.name, w.path_, *p, always ? 1 : kCompactSaving);
     } catch (const std::exception&) {

@@ -228,7 +228,7 @@ TEST_F(CompactionFile, TheUpkeepPastTheThresholdCompactsAndRecordsIt) {
     tree_.file("journal/journal.jsonl", old);
     auto w = Writer::open(path_, ::geteuid());
     ASSERT_TRUE(w) << test::error_of(w);
-    ASSERT_TRUE(w->lock(std::chrono::milliseconds(500), ::geteuid()));
+    ASSERT_TRUE(w->lock(std::chrono::milliseconds(500)));
     const Record r{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
     // Root's: a member's records past its share (kMemberShare) are refused, and the old
     // records here are uid 501's.
@@ -259,7 +259,7 @@ TEST_F(CompactionFile, AHelperThatWaitedForTheLockWritesToTheNewJournal) {
     ASSERT_TRUE(waiting) << test::error_of(waiting);
     compact_now();
     const std::string archive = test::TempTree::slurp(dir_ + "/journal.jsonl.1");
-    ASSERT_TRUE(waiting->lock(std::chrono::milliseconds(500), ::geteuid()));
+    ASSERT_TRUE(waiting->lock(std::chrono::milliseconds(500)));
     ASSERT_TRUE(waiting->append(Record{"apply", "intent", std::string("late"), 1, std::nullopt, mib(81920), std::nullopt, ""},
                                 Stamp{"B1", 501}));
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"run\":\"late\"");
@@ -331,7 +331,7 @@ TEST_F(CompactionFile, OutOfMemoryLeavesTheJournalWhole) {
     const std::string path = path_;
     auto r = test::run_in_child([path]() -> std::string {
         auto w = Writer::open(path, ::geteuid());
-        if (!w || !w->lock(std::chrono::milliseconds(500), ::geteuid())) return "cannot open";
+        if (!w || !w->lock(std::chrono::milliseconds(500))) return "cannot open";
         const Record rec{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
         if (!w->append(rec, Stamp{"B1", 0})) return "cannot append";  // root: no share
         // No 1 MiB block to be had, whatever this process freed before: the address space is
