@@ -65,7 +65,7 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
         return std::nullopt;
     }
     if (!w) return Failure{ExitCode::journal_failed, w.error().message + "; nothing was changed"};
-    auto locked = w->lock(safe_direction ? kResetLockWait : kLockWait, ctx_.trusted_owner);
+    auto locked = w->lock(safe_direction ? kResetLockWait : kLockWait);
     if (!locked && !safe_direction) return Failure{ExitCode::journal_failed, locked.error().message + "; nothing was changed"};
     if (!locked) warn(locked.error().message + "; went on without it (resetting is always permitted)");
     writer_.emplace(std::move(*w));
@@ -95,19 +95,22 @@ journal::Writer::Flush Action::flush_for(std::string_view event) const {
     return best_effort_ && !intent ? journal::Writer::Flush::later : journal::Writer::Flush::now;
 }
 
-std::optional<Failure> Action::record(std::string event, std::string reason) {
-    if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
+journal::Record Action::record_of(const std::string& event, std::string reason) const {
     // A refusal of a caller other than root names no run: made-up run ids would otherwise each
     // open a run the journal keeps until `recover` ends it (no unbounded ids, issue 23).
     const bool runless = event == "refused" && ctx_.caller.uid != 0;
     // --effective is the caller's word, never a measurement: journaled as its claim, with the
     // source it named kept apart (issue 23).
     const std::string claim = inv_.effective ? "given by uid " + std::to_string(ctx_.caller.uid) : "";
-    journal::Record r{std::string(command_name(inv_.command)), event, runless ? std::nullopt : inv_.run,
-                      runless ? std::nullopt : inv_.step, previous_, to_, readback_, std::move(reason),
-                      inv_.effective, claim, inv_.ignore_hang_ceiling, inv_.by.value_or(""), vouched_,
-                      inv_.effective ? inv_.effective_source.value_or("given") : ""};
-    auto ok = writer_->append(r, stamp_, flush_for(event));
+    return journal::Record{std::string(command_name(inv_.command)), event, runless ? std::nullopt : inv_.run,
+                           runless ? std::nullopt : inv_.step, previous_, to_, readback_, std::move(reason),
+                           inv_.effective, claim, inv_.ignore_hang_ceiling, inv_.by.value_or(""), vouched_,
+                           inv_.effective ? inv_.effective_source.value_or("given") : ""};
+}
+
+std::optional<Failure> Action::record(std::string event, std::string reason) {
+    if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
+    auto ok = writer_->append(record_of(event, std::move(reason)), stamp_, flush_for(event));
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
     warn("could not record '" + event + "': " + ok.error().message);
@@ -122,8 +125,7 @@ Failure Action::refuse(ExitCode code, std::string why) {
         const auto dir = trusted::split_path(ctx_.journal_path);
         const auto log = dir ? journal::count_refusal(dir->dir, ctx_.trusted_owner, ctx_.caller.uid, now)
                              : journal::RefusalLog::log;
-        journal::Record r{std::string(command_name(inv_.command)), "refused", inv_.run, inv_.step,
-                          previous_, to_, readback_, why};
+        journal::Record r = record_of("refused", why);  // the journal's record, to the system log
         if (log == journal::RefusalLog::log_and_say_muted)
             r.reason += "; further refusals of uid " + std::to_string(ctx_.caller.uid) + " are not logged for up to " +
                         std::to_string(journal::kRefusalWindow.count()) + " s";

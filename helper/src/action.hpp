@@ -94,6 +94,8 @@ public:
 
 private:
     [[nodiscard]] journal::Writer::Flush flush_for(std::string_view event) const;
+    // The record of `event` for this command, as the journal (or the system log) gets it.
+    [[nodiscard]] journal::Record record_of(const std::string& event, std::string reason) const;
     const Invocation& inv_;
     Context& ctx_;
     JsonObject out_;

@@ -385,7 +385,7 @@ member_runs_are_bounded_and_abandoned_runs_close() {
 # calls, 500 lines in 3 s); the 10th says that further ones are not logged. Read off a /dev/log
 # of the test's own (an overlay over /dev in a private mount namespace, as in
 # tests/integration/syslog_priority_test.sh). Another uid has its own count; root's journal
-# does not grow.
+# does not grow, and nothing names the made-up run an outsider gives.
 outsider_refusals_are_rate_limited() {
   fresh_fixture
   private_mount_ns || { echo "SKIP: no private /dev/log: $PRIVATE_NS_WHY"; exit 77; }
@@ -411,10 +411,10 @@ def read():  # while the calls run: a full socket queue (net.unix.max_dgram_qlen
                 return
 reader = threading.Thread(target=read)
 reader.start()
-for uid, calls in ((65534, 40), (65533, 3)):
+for uid, calls, extra in ((65534, 40, []), (65533, 3, ["--run", "made-up-1", "--step", "1"])):
     for _ in range(calls):
         subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
-                        helper, "apply", "96GiB"],
+                        helper, "apply", "96GiB", *extra],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=20)
 done.set()
 reader.join()
@@ -428,6 +428,9 @@ PY
   [ "$nobody" -eq 10 ] || fail "uid 65534's 40 refusals left $nobody lines: $(cat "$WORK/records" "$WORK/listener.err")"
   [ "$muted" -eq 1 ] || fail "the last logged refusal does not say the rest are muted"
   [ "$other" -eq 3 ] || fail "uid 65533's refusals were muted by another uid's count: $other lines"
+  # Like the journal's refusals of callers other than root, their copies name no run: an
+  # outsider's made-up run ids go nowhere (issue 23).
+  ! grep -q '"run":"made-up' "$WORK/records" || fail "an outsider's run id reached the system log"
   expect_journal_size "$size"
   local counts=$FIXTURE/journal/.refusals
   [ "$(stat -c '%u %a' "$counts")" = "0 700" ] || fail "the count directory is $(stat -c '%u %a' "$counts")"
