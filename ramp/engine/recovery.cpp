@@ -5,13 +5,13 @@
 #include "engine/recovery.hpp"
 
 #include "engine/outside_ramps.hpp"
+#include "engine/replay_texts.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <unordered_map>
+#include <functional>
 #include <vector>
 
 #include "wiredcap/units/format.hpp"
@@ -35,22 +35,23 @@ using units::MiB;
     }
 }
 
-constexpr std::size_t kUnlisted = SIZE_MAX;
+constexpr std::uint32_t kNone = UINT32_MAX;  // no step, no run, not in the at-risk index
 
 // What the journal says about one step of one run, after the records seen so far.
 struct StepTrack {
     std::uint64_t step = 0;
     std::optional<MiB> value;  // the value the step asked for (its forward to_mib)
-    std::string time;          // of the latest forward record (intent or outcome)
-    std::string boot;
+    Text time;                 // of the latest forward record (intent or outcome)
+    Text boot;
     std::size_t first_index = 0;  // position of its first record: orders the hangs
+    std::uint32_t below = kNone;  // the run's step numbered next below this one (Runs' list)
+    std::uint32_t risk_slot = kNone;  // its place in Runs' index of the steps at risk, if there
     bool intended = false;
     bool applied = false;  // applied, or unchanged (the kernel already held the value)
     bool failed = false;   // mismatch or write_failed: the value may or may not be in force
     // The state machine: a forward record puts the step at risk; a later confirmation or a
     // completed revert takes it out. Failed revert attempts leave it at risk.
     bool at_risk = false;
-    std::size_t risk_slot = kUnlisted;  // its place in Runs' index of the steps at risk, if there
 
     [[nodiscard]] bool has_forward() const { return intended || applied || failed; }
 };
@@ -60,85 +61,80 @@ struct StepTrack {
 struct LastRecord {
     std::optional<std::uint64_t> step;
     std::optional<MiB> to;
-    std::string time;
-    std::string boot;
+    Text time;
+    Text boot;
 };
 struct EndRecord {
     std::optional<MiB> readback;
-    std::string reason;
-    std::string boot;  // an end reads back its own boot's knob, never an earlier boot's
-};
-
-// A run's steps by number, in order (so the highest is the last): a ramp has a few, and a vector
-// of them needs no node per step as a map does (a journal's runs are all held while it is read).
-class Steps {
-public:
-    // The step numbered n, made when it is new. Steps are never removed; the reference holds until
-    // the next new step.
-    StepTrack& of(std::uint64_t n) {
-        auto it = find(n);
-        if (it == v_.end() || it->step != n) {
-            // Room for two steps at once: a run of one or two steps makes one allocation and moves
-            // no step (room for more cost page faults: the journal's runs are all held).
-            if (v_.capacity() == 0) {
-                v_.reserve(2);
-                it = v_.begin();
-            }
-            it = v_.emplace(it);  // at the end (the usual place): made in place, nothing moved
-            it->step = n;
-        }
-        return *it;
-    }
-    StepTrack& at(std::uint64_t n) { return *find(n); }  // a step that exists
-    [[nodiscard]] auto rbegin() const { return v_.rbegin(); }
-    [[nodiscard]] auto rend() const { return v_.rend(); }
-
-private:
-    std::vector<StepTrack>::iterator find(std::uint64_t n) {
-        return std::lower_bound(v_.begin(), v_.end(), n, [](const StepTrack& s, std::uint64_t k) { return s.step < k; });
-    }
-    std::vector<StepTrack> v_;
+    Text reason;
+    Text boot;  // an end reads back its own boot's knob, never an earlier boot's
 };
 
 struct RunTrack {
-    std::string id;
-    Steps steps;
+    Text id;
+    std::uint32_t top = kNone;  // its highest-numbered step (Runs' list, highest first)
     bool ended = false;
     bool ended_hung = false;
-    // The run's most recent record, kept only while no step has a forward record: it names a run
-    // with none, and a forward record is never undone (most runs never need it: not held).
-    std::unique_ptr<LastRecord> last;
     bool any_forward = false;      // some step has had a forward record
+    // The run's most recent record, used only while no step has a forward record: it names a run
+    // with none (a forward record is never undone).
+    LastRecord last;
     EndRecord last_end;            // its most recent `end` (when ended)
     std::optional<MiB> target;     // where a revert goes: the value before step 1, then the
                                    // last confirmed one
 };
 
-// Runs in the order they first appear in the journal, and which of their steps are at risk now:
-// a reset settles only those, so replaying a journal of many ramps, each ended by a reset, stays
-// linear (it was quadratic: 78 s for 400,000 records, bench/journal_scale.sh).
+// Runs in the order they first appear in the journal, their steps, and which of the steps are
+// at risk now: a reset settles only those, so replaying a journal of many ramps, each ended by a
+// reset, stays linear (it was quadratic: 78 s for 400,000 records, bench/journal_scale.sh).
+// Every run and every step is one element of a vector, found by its number there, and their
+// texts are in `texts`: a journal's runs are all held while it is read, and an allocation each
+// (a map's node, a vector of steps, a string) was most of the replay's time (callgrind, issue 25
+// point 4).
 class Runs {
 public:
-    // The run index_of found last is at hand without indexing the deque (an out-of-line call
-    // per record, callgrind).
-    RunTrack& at(std::size_t index) { return index == last_ && last_run_ != nullptr ? *last_run_ : runs_[index]; }
-    std::size_t index_of(std::string_view id) {
+    ReplayTexts texts;
+
+    RunTrack& at(std::uint32_t index) { return runs_[index]; }
+    std::uint32_t index_of(std::string_view id) {
         // A run's records mostly come one after another: the last run asked for, without hashing.
-        if (last_run_ != nullptr && last_run_->id == id) return last_;
-        auto [it, inserted] = index_.try_emplace(std::string(id), runs_.size());
-        if (inserted) runs_.emplace_back().id = id;  // made in place: no strings moved
-        last_ = it->second;
-        last_run_ = &runs_[last_];  // a deque's elements stay where they are
+        if (last_ != kNone && runs_[last_].id.view() == id) return last_;
+        last_ = find_or_add(id);
         return last_;
     }
-    [[nodiscard]] const std::deque<RunTrack>& all() const { return runs_; }
+    [[nodiscard]] const std::vector<RunTrack>& all() const { return runs_; }
+
+    // The run's step numbered n, made when it is new. Steps are never removed; the reference holds
+    // until the next new step.
+    StepTrack& step_of(RunTrack& r, std::uint64_t n) {
+        // The list is highest first, and a new step is usually the run's highest.
+        std::uint32_t above = kNone, next = r.top;
+        while (next != kNone && steps_[next].step > n) {
+            above = next;
+            next = steps_[next].below;
+        }
+        if (next != kNone && steps_[next].step == n) return steps_[next];
+        const auto made = static_cast<std::uint32_t>(steps_.size());
+        StepTrack& s = steps_.emplace_back();  // (after it: the vector may have moved)
+        s.step = n;
+        s.below = next;
+        (above == kNone ? r.top : steps_[above].below) = made;
+        return s;
+    }
+    // The run's highest-numbered step for which `pred` holds, or null.
+    template <class Pred>
+    [[nodiscard]] const StepTrack* highest(const RunTrack& r, Pred pred) const {
+        for (std::uint32_t i = r.top; i != kNone; i = steps_[i].below)
+            if (pred(steps_[i])) return &steps_[i];
+        return nullptr;
+    }
 
     // Call after a step's record: keeps the at-risk index in step with the step.
-    void note_risk(std::size_t run, StepTrack& s) {
-        const bool listed = s.risk_slot != kUnlisted;
+    void note_risk(StepTrack& s) {
+        const bool listed = s.risk_slot != kNone;
         if (s.at_risk && !listed) {
-            s.risk_slot = at_risk_.size();
-            at_risk_.push_back({run, s.step});
+            s.risk_slot = static_cast<std::uint32_t>(at_risk_.size());
+            at_risk_.push_back(static_cast<std::uint32_t>(&s - steps_.data()));
         } else if (!s.at_risk && listed) {
             unlist(s);
         }
@@ -147,8 +143,8 @@ public:
     // (The order the index is visited in does not matter: each such step is settled.)
     void settle_boot(std::string_view boot) {
         for (std::size_t i = 0; i < at_risk_.size();) {
-            StepTrack& s = listed_step(i);
-            if (s.boot == boot) {
+            StepTrack& s = steps_[at_risk_[i]];
+            if (s.boot.view() == boot) {
                 s.at_risk = false;
                 unlist(s);  // the last listed step moves to i: looked at next
             } else {
@@ -158,30 +154,47 @@ public:
     }
 
 private:
-    // A deque: a run, once made, is never moved (a vector's growth copied every run again, and
-    // the fresh memory was a good part of status's time on a large journal, issue 25 point 4).
-    std::deque<RunTrack> runs_;
-    std::size_t last_ = 0;  // the run index_of found last
-    RunTrack* last_run_ = nullptr;  // and where it is
-    std::unordered_map<std::string, std::size_t> index_;
-
-    StepTrack& listed_step(std::size_t slot) {
-        const auto [run, step] = at_risk_[slot];
-        return runs_[run].steps.at(step);  // at risk: it exists
+    // The run named `id`, made when it is new: an open-addressed table of run numbers (+1; 0 is
+    // an empty slot), at most half full.
+    std::uint32_t find_or_add(std::string_view id) {
+        if (2 * (runs_.size() + 1) > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = std::hash<std::string_view>{}(id) & mask;; i = (i + 1) & mask) {
+            if (slots_[i] == 0) {
+                const auto made = static_cast<std::uint32_t>(runs_.size());
+                texts.set(runs_.emplace_back().id, id);
+                slots_[i] = made + 1;
+                return made;
+            }
+            if (runs_[slots_[i] - 1].id.view() == id) return slots_[i] - 1;
+        }
+    }
+    void grow() {
+        slots_.assign(slots_.empty() ? 256 : 2 * slots_.size(), 0);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::uint32_t r = 0; r < runs_.size(); ++r) {
+            std::size_t i = std::hash<std::string_view>{}(runs_[r].id.view()) & mask;
+            while (slots_[i] != 0) i = (i + 1) & mask;
+            slots_[i] = r + 1;
+        }
     }
     // Out of the index in constant time: the last listed step takes its place (a std::set of
     // them cost a node, and its allocation, for every step of every run: callgrind).
     void unlist(StepTrack& s) {
-        const std::size_t slot = s.risk_slot;
-        s.risk_slot = kUnlisted;
+        const std::uint32_t slot = s.risk_slot;
+        s.risk_slot = kNone;
         if (slot + 1 != at_risk_.size()) {
             at_risk_[slot] = at_risk_.back();
-            listed_step(slot).risk_slot = slot;
+            steps_[at_risk_[slot]].risk_slot = slot;
         }
         at_risk_.pop_back();
     }
-    // The steps at risk now, as (run, step): each knows its place here (risk_slot).
-    std::vector<std::pair<std::size_t, std::uint64_t>> at_risk_;
+
+    std::vector<RunTrack> runs_;
+    std::vector<std::uint32_t> slots_;  // find_or_add's table
+    std::uint32_t last_ = kNone;        // the run index_of found last
+    std::vector<StepTrack> steps_;      // every run's steps, as they first appear
+    std::vector<std::uint32_t> at_risk_;  // the steps at risk now: each knows its place here
 };
 
 bool is_forward(std::string_view event) {
@@ -197,29 +210,30 @@ bool is_unchanged_revert(const StepTrack& s, const Entry& e) {
     return is_word(e.event, "unchanged") && s.has_forward() && s.value && e.to && *e.to != *s.value;
 }
 
-void apply_forward(StepTrack& s, const Entry& e) {
+void apply_forward(StepTrack& s, const Entry& e, ReplayTexts& texts) {
     if (!s.value) s.value = e.to ? e.to : e.readback;
-    copy_text(s.time, e.time);
-    copy_text(s.boot, e.boot);
+    texts.set(s.time, e.time);
+    texts.set(s.boot, e.boot);
     if (is_word(e.event, "intent")) s.intended = true;
     else if (is_word(e.event, "applied") || is_word(e.event, "unchanged")) s.applied = true;
     else s.failed = true;
     s.at_risk = true;
 }
 
-void apply_step_event(StepTrack& s, const Entry& e, std::size_t index) {
+void apply_step_event(StepTrack& s, const Entry& e, std::size_t index, ReplayTexts& texts) {
     if (s.first_index == 0) s.first_index = index;
     if (is_unchanged_revert(s, e) || is_word(e.event, "revert_applied") || is_word(e.event, "confirmed")) {
         s.at_risk = false;
     } else if (is_forward(e.event)) {
-        apply_forward(s, e);
+        apply_forward(s, e, texts);
     }
     // refused, revert_intent, revert_mismatch, revert_write_failed: nothing changed for the
     // better, so the step keeps whatever risk it had.
 }
 
-StepRef ref_of(const std::string& run, const StepTrack& s) {
-    return StepRef{run, s.step, s.value.value_or(MiB::zero()), s.time, s.boot, RefKind::ramp_step};
+StepRef ref_of(const RunTrack& r, const StepTrack& s) {
+    return StepRef{std::string(r.id.view()), s.step, s.value.value_or(MiB::zero()), std::string(s.time.view()),
+                   std::string(s.boot.view()), RefKind::ramp_step};
 }
 
 // The confirmed value: what the kernel read back when the person said yes, else what the step
@@ -249,17 +263,13 @@ void set_confirmed(std::optional<StepRef>& last, const Entry& e, MiB value) {
 }
 
 // The highest step that ever had a forward record: the one a ramp was on when it stopped.
-const StepTrack* highest_forward(const RunTrack& r) {
-    for (auto it = r.steps.rbegin(); it != r.steps.rend(); ++it)
-        if (it->has_forward()) return &*it;
-    return nullptr;
+const StepTrack* highest_forward(const Runs& runs, const RunTrack& r) {
+    return runs.highest(r, [](const StepTrack& s) { return s.has_forward(); });
 }
 
 // The highest step still at risk: for a run recorded as hung, the value that hung.
-const StepTrack* highest_at_risk(const RunTrack& r) {
-    for (auto it = r.steps.rbegin(); it != r.steps.rend(); ++it)
-        if (it->at_risk) return &*it;
-    return nullptr;
+const StepTrack* highest_at_risk(const Runs& runs, const RunTrack& r) {
+    return runs.highest(r, [](const StepTrack& s) { return s.at_risk; });
 }
 
 // A step whose value is the OS default (a reset) cannot be what hung the machine.
@@ -267,19 +277,19 @@ bool can_hang(const StepTrack& s) { return s.value && s.value->count() != 0; }
 
 // A run with nothing recorded that ever put the machine at risk (only refusals, say).
 UnresolvedRun nothing_at_risk(const RunTrack& r) {
-    static const LastRecord kNone{};
-    const LastRecord& e = r.last ? *r.last : kNone;  // always there for a run with no forward record
-    StepRef at{r.id, e.step.value_or(0), e.to.value_or(MiB::zero()), e.time, e.boot, RefKind::ramp_step};
+    const LastRecord& e = r.last;  // kept for a run with no forward record
+    StepRef at{std::string(r.id.view()), e.step.value_or(0), e.to.value_or(MiB::zero()), std::string(e.time.view()),
+               std::string(e.boot.view()), RefKind::ramp_step};
     return UnresolvedRun{std::move(at), RunState::ended_without_record};
 }
 
-UnresolvedRun classify(const RunTrack& r, std::string_view current_boot) {
-    const StepTrack* s = highest_forward(r);
+UnresolvedRun classify(const Runs& runs, const RunTrack& r, std::string_view current_boot) {
+    const StepTrack* s = highest_forward(runs, r);
     if (s == nullptr) return nothing_at_risk(r);
-    StepRef at = ref_of(r.id, *s);
+    StepRef at = ref_of(r, *s);
     if (!s->at_risk) return UnresolvedRun{std::move(at), RunState::ended_without_record};
     // In this boot the ramp may still be running, or its guard is reverting it: leave it alone.
-    if (!earlier_boot(s->boot, current_boot)) return UnresolvedRun{std::move(at), RunState::awaiting_in_this_boot};
+    if (!earlier_boot(s->boot.view(), current_boot)) return UnresolvedRun{std::move(at), RunState::awaiting_in_this_boot};
     // An earlier boot: the reboot reset the knob. Only a raised value can have caused it.
     if (!can_hang(*s)) return UnresolvedRun{std::move(at), RunState::ended_without_record};
     // A failed write (no applied record) is treated as interrupted: whether the value took
@@ -320,16 +330,17 @@ bool is_boot_trip(const Entry& e) { return is_word(e.command, "boot") && !e.run 
 // itself is the only witness, and says so by its kind.
 StepRef trip_ref(const Entry& trip, const LastRecord* last_apply) {
     const MiB value = *trip.to;
-    if (last_apply != nullptr && last_apply->to == trip.to && last_apply->boot != trip.boot)
-        return StepRef{"", 0, value, last_apply->time, last_apply->boot, RefKind::boot_apply};
+    if (last_apply != nullptr && last_apply->to == trip.to && last_apply->boot.view() != trip.boot)
+        return StepRef{"", 0, value, std::string(last_apply->time.view()), std::string(last_apply->boot.view()),
+                       RefKind::boot_apply};
     return StepRef{"", 0, value, std::string(trip.time), std::string(trip.boot), RefKind::boot_trip};
 }
 
-void keep(LastRecord& kept, const Entry& e) {
+void keep(LastRecord& kept, const Entry& e, ReplayTexts& texts) {
     kept.step = e.step;
     kept.to = e.to;
-    copy_text(kept.time, e.time);  // the storage of the record before is reused
-    copy_text(kept.boot, e.boot);
+    texts.set(kept.time, e.time);  // the storage of the record before is reused
+    texts.set(kept.boot, e.boot);
 }
 
 }  // namespace
@@ -357,7 +368,7 @@ void Analysis::add(const Entry& e) {
     const std::size_t order = ++st.order;
     Runs& runs = st.runs;
     StepTrack* step = nullptr;
-    std::size_t run_index = 0;
+    std::uint32_t run_index = 0;
     if (e.run) {
         run_index = runs.index_of(*e.run);
         RunTrack& run = runs.at(run_index);
@@ -365,25 +376,22 @@ void Analysis::add(const Entry& e) {
         if (is_word(e.event, "end")) {
             run.ended = true;
             run.last_end.readback = e.readback;
-            copy_text(run.last_end.reason, e.reason);
-            copy_text(run.last_end.boot, e.boot);
+            runs.texts.set(run.last_end.reason, e.reason);
+            runs.texts.set(run.last_end.boot, e.boot);
             run.ended_hung = run.ended_hung || is_word(e.reason, "hung");  // a recorded hang is never lost
         } else if (e.step) {
-            step = &run.steps.of(*e.step);
-            apply_step_event(*step, e, order);
-            if (!run.any_forward && step->has_forward()) {
-                run.any_forward = true;
-                run.last.reset();  // no longer used: its memory goes back for the runs still to come
-            }
-            runs.note_risk(run_index, *step);
+            step = &runs.step_of(run, *e.step);
+            apply_step_event(*step, e, order, runs.texts);
+            if (step->has_forward()) run.any_forward = true;
+            runs.note_risk(*step);
         }
-        if (!run.any_forward) {
-            if (!run.last) run.last = std::make_unique<LastRecord>();
-            keep(*run.last, e);
-        }
+        if (!run.any_forward) keep(run.last, e, runs.texts);
     }
     if (is_completed_plain_reset(e)) settle_same_boot_steps(runs, e.boot);
-    if (is_boot_apply(e)) keep(st.last_boot_apply.emplace(), e);
+    if (is_boot_apply(e)) {
+        if (!st.last_boot_apply) st.last_boot_apply.emplace();  // its texts' storage kept
+        keep(*st.last_boot_apply, e, runs.texts);
+    }
     // A trip at the OS default (0) would be no hang at all; the helper never stores 0.
     if (is_boot_trip(e) && e.to && e.to->count() != 0)
         st.boot_hangs.push_back(Hang{order, trip_ref(e, st.last_boot_apply ? &*st.last_boot_apply : nullptr)});
@@ -401,25 +409,26 @@ namespace {
 // Whether the run's `end` is evidence that nothing is left in force: see recovery.hpp.
 // An end of a later boot than the step at risk proves nothing about the boot that went down
 // (whoever wrote it: a group member may end any run, issue 23).
-bool end_settles(const RunTrack& r) {
-    const StepTrack* at_risk = highest_at_risk(r);
+bool end_settles(const Runs& runs, const RunTrack& r) {
+    const StepTrack* at_risk = highest_at_risk(runs, r);
     if (at_risk == nullptr) return true;
     const EndRecord& e = r.last_end;
     if (e.boot != at_risk->boot) return false;
-    return !is_word(e.reason, "revert_failed") && e.readback && r.target && *e.readback == *r.target;
+    return !is_word(e.reason.view(), "revert_failed") && e.readback && r.target && *e.readback == *r.target;
 }
 
-void collect(const RunTrack& r, std::string_view current_boot, Report& report, std::vector<Hang>& hangs) {
+void collect(const Runs& runs, const RunTrack& r, std::string_view current_boot, Report& report,
+             std::vector<Hang>& hangs) {
     if (r.ended && r.ended_hung) {
-        if (const StepTrack* s = highest_at_risk(r); s != nullptr && can_hang(*s))
-            hangs.push_back(Hang{s->first_index, ref_of(r.id, *s)});
+        if (const StepTrack* s = highest_at_risk(runs, r); s != nullptr && can_hang(*s))
+            hangs.push_back(Hang{s->first_index, ref_of(r, *s)});
         return;
     }
-    if (r.ended && end_settles(r)) return;
-    UnresolvedRun u = classify(r, current_boot);
+    if (r.ended && end_settles(runs, r)) return;
+    UnresolvedRun u = classify(runs, r, current_boot);
     if (r.ended && u.state == RunState::awaiting_in_this_boot) u.state = RunState::revert_unproven_in_this_boot;
     if (is_hang_state(u.state))
-        if (const StepTrack* s = highest_forward(r)) hangs.push_back(Hang{s->first_index, u.at});
+        if (const StepTrack* s = highest_forward(runs, r)) hangs.push_back(Hang{s->first_index, u.at});
     report.unresolved.push_back(std::move(u));
 }
 
@@ -456,7 +465,7 @@ Report Analysis::finish() const {
     Report report;
     report.last_confirmed = st.last_confirmed;
     std::vector<Hang> hangs = st.boot_hangs;
-    for (const RunTrack& r : st.runs.all()) collect(r, st.current_boot, report, hangs);
+    for (const RunTrack& r : st.runs.all()) collect(st.runs, r, st.current_boot, report, hangs);
     add_outside_ramps(st.outside.result(), hangs, report);
     std::stable_sort(hangs.begin(), hangs.end(), [](const Hang& a, const Hang& b) { return a.order < b.order; });
     for (auto& h : hangs) report.hangs.push_back(std::move(h.ref));
