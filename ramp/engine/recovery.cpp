@@ -4,6 +4,7 @@
 // never by their timestamps, which a clock change can reorder.
 #include "engine/recovery.hpp"
 
+#include "engine/chunked.hpp"
 #include "engine/outside_ramps.hpp"
 #include "engine/replay_texts.hpp"
 
@@ -44,6 +45,7 @@ struct StepTrack {
     Text time;                 // of the latest forward record (intent or outcome)
     Text boot;
     std::size_t first_index = 0;  // position of its first record: orders the hangs
+    std::uint32_t self = 0;       // its place in Runs' steps
     std::uint32_t below = kNone;  // the run's step numbered next below this one (Runs' list)
     std::uint32_t risk_slot = kNone;  // its place in Runs' index of the steps at risk, if there
     bool intended = false;
@@ -87,10 +89,10 @@ struct RunTrack {
 // Runs in the order they first appear in the journal, their steps, and which of the steps are
 // at risk now: a reset settles only those, so replaying a journal of many ramps, each ended by a
 // reset, stays linear (it was quadratic: 78 s for 400,000 records, bench/journal_scale.sh).
-// Every run and every step is one element of a vector, found by its number there, and their
-// texts are in `texts`: a journal's runs are all held while it is read, and an allocation each
-// (a map's node, a vector of steps, a string) was most of the replay's time (callgrind, issue 25
-// point 4).
+// Every run and every step is one element of a Chunked sequence, found by its number there, and
+// their texts are in `texts`: a journal's runs are all held while it is read, and an allocation
+// each (a map's node, a vector of steps, a string) was most of the replay's time (callgrind,
+// issue 25 point 4).
 class Runs {
 public:
     ReplayTexts texts;
@@ -102,10 +104,10 @@ public:
         last_ = find_or_add(id);
         return last_;
     }
-    [[nodiscard]] const std::vector<RunTrack>& all() const { return runs_; }
+    [[nodiscard]] std::size_t count() const { return runs_.size(); }
+    [[nodiscard]] const RunTrack& at(std::size_t index) const { return runs_[index]; }
 
-    // The run's step numbered n, made when it is new. Steps are never removed; the reference holds
-    // until the next new step.
+    // The run's step numbered n, made when it is new. Steps are never removed, nor moved.
     StepTrack& step_of(RunTrack& r, std::uint64_t n) {
         // The list is highest first, and a new step is usually the run's highest.
         std::uint32_t above = kNone, next = r.top;
@@ -115,7 +117,8 @@ public:
         }
         if (next != kNone && steps_[next].step == n) return steps_[next];
         const auto made = static_cast<std::uint32_t>(steps_.size());
-        StepTrack& s = steps_.emplace_back();  // (after it: the vector may have moved)
+        StepTrack& s = steps_.emplace_back();
+        s.self = made;
         s.step = n;
         s.below = next;
         (above == kNone ? r.top : steps_[above].below) = made;
@@ -134,7 +137,7 @@ public:
         const bool listed = s.risk_slot != kNone;
         if (s.at_risk && !listed) {
             s.risk_slot = static_cast<std::uint32_t>(at_risk_.size());
-            at_risk_.push_back(static_cast<std::uint32_t>(&s - steps_.data()));
+            at_risk_.push_back(s.self);
         } else if (!s.at_risk && listed) {
             unlist(s);
         }
@@ -190,42 +193,59 @@ private:
         at_risk_.pop_back();
     }
 
-    std::vector<RunTrack> runs_;
+    // Chunks of some 40 KiB.
+    Chunked<RunTrack, 256> runs_;
     std::vector<std::uint32_t> slots_;  // find_or_add's table
     std::uint32_t last_ = kNone;        // the run index_of found last
-    std::vector<StepTrack> steps_;      // every run's steps, as they first appear
+    Chunked<StepTrack, 512> steps_;     // every run's steps, as they first appear
     std::vector<std::uint32_t> at_risk_;  // the steps at risk now: each knows its place here
 };
 
-bool is_forward(std::string_view event) {
-    return is_word(event, "intent") || is_word(event, "applied") || is_word(event, "unchanged") || is_word(event, "mismatch") ||
-           is_word(event, "write_failed");
+// The events the replay tells apart, named once per record (each record was compared with a
+// dozen words, most of them more than once: callgrind, issue 25 point 4). The forward ones first.
+enum class Event { intent, applied, unchanged, mismatch, write_failed, revert_applied, confirmed, end, tripped, other };
+
+Event event_of(std::string_view w) {
+    auto is = [&](const auto& word, Event e) { return is_word(w, word) ? e : Event::other; };
+    switch (w.size()) {
+        case 3: return is("end", Event::end);
+        case 6: return is("intent", Event::intent);
+        case 7: return is_word(w, "applied") ? Event::applied : is("tripped", Event::tripped);
+        case 8: return is("mismatch", Event::mismatch);
+        case 9: return is_word(w, "unchanged") ? Event::unchanged : is("confirmed", Event::confirmed);
+        case 12: return is("write_failed", Event::write_failed);
+        case 14: return is("revert_applied", Event::revert_applied);
+        default: return Event::other;
+    }
 }
+
+// A record that puts its step at risk: the value asked for may be in force.
+bool is_forward(Event e) { return e <= Event::write_failed; }
 
 // An `unchanged` record is written both for a forward apply of the value already in force and
 // for a revert that found its target already in force (the helper does not prefix it with
 // "revert_"). The second kind names a different value than the step asked for: it means the
 // revert's target holds, so the step is no longer at risk.
-bool is_unchanged_revert(const StepTrack& s, const Entry& e) {
-    return is_word(e.event, "unchanged") && s.has_forward() && s.value && e.to && *e.to != *s.value;
+bool is_unchanged_revert(const StepTrack& s, const Entry& e, Event ev) {
+    return ev == Event::unchanged && s.has_forward() && s.value && e.to && *e.to != *s.value;
 }
 
-void apply_forward(StepTrack& s, const Entry& e, ReplayTexts& texts) {
+void apply_forward(StepTrack& s, const Entry& e, Event ev, ReplayTexts& texts) {
     if (!s.value) s.value = e.to ? e.to : e.readback;
     texts.set(s.time, e.time);
     texts.set(s.boot, e.boot);
-    if (is_word(e.event, "intent")) s.intended = true;
-    else if (is_word(e.event, "applied") || is_word(e.event, "unchanged")) s.applied = true;
+    if (ev == Event::intent) s.intended = true;
+    else if (ev == Event::applied || ev == Event::unchanged) s.applied = true;
     else s.failed = true;
     s.at_risk = true;
 }
 
-void apply_step_event(StepTrack& s, const Entry& e, std::size_t index, ReplayTexts& texts) {
+void apply_step_event(StepTrack& s, const Entry& e, Event ev, std::size_t index, ReplayTexts& texts) {
     if (s.first_index == 0) s.first_index = index;
-    if (is_unchanged_revert(s, e) || is_word(e.event, "revert_applied") || is_word(e.event, "confirmed")) {
+    if (is_unchanged_revert(s, e, ev) || ev == Event::revert_applied || ev == Event::confirmed) {
         s.at_risk = false;
-    } else if (is_forward(e.event)) {
-        apply_forward(s, e, texts);
+    } else if (is_forward(ev)) {
+        apply_forward(s, e, ev, texts);
     }
     // refused, revert_intent, revert_mismatch, revert_write_failed: nothing changed for the
     // better, so the step keeps whatever risk it had.
@@ -308,8 +328,8 @@ struct Hang {
 };
 
 // `wiredcap reset` outside any ramp that took effect (or found the OS default in force).
-bool is_completed_plain_reset(const Entry& e) {
-    return !e.run && is_word(e.command, "reset") && (is_word(e.event, "applied") || is_word(e.event, "unchanged"));
+bool is_completed_plain_reset(const Entry& e, Event ev) {
+    return !e.run && (ev == Event::applied || ev == Event::unchanged) && is_word(e.command, "reset");
 }
 
 // A completed reset put the OS default back: steps at risk in the same boot no longer are, so
@@ -319,11 +339,11 @@ bool is_completed_plain_reset(const Entry& e) {
 void settle_same_boot_steps(Runs& runs, std::string_view boot) { runs.settle_boot(boot); }
 
 // The boot action's records, which belong to no run.
-bool is_boot_apply(const Entry& e) {
-    return is_word(e.command, "boot") && !e.run && (is_word(e.event, "intent") || is_word(e.event, "applied") || is_word(e.event, "mismatch") ||
-                                             is_word(e.event, "write_failed"));
+bool is_boot_apply(const Entry& e, Event ev) {
+    return !e.run && (ev == Event::intent || ev == Event::applied || ev == Event::mismatch || ev == Event::write_failed) &&
+           is_word(e.command, "boot");
 }
-bool is_boot_trip(const Entry& e) { return is_word(e.command, "boot") && !e.run && is_word(e.event, "tripped"); }
+bool is_boot_trip(const Entry& e, Event ev) { return !e.run && ev == Event::tripped && is_word(e.command, "boot"); }
 
 // A trip names the value, and the boot that found it; the boot that hung is the one whose apply
 // of that value came last before it. Without that record (a journal that lost it) the trip
@@ -366,14 +386,15 @@ Analysis& Analysis::operator=(Analysis&&) noexcept = default;
 void Analysis::add(const Entry& e) {
     State& st = *s_;
     const std::size_t order = ++st.order;
+    const Event ev = event_of(e.event);
     Runs& runs = st.runs;
     StepTrack* step = nullptr;
     std::uint32_t run_index = 0;
     if (e.run) {
         run_index = runs.index_of(*e.run);
         RunTrack& run = runs.at(run_index);
-        if (!run.target && e.from && is_forward(e.event)) run.target = e.from;
-        if (is_word(e.event, "end")) {
+        if (!run.target && e.from && is_forward(ev)) run.target = e.from;
+        if (ev == Event::end) {
             run.ended = true;
             run.last_end.readback = e.readback;
             runs.texts.set(run.last_end.reason, e.reason);
@@ -381,22 +402,22 @@ void Analysis::add(const Entry& e) {
             run.ended_hung = run.ended_hung || is_word(e.reason, "hung");  // a recorded hang is never lost
         } else if (e.step) {
             step = &runs.step_of(run, *e.step);
-            apply_step_event(*step, e, order, runs.texts);
+            apply_step_event(*step, e, ev, order, runs.texts);
             if (step->has_forward()) run.any_forward = true;
             runs.note_risk(*step);
         }
         if (!run.any_forward) keep(run.last, e, runs.texts);
     }
-    if (is_completed_plain_reset(e)) settle_same_boot_steps(runs, e.boot);
-    if (is_boot_apply(e)) {
+    if (is_completed_plain_reset(e, ev)) settle_same_boot_steps(runs, e.boot);
+    if (is_boot_apply(e, ev)) {
         if (!st.last_boot_apply) st.last_boot_apply.emplace();  // its texts' storage kept
         keep(*st.last_boot_apply, e, runs.texts);
     }
     // A trip at the OS default (0) would be no hang at all; the helper never stores 0.
-    if (is_boot_trip(e) && e.to && e.to->count() != 0)
+    if (is_boot_trip(e, ev) && e.to && e.to->count() != 0)
         st.boot_hangs.push_back(Hang{order, trip_ref(e, st.last_boot_apply ? &*st.last_boot_apply : nullptr)});
     // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
-    if (is_word(e.event, "confirmed"))
+    if (ev == Event::confirmed)
         if (auto value = confirmed_value(e, step)) {
             if (e.run) runs.at(run_index).target = *value;
             set_confirmed(st.last_confirmed, e, *value);
@@ -465,7 +486,7 @@ Report Analysis::finish() const {
     Report report;
     report.last_confirmed = st.last_confirmed;
     std::vector<Hang> hangs = st.boot_hangs;
-    for (const RunTrack& r : st.runs.all()) collect(st.runs, r, st.current_boot, report, hangs);
+    for (std::size_t r = 0; r < st.runs.count(); ++r) collect(st.runs, st.runs.at(r), st.current_boot, report, hangs);
     add_outside_ramps(st.outside.result(), hangs, report);
     std::stable_sort(hangs.begin(), hangs.end(), [](const Hang& a, const Hang& b) { return a.order < b.order; });
     for (auto& h : hangs) report.hangs.push_back(std::move(h.ref));

@@ -31,16 +31,40 @@ class ReplayTexts {
 public:
     // `to` becomes a copy of `from`: written over in place when as long (a step's time, rewritten
     // by its every record, is), else copied anew (what it held before stays unused until the end).
-    void set(Text& to, std::string_view from) {
+    [[gnu::always_inline]] void set(Text& to, std::string_view from) {
         if (from.size() != to.size_) {
             to.data_ = room(from.size());
             to.size_ = from.size();
         }
-        if (!from.empty()) std::memcpy(to.data_, from.data(), from.size());
+        copy_bytes(to.data_, from.data(), from.size());
     }
 
 private:
     static constexpr std::size_t kBlock = 64 * 1024;
+
+    // A time or a boot id (a UUID: 36 bytes) copied a word at a time, the last word overlapping the
+    // one before, inline: a call to memcpy for each was a fifth of the replay (callgrind).
+    [[gnu::always_inline]] static void copy_bytes(char* to, const char* from, std::size_t n) {
+        auto words = [&](std::size_t at) {
+            std::uint64_t a = 0, b = 0;
+            std::memcpy(&a, from + at, 8);
+            std::memcpy(&b, from + at + 8, 8);
+            std::memcpy(to + at, &a, 8);
+            std::memcpy(to + at + 8, &b, 8);
+        };
+        if (n >= 16 && n <= 48) {
+            for (std::size_t at = 0; at + 16 < n; at += 16) words(at);
+            words(n - 16);
+        } else if (n >= 8 && n < 16) {
+            std::uint64_t a = 0, b = 0;
+            std::memcpy(&a, from, 8);
+            std::memcpy(&b, from + n - 8, 8);
+            std::memcpy(to, &a, 8);
+            std::memcpy(to + n - 8, &b, 8);
+        } else if (n != 0) {
+            std::memcpy(to, from, n);
+        }
+    }
 
     char* room(std::size_t n) {
         if (n > left_) {
