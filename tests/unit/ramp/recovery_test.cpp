@@ -7,6 +7,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "journal/journal.hpp"
 #include "readings/journal_reader.hpp"
@@ -787,6 +788,76 @@ TEST(Recovery, ATripIsNeverUndone) {
     j.in_boot(kBootB).boot_event("tripped", 96_GiB).plain_reset(0_MiB);
     j.add(Record{"persist", "removed", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""});
     EXPECT_EQ(j.analyse_in(kBootB).hang_ceiling->value, 96_GiB);
+}
+
+// ---- the replay's own bookkeeping (recovery.cpp: Runs, ReplayTexts) ---------------------------
+
+// A run's steps are kept by number, whatever order their records come in: the highest-numbered
+// step at risk is the one that hung, not the one recorded last.
+TEST(Recovery, StepsRecordedOutOfOrderAreTakenByTheirNumber) {
+    Journal j;
+    j.step("r1", 3, 64_GiB, 80_GiB).confirm("r1", 3, 80_GiB);
+    j.step("r1", 2, 80_GiB, 96_GiB);
+    j.step("r1", 1, 96_GiB, 112_GiB);
+    j.end("r1", "hung");
+    const Report r = j.analyse_in(kBootA);
+    ASSERT_EQ(r.hangs.size(), 1u);
+    EXPECT_EQ(r.hangs[0].step, 2u);
+    EXPECT_EQ(r.hangs[0].value, 96_GiB);
+}
+
+// Runs are found again by their id among many: a thousand ramps left at risk, then every one
+// but one confirmed, long after it began.
+TEST(Recovery, ARunIsFoundAgainAmongAThousand) {
+    Journal j;
+    for (int i = 0; i < 1000; ++i) j.step("r" + std::to_string(i), 1, 64_GiB, 80_GiB);
+    for (int i = 0; i < 1000; ++i)
+        if (i != 617) j.confirm("r" + std::to_string(i), 1, 80_GiB);
+    const Report r = j.analyse_in(kBootB);
+    ASSERT_EQ(r.unresolved.size(), 1000u);  // the 999 others: confirmed, never ended
+    std::size_t hung = 0;
+    for (const UnresolvedRun& u : r.unresolved)
+        if (u.state == RunState::hung_in_earlier_boot) {
+            ++hung;
+            EXPECT_EQ(u.at.run, "r617");
+        }
+    EXPECT_EQ(hung, 1u);
+}
+
+// The texts a step keeps are its last record's, whatever their lengths (longer, as long, shorter),
+// and one longer than the replay's blocks of text too.
+TEST(Recovery, AStepKeepsItsLastRecordsTextsOfAnyLength) {
+    const std::string long_boot(70000, 'b');
+    auto record = [](std::string run, std::string time, std::string boot, std::string event, MiB to) {
+        journal_view::Entry e;
+        e.v = 1;
+        e.time = std::move(time);
+        e.boot = std::move(boot);
+        e.command = "apply";
+        e.event = std::move(event);
+        e.run = std::move(run);
+        e.step = 1;
+        e.to = to;
+        return e;
+    };
+    const std::vector<journal_view::Entry> entries{
+        record("r1", "T-1", "B", "intent", 80_GiB),
+        record("r1", "TIME-LONGER", long_boot, "applied", 80_GiB),
+        record("r2", "T-2", "C", "intent", 96_GiB),
+        record("r2", "T-3", "D", "applied", 96_GiB),
+        record("r3", "TIME-LONGER-STILL", long_boot, "intent", 112_GiB),
+        record("r3", "T", "C", "applied", 112_GiB),
+    };
+    const Report r = analyse(entries, "NOW");
+    ASSERT_EQ(r.hangs.size(), 3u);
+    EXPECT_EQ(r.hangs[0].time, "TIME-LONGER");
+    EXPECT_EQ(r.hangs[0].boot, long_boot);
+    EXPECT_EQ(r.hangs[0].value, 80_GiB);
+    EXPECT_EQ(r.hangs[1].time, "T-3");
+    EXPECT_EQ(r.hangs[1].boot, "D");
+    EXPECT_EQ(r.hangs[2].time, "T");
+    EXPECT_EQ(r.hangs[2].boot, "C");
+    EXPECT_EQ(r.hangs[2].run, "r3");
 }
 
 TEST(Recovery, KindNames) {
