@@ -327,31 +327,41 @@ bool optional_fields_in_helper_order(Cursor& c, EntryView& e) {
     return true;
 }
 
-}  // namespace
-
-namespace plain_reading {
-
 // The helper writes the keys in one order (to_json_line, helper/journal/journal.cpp): the
 // mandatory six, then each optional one at most once. This reading expects exactly that and
 // compares each key, with its quotes, colon and comma, as one literal; anything else (another
 // order, a key twice, another key, "v" other than 1) is not in that form and goes to
 // in_any_order, which reads any order and refuses a key twice. Every value is read by the same
 // functions in both, so where this one reads a line, it reads what in_any_order reads.
-bool in_helper_order(std::string_view line, std::size_t number, EntryView& e) {
-    if (line.size() > json::kMaxText) return false;  // the full parser's limit: it skips the line
+//
+// Where the record's closing brace ends, or nullopt; what follows it is the caller's. Nothing it
+// takes is a newline (no literal holds one, and a plain string refuses control characters), so
+// read from the start of a longer text, it reads the line up to the first newline exactly as it
+// reads that line alone.
+std::optional<std::size_t> helper_order_end(std::string_view text, std::size_t number, EntryView& e) {
     // The mandatory fields are all set below before the line is taken.
     clear_optional(e);
     e.line = number;
-    Cursor c{line};
-    if (!take_literal(c, R"({"v":1,"time":)") || !take_string(c, e.time)) return false;
+    Cursor c{text};
+    if (!take_literal(c, R"({"v":1,"time":)") || !take_string(c, e.time)) return std::nullopt;
     e.v = 1;
-    if (!take_literal(c, R"(,"boot":)") || !take_string(c, e.boot)) return false;
-    if (!take_literal(c, R"(,"uid":)") || !take_count(c, e.uid)) return false;
-    if (!take_literal(c, R"(,"command":)") || !take_string(c, e.command)) return false;
-    if (!take_literal(c, R"(,"event":)") || !take_string(c, e.event)) return false;
+    if (!take_literal(c, R"(,"boot":)") || !take_string(c, e.boot)) return std::nullopt;
+    if (!take_literal(c, R"(,"uid":)") || !take_count(c, e.uid)) return std::nullopt;
+    if (!take_literal(c, R"(,"command":)") || !take_string(c, e.command)) return std::nullopt;
+    if (!take_literal(c, R"(,"event":)") || !take_string(c, e.event)) return std::nullopt;
     // Each optional key, when it is next, must have a plain value of its type.
-    if (!optional_fields_in_helper_order(c, e)) return false;
-    return take_literal(c, "}") && c.i == line.size();
+    if (!optional_fields_in_helper_order(c, e) || !take_literal(c, "}")) return std::nullopt;
+    return c.i;
+}
+
+}  // namespace
+
+namespace plain_reading {
+
+bool in_helper_order(std::string_view line, std::size_t number, EntryView& e) {
+    if (line.size() > json::kMaxText) return false;  // the full parser's limit: it skips the line
+    const auto end = helper_order_end(line, number, e);
+    return end && *end == line.size();
 }
 
 bool in_any_order(std::string_view line, std::size_t number, EntryView& e) {
@@ -388,6 +398,13 @@ bool in_any_order(std::string_view line, std::size_t number, EntryView& e) {
 
 bool read_plain_record(std::string_view line, std::size_t number, EntryView& e) {
     return plain_reading::in_helper_order(line, number, e) || plain_reading::in_any_order(line, number, e);
+}
+
+std::size_t read_helper_line(std::string_view text, std::size_t number, EntryView& e) {
+    const auto end = helper_order_end(text, number, e);
+    // The full parser's limit, as in_helper_order: a text read whole may hold longer lines.
+    if (!end || *end >= text.size() || text[*end] != '\n' || *end > json::kMaxText) return 0;
+    return *end;
 }
 
 std::optional<Entry> read_plain_record(std::string_view line, std::size_t number) {

@@ -184,6 +184,14 @@ public:
 
     void feed(std::string_view piece) {
         for (;;) {
+            // Most lines are the helper's: read where they lie, the reading finding their end.
+            if (carry_.empty())
+                if (const std::size_t n = read_helper_line(piece, lines_ + 1, entry_); n != 0) {
+                    ++lines_;
+                    sink_(entry_);
+                    piece.remove_prefix(n + 1);
+                    continue;
+                }
             const auto nl = piece.find('\n');
             if (nl == std::string_view::npos) break;
             if (carry_.empty()) {

@@ -65,6 +65,25 @@ void check(const std::string& line, bool plain) {
         ASSERT_TRUE(full) << line;
         expect_same(to_entry(any), *full, line);
     }
+    // The journal's reader reads the helper's lines where they lie in the text it read, each
+    // line's end found by the reading: the line up to the first newline, read as alone.
+    const std::string first = line.substr(0, line.find('\n'));
+    EntryView alone;
+    const bool first_in_order = plain_reading::in_helper_order(first, 7, alone);
+    for (const std::string next : {"", "\n", R"({"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e"})"}) {
+        EntryView lying;  // views into `text`
+        const std::string text = line + "\n" + next;
+        const std::size_t length = read_helper_line(text, 7, lying);
+        EXPECT_EQ(length != 0, first_in_order) << line;
+        if (length != 0 && first_in_order) {
+            EXPECT_EQ(length, first.size()) << line;
+            expect_same(to_entry(lying), to_entry(alone), line);
+        }
+    }
+    EntryView torn;  // no newline after it: a torn last line, left to the reading line by line
+    if (line.find('\n') == std::string::npos) {
+        EXPECT_EQ(read_helper_line(line, 7, torn), 0u) << line;
+    }
 }
 
 // The helper's own line, as to_json_line writes it, without its newline.
