@@ -100,7 +100,7 @@ public:
     RunTrack& at(std::uint32_t index) { return runs_[index]; }
     std::uint32_t index_of(std::string_view id) {
         // A run's records mostly come one after another: the last run asked for, without hashing.
-        if (last_ != kNone && runs_[last_].id.view() == id) return last_;
+        if (last_ != kNone && runs_[last_].id.is(id)) return last_;
         last_ = find_or_add(id);
         return last_;
     }
@@ -147,7 +147,7 @@ public:
     void settle_boot(std::string_view boot) {
         for (std::size_t i = 0; i < at_risk_.size();) {
             StepTrack& s = steps_[at_risk_[i]];
-            if (s.boot.view() == boot) {
+            if (s.boot.is(boot)) {
                 s.at_risk = false;
                 unlist(s);  // the last listed step moves to i: looked at next
             } else {
@@ -169,7 +169,7 @@ private:
                 slots_[i] = made + 1;
                 return made;
             }
-            if (runs_[slots_[i] - 1].id.view() == id) return slots_[i] - 1;
+            if (runs_[slots_[i] - 1].id.is(id)) return slots_[i] - 1;
         }
     }
     void grow() {
@@ -350,7 +350,7 @@ bool is_boot_trip(const Entry& e, Event ev) { return !e.run && ev == Event::trip
 // itself is the only witness, and says so by its kind.
 StepRef trip_ref(const Entry& trip, const LastRecord* last_apply) {
     const MiB value = *trip.to;
-    if (last_apply != nullptr && last_apply->to == trip.to && last_apply->boot.view() != trip.boot)
+    if (last_apply != nullptr && last_apply->to == trip.to && !last_apply->boot.is(trip.boot))
         return StepRef{"", 0, value, std::string(last_apply->time.view()), std::string(last_apply->boot.view()),
                        RefKind::boot_apply};
     return StepRef{"", 0, value, std::string(trip.time), std::string(trip.boot), RefKind::boot_trip};

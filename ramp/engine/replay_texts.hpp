@@ -19,9 +19,34 @@ namespace wiredcap::recovery {
 class Text {
 public:
     [[nodiscard]] std::string_view view() const { return {data_, size_}; }
-    friend bool operator==(const Text& a, const Text& b) { return a.view() == b.view(); }
+    // Whether it holds `s`: compared a word at a time, inline (a run's id against nearly every
+    // record's was a call to std::string_view::compare each time: callgrind).
+    [[nodiscard]] bool is(std::string_view s) const {
+        if (s.size() != size_) return false;
+        const char* const a = data_;
+        const char* const b = s.data();
+        const std::size_t n = size_;
+        if (n >= 8) {
+            for (std::size_t at = 0; at + 8 < n; at += 8)
+                if (word<std::uint64_t>(a + at) != word<std::uint64_t>(b + at)) return false;
+            return word<std::uint64_t>(a + n - 8) == word<std::uint64_t>(b + n - 8);
+        }
+        if (n >= 4) return word<std::uint32_t>(a) == word<std::uint32_t>(b) &&
+                           word<std::uint32_t>(a + n - 4) == word<std::uint32_t>(b + n - 4);
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    friend bool operator==(const Text& a, const Text& b) { return a.is(b.view()); }
 
 private:
+    template <class Word>
+    static Word word(const char* p) {
+        Word w{};
+        std::memcpy(&w, p, sizeof w);
+        return w;
+    }
+
     friend class ReplayTexts;
     char* data_ = nullptr;
     std::size_t size_ = 0;
