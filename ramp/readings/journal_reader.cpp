@@ -124,56 +124,6 @@ Expected<Entry> to_entry(const json::Value& o, std::size_t line) {
     return e;
 }
 
-}  // namespace
-
-Entry to_entry(const EntryView& v) {
-    Entry e;
-    e.line = v.line;
-    e.v = v.v;
-    e.time = v.time;
-    e.boot = v.boot;
-    e.uid = v.uid;
-    e.command = v.command;
-    e.event = v.event;
-    if (v.run) e.run = std::string(*v.run);
-    e.step = v.step;
-    e.from = v.from;
-    e.to = v.to;
-    e.readback = v.readback;
-    e.effective = v.effective;
-    e.to_pages = v.to_pages;
-    e.page_size = v.page_size;
-    e.effective_source = v.effective_source;
-    e.reason = v.reason;
-    e.by = v.by;
-    return e;
-}
-
-EntryView view_of(const Entry& e) {
-    EntryView v;
-    v.line = e.line;
-    v.v = e.v;
-    v.time = e.time;
-    v.boot = e.boot;
-    v.uid = e.uid;
-    v.command = e.command;
-    v.event = e.event;
-    if (e.run) v.run = std::string_view(*e.run);
-    v.step = e.step;
-    v.from = e.from;
-    v.to = e.to;
-    v.readback = e.readback;
-    v.effective = e.effective;
-    v.to_pages = e.to_pages;
-    v.page_size = e.page_size;
-    v.effective_source = e.effective_source;
-    v.reason = e.reason;
-    v.by = e.by;
-    return v;
-}
-
-namespace {
-
 // Cuts text, fed in pieces as it is read, into lines, and reads each as it is complete: no copy
 // of the file and no list of its lines is kept (a 1.5 MiB journal held whole, with an Entry per
 // line, was most of `status`'s memory and time: issue 25 point 4).

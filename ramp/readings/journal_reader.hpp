@@ -17,15 +17,21 @@
 
 namespace wiredcap::journal_view {
 
-struct Entry {
+// A journal record's fields, listed once for both forms of a record: Entry holds its texts
+// (std::string), EntryView lends them (std::string_view into the line just read, valid only for
+// the call it is lent to). Reading a journal line by line, copying each string into an Entry was
+// a sixth of status's instructions on a 1.5 MiB journal (callgrind, issue 25 point 4); whoever
+// keeps a record makes an Entry of it (to_entry).
+template <class Text>
+struct BasicEntry {
     std::size_t line = 0;  // 1-based line in the file
     int v = 0;
-    std::string time;
-    std::string boot;
+    Text time;
+    Text boot;
     std::uint64_t uid = 0;
-    std::string command;
-    std::string event;
-    std::optional<std::string> run;
+    Text command;
+    Text event;
+    std::optional<Text> run;
     std::optional<std::uint64_t> step;
     std::optional<units::MiB> from;
     std::optional<units::MiB> to;
@@ -35,39 +41,59 @@ struct Entry {
     // is absent when the value is not a whole number of MiB.
     std::optional<std::uint64_t> to_pages;
     std::optional<std::uint64_t> page_size;
-    std::string effective_source;
-    std::string reason;
-    std::string by;  // which wiredcap command asked for an apply ("set"); empty: not named
+    Text effective_source;
+    Text reason;
+    Text by;  // which wiredcap command asked for an apply ("set"); empty: not named
 };
 
-// A record as the reading lends it: the same fields, the text ones views into the line just
-// read (valid only for the call it is lent to). Reading a journal line by line, copying each
-// string into an Entry was a sixth of status's instructions on a 1.5 MiB journal (callgrind,
-// issue 25 point 4); whoever keeps a record makes an Entry of it (to_entry).
-struct EntryView {
-    std::size_t line = 0;
-    int v = 0;
-    std::string_view time;
-    std::string_view boot;
-    std::uint64_t uid = 0;
-    std::string_view command;
-    std::string_view event;
-    std::optional<std::string_view> run;
-    std::optional<std::uint64_t> step;
-    std::optional<units::MiB> from;
-    std::optional<units::MiB> to;
-    std::optional<units::MiB> readback;
-    std::optional<units::MiB> effective;
-    std::optional<std::uint64_t> to_pages;
-    std::optional<std::uint64_t> page_size;
-    std::string_view effective_source;
-    std::string_view reason;
-    std::string_view by;
-};
+using Entry = BasicEntry<std::string>;
+using EntryView = BasicEntry<std::string_view>;
+
+namespace detail {
+
+// One field in the other form: a text as the other text type, an optional one likewise, any other
+// value as it is.
+template <class To, class From>
+To field_as(const From& from) {
+    return To(from);
+}
+template <class To, class From>
+std::optional<To> field_as(const std::optional<From>& from) {
+    return from ? std::optional<To>(To(*from)) : std::nullopt;
+}
+
+// The record in the other form, field by field in the order they are declared: the fields are
+// named only in BasicEntry. A field added there fails to compile here until it is added (the
+// binding must name every one), and the test of every field (journal_reader_test.cpp:
+// EveryFieldComesThroughTheLentRecord) holds each to its own value.
+template <class To, class From>
+BasicEntry<To> converted(const BasicEntry<From>& e) {
+    const auto& [f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17] = e;
+    return BasicEntry<To>{f0,
+                          f1,
+                          field_as<To>(f2),
+                          field_as<To>(f3),
+                          f4,
+                          field_as<To>(f5),
+                          field_as<To>(f6),
+                          field_as<To>(f7),
+                          f8,
+                          f9,
+                          f10,
+                          f11,
+                          f12,
+                          f13,
+                          f14,
+                          field_as<To>(f15),
+                          field_as<To>(f16),
+                          field_as<To>(f17)};
+}
+
+}  // namespace detail
 
 // The one as the other, field for field.
-[[nodiscard]] Entry to_entry(const EntryView& v);
-[[nodiscard]] EntryView view_of(const Entry& e);  // views into e
+[[nodiscard]] inline Entry to_entry(const EntryView& v) { return detail::converted<std::string>(v); }
+[[nodiscard]] inline EntryView view_of(const Entry& e) { return detail::converted<std::string_view>(e); }  // views into e
 
 // What reading found besides the records.
 struct Notes {
