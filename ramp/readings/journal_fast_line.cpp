@@ -47,7 +47,9 @@ bool plain_char(char ch) {
 // (x - 0x01..) & ~x & 0x80.. marks the lowest zero byte of x exactly (a borrow can only mark bytes
 // above it); (w - 0x20..) & ~w marks the lowest byte below 0x20 the same way, and w itself the
 // bytes outside ASCII. On a little-endian machine the lowest byte comes first.
-inline const char* find_string_end(const char* p, const char* end) {
+// Inline at every string: GCC called it out of line for two of the helper's five strings
+// (callgrind, status on a 1.5 MiB journal: 13.39 -> 13.24 million instructions once inline).
+[[gnu::always_inline]] inline const char* find_string_end(const char* p, const char* end) {
 #if defined(__SSE2__)
     const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), spaces = _mm_set1_epi8(0x20);
     for (; end - p >= 16; p += 16) {
