@@ -807,19 +807,21 @@ TEST(Recovery, StepsRecordedOutOfOrderAreTakenByTheirNumber) {
 }
 
 // Runs are found again by their id among many: a thousand ramps left at risk, then every one
-// but one confirmed, long after it began.
+// but one confirmed, long after it began. The ids, as wiredcap makes them, differ only in their
+// last bytes.
 TEST(Recovery, ARunIsFoundAgainAmongAThousand) {
+    auto id = [](int i) { return "r-20261201-084000-" + std::to_string(i); };
     Journal j;
-    for (int i = 0; i < 1000; ++i) j.step("r" + std::to_string(i), 1, 64_GiB, 80_GiB);
+    for (int i = 0; i < 1000; ++i) j.step(id(i), 1, 64_GiB, 80_GiB);
     for (int i = 0; i < 1000; ++i)
-        if (i != 617) j.confirm("r" + std::to_string(i), 1, 80_GiB);
+        if (i != 617) j.confirm(id(i), 1, 80_GiB);
     const Report r = j.analyse_in(kBootB);
     ASSERT_EQ(r.unresolved.size(), 1000u);  // the 999 others: confirmed, never ended
     std::size_t hung = 0;
     for (const UnresolvedRun& u : r.unresolved)
         if (u.state == RunState::hung_in_earlier_boot) {
             ++hung;
-            EXPECT_EQ(u.at.run, "r617");
+            EXPECT_EQ(u.at.run, id(617));
         }
     EXPECT_EQ(hung, 1u);
 }
