@@ -36,7 +36,9 @@ using units::MiB;
     }
 }
 
-constexpr std::uint32_t kNone = UINT32_MAX;  // no step, no run, not in the at-risk index
+// No step, no run, not in the at-risk index. (Runs and steps are numbered in 32 bits: a journal
+// the reader takes, at most 64 MiB of lines of some 60 bytes or more, has far fewer.)
+constexpr std::uint32_t kNone = UINT32_MAX;
 
 // What the journal says about one step of one run, after the records seen so far.
 struct StepTrack {
