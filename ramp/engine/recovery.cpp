@@ -80,9 +80,10 @@ struct RunTrack {
     bool ended = false;
     bool ended_hung = false;
     bool any_forward = false;      // some step has had a forward record
-    // The run's most recent record, used only while no step has a forward record: it names a run
-    // with none (a forward record is never undone).
-    LastRecord last;
+    // The run's most recent record (its number in Runs' records), kept only while no step has a
+    // forward record: it names a run with none, and a forward record is never undone. Most runs
+    // never need one: apart, it is memory (page faults) only a few runs use.
+    std::uint32_t last = kNone;
     EndRecord last_end;            // its most recent `end` (when ended)
     std::optional<MiB> target;     // where a revert goes: the value before step 1, then the
                                    // last confirmed one
@@ -144,6 +145,18 @@ public:
             unlist(s);
         }
     }
+    // The run's most recent record (see RunTrack::last), made when it has none.
+    LastRecord& last_of(RunTrack& r) {
+        if (r.last == kNone) {
+            r.last = static_cast<std::uint32_t>(lasts_.size());
+            lasts_.emplace_back();
+        }
+        return lasts_[r.last];
+    }
+    [[nodiscard]] const LastRecord* last_of(const RunTrack& r) const {
+        return r.last == kNone ? nullptr : &lasts_[r.last];
+    }
+
     // A completed reset put the OS default back: steps at risk in the same boot no longer are.
     // (The order the index is visited in does not matter: each such step is settled.)
     void settle_boot(std::string_view boot) {
@@ -200,6 +213,7 @@ private:
     std::vector<std::uint32_t> slots_;  // find_or_add's table
     std::uint32_t last_ = kNone;        // the run index_of found last
     Chunked<StepTrack, 512> steps_;     // every run's steps, as they first appear
+    Chunked<LastRecord, 256> lasts_;    // the runs' most recent records, where kept
     std::vector<std::uint32_t> at_risk_;  // the steps at risk now: each knows its place here
 };
 
@@ -298,8 +312,10 @@ const StepTrack* highest_at_risk(const Runs& runs, const RunTrack& r) {
 bool can_hang(const StepTrack& s) { return s.value && s.value->count() != 0; }
 
 // A run with nothing recorded that ever put the machine at risk (only refusals, say).
-UnresolvedRun nothing_at_risk(const RunTrack& r) {
-    const LastRecord& e = r.last;  // kept for a run with no forward record
+UnresolvedRun nothing_at_risk(const Runs& runs, const RunTrack& r) {
+    static const LastRecord kNoRecord{};
+    const LastRecord* kept = runs.last_of(r);  // always there for a run with no forward record
+    const LastRecord& e = kept != nullptr ? *kept : kNoRecord;
     StepRef at{std::string(r.id.view()), e.step.value_or(0), e.to.value_or(MiB::zero()), std::string(e.time.view()),
                std::string(e.boot.view()), RefKind::ramp_step};
     return UnresolvedRun{std::move(at), RunState::ended_without_record};
@@ -307,7 +323,7 @@ UnresolvedRun nothing_at_risk(const RunTrack& r) {
 
 UnresolvedRun classify(const Runs& runs, const RunTrack& r, std::string_view current_boot) {
     const StepTrack* s = highest_forward(runs, r);
-    if (s == nullptr) return nothing_at_risk(r);
+    if (s == nullptr) return nothing_at_risk(runs, r);
     StepRef at = ref_of(r, *s);
     if (!s->at_risk) return UnresolvedRun{std::move(at), RunState::ended_without_record};
     // In this boot the ramp may still be running, or its guard is reverting it: leave it alone.
@@ -408,7 +424,7 @@ void Analysis::add(const Entry& e) {
             if (step->has_forward()) run.any_forward = true;
             runs.note_risk(*step);
         }
-        if (!run.any_forward) keep(run.last, e, runs.texts);
+        if (!run.any_forward) keep(runs.last_of(run), e, runs.texts);
     }
     if (is_completed_plain_reset(e, ev)) settle_same_boot_steps(runs, e.boot);
     if (is_boot_apply(e, ev)) {
