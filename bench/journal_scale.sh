@@ -139,6 +139,32 @@
 #     digits ~130, the string scans and literal compares), the replay (~470: a heap string
 #     for each step's time, longer than std::string holds inline, the run index's node, the
 #     steps' vector; their teardown at the end, 0.7 million), cutting lines (~65).
+# Figures (2026-12-03, issue 25 point 4, release build, the machine quiet: nothing else ran,
+#   load 0.4-2.0 by uptime), `bench/journal_scale.sh 100000 40`:
+#   Before the replay's changes below (bff1fc3), three runs at 23:58, 00:00 and 00:01 UTC:
+#     status 1.5 MiB / empty 1.33x, 1.22x, 1.34x; recover settled / empty 1.36x, 1.28x, 1.54x;
+#     recover (ends in a hang) / hang only 1.35x, 1.39x, 1.31x; recover (ends in a hang) /
+#     empty 2.02x, 1.94x, 2.08x. status empty 9.4-10.6 ms; sysctl -n 2.6-3.5 ms.
+#   Profile (callgrind; perf stat for page faults, ~11 us each here, measured by a one-off
+#     program): the replay's allocations (a string per step's time and boot, a node per run,
+#     a vector of steps per run) and their teardown, and the page faults of that memory.
+#   Changed: runs and steps are elements of chunked sequences (made in place, never moved,
+#     memory touched only as used), found by number; runs by an open-addressed table; the texts
+#     a step keeps in shared blocks, compared and copied a word at a time inline; each record's
+#     event named once; the helper's lines read where they lie in the read buffer.
+#   callgrind after (before): status empty 3.551 (3.549) million, 1.5 MiB 13.19 (16.55);
+#     recover empty 3.326 (3.326), 1.5 MiB settled 12.99 (16.06), ending in a hang 13.15
+#     (16.21). Page faults per status at 1.5 MiB 438 -> 380 (empty 262-264).
+#   After, five runs (00:49-01:05 UTC, load 1.3-2.0): status 1.5 MiB / empty 1.44x, 1.12x,
+#     1.23x, 1.26x, 1.20x; recover settled / empty 1.34x, 1.38x, 1.46x, 1.30x, 1.22x; recover
+#     (ends in a hang) / hang only 1.26x, 1.25x, 1.28x, 1.22x, 1.26x. status empty 10.5-11.5
+#     ms, 1.5 MiB 13.2-13.8 ms; sysctl -n 2.5-3.1 ms. The binaries before and after in turn
+#     (hyperfine, 40 runs each, four rounds at load 1.2-1.4): status 1.51/1.35/1.33/1.30x ->
+#     1.40/1.34/1.37/1.28x (within the noise), recover settled 1.44/1.42/1.33/1.38x ->
+#     1.28/1.23/1.16/1.27x.
+#   recover ending in a hang stays 1.8-2.0x an empty journal's: it runs the helper a second
+#     time to record the hang (an fsync'd append), which an empty journal does not need; against
+#     the same hang on a journal of only that ramp it is within 1.5x in every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records=${1:-1000000}
