@@ -100,6 +100,10 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     if (!auth) return auth.error();
     if (auto f = within_run_bound(a, inv, ctx)) return f;
     if (auto f = read_previous(a, ctx)) return f;
+    // A revert goes back down: every reader takes its records as settling the step, so a raise
+    // written as one (or a move away from the OS default) would bind no hang if it hung.
+    if (inv.revert && (a.previous_->count() == 0 || value > *a.previous_))
+        return a.refuse(ExitCode::refused_by_policy, "--revert lowers iogpu.wired_limit_mb, never raises it");
     if (auto f = refuse_at_hang_ceiling(a, inv, ctx, value)) return f;
     policy::Policy& p = auth->policy;
     if (auto f = withdraw_tripped_vouch(a, p, value)) return f;

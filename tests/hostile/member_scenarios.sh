@@ -320,6 +320,25 @@ member_cannot_write_in_anothers_run() {
   journal_ok
 }
 
+# A revert goes back down (audit a1: a member's `apply 80GiB --run R --step 1 --revert no` raised
+# the cap from the OS default, and its records, revert_intent and revert_applied, settle a step
+# for every reader: with the machine hung in that write, the hang bound nothing and the next
+# apply of 80 GiB hung it again). A revert that would raise the knob, or leave the OS default,
+# is refused (exit 3, journaled, nothing written); one that lowers it still reverts.
+member_cannot_raise_by_a_revert() {
+  fresh_fixture
+  sim hang-above 79GiB >/dev/null
+  run -- apply 80GiB --run m1 --step 1 --revert no; expect_rc 3; expect_knob 0; expect_history ""
+  expect_last_event refused
+  run -- apply 72GiB --run m2 --step 1; expect_rc 0; expect_knob 73728
+  run -- apply 76GiB --run m2 --step 1 --revert no; expect_rc 3; expect_knob 73728
+  expect_history "73728 MiB "; expect_last_event refused
+  ! grep -q '"event":"revert_' "$JOURNAL" || fail "a raise was journaled as a revert: $(grep revert_ "$JOURNAL")"
+  run -- apply 64GiB --run m2 --step 1 --revert no; expect_rc 0; expect_knob 65536
+  expect_last_event revert_applied; expect_history "73728 MiB 65536 MiB "
+  journal_ok
+}
+
 # A member's --effective is its word, not a measurement (issue 23: the journal labelled a
 # member's claimed value `metal`): journaled as "given by uid 65534", the source it named kept
 # apart as effective_said; and bounded: a claim above the machine's memory is refused.
