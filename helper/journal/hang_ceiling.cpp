@@ -63,7 +63,7 @@ public:
         const auto step = number_after(line, "step");
         if (run.empty() || !step) return;
         auto& s = steps_[{run, *step}];
-        if (command == "confirm" || event.starts_with("revert_")) s.resolved = true;
+        if (event == "confirmed" || event == "revert_applied") s.resolved = true;
         else if (command == "apply" && (event == "intent" || event == "applied") && to)
             s = Step{HangAt{*to, boot, index}, false};
     }

@@ -339,6 +339,24 @@ member_cannot_raise_by_a_revert() {
   journal_ok
 }
 
+# A revert that did not take settles nothing (audit a1: the helper's hang scan took any revert_
+# record, and any confirm record, as settling the step, where recover and the compaction take
+# only revert_applied and confirmed). The member's step at 80 GiB stays in force when the kernel
+# refuses its revert; the machine goes down: 80 GiB binds the member's next apply.
+member_is_bound_by_a_hang_its_revert_did_not_undo() {
+  fresh_fixture
+  run -- apply 80GiB --run m1 --step 1; expect_rc 0; expect_knob 81920
+  sim fault write-refused on >/dev/null
+  run -- apply 72GiB --run m1 --step 1 --revert no; expect_rc 5; expect_knob 81920
+  expect_last_event revert_write_failed
+  sim fault write-refused off >/dev/null
+  sim reboot >/dev/null
+  local history; history=$(sim_history)
+  run -- apply 80GiB; expect_rc 3; expect_knob 0; expect_last_event refused
+  expect_history "$history"
+  journal_ok
+}
+
 # A member's --effective is its word, not a measurement (issue 23: the journal labelled a
 # member's claimed value `metal`): journaled as "given by uid 65534", the source it named kept
 # apart as effective_said; and bounded: a claim above the machine's memory is refused.

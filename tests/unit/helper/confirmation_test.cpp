@@ -113,6 +113,22 @@ TEST(HangCeiling, AnUnconfirmedStepFromAnEarlierBootIsAHang) {
     EXPECT_EQ(find_hang_ceiling(reverted, "B2"), std::nullopt);
 }
 
+// Only a revert that read its value back settles a step, as recover and the compaction read it
+// (audit a1): a revert cut short (its intent alone, the machine down in its write), refused by
+// the kernel or read back wrong leaves the step's value in force, and a confirm that was
+// refused confirmed nothing.
+TEST(HangCeiling, ARevertThatNeverTookOrARefusedConfirmSettlesNothing) {
+    const std::int64_t t = 1764410000;
+    for (const char* event : {"revert_intent", "revert_write_failed", "revert_mismatch"}) {
+        const std::string j = hung_ramp(t) + step_line(event, "apply", 2, 96_GiB, "B1", t + 6);
+        EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(112_GiB)) << event;
+    }
+    const std::string refused = hung_ramp(t) + step_line("refused", "confirm", 2, 112_GiB, "B1", t + 6);
+    EXPECT_EQ(find_hang_ceiling(refused, "B2"), std::optional<units::MiB>(112_GiB));
+    const std::string confirmed = hung_ramp(t) + step_line("confirmed", "confirm", 2, 112_GiB, "B1", t + 6);
+    EXPECT_EQ(find_hang_ceiling(confirmed, "B2"), std::nullopt);
+}
+
 // The golden hang_binds_every_write stored a value and hung a ramp within one second: the
 // boot action compared times to the second and missed the hang. Order, not time, decides.
 TEST(HangCeiling, AHangInTheSameSecondAsTheStoreStillBinds) {
