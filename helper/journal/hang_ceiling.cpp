@@ -68,10 +68,10 @@ public:
             s = Step{HangAt{*to, boot, index}, false};
     }
 
-    [[nodiscard]] std::optional<units::MiB> lowest(std::string_view current_boot) const {
+    [[nodiscard]] std::optional<units::MiB> lowest(std::string_view current_boot, bool stored_value) const {
         std::optional<units::MiB> low;
         auto consider = [&](const HangAt& h, bool earlier_boot) {
-            if (!earlier_boot || waived(h) || h.index < forgotten_before_) return;
+            if (!earlier_boot || (stored_value && waived(h)) || h.index < forgotten_before_) return;
             if (!low || h.value < low->count()) low = units::MiB::from_count(h.value);
         };
         auto earlier = [&](const HangAt& h) { return !h.boot.empty() && h.boot != current_boot; };
@@ -100,10 +100,10 @@ private:
 
 }  // namespace
 
-std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot) {
+std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot, bool stored_value) {
     HangScan scan;
     for_each_record(text, [&scan](std::string_view line) { scan.line(line); });
-    return scan.lowest(current_boot);
+    return scan.lowest(current_boot, stored_value);
 }
 
 }  // namespace wiredcap::journal

@@ -19,13 +19,16 @@ namespace wiredcap::journal {
 // (none carries a readback_mib after it); a suspect a person said hung (`verdict` ... `hung`).
 // Hangs before the last `forget-hang` record were cleared by a person and do not bind. Records are
 // taken in file order, never by their times (one second holds many records, and a clock can be
-// set back). Hangs known when the value for boot was stored with persist --ignore-hang-ceiling
-// (steps before that record, from other boots) were overridden by a person and are not counted;
-// a later store without the override counts every hang again. Linux's trials (ttm-*
+// set back). For the value stored for boot (`stored_value`: the boot action, which applies only
+// that one), hangs known when it was stored with persist --ignore-hang-ceiling (steps before that
+// record, from other boots) were overridden by a person and are not counted; a later store
+// without the override counts every hang again. Any other write overrides with its own
+// --ignore-hang-ceiling, journaled on its records, never with a store's. Linux's trials (ttm-*
 // records) bind when wiredcap-system recorded them `hung`, in MiB rounded down; a
 // `ttm-forget-hang` clears hangs before it as `forget-hang` does. The boot action's own hangs are
 // the boot guard's (`tripped`), not counted here.
 // (The text: journal/record_fields.hpp, read_journal.)
-[[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot);
+[[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot,
+                                                          bool stored_value = false);
 
 }  // namespace wiredcap::journal

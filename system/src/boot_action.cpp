@@ -119,7 +119,7 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     // stored (persist --ignore-hang-ceiling, which the journal records).
     auto text = a.journal_text();
     if (!text) return fail(a.refuse(ExitCode::journal_failed, "cannot check the journal for hangs: " + text.error().message));
-    const auto hang = journal::find_hang_ceiling(*text, boot_id);
+    const auto hang = journal::find_hang_ceiling(*text, boot_id, true);
     if (hang && s.value >= *hang)
         return fail(a.refuse(ExitCode::refused_by_policy, units::to_string(s.value) + " is at or above " +
                                                               units::to_string(*hang) + ", where the machine hung (wiredcap recover names the write)"));

@@ -357,6 +357,31 @@ member_is_bound_by_a_hang_its_revert_did_not_undo() {
   journal_ok
 }
 
+# An override is the command's own (audit a1: a member's persist of 72 GiB with
+# --ignore-hang-ceiling, below a hang at 80 GiB, where it overrode nothing, lifted the ceiling for
+# every later apply and persist of anyone: the member's apply of 80 GiB was written, its records
+# without the override). A store's override waives known hangs for the value stored, at boot
+# only; any other write must give its own --ignore-hang-ceiling, journaled on its records.
+member_override_binds_only_its_own_command() {
+  fresh_fixture
+  local state=$FIXTURE/journal/boot.state
+  AS=0:0: run -- apply 80GiB --run r-hung --step 1; expect_rc 0
+  AS=$MEMBER
+  sim reboot >/dev/null
+  run -- persist 72GiB --unconfirmed --ignore-hang-ceiling; expect_rc 0
+  run -- apply 80GiB; expect_rc 3; expect_knob 0; expect_last_event refused
+  run -- persist 80GiB --unconfirmed; expect_rc 3; expect_last_event refused
+  grep -qx 'value_mib=73728' "$state" || fail "a value at the hang ceiling was stored: $(cat "$state" 2>&1)"
+  expect_history "81920 MiB "
+  # The stored value's own override still holds at boot: stored over the hang, applied once.
+  run -- persist 80GiB --unconfirmed --ignore-hang-ceiling; expect_rc 0
+  sim reboot >/dev/null
+  OUT=$(system boot-action 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
+  expect_history "81920 MiB 81920 MiB "
+  journal_ok
+}
+
 # A member's --effective is its word, not a measurement (issue 23: the journal labelled a
 # member's claimed value `metal`): journaled as "given by uid 65534", the source it named kept
 # apart as effective_said; and bounded: a claim above the machine's memory is refused.

@@ -134,31 +134,41 @@ TEST(HangCeiling, ARevertThatNeverTookOrARefusedConfirmSettlesNothing) {
 TEST(HangCeiling, AHangInTheSameSecondAsTheStoreStillBinds) {
     const std::int64_t t = 1764410000;
     const std::string same_second = store_line(112_GiB, "B1", t, false) + hung_ramp(t - 4);
-    EXPECT_EQ(find_hang_ceiling(same_second, "B2"), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(find_hang_ceiling(same_second, "B2", true), std::optional<units::MiB>(112_GiB));
     const std::string overridden_then = store_line(112_GiB, "B1", t, true) + hung_ramp(t - 4);
-    EXPECT_EQ(find_hang_ceiling(overridden_then, "B2"), std::optional<units::MiB>(112_GiB))
+    EXPECT_EQ(find_hang_ceiling(overridden_then, "B2", true), std::optional<units::MiB>(112_GiB))
         << "the hang came after the override: nobody overrode it";
     const std::string clock_set_back = store_line(112_GiB, "B1", t, true) + hung_ramp(t - 3600);
-    EXPECT_EQ(find_hang_ceiling(clock_set_back, "B2"), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(find_hang_ceiling(clock_set_back, "B2", true), std::optional<units::MiB>(112_GiB));
 }
 
 TEST(HangCeiling, OnlyAStoreThatOverrodeAKnownHangWaivesIt) {
     const std::int64_t t = 1764410000;
     const std::string hang = hung_ramp(t);
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true), "B3"), std::nullopt)
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true), "B3", true), std::nullopt)
         << "known in B2 (a hang from B1) and overridden";
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, false), "B3"),
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, false), "B3", true),
               std::optional<units::MiB>(112_GiB))
         << "a store without the override keeps it binding";
     EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true) + store_line(112_GiB, "B2", t + 70, false),
-                                "B3"),
+                                "B3", true),
               std::optional<units::MiB>(112_GiB))
         << "the last store decides";
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true, "unchanged"), "B3"), std::nullopt)
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true, "unchanged"), "B3", true), std::nullopt)
         << "storing the same value again with the override";
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B1", t + 5, true), "B2"),
+    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B1", t + 5, true), "B2", true),
               std::optional<units::MiB>(112_GiB))
         << "stored in the boot the ramp ran in: the step was no hang yet, so nothing was overridden";
+}
+
+// The waiver is the stored value's, for the boot action that applies it (audit a1: a member's
+// persist of 72 GiB with --ignore-hang-ceiling, below a hang at 112 GiB, let every later apply
+// and persist of 112 GiB through, their records without the override). Any other write
+// overrides with its own --ignore-hang-ceiling.
+TEST(HangCeiling, AStoresOverrideWaivesHangsForTheStoredValueOnly) {
+    const std::string j = hung_ramp(1764410000) + store_line(72_GiB, "B2", 1764410060, true);
+    EXPECT_EQ(find_hang_ceiling(j, "B2", true), std::nullopt) << "the boot action, for the value stored";
+    EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(112_GiB)) << "apply and persist";
 }
 
 // Writes outside a ramp (issue 22): an apply without --run never read back in its boot is a

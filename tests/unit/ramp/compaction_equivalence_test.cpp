@@ -232,6 +232,7 @@ std::string answers(const std::string& text, const std::set<std::string>& closed
     for (const std::string boot : kBoots) {
         out += "== recover/status in boot '" + boot + "'\n" + describe(analyse(entries, boot), closed);
         out += "hang ceiling for the helper: " + describe(journal::find_hang_ceiling(text, boot)) + "\n";
+        out += "hang ceiling for the boot action: " + describe(journal::find_hang_ceiling(text, boot, true)) + "\n";
     }
     for (const std::uint64_t v : kValues) {
         const auto standing = journal::find_standing(text, MiB::from_count_or_throw(v));
