@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -40,6 +41,9 @@ bool write_window(int fd, const Window& w) {
 }  // namespace
 
 RefusalLog count_refusal(const std::string& journal_dir, uid_t owner, uid_t uid, std::int64_t now) {
+    // A file-size limit the caller handed over, which root cannot lift without CAP_SYS_RESOURCE,
+    // that leaves no room for a count: logging each refusal would be the flood this bounds.
+    if (struct rlimit fs {}; ::getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur < 64) return RefusalLog::skip;
     auto dir = trusted::open_dir(journal_dir, owner);
     if (!dir || !dir->has_value()) return RefusalLog::log;
     // The count directory as the helper makes it: its owner's, no access for anyone else.

@@ -8,7 +8,9 @@
 // mode 0700, as the helper's lock is (helper_lock.hpp), so no other user can open, lock or
 // change a count. One small file per uid that ever called: bounded by the accounts on the
 // machine, not by how often they call. Any failure to keep the count logs the line (the log
-// is the outsider's only record; a broken count must not hide it).
+// is the outsider's only record; a broken count must not hide it), except a file-size limit
+// the caller handed over that leaves no room for one: then nothing is logged, as past the budget
+// (root cannot lift that limit without CAP_SYS_RESOURCE, and logging every refusal is the flood).
 #pragma once
 
 #include <sys/types.h>

@@ -498,6 +498,50 @@ PY
   [ "$(stat -c '%u %a' "$counts")" = "0 700" ] || fail "the count directory is $(stat -c '%u %a' "$counts")"
 }
 
+# The same budget under a file-size limit the outsider hands over (audit a1): root cannot lift
+# it without CAP_SYS_RESOURCE (a container), and at 0 no count could be written, so each of its
+# refusals reached the system log. Now where no count can be kept none is logged: 30 refused
+# calls under `prlimit --fsize=0:0` leave at most the budget's 10 lines.
+outsider_file_size_limit_lifts_no_budget() {
+  fresh_fixture
+  private_mount_ns || { echo "SKIP: no private /dev/log: $PRIVATE_NS_WHY"; exit 77; }
+  local size; size=$(journal_size)
+  mkdir -p "$WORK/overlay/up" "$WORK/overlay/work"
+  # shellcheck disable=SC2016  # the inner script expands its own variables
+  "${PRIVATE_NS[@]}" bash -c '
+    set -e
+    mount -t overlay overlay -o "lowerdir=/dev,upperdir=$1/overlay/up,workdir=$1/overlay/work" /dev
+    exec python3 - "$@"' _ "$WORK" "$HELPER" >"$WORK/records" 2>"$WORK/listener.err" <<'PY'
+import socket, subprocess, sys, threading
+work, helper = sys.argv[1:3]
+log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+log.bind("/dev/log")
+log.settimeout(0.5)
+lines, done = [], threading.Event()
+def read():
+    while True:
+        try:
+            lines.append(log.recv(65536).decode("ascii", "replace"))
+        except socket.timeout:
+            if done.is_set():
+                return
+reader = threading.Thread(target=read)
+reader.start()
+for _ in range(30):
+    subprocess.run(["setpriv", "--reuid=65533", "--regid=65533", "--clear-groups", "--",
+                    "prlimit", "--fsize=0:0", helper, "apply", "96GiB"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=20)
+done.set()
+reader.join()
+print("\n".join(lines))
+PY
+  local logged
+  logged=$(grep -c '"uid":65533,"command":"apply","event":"refused"' "$WORK/records")
+  note "30 refused calls of uid 65533 under RLIMIT_FSIZE 0: $logged lines in the system log"
+  [ "$logged" -le 10 ] || fail "uid 65533's 30 refusals left $logged lines: $(head -c 2000 "$WORK/records")"
+  expect_journal_size "$size"; expect_history ""
+}
+
 # Root's reset within its second while another user writes and syncs 200 MB at a time on the
 # journal's file system: before each, a member raises the cap and root stores a value for boot,
 # so each reset writes, records and removes the stored value (its three syncs). The figures for

@@ -3,6 +3,8 @@
 // kept in a directory only its owner can open.
 #include "journal/refusal_budget.hpp"
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +28,23 @@ TEST_F(RefusalBudget, TenLinesAMinuteThenMuted) {
     for (int i = 0; i < 100; ++i) EXPECT_EQ(count(501, 1059), RefusalLog::skip);
     // The window is a minute from its first refusal.
     EXPECT_EQ(count(501, 1060), RefusalLog::log);
+}
+
+// A caller's file-size limit survives the setuid exec, and root cannot lift it where it lacks
+// CAP_SYS_RESOURCE (a container): at 0 the count could never be written, so every refusal was
+// logged (audit a1: an outsider's `prlimit --fsize=0:0` loop flooded the system log). Where no
+// count can be kept, none is logged.
+TEST_F(RefusalBudget, AFileSizeLimitThatLeavesNoRoomForTheCountLiftsNoBudget) {
+    struct rlimit saved {};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+    const auto old = ::signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit none {0, saved.rlim_max};
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &none), 0);
+    std::uint64_t logged = 0;
+    for (std::uint64_t i = 0; i < 3 * kRefusalsPerWindow; ++i) logged += count(501, 1000) != RefusalLog::skip;
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    ::signal(SIGXFSZ, old);
+    EXPECT_LE(logged, kRefusalsPerWindow);
 }
 
 TEST_F(RefusalBudget, EachUidHasItsOwnCount) {
