@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <ostream>
 
+#include "commands/policy_cause.hpp"
+#include "commands/policy_check.hpp"
 #include "engine/effective_cap.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/launchd_state.hpp"
@@ -186,13 +188,21 @@ std::string at_boot_text(const AtBoot& b) {
     return "at every boot: the GPU's cap stays at " + start + "\n";
 }
 
+// The helper answers 11 for every policy it cannot use (its message says which); a script tells
+// a Mac too small for the built-in band (14) and an unreadable file (16) from a malformed one
+// (11) by the exit code, as with set and ramp, so the cause is judged from the file here.
+ExitCode refusal_code(const CliContext& ctx, const HelperReply& reply) {
+    if (reply.code() != ExitCode::policy_invalid) return reply.code();
+    return no_band_code(installed_policy_path(ctx.helper.dev()));
+}
+
 ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistChoice& c, const MachineReadings& m) {
     JsonObject o = json_head(false, m.simulated());
     o.num("requested_mib", c.value.count()).str("requested_from", c.from);
     if (!reply.json) return fail(ctx, o, reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code(), reply.error);
     const json::Value& j = *reply.json;
     const ReadBack stored = persisted_of(j);
-    if (!reply.ok()) return fail(ctx, with_read_back(o, j, stored), reply.code(), reply.error);
+    if (!reply.ok()) return fail(ctx, with_read_back(o, j, stored), refusal_code(ctx, reply), reply.error);
     const std::string basis = basis_of(j);
     const bool changed = flag(j, "changed");
     const std::string next = next_sentence(m);
