@@ -7,8 +7,9 @@ DOC is a Markdown file (README.md, docs/*.md) or a man page (packaging/man/*.[18
 
 What counts as an example (and nothing else is one):
   - Markdown: every line of a fenced ```sh block; every `code span` outside fenced blocks that
-    starts with `wiredcap`, `wiredcap-helper` or `wiredcap-sim` followed by a space (the bare
-    program name is a name, not a command), or with `yes | ` and one of them; every `$ ` line of an untagged fenced block (a
+    starts with `wiredcap`, `wiredcap-helper`, `wiredcap-system` or `wiredcap-sim` followed by
+    a space (the bare program name is a name, not a command), or with `sudo ` or `yes | ` and
+    one of them; every `$ ` line of an untagged fenced block (a
     transcript: the lines after it, up to the next `$ `, are its output).
   - man pages: every line of a .nf/.fi block that starts with one of the three programs (or
     `sudo` and the helper's path): the EXAMPLES section and the SUDO section's lines; and
@@ -93,7 +94,14 @@ NOT_RUN = {
     "wiredcap ramp": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
     "wiredcap fit": "a subcommand's name in prose (its syntax is checked where a doc gives it)",
     "wiredcap-helper apply": "a writer's name in prose (the helper run directly)",
+    "sudo wiredcap set ...": "a subcommand with an elision, not a command",
+    "sudo wiredcap ramp ...": "a subcommand with an elision, not a command",
+    "wiredcap-system ttm-*": "the names of a family of subcommands, not a command",
 }
+# Linux's boot-loader verbs run against a simulated AMD APU (a tree given with --root), not the
+# simulated Mac of this runner: tests/linux/docs_test.sh runs docs/linux.md's (linux.docs).
+LINUX_VERB = re.compile(r"^wiredcap-system ttm-[a-z-]+ ")
+LINUX_VERB_REASON = "a Linux boot-loader verb: run on a simulated AMD APU by linux.docs (tests/linux/docs_test.sh)"
 # Spans that are output, not a command: checked as a line of that command's output.
 OUTPUT_SPANS = {
     "wiredcap 0.1.0": "wiredcap --version",
@@ -304,11 +312,13 @@ def span_example(doc, number, span, annotation):
         e.output_span = OUTPUT_SPANS[span]
         e.expected = [(number, span)]
         return e
-    if not re.match(r"^(yes \| )?(\./build/dev/bin/)?wiredcap(-helper|-sim)? ", span):
+    if not re.match(r"^(sudo |yes \| )?(\./build/dev/bin/)?wiredcap(-helper|-system|-sim)? ", span):
         return None
     e = Example(doc, number, span, "inline", annotation)
     if span in NOT_RUN:
         e.not_run = NOT_RUN[span]
+    elif LINUX_VERB.match((program_words(span) or "") + " "):
+        e.not_run = LINUX_VERB_REASON
     if span in REFUSED_SPANS:
         e.exit, shown = REFUSED_SPANS[span]
         e.expected = [(number, shown)]

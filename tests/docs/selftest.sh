@@ -46,5 +46,8 @@ doctor state_output docs/recovery.md 's/120\.25 GB/120.26 GB/' '(112.00 GiB, 120
 doctor man_example packaging/man/wiredcap.1 's/\\-\\-step 16GiB/\\-\\-stepp 16GiB/' '^wiredcap ramp .*step 16GiB' "$@"
 # A row of the JSON table naming another schema than the command prints.
 doctor schema_row docs/json-schema.md 's/`wiredcap.recover\/2`/`wiredcap.status\/2`/' '^| `wiredcap.recover/2` |' "$@"
+# Root's program named in prose with a misspelt command, and the same behind sudo.
+doctor root_span docs/helper.md 's/`wiredcap-system boot-action`/`wiredcap-system boot-actoin`/' '`wiredcap-system boot-action`' "$@"
+doctor sudo_span docs/linux.md 's/`sudo wiredcap-system compact`/`sudo wiredcap-system compcat`/' '`sudo wiredcap-system compact`' "$@"
 [ "$failed" = 0 ] && echo "PASS: every doctored document failed at its line"
 exit "$failed"
