@@ -304,8 +304,13 @@ ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& ar
     std::vector<std::string> helper_args{"persist", units::to_string(choice->value)};
     if (req.unconfirmed) {
         auto start = unconfirmed_args(*machine, ctx.helper.dev(), req.lower);
-        if (!start)
-            return fail(ctx, json_head(false, machine->simulated()), ExitCode::refused_by_policy, start.error().message);
+        if (!start) {
+            // A Mac without the knob (before macOS 14) is unsupported, as set, ramp and status say.
+            const ExitCode code = machine->helper_exit == to_int(ExitCode::unsupported_platform)
+                                      ? ExitCode::unsupported_platform
+                                      : ExitCode::refused_by_policy;
+            return fail(ctx, json_head(false, machine->simulated()), code, start.error().message);
+        }
         helper_args.insert(helper_args.end(), start->begin(), start->end());
     }
     if (choice->at_or_above_ceiling) helper_args.emplace_back("--ignore-hang-ceiling");  // journaled

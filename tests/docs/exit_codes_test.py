@@ -142,6 +142,11 @@ def too_small_persist():
     return wiredcap("persist", "12GiB", "--unconfirmed")
 
 
+def no_key_persist():
+    fresh("ventura-64", policy=False)
+    return wiredcap("persist", "40GiB", "--unconfirmed")
+
+
 # (what, README row, the code the situation has, the scenario)
 SCENARIOS = [
     ("an unattended ramp whose journal cannot be written", RAMP_UNATTENDED, 12, journal_full_ramp),
@@ -154,6 +159,7 @@ SCENARIOS = [
     ("recover with a suspect left unanswered", RECOVER, 10, suspect_unanswered_recover),
     ("status on a Mac without the knob", STATUS, 7, no_key_status),
     ("persist on a Mac too small for the built-in band", PERSIST, 14, too_small_persist),
+    ("persist --unconfirmed on a Mac without the knob", PERSIST, 7, no_key_persist),
 ]
 
 
