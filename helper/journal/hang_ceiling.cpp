@@ -63,7 +63,9 @@ public:
         const auto step = number_after(line, "step");
         if (run.empty() || !step) return;
         auto& s = steps_[{run, *step}];
-        if (event == "confirmed" || event == "revert_applied") s.resolved = true;
+        // A revert that found its target in force is written `unchanged`, naming that target.
+        const bool target_in_force = event == "unchanged" && to && *to != s.at.value;
+        if (event == "confirmed" || event == "revert_applied" || target_in_force) s.resolved = true;
         else if (command == "apply" && (event == "intent" || event == "applied") && to)
             s = Step{HangAt{*to, boot, index}, false};
     }

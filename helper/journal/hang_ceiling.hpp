@@ -14,7 +14,8 @@ namespace wiredcap::journal {
 
 // The lowest value that hung, per the journal text: a ramp step whose intent or apply is from a
 // boot other than `current_boot` and that was never confirmed nor reverted (a revert that was
-// read back: one cut short, refused or read back wrong left the step in force); a write outside a
+// read back, or that found its target in force, journaled `unchanged`: one cut short, refused
+// or read back wrong left the step in force); a write outside a
 // ramp (`apply` without --run) from another boot that no record of its boot ever read back
 // (none carries a readback_mib after it); a suspect a person said hung (`verdict` ... `hung`).
 // Hangs before the last `forget-hang` record were cleared by a person and do not bind. Records are

@@ -113,6 +113,28 @@ TEST(HangCeiling, AnUnconfirmedStepFromAnEarlierBootIsAHang) {
     EXPECT_EQ(find_hang_ceiling(reverted, "B2"), std::nullopt);
 }
 
+// A revert that found its target already in force is journaled `unchanged`, naming the target:
+// the step's value is no longer in force, as recover reads it (is_unchanged_revert). A forward
+// apply of the value already in force is `unchanged` too, naming the step's own value: that one
+// settles nothing.
+TEST(HangCeiling, ARevertThatFoundItsTargetInForceSettlesTheStep) {
+    const std::int64_t t = 1764410000;
+    const std::string failed = step_line("intent", "apply", 1, 96_GiB, "B1", t) +
+                               step_line("applied", "apply", 1, 96_GiB, "B1", t + 1) +
+                               step_line("confirmed", "confirm", 1, 96_GiB, "B1", t + 2) +
+                               step_line("intent", "apply", 2, 112_GiB, "B1", t + 3) +
+                               step_line("write_failed", "apply", 2, 112_GiB, "B1", t + 4);
+    EXPECT_EQ(find_hang_ceiling(failed, "B2"), std::optional<units::MiB>(112_GiB)) << "control";
+    EXPECT_EQ(find_hang_ceiling(failed + step_line("unchanged", "apply", 2, 96_GiB, "B1", t + 5), "B2"),
+              std::nullopt);
+    EXPECT_EQ(find_hang_ceiling(hung_ramp(t) + step_line("unchanged", "reset", 2, 0_MiB, "B1", t + 6), "B2"),
+              std::nullopt)
+        << "a revert to the OS default that found it in force";
+    EXPECT_EQ(find_hang_ceiling(hung_ramp(t) + step_line("unchanged", "apply", 2, 112_GiB, "B1", t + 6), "B2"),
+              std::optional<units::MiB>(112_GiB))
+        << "the step's own value again: still in force";
+}
+
 // Only a revert that read its value back settles a step, as recover and the compaction read it
 // (audit a1): a revert cut short (its intent alone, the machine down in its write), refused by
 // the kernel or read back wrong leaves the step's value in force, and a confirm that was
