@@ -51,15 +51,25 @@ public:
         }
         if ((command == "forget-hang" || command == "ttm-forget-hang") && event == "forgotten")
             forgotten_before_ = index;
-        if (command == "verdict" && event == "hung" && to) verdicts_.push_back(HangAt{*to, "", index});
+        // A person's verdict, or the boot guard's trip (a boot that applied it never got healthy).
+        if ((command == "verdict" && event == "hung") || (command == "boot" && event == "tripped"))
+            if (to) verdicts_.push_back(HangAt{*to, "", index});
         // Linux: a trial that wiredcap-system judged hung binds at once, like a verdict.
         if (command.starts_with("ttm-") && event == "hung")
             if (const auto mib = linux_hang_mib(line)) verdicts_.push_back(HangAt{*mib, "", index});
         // The kernel answered in this boot: every write before it in the boot was read back.
-        if (line.find(",\"readback_mib\":") != line.npos)
-            std::erase_if(unread_, [&](const HangAt& w) { return w.boot == boot; });
+        const bool read_back = line.find(",\"readback_mib\":") != line.npos;
+        if (read_back) std::erase_if(unread_, [&](const HangAt& w) { return w.boot == boot; });
         const std::string run(run_of(line));
         if (run.empty() && command == "apply" && event == "intent" && to) unread_.push_back(HangAt{*to, boot, index});
+        // The boot action's write, at risk until its boot settles it: the guard's `healthy`, a
+        // revert, a failed write the kernel answered, a plain reset (it forgets the stored value).
+        // Binding before the guard's trip is recorded: the switch or a reset may come first.
+        const bool settled = command == "boot" ? event == "healthy" || event == "revert_applied" ||
+                                                     (event == "write_failed" && read_back)
+                                               : command == "reset" && (event == "applied" || event == "unchanged");
+        if (run.empty() && settled) std::erase_if(boot_writes_, [&](const HangAt& w) { return w.boot == boot; });
+        if (run.empty() && command == "boot" && event == "intent" && to) boot_writes_.push_back(HangAt{*to, boot, index});
         const auto step = number_after(line, "step");
         if (run.empty() || !step) return;
         auto& s = steps_[{run, *step}];
@@ -80,6 +90,7 @@ public:
         for (const auto& [key, s] : steps_)
             if (!s.resolved) consider(s.at, earlier(s.at));
         for (const auto& w : unread_) consider(w, earlier(w));
+        for (const auto& w : boot_writes_) consider(w, earlier(w));
         for (const auto& v : verdicts_) consider(v, true);  // a person's word: binding at once
         return low;
     }
@@ -94,7 +105,8 @@ private:
     }
     std::map<std::pair<std::string, std::uint64_t>, Step> steps_;
     std::vector<HangAt> unread_;    // writes outside a ramp, not read back in their boot (yet)
-    std::vector<HangAt> verdicts_;  // suspects a person said hung
+    std::vector<HangAt> verdicts_;  // suspects a person said hung, boot guard trips
+    std::vector<HangAt> boot_writes_;  // the boot action's, not settled in their boot (yet)
     std::optional<Waiver> waiver_;
     std::size_t forgotten_before_ = 0;  // hangs found before the last forget-hang do not bind
     std::size_t records_ = 0;           // scanned so far: the next record's place

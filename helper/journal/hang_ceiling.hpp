@@ -26,8 +26,10 @@ namespace wiredcap::journal {
 // without the override counts every hang again. Any other write overrides with its own
 // --ignore-hang-ceiling, journaled on its records, never with a store's. Linux's trials (ttm-*
 // records) bind when wiredcap-system recorded them `hung`, in MiB rounded down; a
-// `ttm-forget-hang` clears hangs before it as `forget-hang` does. The boot action's own hangs are
-// the boot guard's (`tripped`), not counted here.
+// `ttm-forget-hang` clears hangs before it as `forget-hang` does. The boot action's write binds
+// too (as recovery.hpp reads it): a boot guard's trip, and before the trip is recorded, a boot
+// write from another boot that its boot never settled (healthy, reverted, failed with the
+// kernel answering, or undone by a plain reset).
 // (The text: journal/record_fields.hpp, read_journal.)
 [[nodiscard]] std::optional<units::MiB> find_hang_ceiling(std::string_view journal_text, std::string_view current_boot,
                                                           bool stored_value = false);

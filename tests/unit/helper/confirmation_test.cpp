@@ -208,6 +208,30 @@ TEST(HangCeiling, AWriteOutsideARampNeverReadBackIsAHang) {
     EXPECT_EQ(find_hang_ceiling(read_back, "B2"), std::nullopt) << "read back: a suspect at most, for a person";
 }
 
+// The boot action's write binds like the guard that judges it: a trip at once, and a write its
+// boot never settled (healthy, a revert, a failed write the kernel answered, a plain reset)
+// once that boot is over, whether or not the trip was recorded yet; for the boot action too.
+std::string boot_line(std::string_view command, std::string_view event, units::MiB v,
+                      std::optional<units::MiB> back, const std::string& boot) {
+    return to_json_line(Record{std::string(command), std::string(event), std::nullopt, std::nullopt, 0_GiB, v, back, ""},
+                        Stamp{boot, 0}, 1764410000);
+}
+
+TEST(HangCeiling, TheBootActionsWriteBindsUntilItsBootSettlesIt) {
+    const std::string applied = boot_line("boot", "intent", 166_GiB, std::nullopt, "B1") +
+                                boot_line("boot", "applied", 166_GiB, 166_GiB, "B1");
+    const auto at = std::optional<units::MiB>(166_GiB);
+    EXPECT_EQ(find_hang_ceiling(applied, "B1"), std::nullopt) << "its own boot: on trial";
+    EXPECT_EQ(find_hang_ceiling(applied, "B2"), at) << "read back, never healthy";
+    EXPECT_EQ(find_hang_ceiling(applied, "B2", true), at) << "the boot action is bound too";
+    EXPECT_EQ(find_hang_ceiling(applied + boot_line("boot", "healthy", 166_GiB, 166_GiB, "B1"), "B2"), std::nullopt);
+    EXPECT_EQ(find_hang_ceiling(applied + boot_line("reset", "applied", 0_GiB, 0_GiB, "B1"), "B2"), std::nullopt);
+    EXPECT_EQ(find_hang_ceiling(applied + boot_line("reset", "applied", 0_GiB, 0_GiB, "B2"), "B3"), at)
+        << "a reset in a later boot undoes nothing of B1";
+    const std::string trip = boot_line("boot", "tripped", 166_GiB, std::nullopt, "B2");
+    EXPECT_EQ(find_hang_ceiling(trip, "B2"), at) << "a trip binds at once";
+}
+
 TEST(HangCeiling, AVerdictBindsAndForgetHangClearsEarlierHangs) {
     const std::string hung = to_json_line(Record{"verdict", "hung", std::nullopt, std::nullopt, std::nullopt, 162_GiB,
                                                  std::nullopt, "B1"}, Stamp{"B2", 0}, 1764410000);
