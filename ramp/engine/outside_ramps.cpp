@@ -15,6 +15,15 @@ using units::MiB;
 
 bool is_write_outside_ramp(const Entry& e) { return !e.run && (is_word(e.command, "apply") || is_word(e.command, "boot")); }
 
+// What ends the risk of the boot action's write in its boot: the boot guard's `healthy`, a
+// revert read back, a failed write with the kernel answering, or a plain reset (which also
+// forgets the stored value, so no guard will ever trip on it).
+bool settles_boot_write(const Entry& e) {
+    if (is_word(e.command, "reset")) return is_word(e.event, "applied") || is_word(e.event, "unchanged");
+    return is_word(e.event, "healthy") || is_word(e.event, "revert_applied") ||
+           (is_word(e.event, "write_failed") && e.readback);
+}
+
 // A record that says what the knob holds after a change (or an attempt at one): the kernel was
 // read back. The boot guard's own records (healthy, ...) read it too, but change nothing.
 bool is_change_read_back(const Entry& e) {
@@ -62,8 +71,10 @@ void OutsideRampScan::add(const Entry& e, std::size_t order) {
     // The kernel answered in this boot: every write before it in the boot was read back.
     if (e.readback)
         std::erase_if(unread_, [&](const Write& w) { return w.ref.boot == e.boot; });
-    if (is_write_outside_ramp(e) && is_word(e.event, "intent") && e.to && e.to->count() != 0)
+    if (is_write_outside_ramp(e) && is_word(e.event, "intent") && e.to && e.to->count() != 0 &&
+        !is_word(e.command, "boot"))
         unread_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
+    if (!e.run && (is_word(e.command, "boot") || is_word(e.command, "reset"))) add_boot_write(e, order);
     if (is_change_read_back(e)) {
         if (is_suspect_candidate(e)) last_change_[std::string(e.boot)] = Write{order, ref_of(e, *e.readback, RefKind::suspect)};
         else if (auto it = last_change_.find(e.boot); it != last_change_.end()) last_change_.erase(it);
@@ -80,8 +91,23 @@ void OutsideRampScan::add(const Entry& e, std::size_t order) {
         forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), std::string(e.time), e.uid, std::string(e.reason)};
 }
 
+// The boot action's write is at risk until its boot settles it (settles_boot_write), not only
+// until it is read back: the boot guard's own rule, so the hang binds before the guard's next
+// run records the trip, which may never come (the boot switch, or a reset that forgot the value).
+void OutsideRampScan::add_boot_write(const Entry& e, std::size_t order) {
+    if (settles_boot_write(e))
+        std::erase_if(boot_writes_, [&](const Write& w) { return w.ref.boot == e.boot; });
+    else if (is_word(e.command, "boot") && is_word(e.event, "applied"))
+        for (Write& w : boot_writes_)
+            if (w.ref.boot == e.boot) w.ref.kind = RefKind::boot_apply;  // read back: in force
+    if (is_word(e.command, "boot") && is_word(e.event, "intent") && e.to && e.to->count() != 0)
+        boot_writes_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
+}
+
 OutsideRamps OutsideRampScan::result() const {
     OutsideRamps out;
+    for (const Write& w : boot_writes_)
+        if (earlier_boot(w.ref.boot, current_)) out.hangs.emplace_back(w.order, w.ref);
     for (const Write& w : unread_)
         if (earlier_boot(w.ref.boot, current_)) out.hangs.emplace_back(w.order, w.ref);
     for (const Write& w : trials_) out.hangs.emplace_back(w.order, w.ref);

@@ -3,6 +3,9 @@
 // write is at risk until it is read back:
 //   - an intent that no record of its boot ever read back (no readback_mib after it in that
 //     boot), in an earlier boot than the current one, is where the machine hung: a hang;
+//   - the boot action's write, until its boot is healthy (or the write was reverted, failed
+//     with the kernel answering, or a plain reset undid it), is the same: a hang once its
+//     boot is over, whether or not the guard's next run recorded the trip yet;
 //   - a write outside a ramp that read back correctly, raised the GPU's cap and was still in
 //     force when its boot ended (no later change in that boot) is a suspect: on a real Mac the
 //     hang comes when a workload wires the memory, long after the read-back. Only a person can
@@ -50,12 +53,14 @@ private:
         std::size_t order;
         StepRef ref;
     };
+    void add_boot_write(const journal_view::EntryView& e, std::size_t order);
     struct Verdict {
         std::size_t order;
         bool hung;
     };
     std::string_view current_;
     std::vector<Write> unread_;
+    std::vector<Write> boot_writes_;  // the boot action's, not settled in their boot (yet)
     std::vector<Write> trials_;  // Linux trials recorded hung
     // Per boot: its last change, if it is a suspect. std::less<>: looked up by the record's view.
     std::map<std::string, Write, std::less<>> last_change_;

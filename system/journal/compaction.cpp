@@ -158,6 +158,10 @@ bool Compaction::judge(std::string_view line) {
                (last_linux_trial_ && index >= *last_linux_trial_ && string_after(line, "event") != "refused");
     const auto run = run_of(line);
     if (run.empty()) {
+        // The boot action's write stays at risk until its boot settles it, a plain reset too
+        // (outside_ramps.cpp, hang_ceiling.cpp): that boot's resets are kept, as a kept run's.
+        if (string_after(line, "command") == "boot" && string_after(line, "event") == "intent")
+            boots_of_kept_runs_.insert(std::string(string_after(line, "boot")));
         if (reads_back_.count(index) != 0) return true;
         if (is_unchanged_apply(line)) return false;
         if (is_needed_without_run(line)) return true;

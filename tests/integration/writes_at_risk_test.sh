@@ -60,6 +60,23 @@ expect_boot_refuses() {
   note "the boot action refused the stored 166 GiB"
 }
 
+# After the boot action's apply of 166 GiB hung: recover names the boot action, and the
+# helper run directly, set and persist refuse it; the simulator saw 166 GiB once.
+expect_boot_hang_binds() {
+  wc recover --json; expect_rc 0
+  [ "$(json_field "$OUT" 'd["hang_ceiling"]["value"]')" = "$HUNG_MIB" ] || fail "recover's hang ceiling: $OUT"
+  [ "$(json_field "$OUT" 'd["hang_ceiling"]["kind"]')" = boot_apply ] || fail "recover's kind: $OUT"
+  wc recover --json; expect_rc 0  # twice: the same answer
+  [ "$(json_field "$OUT" 'd["hang_ceiling"]["value"]')" = "$HUNG_MIB" ] || fail "recover twice: $OUT"
+  helper apply 166GiB --effective 158GiB --effective-source given; expect_rc 3
+  helper persist 166GiB --unconfirmed --effective 158GiB --effective-source given; expect_rc 3
+  wc set 166GiB --yes; expect_rc 3
+  wc persist 166GiB --unconfirmed; expect_rc 3
+  [ "$(history_count $HUNG_MIB)" = 1 ] || fail "166 GiB was written again after the boot action hung on it"
+  [ "$(grep -c '"event":"refused"' "$JOURNAL")" -ge 2 ] || fail "the helper's refusals are not journaled"
+  note "the boot action's hang at 166 GiB binds the helper, set and persist"
+}
+
 new_tree m2ultra-192
 # 166 GiB is one step above the effective cap (158 GiB) and the band's min: every writer may
 # store it.
@@ -126,6 +143,33 @@ case $scenario in
     grep -q '"event":"intent".*"to_mib":169984' "$JOURNAL" || fail "the hang is gone from the journal"
     sim hang-above off >/dev/null
     wc set 166GiB --yes; expect_rc 0 ;;
+  boot_trip_binds_the_helper)
+    # The boot action hung on the stored 166 GiB, and its next run tripped the guard: the
+    # helper run directly from an admin shell is bound by the trip as wiredcap is.
+    [ "$(id -u)" = 0 ] || { echo "SKIP: the boot action is root's"; exit 0; }
+    wc persist 166GiB --unconfirmed; expect_rc 0
+    sim reboot >/dev/null
+    system boot-action; expect_rc 6
+    sim reboot >/dev/null
+    system boot-action; expect_rc 0
+    expect_journal '"command":"boot","event":"tripped","to_mib":169984'
+    expect_boot_hang_binds ;;
+  boot_hang_before_the_trip)
+    # The boot action applied 166 GiB and read it back; the machine hung later in that boot.
+    # The boot switch keeps the guard's next run from recording the trip (docs/recovery.md),
+    # and a reset forgets the stored value: the hang is remembered all the same.
+    [ "$(id -u)" = 0 ] || { echo "SKIP: the boot action is root's"; exit 0; }
+    sim hang-above off >/dev/null
+    wc persist 166GiB --unconfirmed; expect_rc 0
+    sim reboot >/dev/null
+    system boot-action; expect_rc 0
+    expect_journal '"command":"boot","event":"applied","from_mib":0,"to_mib":169984,"readback_mib":169984'
+    sim reboot >/dev/null
+    touch "$WORK/etc/wiredcap.boot-disabled"
+    system boot-action; expect_rc 0
+    wc reset; expect_rc 0
+    grep -q '"command":"boot","event":"tripped"' "$JOURNAL" && fail "a trip was recorded: the test needs none"
+    expect_boot_hang_binds ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "PASS: $scenario"

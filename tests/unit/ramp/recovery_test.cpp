@@ -697,16 +697,37 @@ TEST(Recovery, BootActionRecordsAreNeitherRampStepsNorRuns) {
     j.persisted(96_GiB);
     j.in_boot(kBootB).boot_apply(0_MiB, 96_GiB).boot_event("healthy", 96_GiB, "up 612 s with the value in place");
     j.in_boot(kBootC).boot_apply(0_MiB, 96_GiB);  // applied, not yet healthy: this boot
-    // Looked at from this boot and from a later one: no run, no hang, the ramp's confirmation kept.
+    // Looked at from this boot and from a later one: no run, the ramp's confirmation kept.
     for (const char* now : {kBootC, "BOOT-D"}) {
         const Report r = j.analyse_in(now);
         EXPECT_TRUE(r.unresolved.empty()) << now;
-        EXPECT_TRUE(r.hangs.empty()) << now;
-        EXPECT_FALSE(r.hang_ceiling) << now;
         ASSERT_TRUE(r.last_confirmed) << now;
         EXPECT_EQ(r.last_confirmed->run, "r1");
         EXPECT_EQ(r.last_confirmed->value, 96_GiB);
     }
+    // In its own boot the apply is on trial; the healthy boot B's is settled. Once boot C is
+    // over without becoming healthy, C's apply is a hang, before the guard records the trip.
+    EXPECT_TRUE(j.analyse_in(kBootC).hangs.empty());
+    const Report later = j.analyse_in("BOOT-D");
+    ASSERT_EQ(later.hangs.size(), 1u);
+    EXPECT_EQ(later.hangs[0].kind, RefKind::boot_apply);
+    EXPECT_EQ(later.hangs[0].boot, kBootC);
+    EXPECT_EQ(later.hangs[0].writer, "boot-action");
+}
+
+TEST(Recovery, TheBootActionsWriteIsSettledByItsBootOnly) {
+    // Healthy, a revert read back, a failed write the kernel answered, a plain reset: settled.
+    // A read-back alone (the guard judges later) or a later boot's reset: a hang.
+    auto hangs_after = [](auto&& then) {
+        Journal j;
+        j.in_boot(kBootB).boot_apply(0_MiB, 96_GiB);
+        then(j);
+        return j.analyse_in("BOOT-D").hangs.size();
+    };
+    EXPECT_EQ(hangs_after([](Journal& j) { j.boot_event("healthy", 96_GiB); }), 0u);
+    EXPECT_EQ(hangs_after([](Journal& j) { j.plain_reset(96_GiB); }), 0u);
+    EXPECT_EQ(hangs_after([](Journal&) {}), 1u);
+    EXPECT_EQ(hangs_after([](Journal& j) { j.in_boot(kBootC).plain_reset(0_MiB); }), 1u);
 }
 
 TEST(Recovery, BootActionRecordsDoNotSettleOrDisturbARamp) {
@@ -755,7 +776,7 @@ TEST(Recovery, ABootTripWithoutItsApplyRecordNamesTheTrip) {
     EXPECT_TRUE(hang_origin(*r.hang_ceiling).find("the boot guard found it at") != std::string::npos);
     // An apply of another value does not stand in for the missing one.
     Journal other;
-    other.in_boot(kBootB).boot_apply(0_MiB, 80_GiB);
+    other.in_boot(kBootB).boot_apply(0_MiB, 80_GiB).boot_event("healthy", 80_GiB);
     other.in_boot(kBootC).boot_event("tripped", 96_GiB);
     EXPECT_EQ(other.analyse_in(kBootC).hang_ceiling->kind, RefKind::boot_trip);
 }
