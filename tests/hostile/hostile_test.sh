@@ -1366,6 +1366,11 @@ unconfirmed_persist_is_one_step() {
   sim reboot >/dev/null
   OUT=$(system boot-action 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
   expect_rc 0; expect_out '"action":"applied"'; expect_knob 81920
+  # That boot becomes healthy: a boot that ended with it applied and unhealthy would be a hang
+  # at 80 GiB, binding the stores below (docs/design.md section 6).
+  sim advance 11m >/dev/null
+  OUT=$(system boot-action 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
+  expect_rc 0; expect_out '"action":"healthy"'
   # With --effective (the OS default's cap wiredcap read, issue 22) the step counts from it, and
   # it is stored as the boot action's start: 112 GiB is one step above 96 GiB (from the floor
   # it is three), 80 GiB would lower the cap below the OS default at every boot: not without
