@@ -48,10 +48,9 @@ Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvReq
         return e;
     }
     const std::uint64_t cells = e.kv_cells;
-    // llama.cpp refuses a quantized V cache without flash attention (llama-context.cpp: "V
-    // cache quantization requires flash_attn"), so a runtime that took one runs flash attention.
-    const bool implied = !req.flash_attn && kv_type_quantized(req.v_type);
-    const bool flash = req.flash_attn || implied;
+    // A runtime that took a quantized V cache runs flash attention (runs_flash_attention).
+    const bool flash = runs_flash_attention(req);
+    const bool implied = flash && !req.flash_attn;
     const auto scores = flash ? std::optional<std::uint64_t>(0) : product({cells, *arch.query_heads, kF32});
     const auto mask = product({cells, flash ? kF32 + kF16 : kF32});
     const auto hidden = product({kHiddenInFlight, *arch.embedding, kF32});

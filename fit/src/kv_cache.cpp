@@ -52,6 +52,21 @@ Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req,
     return *cells;
 }
 
+// The V values a layer stores per token. Without flash attention llama.cpp keeps V transposed,
+// and a transposed V row is as wide as the widest layer's (src/llama-kv-cache.cpp,
+// [TAG_V_CACHE_VARIABLE]: n_embd_v_gqa_max(), over every layer): a model whose KV heads or head
+// lengths vary by layer holds more V than its layers' own widths add up to. No V (MLA) stays none.
+std::uint64_t stored_v_values(const AttentionLayer& l, std::uint64_t widest_v, const KvRequest& req) {
+    if (l.v_values == 0 || runs_flash_attention(req)) return l.v_values;
+    return widest_v;
+}
+
+std::uint64_t widest_v_values(const Architecture& arch) {
+    std::uint64_t widest = 0;
+    for (const AttentionLayer& l : arch.layers) widest = std::max(widest, l.v_values);
+    return widest;
+}
+
 // A running sum that turns the first overflow into an error.
 struct Sum {
     std::uint64_t value = 0;
@@ -73,6 +88,8 @@ std::optional<KvType> kv_type_of(std::string_view name) {
 }
 
 std::uint64_t micro_batch(const KvRequest& r) { return std::min(r.batch, r.ubatch); }
+
+bool runs_flash_attention(const KvRequest& r) { return r.flash_attn || kv_type_quantized(r.v_type); }
 
 std::string_view kv_type_name(KvType t) { return kKvTypes[static_cast<std::size_t>(t)].first; }
 
@@ -105,6 +122,7 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     Sum k;
     Sum v;
     Sum per_token;
+    const std::uint64_t widest_v = widest_v_values(arch);
     for (std::size_t i = 0; i < arch.layers.size(); ++i) {
         const AttentionLayer& l = arch.layers[i];
         if (l.cache == LayerCache::none) {
@@ -118,7 +136,8 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
         const auto kb = row_bytes(req.k_type, l.k_values, i, "K");
         if (!kb) return kb.error();
         // No V cache (MLA): the V type does not apply, so its block size cannot refuse it.
-        const auto vb = l.v_values == 0 ? Expected<std::uint64_t>(0) : row_bytes(req.v_type, l.v_values, i, "V");
+        const std::uint64_t v_values = stored_v_values(l, widest_v, req);
+        const auto vb = v_values == 0 ? Expected<std::uint64_t>(0) : row_bytes(req.v_type, v_values, i, "V");
         if (!vb) return vb.error();
         const bool windowed = l.cache != LayerCache::full && arch.sliding_window;
         const std::uint64_t cells = windowed ? e.window_cells : e.full_cells;

@@ -313,6 +313,42 @@ TEST(FitKvFamilies, KAndVCacheTypesAreSizedApart) {
     EXPECT_EQ(e->total.count(), e->k_bytes.count() + e->v_bytes.count());
 }
 
+// --- KV heads that vary by layer (OpenELM; per-layer head_count_kv arrays) ----------------------
+// llama.cpp's K row is each layer's own n_embd_k_gqa(il); its V row is too with flash attention,
+// but without it V is stored transposed and every layer's V row is n_embd_v_gqa_max(), the
+// widest layer's (llama-kv-cache.cpp, [TAG_V_CACHE_VARIABLE]). Summing each layer's own V width
+// there is short by the padding: toward danger.
+GgufWriter openelm_gguf() {
+    GgufWriter w;
+    w.str("general.architecture", "openelm").u32("openelm.block_count", 4)
+        .u32("openelm.context_length", 2048).u32("openelm.embedding_length", 1280)
+        .i32_array("openelm.attention.head_count", {12, 12, 16, 20})
+        .i32_array("openelm.attention.head_count_kv", {2, 3, 4, 5})
+        .u32("openelm.attention.key_length", 64).u32("openelm.attention.value_length", 64);
+    return w;
+}
+
+TEST(FitKvFamilies, VaryingKvHeadsPadEveryVRowToTheWidestWithoutFlashAttention) {
+    const Architecture a = from_gguf(openelm_gguf());
+    const std::uint64_t k_per_token = f16_row((2 + 3 + 4 + 5) * 64);
+    for (const std::uint64_t ctx : {256u, 4096u, 32768u}) {
+        const auto plain = estimate_kv(a, KvRequest{ctx, 1, KvType::f16, KvType::f16});
+        ASSERT_TRUE(plain) << plain.error().message;
+        EXPECT_EQ(plain->k_bytes.count(), k_per_token * ctx) << ctx;
+        EXPECT_EQ(plain->v_bytes.count(), 4 * f16_row(5 * 64) * ctx) << ctx;
+        EXPECT_EQ(plain->per_token.count(), k_per_token + 4 * f16_row(5 * 64)) << ctx;
+        KvRequest fa{ctx, 1, KvType::f16, KvType::f16};
+        fa.flash_attn = true;
+        const auto flash = estimate_kv(a, fa);
+        ASSERT_TRUE(flash) << flash.error().message;
+        EXPECT_EQ(flash->v_bytes.count(), k_per_token * ctx) << ctx;
+        // A quantized V cache runs flash attention in llama.cpp, so it is not padded either.
+        const auto quantized = estimate_kv(a, KvRequest{ctx, 1, KvType::f16, KvType::q8_0});
+        ASSERT_TRUE(quantized) << quantized.error().message;
+        EXPECT_EQ(quantized->v_bytes.count(), q8_row((2 + 3 + 4 + 5) * 64) * ctx) << ctx;
+    }
+}
+
 // llama.cpp pads the context before it sizes the cache (src/llama-context.cpp: n_ctx =
 // GGML_PAD(n_ctx, 256); without a unified cache each sequence's n_ctx_seq is padded to 256
 // too), and mlx-lm's KVCache grows in steps of 256: a context of 5000 holds 5120 cells. An

@@ -3,6 +3,8 @@
 //   - the context is padded to 256 cells per sequence first (src/llama-context.cpp);
 //   - a full-attention layer holds every token of every sequence: K and V rows of
 //     KV heads x key (value) length per token, each in its own cache type (-ctk, -ctv);
+//   - without flash attention V is stored transposed, every layer's V row as wide as the
+//     widest layer's (a model whose KV heads vary by layer pads its narrower layers);
 //   - an MLA layer (DeepSeek-V2/V3/R1, Kimi K2: hparams.is_mla()) holds the compressed latent
 //     and the rope key as its K row and no V cache at all;
 //   - a sliding-window or chunked-attention layer holds the window plus one micro-batch,
@@ -93,6 +95,10 @@ struct KvRequest {
 
 // The tokens of one micro-batch: min(batch, ubatch).
 [[nodiscard]] std::uint64_t micro_batch(const KvRequest& r);
+
+// Whether the runtime runs flash attention: asked for, or implied by a quantized V cache
+// (llama.cpp refuses one without it: "V cache quantization requires flash_attn").
+[[nodiscard]] bool runs_flash_attention(const KvRequest& r);
 
 struct KvEstimate {
     units::Bytes total = units::Bytes::zero();      // K + V
