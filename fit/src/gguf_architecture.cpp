@@ -112,8 +112,12 @@ Expected<std::vector<LayerCache>> layer_kinds(const GgufHeader& h, const std::st
         a.rule = "llama.cpp src/llama-memory-hybrid.cpp: KV cache for the attention layers only "
                  "(one in " + std::to_string(n) + "), a recurrent state per sequence for the others";
     } else {
-        for (std::uint64_t i = 0; i < x.layers; ++i)
-            if (kv_heads[i] == 0) kinds[i] = ssm ? LayerCache::recurrent : LayerCache::none;
+        // Without a recurrent state, a layer without KV heads (Nemotron-51B's attention-free
+        // layers) still gets its K and V tensors in llama.cpp: zero wide, but V padded to the
+        // widest layer's without flash attention (kv_cache.cpp). It stays a cached layer.
+        if (ssm)
+            for (std::uint64_t i = 0; i < x.layers; ++i)
+                if (kv_heads[i] == 0) kinds[i] = LayerCache::recurrent;
         if (ssm) a.rule = "llama.cpp src/llama-memory-recurrent.cpp: a recurrent state per sequence, "
                           "KV cache only for layers with KV heads";
     }
@@ -250,7 +254,7 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
     }
     for (std::uint64_t i = 0; i < x.layers; ++i) {
         const std::uint64_t heads = (**kv_heads)[i];
-        a.layers.push_back(AttentionLayer{heads * **k_len, mla ? 0 : heads * **v_len, (*kinds)[i]});
+        a.layers.push_back(AttentionLayer{heads * **k_len, mla ? 0 : heads * **v_len, (*kinds)[i], !mla});
     }
     a.trained_context = meta_uint(h, x.p + "context_length");
     auto q_heads = per_layer(h, x.p + "attention.head_count", x.layers);

@@ -157,7 +157,7 @@ Expected<Architecture> hf_architecture(const std::string& text) {
                 if (sliding[i] && kinds[i] == LayerCache::full) kinds[i] = LayerCache::sliding;
         }
     }
-    for (std::uint64_t i = 0; i < *layers; ++i) a.layers.push_back(AttentionLayer{k_row, v_row, kinds[i]});
+    for (std::uint64_t i = 0; i < *layers; ++i) a.layers.push_back(AttentionLayer{k_row, v_row, kinds[i], v_row != 0});
     a.trained_context = uint_at(*c, "max_position_embeddings");
     a.query_heads = *heads;
     a.embedding = uint_at(*c, "hidden_size");

@@ -55,9 +55,10 @@ Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req,
 // The V values a layer stores per token. Without flash attention llama.cpp keeps V transposed,
 // and a transposed V row is as wide as the widest layer's (src/llama-kv-cache.cpp,
 // [TAG_V_CACHE_VARIABLE]: n_embd_v_gqa_max(), over every layer): a model whose KV heads or head
-// lengths vary by layer holds more V than its layers' own widths add up to. No V (MLA) stays none.
+// lengths vary by layer holds more V than its layers' own widths add up to, and a layer without
+// KV heads holds a whole V row. No V tensor (MLA) stays none.
 std::uint64_t stored_v_values(const AttentionLayer& l, std::uint64_t widest_v, const KvRequest& req) {
-    if (l.v_values == 0 || runs_flash_attention(req)) return l.v_values;
+    if (!l.has_v || runs_flash_attention(req)) return l.v_values;
     return widest_v;
 }
 

@@ -349,6 +349,28 @@ TEST(FitKvFamilies, VaryingKvHeadsPadEveryVRowToTheWidestWithoutFlashAttention) 
     }
 }
 
+// Nemotron-51B's attention-free layers (deci: head_count_kv 0 in the per-layer array) are not
+// skipped by llama.cpp's cache: only !has_kv(il) layers are, and a standard model's cache has no
+// filter. Their K row is 0 wide; without flash attention their transposed V row is the widest
+// layer's like every other. Counting them as holding nothing is short by a whole V row each.
+TEST(FitKvFamilies, LayersWithoutKvHeadsStillHoldAPaddedVRowWithoutFlashAttention) {
+    GgufWriter w;
+    w.str("general.architecture", "deci").u32("deci.block_count", 3).u32("deci.embedding_length", 128)
+        .u32("deci.attention.head_count", 2).i32_array("deci.attention.head_count_kv", {2, 0, 1});
+    const Architecture a = from_gguf(w);
+    for (const std::uint64_t ctx : {256u, 4096u, 32768u}) {
+        const KvEstimate plain = kv(a, ctx, KvType::f16);
+        EXPECT_EQ(plain.k_bytes.count(), f16_row((2 + 0 + 1) * 64) * ctx) << ctx;
+        EXPECT_EQ(plain.v_bytes.count(), 3 * f16_row(2 * 64) * ctx) << ctx;
+        EXPECT_EQ(plain.uncached_layers, 0u);
+        KvRequest fa{ctx, 1, KvType::f16, KvType::f16};
+        fa.flash_attn = true;
+        const auto flash = estimate_kv(a, fa);
+        ASSERT_TRUE(flash) << flash.error().message;
+        EXPECT_EQ(flash->v_bytes.count(), f16_row((2 + 0 + 1) * 64) * ctx) << ctx;
+    }
+}
+
 // llama.cpp pads the context before it sizes the cache (src/llama-context.cpp: n_ctx =
 // GGML_PAD(n_ctx, 256); without a unified cache each sequence's n_ctx_seq is padded to 256
 // too), and mlx-lm's KVCache grows in steps of 256: a context of 5000 holds 5120 cells. An

@@ -51,6 +51,9 @@ struct AttentionLayer {
     std::uint64_t k_values = 0;  // per token: KV heads x key length (MLA: latent + rope key)
     std::uint64_t v_values = 0;  // per token: KV heads x value length (MLA: 0, no V cache)
     LayerCache cache = LayerCache::full;
+    // false: no V tensor at all (MLA). A layer without KV heads (Nemotron's attention-free
+    // layers) has a V tensor of width 0, padded like any other without flash attention.
+    bool has_v = true;
 };
 
 // The state one recurrent layer keeps per sequence, in f32 values (llama_hparams::n_embd_r and
