@@ -65,12 +65,17 @@ Expected<KvRequest> kv_request(const FitRequest& req) {
 
 
 
-// "4.58 GiB (4920739232 B)"; below a GiB in MiB.
-std::string size_text(Bytes b) {
+// "4.59 GiB (4920739232 B)"; below a GiB in MiB. The two decimals are for orientation and
+// round toward safety, as the JSON's MiB do: what the model needs up (4.5828 GiB reads 4.59, not
+// a 4.58 it is above), a limit such as the cap down (units::truncated_decimal).
+enum class Rounding { need, limit };
+
+std::string size_text(Bytes b, Rounding r = Rounding::need) {
     const bool small = b < Bytes(units::GiB::from_count_or_throw(1));
-    const std::string head = small ? units::rounded_decimal(b, units::SizeUnit::mebibytes, 2) + " MiB"
-                                   : units::rounded_decimal(b, units::SizeUnit::gibibytes, 2) + " GiB";
-    return head + " (" + std::to_string(b.count()) + " B)";
+    const auto unit = small ? units::SizeUnit::mebibytes : units::SizeUnit::gibibytes;
+    const std::string figure = r == Rounding::need ? units::rounded_up_decimal(b, unit, 2)
+                                                   : units::truncated_decimal(b, unit, 2);
+    return figure + (small ? " MiB" : " GiB") + " (" + std::to_string(b.count()) + " B)";
 }
 
 constexpr std::string_view kHighestSource = "computed: policy max, memory minus the reserve, hang ceiling";
@@ -172,7 +177,7 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     line(out, "compute buffer", size_text(a.compute.bytes), a.compute.basis);
     line(out, "total", size_text(a.total));
     const auto& v = a.verdict;
-    line(out, "effective cap", v.cap ? size_text(*v.cap) : "unknown (" + v.cap_source + ")", v.cap ? v.cap_source : "");
+    line(out, "effective cap", v.cap ? size_text(*v.cap, Rounding::limit) : "unknown (" + v.cap_source + ")", v.cap ? v.cap_source : "");
     line(out, "highest allowed", v.highest ? units::describe(*v.highest) : "unknown", kHighestSource);
     for (const auto& n : m.arch.notes) line(out, "note", n);
     line(out, "verdict", verdict_text(v));

@@ -33,6 +33,17 @@ TEST(TruncatedDecimal, CutsAndNeverRoundsUp) {
     EXPECT_THROW((void)truncated_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
 }
 
+// What a model needs, printed for orientation: 5565841408 B is 5.1836 GiB, never "5.18 GiB".
+TEST(RoundedUpDecimal, RoundsUpAndNeverDown) {
+    EXPECT_EQ(rounded_up_decimal(5565841408_B, SizeUnit::gibibytes, 2), "5.19");
+    EXPECT_EQ(rounded_up_decimal(1_B, SizeUnit::gigabytes, 2), "0.01");
+    EXPECT_EQ(rounded_up_decimal(1_GB, SizeUnit::gigabytes, 2), "1.00");
+    EXPECT_EQ(rounded_up_decimal(0_B, SizeUnit::gigabytes, 2), "0.00");
+    EXPECT_EQ(rounded_up_decimal(Bytes::max(), SizeUnit::gibibytes, 2), "17179869184.00");
+    EXPECT_EQ(rounded_up_decimal(Bytes::max(), SizeUnit::bytes, 18), "18446744073709551615.000000000000000000");
+    EXPECT_THROW((void)rounded_up_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
+}
+
 TEST(Describe, EdgeValues) {
     EXPECT_EQ(describe(0_MiB), "0 MiB (0.00 GiB, 0.00 GB)");
     EXPECT_EQ(describe(1_MiB), "1 MiB (0.00 GiB, 0.00 GB)");

@@ -50,6 +50,19 @@ std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
     return out + "." + frac;
 }
 
+std::string rounded_up_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
+    if (decimals > 18) throw std::invalid_argument("rounded_up_decimal: at most 18 decimals");
+    u128 scale = 1;
+    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
+    const u128 u = info(unit).bytes;
+    const u128 scaled = (static_cast<u128>(bytes.count()) * scale + u - 1) / u;  // < 2^124 + 2^64
+    std::string out = u128_to_string(scaled / scale);
+    if (decimals == 0) return out;
+    std::string frac = u128_to_string(scaled % scale);
+    frac.insert(frac.begin(), decimals - frac.size(), '0');
+    return out + "." + frac;
+}
+
 std::string truncated_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
     if (decimals > 18) throw std::invalid_argument("truncated_decimal: at most 18 decimals");
     u128 scale = 1;

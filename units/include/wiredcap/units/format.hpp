@@ -20,6 +20,10 @@ namespace wiredcap::units {
 // wiredcap prints for orientation uses this: a cut never shows a limit above what it is.
 [[nodiscard]] std::string truncated_decimal(Bytes bytes, SizeUnit unit, unsigned decimals);
 
+// The value of `bytes` in `unit` rounded up to `decimals` places: "0.01" for one byte of a GB.
+// For what something needs, printed for orientation: a need never shows below what it is.
+[[nodiscard]] std::string rounded_up_decimal(Bytes bytes, SizeUnit unit, unsigned decimals);
+
 // "237568 MiB": count and symbol, the form parse_size reads back.
 template <class Q>
 [[nodiscard]] std::string to_string(const Q& q) {
