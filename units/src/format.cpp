@@ -1,6 +1,7 @@
 #include "wiredcap/units/format.hpp"
 
 #include <stdexcept>
+#include <string>
 
 #include "u128.hpp"
 
@@ -17,6 +18,24 @@ std::string u128_to_string(u128 v) {
         v /= 10;
     }
     return s;
+}
+
+enum class Rounding { down, half_up, up };
+
+// `bytes` in `unit` with `decimals` places, rounded as asked: the three public forms differ only
+// in this. b * 10^18 < 2^124, so 2 * b + u cannot overflow.
+std::string fixed_decimal(Bytes bytes, SizeUnit unit, unsigned decimals, Rounding how, const char* name) {
+    if (decimals > 18) throw std::invalid_argument(std::string(name) + ": at most 18 decimals");
+    u128 scale = 1;
+    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
+    const u128 u = info(unit).bytes;
+    const u128 b = static_cast<u128>(bytes.count()) * scale;
+    const u128 scaled = how == Rounding::down ? b / u : how == Rounding::up ? (b + u - 1) / u : (2 * b + u) / (2 * u);
+    std::string out = u128_to_string(scaled / scale);
+    if (decimals == 0) return out;
+    std::string frac = u128_to_string(scaled % scale);
+    frac.insert(frac.begin(), decimals - frac.size(), '0');
+    return out + "." + frac;
 }
 
 }  // namespace
@@ -37,42 +56,15 @@ std::string exact_decimal(Bytes bytes, SizeUnit unit) {
 }
 
 std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
-    if (decimals > 18) throw std::invalid_argument("rounded_decimal: at most 18 decimals");
-    u128 scale = 1;
-    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
-    const u128 u = info(unit).bytes;
-    // round half up: floor((2 * b * scale + u) / (2 * u)); b * scale < 2^64 * 10^18 < 2^124
-    const u128 scaled = (2 * static_cast<u128>(bytes.count()) * scale + u) / (2 * u);
-    std::string out = u128_to_string(scaled / scale);
-    if (decimals == 0) return out;
-    std::string frac = u128_to_string(scaled % scale);
-    frac.insert(frac.begin(), decimals - frac.size(), '0');
-    return out + "." + frac;
+    return fixed_decimal(bytes, unit, decimals, Rounding::half_up, "rounded_decimal");
 }
 
 std::string rounded_up_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
-    if (decimals > 18) throw std::invalid_argument("rounded_up_decimal: at most 18 decimals");
-    u128 scale = 1;
-    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
-    const u128 u = info(unit).bytes;
-    const u128 scaled = (static_cast<u128>(bytes.count()) * scale + u - 1) / u;  // < 2^124 + 2^64
-    std::string out = u128_to_string(scaled / scale);
-    if (decimals == 0) return out;
-    std::string frac = u128_to_string(scaled % scale);
-    frac.insert(frac.begin(), decimals - frac.size(), '0');
-    return out + "." + frac;
+    return fixed_decimal(bytes, unit, decimals, Rounding::up, "rounded_up_decimal");
 }
 
 std::string truncated_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
-    if (decimals > 18) throw std::invalid_argument("truncated_decimal: at most 18 decimals");
-    u128 scale = 1;
-    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
-    const u128 scaled = static_cast<u128>(bytes.count()) * scale / info(unit).bytes;  // < 2^124
-    std::string out = u128_to_string(scaled / scale);
-    if (decimals == 0) return out;
-    std::string frac = u128_to_string(scaled % scale);
-    frac.insert(frac.begin(), decimals - frac.size(), '0');
-    return out + "." + frac;
+    return fixed_decimal(bytes, unit, decimals, Rounding::down, "truncated_decimal");
 }
 
 std::string describe(MiB mib) {
