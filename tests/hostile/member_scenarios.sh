@@ -443,23 +443,19 @@ member_runs_are_bounded_and_abandoned_runs_close() {
   journal_ok
 }
 
-# An outsider's refusals reach the system log at most 10 times a minute per uid (issue 23: 500
-# calls, 500 lines in 3 s); the 10th says that further ones are not logged. Read off a /dev/log
-# of the test's own (an overlay over /dev in a private mount namespace, as in
-# tests/integration/syslog_priority_test.sh). Another uid has its own count; root's journal
-# does not grow, and nothing names the made-up run an outsider gives.
-outsider_refusals_are_rate_limited() {
-  fresh_fixture
-  private_mount_ns || { echo "SKIP: no private /dev/log: $PRIVATE_NS_WHY"; exit 77; }
-  local size; size=$(journal_size)
+# The system log's lines, in $WORK/records, while outsiders' `apply 96GiB` calls are refused:
+# a /dev/log of the test's own (an overlay over /dev in a private mount namespace, as in
+# tests/integration/syslog_priority_test.sh). CALLS, JSON: [[uid, count, [prefix...],
+# [extra...]], ...]: count calls of `prefix... $HELPER apply 96GiB extra...` as uid, no groups.
+syslog_during_refused_applies() {
   mkdir -p "$WORK/overlay/up" "$WORK/overlay/work"
   # shellcheck disable=SC2016  # the inner script expands its own variables
   "${PRIVATE_NS[@]}" bash -c '
     set -e
     mount -t overlay overlay -o "lowerdir=/dev,upperdir=$1/overlay/up,workdir=$1/overlay/work" /dev
-    exec python3 - "$@"' _ "$WORK" "$HELPER" >"$WORK/records" 2>"$WORK/listener.err" <<'PY'
-import socket, subprocess, sys, threading
-work, helper = sys.argv[1:3]
+    exec python3 - "$@"' _ "$WORK" "$HELPER" "$1" >"$WORK/records" 2>"$WORK/listener.err" <<'PY'
+import json, socket, subprocess, sys, threading
+work, helper, calls = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 log.bind("/dev/log")
 log.settimeout(0.5)
@@ -473,15 +469,28 @@ def read():  # while the calls run: a full socket queue (net.unix.max_dgram_qlen
                 return
 reader = threading.Thread(target=read)
 reader.start()
-for uid, calls, extra in ((65534, 40, []), (65533, 3, ["--run", "made-up-1", "--step", "1"])):
-    for _ in range(calls):
+for uid, count, prefix, extra in calls:
+    for _ in range(count):
         subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
-                        helper, "apply", "96GiB", *extra],
+                        *prefix, helper, "apply", "96GiB", *extra],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=20)
 done.set()
 reader.join()
 print("\n".join(lines))
 PY
+}
+
+# An outsider's refusals reach the system log at most 10 times a minute per uid (issue 23: 500
+# calls, 500 lines in 3 s); the 10th says that further ones are not logged. Read off a /dev/log
+# of the test's own (an overlay over /dev in a private mount namespace, as in
+# tests/integration/syslog_priority_test.sh). Another uid has its own count; root's journal
+# does not grow, and nothing names the made-up run an outsider gives.
+outsider_refusals_are_rate_limited() {
+  fresh_fixture
+  private_mount_ns || { echo "SKIP: no private /dev/log: $PRIVATE_NS_WHY"; exit 77; }
+  local size; size=$(journal_size)
+  syslog_during_refused_applies '[[65534, 40, [], []],
+                                  [65533, 3, [], ["--run", "made-up-1", "--step", "1"]]]'
   local nobody other muted
   nobody=$(grep -c '"uid":65534,"command":"apply","event":"refused"' "$WORK/records")
   other=$(grep -c '"uid":65533,"command":"apply","event":"refused"' "$WORK/records")
@@ -506,35 +515,7 @@ outsider_file_size_limit_lifts_no_budget() {
   fresh_fixture
   private_mount_ns || { echo "SKIP: no private /dev/log: $PRIVATE_NS_WHY"; exit 77; }
   local size; size=$(journal_size)
-  mkdir -p "$WORK/overlay/up" "$WORK/overlay/work"
-  # shellcheck disable=SC2016  # the inner script expands its own variables
-  "${PRIVATE_NS[@]}" bash -c '
-    set -e
-    mount -t overlay overlay -o "lowerdir=/dev,upperdir=$1/overlay/up,workdir=$1/overlay/work" /dev
-    exec python3 - "$@"' _ "$WORK" "$HELPER" >"$WORK/records" 2>"$WORK/listener.err" <<'PY'
-import socket, subprocess, sys, threading
-work, helper = sys.argv[1:3]
-log = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-log.bind("/dev/log")
-log.settimeout(0.5)
-lines, done = [], threading.Event()
-def read():
-    while True:
-        try:
-            lines.append(log.recv(65536).decode("ascii", "replace"))
-        except socket.timeout:
-            if done.is_set():
-                return
-reader = threading.Thread(target=read)
-reader.start()
-for _ in range(30):
-    subprocess.run(["setpriv", "--reuid=65533", "--regid=65533", "--clear-groups", "--",
-                    "prlimit", "--fsize=0:0", helper, "apply", "96GiB"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=20)
-done.set()
-reader.join()
-print("\n".join(lines))
-PY
+  syslog_during_refused_applies '[[65533, 30, ["prlimit", "--fsize=0:0"], []]]'
   local logged
   logged=$(grep -c '"uid":65533,"command":"apply","event":"refused"' "$WORK/records")
   note "30 refused calls of uid 65533 under RLIMIT_FSIZE 0: $logged lines in the system log"
