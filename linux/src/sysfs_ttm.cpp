@@ -15,7 +15,7 @@ using units::Bytes;
 using units::Pages;
 using units::PageSize;
 
-constexpr std::array kModules{TtmModule::amdttm, TtmModule::ttm};
+constexpr std::array kModules{TtmModule::amdttm, TtmModule::amd_ttm, TtmModule::ttm};
 
 std::string param_path(TtmModule m, std::string_view param) {
     return "/sys/module/" + std::string(kernel::module_name(m)) + "/parameters/" + std::string(param);
@@ -59,18 +59,26 @@ Sourced<TtmModule> detect_module(const SystemRoot& root) {
         present.push_back(m);
         if (root.exists("/sys/module/" + std::string(kernel::module_name(m)) + "/holders/amdgpu")) holding.push_back(m);
     }
-    const std::string src = "/sys/module/{ttm,amdttm}/parameters/pages_limit";
-    if (present.empty()) return {std::nullopt, src, "neither ttm nor amdttm is loaded"};
+    const std::string src = "/sys/module/{amdttm,amd_ttm,ttm}/parameters/pages_limit";
+    if (present.empty()) return {std::nullopt, src, "none of amdttm, amd_ttm and ttm is loaded"};
     if (holding.size() == 1) {
         const std::string name(kernel::module_name(holding.front()));
         return {holding.front(), "/sys/module/" + name + "/holders/amdgpu", "amdgpu depends on " + name};
     }
-    if (present.size() == 1) {
+    if (present.size() == 1 && holding.empty()) {
         const std::string name(kernel::module_name(present.front()));
         return {present.front(), param_path(present.front(), "pages_limit"),
                 "the only TTM with pages_limit (built in, or no holders list)"};
     }
-    return {std::nullopt, src, "ttm and amdttm are both loaded and amdgpu's holder is not one of them"};
+    // Two candidates and no single holder: which one amdgpu reads is not known, so nothing is
+    // scheduled; every name is shown.
+    const auto& named = holding.empty() ? present : holding;
+    std::string names;
+    for (auto m : named) names += (names.empty() ? "" : " and ") + std::string(kernel::module_name(m));
+    return {std::nullopt, src,
+            names + (holding.empty() ? " are loaded and amdgpu's holder is none of them"
+                                     : " are all listed as holding amdgpu") +
+                ": which one amdgpu reads is unknown"};
 }
 
 Sourced<Pages> pages_from(const std::optional<std::string>& text, std::optional<PageSize> size, std::string source,

@@ -45,7 +45,7 @@ namespace {
 std::string uki_refusal(const std::string& what) {
     return "the default entry " + what +
            " is a unified kernel image (UKI), whose command line is built into it: wiredcap cannot "
-           "try a value once there. Add <ttm|amdttm>.pages_limit=PAGES to /etc/kernel/cmdline and rebuild the "
+           "try a value once there. Add <ttm|amdttm|amd_ttm>.pages_limit=PAGES to /etc/kernel/cmdline and rebuild the "
            "image (kernel-install add, or ukify build --cmdline), keeping the old image as a menu "
            "entry to fall back to";
 }

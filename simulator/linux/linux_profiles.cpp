@@ -17,6 +17,8 @@ constexpr std::array kProfiles{
     LinuxProfile{"amdttm-128", "HP Z2 Mini G1a, 128 GB, AMD's DKMS driver: amdttm; stray ttm settings", 131752264,
                  512 * kMiB, "amdttm", true, "ttm.pages_limit=20971520", 4096, false,
                  "options ttm pages_limit=26214400\n"},
+    LinuxProfile{"amd-ttm-128", "Framework Desktop, 128 GB, ROCm's newer DKMS driver: amd_ttm beside the kernel's ttm",
+                 131752264, 512 * kMiB, "amd_ttm", true, "", 4096, false, ""},
     LinuxProfile{"strix-128-sdboot", "Framework Desktop, 128 GB, ttm, systemd-boot (EFI variables)", 131752264,
                  512 * kMiB, "ttm", false, "", 4096, true, ""},
     LinuxProfile{"fedora-128", "Framework Desktop, 128 GB, ttm, Fedora: GRUB with BLS entries (grubby's layout)",

@@ -16,8 +16,8 @@ struct LinuxProfile {
     std::string_view description;
     std::uint64_t mem_total_kib;     // /proc/meminfo MemTotal
     std::uint64_t vram_bytes;        // mem_info_vram_total: the BIOS carve-out
-    std::string_view module;         // "ttm" or "amdttm": the one amdgpu depends on
-    bool both_modules;               // ttm AND amdttm present (a DKMS host)
+    std::string_view module;         // "ttm", "amdttm" or "amd_ttm": the one amdgpu depends on
+    bool both_modules;               // ttm AND the DKMS copy present (a DKMS host)
     std::string_view extra_cmdline;  // what GRUB_CMDLINE_LINUX_DEFAULT carries besides "quiet"
     std::uint64_t page_size;         // KernelPageSize
     bool systemd_boot = false;       // systemd-boot (ESP /efi, EFI variables) instead of GRUB

@@ -26,7 +26,7 @@ constexpr Subcommand kSubcommands[] = {
 #ifdef WIREDCAP_LINUX_BACKEND
     // Linux AMD APUs: the try-once trial of TTM's pages_limit (docs/linux.md).
     {"ttm-trial", "SIZE",
-     "schedule ONE boot with <ttm|amdttm>.pages_limit\n"
+     "schedule ONE boot with <ttm|amdttm|amd_ttm>.pages_limit\n"
      "through GRUB's one-shot entry", ttm_trial},
     {"ttm-after-boot", "[--wait-driver S]",
      "once amdgpu is up (udev, systemd): read a trial\n"

@@ -1,7 +1,8 @@
 // The kernel interface on Linux AMD APUs: TTM's `pages_limit` and the amdgpu driver's view.
 //
 // The Mac's knob (kernel.hpp) is a sysctl written at run time. Linux's is a module parameter of
-// TTM (`ttm.pages_limit`, or `amdttm.pages_limit` where AMD's DKMS driver ships its own copy),
+// TTM (`ttm.pages_limit`, or `amdttm.pages_limit` / `amd_ttm.pages_limit` where AMD's DKMS
+// driver ships its own copy: older amdgpu-dkms names it amdttm, ROCm's newer one amd_ttm),
 // counted in pages of PAGE_SIZE and read once, when amdgpu initialises (drivers/gpu/drm/ttm/
 // ttm_tt.c, ttm_tt_mgr_init; drivers/gpu/drm/amd/amdgpu/amdgpu_ttm.c, amdgpu_ttm_init). So this
 // interface only reads: every value with its source, and unknown where the file is absent. The
@@ -22,10 +23,13 @@
 
 namespace wiredcap::kernel {
 
-enum class TtmModule { ttm, amdttm };
+// amd-smi probes the same three, in the order amdttm, amd_ttm, ttm (ROCm/amdsmi,
+// amdsmi_cli/amdsmi_helpers.py, read_pending_gtt_pages). Which one amdgpu uses decides the
+// parameter's name: the module name, `.pages_limit`.
+enum class TtmModule { ttm, amdttm, amd_ttm };
 
 [[nodiscard]] constexpr std::string_view module_name(TtmModule m) noexcept {
-    return m == TtmModule::ttm ? "ttm" : "amdttm";
+    return m == TtmModule::ttm ? "ttm" : m == TtmModule::amdttm ? "amdttm" : "amd_ttm";
 }
 
 // One reading: the value, or nullopt with `note` saying why; `source` names the file it came

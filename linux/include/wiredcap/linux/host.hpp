@@ -8,8 +8,7 @@
 
 namespace wiredcap::linux_amd {
 
-// /sys/module/amdgpu exists, and /sys/module/ttm/parameters/pages_limit or
-// /sys/module/amdttm/parameters/pages_limit does.
+// /sys/module/amdgpu exists, and /sys/module/{ttm,amdttm,amd_ttm}/parameters/pages_limit does.
 [[nodiscard]] bool is_amd_ttm_host(const SystemRoot& root);
 
 }  // namespace wiredcap::linux_amd

@@ -3,8 +3,8 @@
 // Sources (docs/linux.md cites them):
 //   page size     sysconf(_SC_PAGESIZE) on "/"; a simulated root gives its own in
 //                 /proc/self/smaps ("KernelPageSize: N kB"), as a real kernel also does
-//   module        /sys/module/{ttm,amdttm}/parameters/pages_limit, told apart by
-//                 /sys/module/<m>/holders/amdgpu (amdgpu's dependency) when both exist
+//   module        /sys/module/{amdttm,amd_ttm,ttm}/parameters/pages_limit, told apart by
+//                 /sys/module/<m>/holders/amdgpu (amdgpu's dependency) when two exist
 //   pages_limit   /sys/module/<m>/parameters/pages_limit (ttm_tt.c: 0644, pages)
 //   gttsize       /sys/module/amdgpu/parameters/gttsize (MiB, -1 = unset; amdgpu_drv.c)
 //   GTT, VRAM     /sys/class/drm/card<N>/device/mem_info_{gtt,vram}_total (bytes; amdgpu_gtt_mgr.c,
