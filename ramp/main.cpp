@@ -215,8 +215,8 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
     if (is("status") || is("set") || is("reset") || is("recover"))
         if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev)) {
             if (is("status"))
-                return wiredcap::cli::run_linux_status(linux_host->root, wiredcap::cli::journal_path(o.dev), o.json,
-                                                       out, err);
+                return wiredcap::cli::run_linux_status(linux_host->root, wiredcap::cli::journal_path(o.dev),
+                                                       wiredcap::cli::installed_policy_path(o.dev), o.json, out, err);
             if (auto why = linux_unsupported(app, o)) {
                 err << "wiredcap: " << *why << " (docs/linux.md)\n";
                 return ExitCode::usage;

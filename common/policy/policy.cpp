@@ -108,14 +108,14 @@ std::optional<std::string> gb_times_1000_warning(const std::string& key, MiB v) 
     return w;
 }
 
-Expected<Policy> validate(Policy p, units::Bytes memsize) {
+Expected<Policy> validate(Policy p, units::Bytes memsize, MiB reserve_floor = kReserveFloor) {
     const MiB ram = units::floor_cast<MiB>(memsize);
     if (p.min.count() == 0) return Error{"min must be above 0 MiB (0 is the OS default, not a bound)"};
     if (!(p.min < p.max))
         return Error{"min (" + units::describe(p.min) + ") must be below max (" + units::describe(p.max) + ")"};
-    if (p.reserve < kReserveFloor)
+    if (p.reserve < reserve_floor)
         return Error{"reserve (" + units::describe(p.reserve) + ") is below the floor of " +
-                     units::describe(kReserveFloor)};
+                     units::describe(reserve_floor)};
     const auto usable = checked_sub(ram, p.reserve);
     if (!usable || p.max > *usable)
         return Error{"max (" + units::describe(p.max) + ") is above physical memory (" + units::describe(ram) +
@@ -129,7 +129,7 @@ Expected<Policy> validate(Policy p, units::Bytes memsize) {
 
 }  // namespace
 
-Expected<Policy> parse(std::string_view text, units::Bytes memsize) {
+Expected<Policy> parse(std::string_view text, units::Bytes memsize, MiB reserve_floor) {
     auto entries = read_entries(text);
     if (!entries) return entries.error();
     for (auto key : kRequired)
@@ -168,7 +168,7 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize) {
     }
     for (const auto& [key, v] : {std::pair{"min", *min}, std::pair{"max", *max}})
         if (auto w = gb_times_1000_warning(key, v)) p.warnings.push_back(*w);
-    return validate(std::move(p), memsize);
+    return validate(std::move(p), memsize, reserve_floor);
 }
 
 MiB builtin_reserve(MiB ram) {

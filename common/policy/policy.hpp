@@ -60,8 +60,10 @@ struct Policy {
 // which `shasum -a 256` on the file reproduces. `path`: where the policy was read from.
 [[nodiscard]] std::string vouched_by(const Policy& p, const std::string& path);
 
-// Parses and validates policy text for a machine with `memsize` bytes of RAM.
-[[nodiscard]] Expected<Policy> parse(std::string_view text, units::Bytes memsize);
+// Parses and validates policy text for a machine with `memsize` bytes of RAM. `reserve_floor`:
+// the least reserve allowed (Linux's TTM band has its own, linux/band.hpp).
+[[nodiscard]] Expected<Policy> parse(std::string_view text, units::Bytes memsize,
+                                     units::MiB reserve_floor = kReserveFloor);
 
 // The conservative band used when no policy file exists. An error when the machine is too
 // small for it (raising then needs a policy file; reset still works).

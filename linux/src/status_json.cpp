@@ -50,20 +50,21 @@ JsonObject bytes_reading(const kernel::Sourced<Bytes>& s, std::optional<PageSize
     return sourced(s, [&](Bytes b) { return amount(b, ps); });
 }
 
-JsonObject band_json(const kernel::TtmReadings& r) {
+JsonObject band_json(const kernel::TtmReadings& r, const PolicyText& policy) {
     const auto ps = r.page_size.value;
-    const auto band = r.mem_total.value && ps ? ttm_band(*r.mem_total.value, *ps) : std::nullopt;
+    const auto band = r.mem_total.value && ps ? ttm_band(policy, *r.mem_total.value, *ps)
+                                              : Expected<TtmBand>(Error{!r.mem_total.value ? "MemTotal unknown"
+                                                                                            : "page size unknown"});
     JsonObject o;
     if (!band) {
-        o.null("low").null("high").null("reserve");
-        o.str("why_none", !r.mem_total.value ? "MemTotal unknown"
-                          : !ps              ? "page size unknown"
-                                             : "RAM leaves no room above the default");
+        o.null("low").null("high").null("reserve").null("max_step");
+        o.str("why_none", band.error().message);
         return o;
     }
-    o.object("low", amount(band->low)).object("high", amount(band->high)).object("reserve", amount(band->reserve, ps));
-    return o.str("source", "low: half of MemTotal (the kernel's default); high: MemTotal - max(4 GiB, 3/16 of "
-                           "MemTotal) (docs/linux.md)");
+    o.object("low", amount(band->low)).object("high", amount(band->high)).object("reserve", amount(band->reserve));
+    if (band->max_step) o.object("max_step", amount(*band->max_step)); else o.null("max_step");
+    o.strings("warnings", band->warnings);
+    return o.str("source", band->source);
 }
 
 // Like a stored value: null without why_unknown is "none"; with it, "could not be read".
@@ -99,6 +100,8 @@ JsonObject boot_loader_json(const SystemRoot& root, const kernel::TtmReadings& r
     return o;
 }
 
+// The trial's value and the default stored, each from its own field (a later trial that hung
+// is never the default).
 JsonObject trial_json(const SystemRoot& root) {
     const auto loaded = load_trial_state(root);
     JsonObject o;
@@ -106,16 +109,20 @@ JsonObject trial_json(const SystemRoot& root) {
     const TrialState& s = *loaded;
     o.str("phase", s.phase);
     const auto pages = trial_pages(s);
-    if (s.phase != "none" && pages) o.str("param", s.param).object("value", amount(*pages));
+    if (s.phase != "none" && pages && s.pages != 0) o.str("param", s.param).object("value", amount(*pages));
     else o.null("param").null("value");
     o.boolean("healthy", s.phase == "booted" && s.healthy);
+    const auto size = PageSize::from_bytes(s.page_size);
+    const auto stored = size && !s.default_param.empty() ? Pages::from_count(s.default_pages, *size) : std::nullopt;
+    if (stored) o.object("default", JsonObject().str("param", s.default_param).object("value", amount(*stored)));
+    else o.null("default");
     return o.str("source", kStateFile);
 }
 
 }  // namespace
 
 std::string status_json(const SystemRoot& root, const Expected<std::optional<units::MiB>>& hang_ceiling,
-                        std::string_view journal, std::string_view version) {
+                        const PolicyText& policy, std::string_view journal, std::string_view version) {
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     const auto ps = r.page_size.value;
@@ -147,7 +154,7 @@ std::string status_json(const SystemRoot& root, const Expected<std::optional<uni
     o.object("kfd_memory", bytes_reading(r.kfd_mem_bank, ps));
     o.object("vram_carve_out", bytes_reading(r.vram_total, ps));
     o.object("mem_total", bytes_reading(r.mem_total, ps));
-    o.object("band", band_json(r));
+    o.object("band", band_json(r, policy));
     o.object("hang_ceiling", ceiling_json(hang_ceiling, ps, journal));
     o.object("boot_loader", boot_loader_json(root, r));
     o.object("trial", trial_json(root));

@@ -4,6 +4,7 @@
 #include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/trial.hpp"
+#include "wiredcap/linux/trial_state.hpp"
 #include "wiredcap/units/format.hpp"
 
 namespace wiredcap::linux_amd {
@@ -36,7 +37,7 @@ void sourced_row(std::string& out, std::string_view label, const kernel::Sourced
 }  // namespace
 
 std::string status_text(const SystemRoot& root, const Expected<std::optional<units::MiB>>& hang_ceiling,
-                        std::string_view journal) {
+                        const PolicyText& policy, std::string_view journal) {
     SysfsTtmKernel kernel(root);
     const auto r = kernel.read();
     const auto ps = r.page_size.value;
@@ -66,12 +67,14 @@ std::string status_text(const SystemRoot& root, const Expected<std::optional<uni
     sourced_row(out, "VRAM carve-out", r.vram_total, [&](Bytes b) { return sized(b, ps); });
     sourced_row(out, "MemTotal", r.mem_total, [&](Bytes b) { return sized(b, ps); });
     if (r.mem_total.value && ps) {
-        if (const auto band = ttm_band(*r.mem_total.value, *ps)) {
-            row(out, "band low", units::describe(band->low), "the kernel's default: half of MemTotal");
+        if (const auto band = ttm_band(policy, *r.mem_total.value, *ps)) {
+            row(out, "band low", units::describe(band->low), band->source);
             row(out, "band high", units::describe(band->high),
-                "MemTotal - max(4 GiB, 3/16 of MemTotal) (docs/linux.md)");
+                "MemTotal minus a reserve of " + std::to_string(band->reserve.count()) + " pages");
+            if (band->max_step) row(out, "max_step", units::describe(*band->max_step), "above pages_limit now");
+            for (const auto& w : band->warnings) row(out, "WARNING", w, band->source);
         } else {
-            row(out, "band", "none: RAM leaves no room above the default", "");
+            row(out, "band", "none: " + band.error().message, "");
         }
     }
     if (!hang_ceiling)
@@ -100,11 +103,7 @@ std::string status_text(const SystemRoot& root, const Expected<std::optional<uni
     }
     const auto loaded = load_trial_state(root);
     std::string trial = loaded ? std::string() : "UNREADABLE: " + loaded.error().message;
-    if (loaded) {
-        const TrialState& s = *loaded;
-        trial = s.phase == "none" ? "none" : s.phase + ": " + s.param + "=" + std::to_string(s.pages);
-        if (s.phase == "booted") trial += s.healthy ? ", healthy" : ", not yet healthy";
-    }
+    if (loaded) trial = trial_summary(*loaded, hang_ceiling ? *hang_ceiling : std::nullopt);
     row(out, "trial", trial, std::string(kStateFile));
     return out;
 }

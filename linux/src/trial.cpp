@@ -77,8 +77,8 @@ bool default_entry_holds(const SystemRoot& root, const std::string& param, std::
 
 }  // namespace
 
-VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size,
-                          const VerbCommand& self) {
+VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const PolicyText& policy,
+                          units::Bytes size, const VerbCommand& self) {
     const VerbLock lock(root);
     if (!lock.held()) return fail(ExitCode::internal_error, "another ttm-* command is running; nothing scheduled");
     SysfsTtmKernel kernel(root);
@@ -97,15 +97,15 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::
                     "amdgpu.gttsize=" + *r.gttsize.value + " is set (" + r.gttsize.source +
                         "): it overrides pages_limit for the GPU; remove it first; nothing scheduled");
     if (!r.mem_total.value) return fail(ExitCode::unsupported_platform, "MemTotal unknown: no band; nothing scheduled");
-    const auto band = ttm_band(*r.mem_total.value, *r.page_size.value);
+    const auto band = ttm_band(policy, *r.mem_total.value, *r.page_size.value);
     if (!band)
-        return fail(ExitCode::no_safe_band, "this machine's RAM leaves no room above the default; nothing scheduled");
-    const Pages want = units::floor_pages(size, *r.page_size.value);
-    if (want < band->low || want > band->high)
-        return fail(ExitCode::refused_by_policy,
-                    units::describe(want) + " is outside the band " + units::describe(band->low) + " to " +
-                        units::describe(band->high) + " (MemTotal minus a reserve of " +
-                        units::describe(band->reserve, *r.page_size.value) + "); nothing scheduled");
+        return fail(policy.text && !*policy.text ? ExitCode::no_safe_band : ExitCode::policy_invalid,
+                    band.error().message + "; nothing scheduled");
+    const auto exact = whole_pages("the trial's size", size, *r.page_size.value);
+    if (!exact) return fail(ExitCode::usage, exact.error().message + "; nothing scheduled");
+    const Pages want = *exact;
+    if (auto why = band_refusal(*band, want, r.pages_limit.value))
+        return fail(ExitCode::refused_by_policy, *why + "; nothing scheduled");
     const auto ceiling = journal.hang_ceiling();
     if (!ceiling) return fail(ExitCode::journal_failed, ceiling.error().message + ": nothing scheduled");
     // Compared as sizes: a hang counted in other pages (another kernel) binds all the same.
@@ -344,7 +344,7 @@ VerbResult reset_ttm(const SystemRoot& root, TrialJournal& journal) {
         auto cancelled = boot.loader->cancel();
         if (!cancelled) return fail(ExitCode::kernel_write_failed, "reset: " + cancelled.error().message);
         for (auto& line : *cancelled) out.lines.push_back(line);
-        for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit"}) {
+        for (const char* name : {"ttm.pages_limit", "amdttm.pages_limit", "amd_ttm.pages_limit"}) {
             const auto v = boot.loader->default_value(name);
             if (v && name == s.default_param && *v == std::to_string(s.default_pages)) {
                 if (auto d = boot.loader->remove_default(name); !d) {

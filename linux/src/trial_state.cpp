@@ -89,6 +89,34 @@ std::optional<Pages> trial_pages(const TrialState& s) {
     return size ? Pages::from_count(s.pages, *size) : std::nullopt;
 }
 
+namespace {
+
+std::string value_text(const std::string& param, std::uint64_t pages, std::uint64_t page_size) {
+    std::string t = param + "=" + std::to_string(pages);
+    const auto size = PageSize::from_bytes(page_size);
+    const auto p = size ? Pages::from_count(pages, *size) : std::nullopt;
+    return p ? t + " (" + units::describe(*p) + ")" : t;
+}
+
+}  // namespace
+
+std::string trial_summary(const TrialState& s, std::optional<units::MiB> ceiling) {
+    if (s.phase == "none") return "none";
+    const std::string tried = value_text(s.param, s.pages, s.page_size);
+    const bool has_default = !s.default_param.empty();
+    const std::string stored = has_default ? value_text(s.default_param, s.default_pages, s.page_size) : "";
+    if (s.phase != "default") {
+        std::string t = s.phase + ": " + tried;
+        if (s.phase == "booted") t += s.healthy ? ", healthy" : ", not yet healthy";
+        return has_default ? t + "; the default stays " + stored : t;
+    }
+    std::string t = "default: " + stored;
+    if (s.pages == 0 || (s.param == s.default_param && s.pages == s.default_pages)) return t;
+    const auto p = trial_pages(s);
+    const bool hung = ceiling && p && p->to_bytes() >= units::Bytes(*ceiling);
+    return t + "; the last trial, " + tried + (hung ? ", HUNG: it is the hang ceiling" : ", was not made default");
+}
+
 Pages ceiling_pages(units::MiB ceiling, PageSize size) {
     return units::floor_pages(units::Bytes(ceiling), size);
 }

@@ -62,14 +62,6 @@ std::string boot_id(const SystemRoot& root) {
     return root.read_value("/proc/sys/kernel/random/boot_id").value_or("unknown");
 }
 
-// The trial's phase as recorded (ttm-state), for the person.
-std::string trial_text(const linux_amd::TrialState& s) {
-    if (s.phase == "none") return "none";
-    std::string t = s.phase + ": " + s.param + "=" + std::to_string(s.pages);
-    if (const auto pages = linux_amd::trial_pages(s)) t += " (" + units::describe(*pages) + ")";
-    return t;
-}
-
 }  // namespace
 
 std::optional<LinuxTarget> linux_target(const std::string& linux_root, const DevPaths& dev) {
@@ -154,7 +146,8 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
             << rep.forgotten->time << " by uid " << rep.forgotten->uid << " (" << rep.forgotten->why << ").\n";
     const auto state = linux_amd::load_trial_state(root);
     const bool pending = state && (state->phase == "scheduled" || state->phase == "booted");
-    out << "Trial: " << (state ? trial_text(*state) : "UNREADABLE: " + state.error().message) << "   ["
+    const auto ceiling = rep.hang_ceiling ? std::optional<units::MiB>(rep.hang_ceiling->value) : std::nullopt;
+    out << "Trial: " << (state ? linux_amd::trial_summary(*state, ceiling) : "UNREADABLE: " + state.error().message) << "   ["
         << linux_amd::kStateFile << "]\n";
     const std::string here = t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string();
     // Not settled: what settles it, complete (exit 10 leaves a script the next step).

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "policy/policy.hpp"
+#include "policy/trusted_path.hpp"
 #include "src/ttm_journal.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/linux/driver_ready.hpp"
@@ -77,6 +79,11 @@ linux_amd::VerbCommand self_command(const helper::Context& ctx) {
     return {prefix};
 }
 
+// Root's policy file, read as the helper reads it on a Mac: owned by root along its path.
+linux_amd::PolicyText policy_text(const helper::Context& ctx) {
+    return {ctx.policy_path, trusted::read_file(ctx.policy_path, ctx.trusted_owner, policy::kMaxPolicyBytes)};
+}
+
 }  // namespace
 
 helper::Result ttm_trial(helper::Context& ctx, const Args& args) {
@@ -88,7 +95,7 @@ helper::Result ttm_trial(helper::Context& ctx, const Args& args) {
     if (!size) return usage_error("ttm-trial: " + size.error().message);
     const SystemRoot system_root(root);
     auto journal = journal_for("ttm-trial", ctx, system_root);
-    return shaped("ttm-trial", linux_amd::schedule_trial(system_root, journal, size->bytes, self_command(ctx)));
+    return shaped("ttm-trial", linux_amd::schedule_trial(system_root, journal, policy_text(ctx), size->bytes, self_command(ctx)));
 }
 
 helper::Result ttm_after_boot(helper::Context& ctx, const Args& args) {

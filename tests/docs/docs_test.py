@@ -102,6 +102,9 @@ NOT_RUN = {
 # simulated Mac of this runner: tests/linux/docs_test.sh runs docs/linux.md's (linux.docs).
 LINUX_VERB = re.compile(r"^wiredcap-system ttm-[a-z-]+ ")
 LINUX_VERB_REASON = "a Linux boot-loader verb: run on a simulated AMD APU by linux.docs (tests/linux/docs_test.sh)"
+# docs/linux.md's walk-through names its own --journal and --policy under the simulated APU's
+# tree (/tmp/apu): linux.docs runs it as written there, not on this runner's simulated Mac.
+LINUX_WALKTHROUGH = "/tmp/apu"
 # Spans that are output, not a command: checked as a line of that command's output.
 OUTPUT_SPANS = {
     "wiredcap 0.1.0": "wiredcap --version",
@@ -336,6 +339,8 @@ def finish_block(doc, lang, start, block, pending, after_sh):
             line, continued = (continued + line).strip(), ""
             if line:
                 out.append(Example(doc, number, line, "sh", pending))
+                if LINUX_WALKTHROUGH in line:
+                    out[-1].not_run = LINUX_VERB_REASON
         return out
     if lang:
         return []  # another language (text, mermaid ...): not a command, not output

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# docs/linux.md's examples: every line of its ```sh blocks runs, in order, against this build's
-# wiredcap, wiredcap-system and wiredcap-sim-linux, in a scratch root standing in for the
-# /tmp/apu the page names (`sudo` runs its command as is: the tests run as root). Each must
-# exit 0, or the code an `# exit N` comment at the end of its line names. Then each of its
+# docs/linux.md's examples: every line of its ```sh blocks runs, in order, as written, against
+# this build's wiredcap, wiredcap-system and wiredcap-sim-linux, in a scratch root standing in
+# for the /tmp/apu the page names (`sudo` runs its command as is: the tests run as root); no
+# option is added. Each must exit 0, or the code an `# exit N` comment at the end of its line
+# names. The walk-through's journal is the one it names under /tmp/apu: it must hold the
+# story's records, and this machine's journal must be as it was. Then each of its
 # `wiredcap-system ttm-...` code spans in prose (which docs_test.py, on a simulated Mac, lists
 # as not run there) runs on a fresh simulated APU: it must be accepted (not exit 1, 2 or >= 126).
 # usage: docs_test.sh WIREDCAP SYSTEM SIM DOC
@@ -11,6 +13,8 @@ wiredcap=$1 system=$2 sim=$3 doc=$4
 root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-docs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/.mac"
+host_journal=/var/lib/wiredcap/journal.jsonl
+host_before=$({ cat "$host_journal" 2>/dev/null || true; } | sha256sum)
 n=0
 while IFS= read -r line; do
   want=0
@@ -20,11 +24,9 @@ while IFS= read -r line; do
   read -ra words <<<"$line"
   [ "${words[0]}" = sudo ] && words=("${words[@]:1}")
   case ${words[0]} in
-    wiredcap) words=("$wiredcap" --journal "$root/.mac/journal" "${words[@]:1}") ;;
+    wiredcap) words[0]=$wiredcap ;;
     wiredcap-sim-linux) words[0]=$sim ;;
-    wiredcap-system)
-      words=("$system" --sim-state "$root/.mac/sim-state" --journal "$root/.mac/journal"
-             --policy "$root/.mac/policy" "${words[@]:1}") ;;
+    wiredcap-system) words[0]=$system ;;
     *) echo "FAIL: not a wiredcap example: $line" >&2; exit 1 ;;
   esac
   rc=0
@@ -33,6 +35,10 @@ while IFS= read -r line; do
   n=$((n + 1))
 done < <(awk '/^```sh$/{on=1; next} /^```/{on=0} on && NF' "$doc")
 [ "$n" -gt 0 ] || { echo "FAIL: no examples in $doc" >&2; exit 1; }
+grep -q '"command":"ttm-confirm","event":"made-default"' "$root/journal.jsonl" \
+  || { echo "FAIL: the walk-through's journal under the scratch root lacks its records" >&2; exit 1; }
+[ "$({ cat "$host_journal" 2>/dev/null || true; } | sha256sum)" = "$host_before" ] \
+  || { echo "FAIL: the walk-through changed this machine's $host_journal" >&2; exit 1; }
 echo "$n examples of $doc: ok"
 
 # The verbs named in prose, each on a fresh simulated APU (its --root right after the verb, as

@@ -16,7 +16,7 @@ sys() {
 # The journal's records as command:event words, in order.
 events() { sed -n 's/.*"command":"\([a-z-]*\)","event":"\([a-z-]*\)".*/\1:\2/p' "$(journal)" | tr '\n' ' '; }
 # `status` is the unprivileged front-end's, reading the same journal.
-status() { "$wiredcap" --journal "$(journal)" status --linux-root "$root"; }
+status() { "$wiredcap" --journal "$(journal)" --policy "$root/.mac/policy" status --linux-root "$root"; }
 # The test's scratch folder in `base`, removed when the test ends; how a check fails.
 scratch() {
   base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-linux-$1.XXXXXX")

@@ -16,7 +16,7 @@ root=$base/m; "$sim" init --root "$root" --profile strix-64; mkdir -p "$root/.ma
 # ramp and persist would write to it.
 "$mac_sim" --state "$root/.mac/sim-state" init --profile m1max-64 >/dev/null
 "$mac_sim" --state "$root/.mac/sim-state" default-cap 32GiB >/dev/null
-printf '%s\n' 'min = 16GiB' 'max = 48GiB' 'reserve = 8GiB' 'max_step = 8GiB' >"$root/.mac/policy"
+printf '%s\n' 'min = 16GiB' 'max = 48GiB' 'reserve = 8GiB' 'max_step = 12GiB' >"$root/.mac/policy"
 chmod 644 "$root/.mac/policy"
 wc() {
   "$wiredcap" --journal "$(journal)" --sim-state "$root/.mac/sim-state" --policy "$root/.mac/policy" "$@"

@@ -102,6 +102,12 @@ if sys after-boot; then fail "after-boot did not report the hang"; fi
 grep -q "\"command\":\"ttm-after-boot\",\"event\":\"hung\".*\"to_pages\":$hang_pages" "$(journal)" \
   || fail "no hang recorded at the trial's value"
 grep -q "hang ceiling" <<<"$(status)" || fail "status does not show the hang ceiling: $(status)"
+# The hung trial is named as the hang, never as the default: status and recover print the
+# default stored at confirmation, and the trial apart.
+for shown in "$(status | tr -s ' \n' ' ')" "$( (front recover 2>&1 || true) | tr -s ' \n' ' ')"; do
+  grep -Eq "(trial |Trial: )default: $param=$pages " <<<"$shown" || fail "the default is not the stored one: $shown"
+  grep -q "the last trial, $param=$hang_pages (.*HUNG" <<<"$shown" || fail "the hung trial is not named: $shown"
+done
 [ ! -e "$(trial_file)" ] || fail "the hung trial's entry was left"
 if sys trial "$hang_size"; then fail "a value at the hang ceiling was scheduled"; fi
 [ -z "$(oneshot)" ] || fail "refused trial set next_entry"

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
@@ -17,6 +18,7 @@ namespace wiredcap::linux_amd {
 
 // `version` is wiredcap's; the hang ceiling is the journal's shared reader's (status_text.hpp).
 [[nodiscard]] std::string status_json(const SystemRoot& root, const Expected<std::optional<units::MiB>>& hang_ceiling,
+                                      const PolicyText& policy,
                                       std::string_view journal, std::string_view version);
 
 }  // namespace wiredcap::linux_amd

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
@@ -16,6 +17,7 @@ namespace wiredcap::linux_amd {
 // reader found in `journal` (the caller reads it: the journal is the project's, not linux/'s);
 // an error there is shown, and binds every trial.
 [[nodiscard]] std::string status_text(const SystemRoot& root, const Expected<std::optional<units::MiB>>& hang_ceiling,
+                                      const PolicyText& policy,
                                       std::string_view journal);
 
 }  // namespace wiredcap::linux_amd

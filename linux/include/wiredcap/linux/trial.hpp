@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "wiredcap/exit_codes.hpp"
+#include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/linux/trial_journal.hpp"
 #include "wiredcap/linux/trial_state.hpp"
@@ -49,8 +50,9 @@ struct VerbResult {
 // Each records what it does in `journal` (trial_journal.hpp): intent before any boot-loader
 // write, the read-back, the outcome. `self` is how a person runs the next verb a line names
 // (ttm-confirm, ttm-forget-hang): the complete command.
-[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, units::Bytes size,
-                                        const VerbCommand& self);
+// `policy`: root's policy file as read (band.hpp); the band it sets, or the built-in one.
+[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const PolicyText& policy,
+                                        units::Bytes size, const VerbCommand& self);
 [[nodiscard]] VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbCommand& self);
 [[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal,
                                        const std::vector<std::string>& check_cmd);

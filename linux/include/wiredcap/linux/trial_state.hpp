@@ -14,6 +14,7 @@
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/pages.hpp"
+#include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::linux_amd {
 
@@ -22,7 +23,7 @@ inline constexpr std::string_view kLockFile = "/var/lib/wiredcap/ttm.lock";
 
 struct TrialState {
     std::string phase = "none";  // none | scheduled | booted | default
-    std::string param;           // "ttm.pages_limit" or "amdttm.pages_limit"
+    std::string param;           // "ttm.pages_limit", "amdttm.pages_limit" or "amd_ttm.pages_limit"
     std::uint64_t pages = 0;
     std::uint64_t page_size = 0;
     std::string scheduled_boot_id;
@@ -43,6 +44,11 @@ inline constexpr std::uint64_t kHealthyAfterS = 600;
 [[nodiscard]] Expected<Ok> save_trial_state(const SystemRoot& root, const TrialState& s);
 // The trial's value as pages of its recorded page size, or nullopt.
 [[nodiscard]] std::optional<units::Pages> trial_pages(const TrialState& s);
+// The trial's row for a person (status, recover): the value tried and the default stored, each
+// from its own field; after a later trial that was not made default, the default stays the
+// default and the trial is named apart, as the hang when `ceiling` (the journal's) is at or
+// below it.
+[[nodiscard]] std::string trial_summary(const TrialState& s, std::optional<units::MiB> ceiling);
 // Serialises the ttm-* verbs: two at once would interleave their reads and writes of the state
 // and the boot loader. Waits at most 5 s for the lock (flock on kLockFile, 0600).
 class VerbLock {
