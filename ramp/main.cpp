@@ -23,6 +23,7 @@
 #include "commands/status.hpp"
 #ifdef WIREDCAP_LINUX_BACKEND
 #include "commands/linux_front.hpp"
+#include "commands/linux_metrics.hpp"
 #include "commands/linux_status.hpp"
 #endif
 #include "suggest.hpp"
@@ -212,6 +213,11 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
             return wiredcap::cli::refuse_linux_unsupported(
                 *linux_host, is("ramp") ? "ramp" : "persist",
                 is("ramp") ? std::optional<std::string>(o.ramp.to) : o.persist.size, err);
+    if (is("metrics") && !o.json)
+        if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev))
+            return wiredcap::cli::run_linux_metrics(linux_host->root, wiredcap::cli::journal_path(o.dev),
+                                                    wiredcap::cli::installed_policy_path(o.dev),
+                                                    o.metrics.textfile_dir, out, err);
     if (is("status") || is("set") || is("reset") || is("recover"))
         if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev)) {
             if (is("status"))
@@ -319,6 +325,8 @@ int main(int argc, char** argv) {
     add_recover(app, o);
     add_persist(app, o);
 #ifdef WIREDCAP_LINUX_BACKEND
+    metrics->add_option("--linux-root", o.linux_root,
+                        "Linux AMD APU: TTM and amdgpu read under DIR ('/': this machine; docs/linux.md)");
     for (const char* name : {"set", "reset", "recover"})
         app.get_subcommand(name)->add_option("--linux-root", o.linux_root,
                                              "Linux AMD APU: the try-once trial under DIR ('/': this machine)");
