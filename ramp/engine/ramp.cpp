@@ -502,10 +502,7 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
                 << (at_target ? ", the target" : "") << "\n";
             return at_target ? ExitCode::ok : ExitCode::ramp_stopped;
         }
-        // Each refusal's name is the helper's --revert word; a yes or stop whose confirmation
-        // was not recorded is none of them.
-        const bool kept = a == Answer::yes || a == Answer::stop;
-        session.revert(step, kept ? std::string_view("unconfirmed") : answer_name(a));
+        session.revert(step, revert_word(a));
         session.end("reverted");
         return ExitCode::ramp_reverted;
     }
