@@ -32,7 +32,8 @@ std::string open_step_clause(const recovery::UnresolvedRun& u) {
 std::string open_step_settles(const recovery::UnresolvedRun& u) {
     if (u.state == recovery::RunState::revert_unproven_in_this_boot)
         return "It is settled by going back to the OS default: wiredcap reset";
-    return "It is settled when that ramp's question is answered, or by its guard within the ramp's --timeout plus " +
+    return "It is settled when that ramp's step is answered (yes, stop or no, or its --check), or by its guard "
+           "within the ramp's --timeout plus " +
            std::to_string(kGuardGrace.count()) + " s; if no ramp is running, settle it now: wiredcap reset";
 }
 
