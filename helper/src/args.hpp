@@ -70,7 +70,7 @@ struct Invocation {
 // The reasons a ramp reverts, and the ways it ends: fixed words, never free text, so nothing
 // a caller types reaches root's journal except through these lists.
 inline constexpr std::string_view kRevertReasons[] = {"no", "eof", "interrupt", "terminate", "hangup",
-                                                      "timeout", "guard", "mismatch", "probe"};
+                                                      "timeout", "guard", "mismatch", "probe", "unconfirmed"};
 inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "revert_failed",
                                                  "aborted",   "hung"};
 // Where an --effective value came from: Metal, the simulator's model of it, or the person (--from).

@@ -6,6 +6,7 @@
 #include "commands/policy_cause.hpp"
 #include "commands/policy_check.hpp"
 #include "engine/effective_cap.hpp"
+#include "engine/open_step.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/launchd_state.hpp"
 #include "readings/metal.hpp"
@@ -299,6 +300,9 @@ ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& ar
         return fail(ctx, json_head(false, machine->simulated()), ExitCode::internal_error,
                     contents.error().message + "; the last confirmed value and the hang ceiling are unknown");
     const auto report = recovery::analyse(contents->entries, machine->boot_id.value.value_or(""));
+    // A value stored while a step awaits confirmation would be chosen on a state nobody settled.
+    if (auto open = open_step(report))
+        return fail(ctx, json_head(false, machine->simulated()), ExitCode::unresolved_journal, open_step_refusal(*open));
     auto choice = choose_persist_value(args, report, req.ignore_hang_ceiling, "journal " + path);
     if (!choice) return fail(ctx, json_head(false, machine->simulated()), choice.error().code, choice.error().message);
     std::vector<std::string> helper_args{"persist", units::to_string(choice->value)};

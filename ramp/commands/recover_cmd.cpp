@@ -5,6 +5,7 @@
 #include "commands/hang_answers.hpp"
 
 #include "engine/effective_cap.hpp"
+#include "engine/open_step.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
 #include "json_contract.hpp"
@@ -123,8 +124,7 @@ Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& ma
     for (const auto& w : notes.warnings) say << "journal: " << w << "\n";
     for (const auto& u : result.report.unresolved) {
         explain(u, say);
-        if (u.state == recovery::RunState::awaiting_in_this_boot ||
-            u.state == recovery::RunState::revert_unproven_in_this_boot)
+        if (holds_a_step_open(u.state))
             result.ramp_in_progress = true;
         else if (!record_outcome(ctx, u, machine.boot_id.value.value_or(""), say)) result.could_not_record = true;
     }

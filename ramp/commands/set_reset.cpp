@@ -7,6 +7,7 @@
 
 #include "engine/at_rest.hpp"
 #include "engine/effective_cap.hpp"
+#include "engine/open_step.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
@@ -37,6 +38,11 @@ std::optional<std::uint64_t> reading_mib(const json::Value& j, std::string_view 
 struct KnobNow {
     std::optional<std::uint64_t> mib;
     std::string why_unknown;
+};
+
+struct Refusal {
+    ExitCode code;
+    std::string why;
 };
 
 KnobNow reread_knob(const CliContext& ctx) {
@@ -153,17 +159,27 @@ bool confirmed_change(CliContext& ctx, const Before& b, MiB current, MiB to) {
     return true;
 }
 
-// A value at or above the journal's hang ceiling needs --ignore-hang-ceiling; an unreadable
-// journal leaves the ceiling unknown, which refuses (fail closed).
-std::optional<std::string> hang_refusal(CliContext& ctx, const MachineReadings& m, MiB value, bool ignore) {
-    const std::string path = journal_path(ctx.helper.dev());
-    auto contents = journal_view::read_journal(path);
-    if (!contents) return contents.error().message + "; the hang ceiling is unknown, so nothing was changed";
-    const auto report = recovery::analyse(contents->entries, m.boot_id.value.value_or(""));
+// A value at or above the journal's hang ceiling needs --ignore-hang-ceiling.
+std::optional<std::string> hang_refusal(const recovery::Report& report, MiB value, bool ignore) {
     const auto& c = report.hang_ceiling;
     if (!c || value < c->value || ignore) return std::nullopt;
     return units::describe(value) + " is at or above the hang ceiling: " + units::describe(c->value) + " " +
            recovery::hang_origin(*c) + "; choose a lower value, or pass --ignore-hang-ceiling";
+}
+
+// What the journal says before a set: a step open in this boot refuses it (engine/open_step.hpp:
+// exit 10), a value at or above the hang ceiling needs --ignore-hang-ceiling. An unreadable
+// journal leaves both unknown, which refuses (fail closed).
+std::optional<Refusal> journal_refusal(CliContext& ctx, const MachineReadings& m, MiB value, bool ignore) {
+    auto report = recovery::analyse_file(journal_path(ctx.helper.dev()), m.boot_id.value.value_or(""));
+    if (!report)
+        return Refusal{ExitCode::refused_by_policy,
+                       report.error().message + "; the hang ceiling, and whether a ramp step awaits confirmation, "
+                                                "are unknown, so nothing was changed"};
+    if (auto open = open_step(*report)) return Refusal{ExitCode::unresolved_journal, open_step_refusal(*open)};
+    auto why = hang_refusal(*report, value, ignore);
+    if (why) return Refusal{ExitCode::refused_by_policy, *why};
+    return std::nullopt;
 }
 
 // Idempotence (issue 24): the knob already reads what was asked for. Nothing is written or
@@ -188,11 +204,6 @@ policy::Policy as_policy(const PolicyView& v, MiB max_step) {
     return policy::Policy{v.min,      v.max, v.reserve, max_step, v.group, {}, policy::Source::file, {},
                           v.vouched, v.vouched_note, v.sha256};
 }
-
-struct Refusal {
-    ExitCode code;
-    std::string why;
-};
 
 // Everything the helper would refuse that wiredcap can know without writing (issue 24): the
 // policy, permission, band, memory minus reserve and max_step, checked before any question, by
@@ -253,12 +264,12 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     }
     // Without a knob to read the helper refuses with the platform's own answer.
     if (!machine->knob.value) return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
+    if (auto no = journal_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
+        ctx.err << "wiredcap set: " << no->why << "\n";
+        return no->code;
+    }
     if (*machine->knob.value == *value && nothing_at_risk(ctx, *machine))
         return already(ctx, *machine, *value, "set", false);
-    if (auto why = hang_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
-        ctx.err << "wiredcap set: " << *why << "\n";
-        return ExitCode::refused_by_policy;
-    }
     auto effective = effective_cap(*machine, read_metal(*machine, ctx.helper.dev()), *from);
     if (!effective) {
         ctx.err << "wiredcap set: " << effective.error().message << "\n";

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <ostream>
 
+#include "commands/attention.hpp"
 #include "commands/boot_view.hpp"
 #include "commands/status_readings.hpp"
 #include "engine/effective_cap.hpp"
@@ -151,9 +152,8 @@ void render_human(const Status& s, std::ostream& out) {
         out << fmt::format("{:<31}{}{}\n", label, value, mark.empty() ? "" : " " + mark);
     };
     const auto& m = s.machine;
-    // The one thing that must not scroll by: the boot guard refused the stored value.
-    if (m.boot_guard)
-        if (auto alert = boot_alert(*m.boot_guard)) out << *alert << "\n";
+    // What must not scroll by comes first: what needs a person (commands/attention.hpp).
+    render_attention(needs_attention(s), out);
     if (m.simulated()) out << "SIMULATED Mac: these are readings of the simulator, not of a real machine\n";
     line("physical memory", m.memsize.value ? size_text(*m.memsize.value) : "unknown (" + m.memsize.error + ")",
          "kernel hw.memsize");
@@ -255,6 +255,7 @@ void render_json(const Status& s, std::ostream& out) {
     const auto& m = s.machine;
     JsonObject o = contract::head("wiredcap.status/2");
     o.str("backend", m.backend).boolean("simulated", m.simulated());
+    o.raw_array("needs_attention", attention_json(needs_attention(s)));
     o.object("memsize", contract::limit_from_bytes(m.memsize.value, "kernel hw.memsize", m.memsize.error));
     JsonObject knob = contract::size(m.knob.value, m.knob.source, m.knob.error);
     if (m.knob.value) knob.boolean("os_default", m.knob.value->count() == 0);

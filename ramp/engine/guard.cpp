@@ -50,6 +50,7 @@ struct Armed {
     std::uint64_t step = 0;
     std::optional<std::uint64_t> revert_to_mib;  // nullopt: the OS default
     long long deadline_ms = 0;
+    std::optional<std::uint64_t> in_force_mib;  // the step's read-back, once it awaits its answer
     [[nodiscard]] std::uint64_t target() const { return revert_to_mib.value_or(0); }
 };
 
@@ -83,9 +84,9 @@ std::vector<std::string> words(const std::string& line) {
     return w;
 }
 
-// "arm <step> <revert-to-MiB|default> <deadline-ms>"; nullopt if malformed.
+// "arm <step> <revert-to-MiB|default> <deadline-ms> [<in-force-MiB>]"; nullopt if malformed.
 std::optional<Armed> parse_arm(const std::vector<std::string>& w) {
-    if (w.size() != 4) return std::nullopt;
+    if (w.size() != 4 && w.size() != 5) return std::nullopt;
     Armed a;
     const auto s = parse_u64(w[1]);
     const auto d = parse_u64(w[3]);
@@ -95,6 +96,10 @@ std::optional<Armed> parse_arm(const std::vector<std::string>& w) {
     if (w[2] != "default") {
         a.revert_to_mib = parse_u64(w[2]);
         if (!a.revert_to_mib) return std::nullopt;
+    }
+    if (w.size() == 5) {
+        a.in_force_mib = parse_u64(w[4]);
+        if (!a.in_force_mib) return std::nullopt;
     }
     return a;
 }
@@ -161,6 +166,8 @@ private:
             if (armed_for(step)) armed_.reset();  // after the helper's confirm reply: evidence
         } else if (w[0] == "settled" && w.size() == 4 && w[2] == "restored") {
             on_restored(step, w[3]);
+        } else if (w[0] == "settled" && w.size() == 4 && w[2] == "superseded") {
+            on_superseded(step, w[3]);
         }
     }
 
@@ -186,6 +193,27 @@ private:
         answer((acted_on(step) ? "mine " : "released ") + seq);
     }
 
+    // wiredcap says another command replaced the step's value: believed only after the guard's
+    // own read; otherwise the step is still in force and the guard reverts it.
+    void on_superseded(StepNo step, const std::string& seq) {
+        if (armed_for(step)) {
+            if (replaced_by_another(*armed_)) {
+                armed_.reset();
+                return answer("released " + seq);
+            }
+            take_over();
+        }
+        answer((acted_on(step) ? "mine " : "released ") + seq);
+    }
+
+    // The knob, read now, no longer holds the value the step read back (known only once it
+    // awaits its answer): another command wrote it.
+    [[nodiscard]] bool replaced_by_another(const Armed& a) const {
+        if (!a.in_force_mib) return false;
+        const auto now = reported_mib(helper_.run({"read"}), "wired_limit_mib");
+        return now && *now != *a.in_force_mib;
+    }
+
     void answer(const std::string& line) {
         if (answer_ < 0) return;
         const std::string text = line + "\n";
@@ -206,6 +234,7 @@ private:
         const Armed a = *armed_;
         armed_.reset();
         acted_step_ = a.step;
+        if (replaced_by_another(a)) return stand_down(a);
         const std::string step = std::to_string(a.step);
         std::vector<std::string> args = {"reset"};
         if (a.revert_to_mib) args = {"apply", std::to_string(*a.revert_to_mib) + "MiB"};
@@ -221,6 +250,16 @@ private:
         (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? "reverted" : "revert_failed"});
         if (tty_ >= 0 && saved_) ::tcsetattr(tty_, TCSAFLUSH, &*saved_);
         worst_ = std::max(worst_, back ? kGuardExitReverted : kGuardExitRevertFailed);
+    }
+
+    // Another command replaced the step's value: nothing is written, and the run's end says
+    // whether the knob is at the revert target or the OS default (the step stands reverted).
+    void stand_down(const Armed& a) {
+        const auto now = reported_mib(helper_.run({"read"}), "wired_limit_mib");
+        const bool back = now && (*now == a.target() || *now == 0);
+        (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? "reverted" : "aborted"});
+        if (tty_ >= 0 && saved_) ::tcsetattr(tty_, TCSAFLUSH, &*saved_);
+        worst_ = std::max(worst_, kGuardExitReverted);
     }
 
     [[nodiscard]] int exit_status() const { return worst_; }
@@ -346,10 +385,12 @@ Guard::~Guard() {
     }
 }
 
-void Guard::arm(std::uint64_t step, std::optional<units::MiB> revert_to, system_clock::time_point deadline) {
+void Guard::arm(std::uint64_t step, std::optional<units::MiB> revert_to, system_clock::time_point deadline,
+                std::optional<units::MiB> in_force) {
     const auto ms = std::chrono::duration_cast<milliseconds>(deadline.time_since_epoch()).count();
     const std::string to = revert_to ? std::to_string(revert_to->count()) : "default";
-    (void)send("arm " + std::to_string(step) + " " + to + " " + std::to_string(std::max<long long>(ms, 0)) + "\n");
+    const std::string held = in_force ? " " + std::to_string(in_force->count()) : "";
+    (void)send("arm " + std::to_string(step) + " " + to + " " + std::to_string(std::max<long long>(ms, 0)) + held + "\n");
 }
 
 Guard::Answer Guard::claim(std::uint64_t step) {
@@ -363,6 +404,12 @@ void Guard::settled_confirmed(std::uint64_t step) { (void)send("settled " + std:
 Guard::Answer Guard::settled_restored(std::uint64_t step) {
     const std::uint64_t seq = ++seq_;
     if (!send("settled " + std::to_string(step) + " restored " + std::to_string(seq) + "\n")) return Answer::gone;
+    return await(seq);
+}
+
+Guard::Answer Guard::settled_superseded(std::uint64_t step) {
+    const std::uint64_t seq = ++seq_;
+    if (!send("settled " + std::to_string(step) + " superseded " + std::to_string(seq) + "\n")) return Answer::gone;
     return await(seq);
 }
 

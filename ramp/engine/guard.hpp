@@ -4,7 +4,8 @@
 //
 // It stands down only on evidence (issue 12). Two pipes: wiredcap -> guard carries requests,
 // guard -> wiredcap the answers to the two that need one.
-//   arm <step> <revert-to-MiB|default> <deadline-ms>   a step's value is (about to be) in force
+//   arm <step> <revert-to-MiB|default> <deadline-ms> [<in-force-MiB>]   a step's value is (about
+//                               to be) in force; with its read-back once it awaits its answer
 //   claim <step> <seq>          wiredcap is about to resolve the armed step itself (confirm,
 //                               revert, or a refused write). Answer `yours <seq>`: the guard
 //                               moves its deadline to at least now + kHelperCallBudget and keeps
@@ -17,13 +18,19 @@
 //                               guard checks with a helper `read`: at the target it stands down
 //                               (`released <seq>`), otherwise it reverts itself (`mine <seq>`,
 //                               sent once it has finished)
+//   settled <step> superseded <seq>  wiredcap says another command replaced the step's value
+//                               (the knob no longer reads it). The guard checks with a `read`:
+//                               not the step's value, it stands down (`released <seq>`), writing
+//                               nothing; otherwise it reverts itself (`mine <seq>`)
 //   done                        the ramp ended; if a step is still armed the guard reverts it
 //                               first, then exits
 // If the request pipe closes (the prompter died) while armed, or the armed deadline plus the
 // grace passes, the guard reverts: apply/reset --run R --step N --revert guard, retried for up
 // to kGuardGrace until the helper reads back the target, then end --outcome reverted (or
 // revert_failed with the last read-back when it never did), and restores the terminal settings
-// it was given. It runs in its own session so closing the terminal does not reach it.
+// it was given. A step armed with its read-back whose value the knob no longer holds was replaced
+// by another command: the guard then writes nothing, and ends the run `reverted` when the knob
+// reads the revert target or the OS default, else `aborted` (never undoing another's value). It runs in its own session so closing the terminal does not reach it.
 #pragma once
 
 #include <sys/types.h>
@@ -71,10 +78,13 @@ public:
     ~Guard();  // sends done (if not sent) and reaps the guard
 
     // `revert_to`: the last confirmed value, nullopt for the OS default (reset).
-    void arm(std::uint64_t step, std::optional<units::MiB> revert_to, std::chrono::system_clock::time_point deadline);
+    // `in_force`: the step's read-back, once it awaits its answer.
+    void arm(std::uint64_t step, std::optional<units::MiB> revert_to, std::chrono::system_clock::time_point deadline,
+             std::optional<units::MiB> in_force = std::nullopt);
     [[nodiscard]] Answer claim(std::uint64_t step);
     void settled_confirmed(std::uint64_t step);
     [[nodiscard]] Answer settled_restored(std::uint64_t step);
+    [[nodiscard]] Answer settled_superseded(std::uint64_t step);
     void done();
 
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }

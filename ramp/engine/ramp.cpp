@@ -12,9 +12,11 @@
 #include "engine/at_rest.hpp"
 #include "engine/effective_cap.hpp"
 #include "engine/guard.hpp"
+#include "engine/open_step.hpp"
 #include "readings/metal.hpp"
 #include "engine/plan.hpp"
 #include "engine/probe.hpp"
+#include "engine/superseded.hpp"
 #include "readings/readings.hpp"
 #include "commands/policy_cause.hpp"
 #include "commands/policy_check.hpp"
@@ -186,6 +188,7 @@ public:
         const HelperReply r = ctx_.helper.run(args);
         const auto rb = readback(r);
         record_.push_back(StepRecord{step, value, rb, {}, {}});
+        in_force_ = r.ok() ? rb : std::nullopt;
         if (r.ok() && rb) {
             say_ << fmt::format("step {}: iogpu.wired_limit_mb = {}   [kernel read-back]\n", step, cap_text(*rb));
             return ExitCode::ok;
@@ -202,7 +205,7 @@ public:
 
     // The step now waits for a person until `deadline`; the guard steps in after its grace.
     void await_answer(std::size_t step, Clock::time_point deadline) {
-        if (guard_) guard_->arm(step, revert_target(), deadline);
+        if (guard_) guard_->arm(step, revert_target(), deadline, in_force_);
     }
 
     // The person said yes (or stop). The claim gives the confirm call its own short deadline; the
@@ -213,9 +216,12 @@ public:
         const HelperReply r = ctx_.helper.run({"confirm", "--run", run_, "--step", std::to_string(step)});
         const auto rb = readback(r);
         if (!r.ok() || !rb) {
-            say_ << "could not record the confirmation: " << (r.ok() ? "no read-back" : r.error) << "\n";
+            // Another command replaced the step's value: revert() says so, and undoes nothing.
+            if (!(in_force_ && rb && *rb != *in_force_))
+                say_ << "could not record the confirmation: " << (r.ok() ? "no read-back" : r.error) << "\n";
             return false;
         }
+        in_force_.reset();
         last_confirmed_ = *rb;
         if (guard_) guard_->settled_confirmed(step);
         return true;
@@ -225,6 +231,7 @@ public:
     // for this call; the guard stands down only if it reads the target itself, and otherwise
     // reverts on its own (and records the run's end).
     void revert(std::size_t step, std::string_view reason) {
+        if (superseded(step)) return;
         if (!claim(step)) return;
         std::vector<std::string> args;
         if (last_confirmed_.count() == 0) args = {"reset"};
@@ -258,7 +265,10 @@ public:
     void end(std::string_view outcome) {
         if (guard_) guard_->done();
         if (guard_acted_) return;
-        outcome_ = outcome == "reverted" && !reverted_ ? "revert_failed" : std::string(outcome);
+        // A step another command replaced ends the run `aborted` unless that left the knob at
+        // the revert target or the OS default (root's reset: the step stands reverted).
+        const std::string unproven = superseded_ ? "aborted" : "revert_failed";
+        outcome_ = outcome == "reverted" && !reverted_ ? unproven : std::string(outcome);
         const HelperReply r = ctx_.helper.run({"end", "--run", run_, "--outcome", outcome_});
         if (!r.ok()) say_ << "could not record the end of the run: " << r.error << "\n";
     }
@@ -295,6 +305,28 @@ public:
     }
 
 private:
+    // Whether another command replaced the step's value while it awaited its answer (root's
+    // reset, a write outside wiredcap): the knob, read now, no longer holds what the step read
+    // back. Then the step is not kept and nothing is written: the value now is that writer's,
+    // never undone here; the guard stands down only once its own read agrees.
+    bool superseded(std::size_t step) {
+        if (!in_force_) return false;
+        const auto now = read_knob();
+        if (!now || *now == *in_force_) return false;
+        const MiB applied = *in_force_;
+        in_force_.reset();
+        if (!claim(step)) return true;
+        const Guard::Answer a = guard_ ? guard_->settled_superseded(step) : Guard::Answer::gone;
+        if (a == Guard::Answer::mine) {
+            guard_acted(step);
+            return true;
+        }
+        say_ << superseded_sentence(ctx_, run_, step, applied, *now) << "\n";
+        superseded_ = true;
+        reverted_ = *now == last_confirmed_ || now->count() == 0;
+        return true;
+    }
+
     // False when the guard has already reverted the step (wiredcap was stopped past the
     // deadline): then wiredcap writes nothing more and says what the kernel reads.
     bool claim(std::size_t step) {
@@ -351,6 +383,8 @@ private:
     std::vector<StepRecord> record_;
     std::string outcome_;
     bool reverted_ = false;      // the latest revert read back its target
+    bool superseded_ = false;    // another command replaced the step's value (see superseded())
+    std::optional<MiB> in_force_;  // the step's read-back while it awaits its answer
     bool guard_acted_ = false;   // the guard reverted a step (and recorded the end) itself
     std::vector<std::string> first_args_;
     std::vector<std::string> every_args_;
@@ -374,9 +408,7 @@ Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, 
     if (!m.may_change && !req.dry_run) return PlanError{ExitCode::not_permitted, m.may_change_why};
     auto rec = recover(ctx, m, say);
     if (!rec) return PlanError{ExitCode::internal_error, rec.error().message};
-    if (rec->ramp_in_progress)
-        return PlanError{ExitCode::unresolved_journal,
-                         "another ramp step awaits confirmation in this boot, or was not shown reverted (see above)"};
+    if (auto open = open_step(rec->report)) return PlanError{ExitCode::unresolved_journal, open_step_refusal(*open)};
     // Every step starts from the cap the GPU has now, not from the knob's 0 (issue 11).
     auto effective = effective_cap(m, read_metal(m, ctx.helper.dev()), s.from);
     if (!effective) return PlanError{ExitCode::usage, effective.error().message};
@@ -470,7 +502,7 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
                 << (at_target ? ", the target" : "") << "\n";
             return at_target ? ExitCode::ok : ExitCode::ramp_stopped;
         }
-        session.revert(step, answer_name(a));  // each refusal's name is the helper's --revert word
+        session.revert(step, revert_word(a));
         session.end("reverted");
         return ExitCode::ramp_reverted;
     }
@@ -536,6 +568,13 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         ctx.err << "wiredcap ramp: " << settings.error().message << "\n";
         return ExitCode::usage;
     }
+    // A step open in this boot refuses another ramp before the terminal is taken or a guard
+    // started (prepare asks again, on the journal as it is then).
+    if (auto m = read_machine(ctx.helper))
+        if (auto open = open_step_now(ctx, *m)) {
+            ctx.err << "wiredcap ramp: " << open_step_refusal(*open) << "\n";
+            return ExitCode::unresolved_journal;
+        }
     if (!req.for_model)
         if (auto done = already_at(ctx, settings->target, req.dry_run, say)) return *done;
     // Signals are only recorded from here on, so none can kill wiredcap with the terminal in

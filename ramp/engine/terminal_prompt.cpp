@@ -197,6 +197,10 @@ std::string_view answer_name(Answer a) {
     return "unknown";
 }
 
+std::string_view revert_word(Answer a) {
+    return a == Answer::yes || a == Answer::stop ? "unconfirmed" : answer_name(a);
+}
+
 // --- SignalWatch -----------------------------------------------------------------------------
 
 SignalWatch::SignalWatch() {

@@ -28,6 +28,10 @@ enum class Answer { yes, stop, no, eof, interrupt, terminate, hangup, timeout };
 
 [[nodiscard]] std::string_view answer_name(Answer a);
 
+// The helper's --revert word for a step reverted after answer `a`: the answer's name, except
+// yes and stop (they keep the step), whose confirmation could not be recorded: "unconfirmed".
+[[nodiscard]] std::string_view revert_word(Answer a);
+
 // Installs handlers for SIGINT, SIGTERM and SIGHUP that only record the signal, for as long
 // as it lives, and restores the previous handlers after.
 class SignalWatch {

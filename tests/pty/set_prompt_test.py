@@ -55,15 +55,26 @@ def case_no_terminal_is_usage():
 
 
 def refused_without_a_question(label, *args):
-    """`wiredcap set ARGS` on a terminal: refused (exit 3) before anything is asked."""
+    """`wiredcap set ARGS` on a terminal: refused (exit 3) before anything is asked. The front
+    end's refusal is not journaled (SECURITY.md, "What the journal records"): root's journal is
+    byte for byte as before."""
     written = T.history()
+    journal = journal_bytes()
     s = PtySession(T.argv("set", *args))
     T.sessions.append((label, s))
     code = s.wait(10)
     check(code == 3, f"{label}: exited {code}, expected 3 (refused)")
     check("Type yes" not in s.output, f"{label}: asked a question before refusing")
     check(T.history() == written, f"{label}: values written {T.history()[len(written):]}")
+    check(journal_bytes() == journal, f"{label}: the journal changed: {journal_bytes()[len(journal):]!r}")
     return s
+
+
+def journal_bytes():
+    if not os.path.exists(T.journal_path):
+        return b""
+    with open(T.journal_path, "rb") as f:
+        return f.read()
 
 
 def case_refusals_come_before_the_question():

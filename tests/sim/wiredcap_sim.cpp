@@ -66,6 +66,8 @@ Commands:
   wired SIZE                            memory wired now (after a boot: RAM/32), e.g. stranded
                                         by a killed process
   history                               the values written, oldest first, one per line
+  sysctl SIZE                           a write of the knob from outside wiredcap, as root's
+                                        sysctl -w iogpu.wired_limit_mb=N: no journal record
   metal                                 what Metal's recommendedMaxWorkingSetSize would say
   advance DURATION                      let DURATION of awake time pass at once: the uptime
                                         grows by it (e.g. to test a boot guard's healthy_after)
@@ -302,6 +304,16 @@ int cmd_history(const fs::path& state, Args args) {
     return kExitOk;
 }
 
+int cmd_sysctl(const fs::path& state, Args args) {
+    if (args.size() != 1) return usage_error("sysctl takes a size");
+    auto size = wiredcap::units::parse_size_as<MiB>(args[0]);
+    if (!size) return usage_error("sysctl: " + size.error().message);
+    SimKernel kernel(state);
+    auto written = kernel.write_wired_limit(*size);
+    if (!written) return failed(written.error().message);
+    return kExitOk;
+}
+
 int cmd_metal(const fs::path& state, Args args) {
     if (!args.empty()) return usage_error("metal takes no arguments");
     SimKernel kernel(state);
@@ -342,7 +354,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"init", cmd_init},   {"reboot", cmd_reboot},         {"show", cmd_show},       {"fault", cmd_fault},
     {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"default-cap", cmd_default_cap}, {"wired", cmd_wired},
-    {"history", cmd_history}, {"metal", cmd_metal}, {"advance", cmd_advance}, {"uptime", cmd_uptime},
+    {"history", cmd_history}, {"sysctl", cmd_sysctl}, {"metal", cmd_metal}, {"advance", cmd_advance}, {"uptime", cmd_uptime},
     {"clock", cmd_clock},
 };
 
