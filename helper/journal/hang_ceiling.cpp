@@ -49,11 +49,15 @@ public:
             if (line.find(",\"ignore_hang_ceiling\":true") != line.npos) waiver_ = Waiver{index, boot};
             return;
         }
-        if ((command == "forget-hang" || command == "ttm-forget-hang") && event == "forgotten")
+        const bool root = number_after(line, "uid") == 0u;
+        // Only root lifts a ceiling: a member's forget would lift root's hangs too (ttm-* records
+        // are wiredcap-system's, root's program, whatever uid it stamps).
+        if (((command == "forget-hang" && root) || command == "ttm-forget-hang") && event == "forgotten")
             forgotten_before_ = index;
-        // A person's verdict, or the boot guard's trip (a boot that applied it never got healthy).
-        if ((command == "verdict" && event == "hung") || (command == "boot" && event == "tripped"))
-            if (to) verdicts_.push_back(HangAt{*to, "", index});
+        // The boot guard's trip: a boot that applied the value never got healthy.
+        if (command == "boot" && event == "tripped" && to) verdicts_.push_back(HangAt{*to, "", index});
+        if (command == "verdict" && (event == "hung" || event == "not-hung") && to)
+            answer(Answer{index, event == "hung", root}, string_after(line, "reason"), *to);
         // Linux: a trial that wiredcap-system judged hung binds at once, like a verdict.
         if (command.starts_with("ttm-") && event == "hung")
             if (const auto mib = linux_hang_mib(line)) verdicts_.push_back(HangAt{*mib, "", index});
@@ -61,6 +65,7 @@ public:
         const bool read_back = line.find(",\"readback_mib\":") != line.npos;
         if (read_back) std::erase_if(unread_, [&](const HangAt& w) { return w.boot == boot; });
         const std::string run(run_of(line));
+        note_change(line, command, event, boot, run.empty(), index);
         if (run.empty() && command == "apply" && event == "intent" && to) unread_.push_back(HangAt{*to, boot, index});
         // The boot action's write, at risk until its boot settles it: the guard's `healthy`, a
         // revert, a failed write the kernel answered, a plain reset (it forgets the stored value).
@@ -82,8 +87,8 @@ public:
 
     [[nodiscard]] std::optional<units::MiB> lowest(std::string_view current_boot, bool stored_value) const {
         std::optional<units::MiB> low;
-        auto consider = [&](const HangAt& h, bool earlier_boot) {
-            if (!earlier_boot || (stored_value && waived(h)) || h.index < forgotten_before_) return;
+        auto consider = [&](const HangAt& h, bool before_this_boot) {
+            if (!before_this_boot || (stored_value && waived(h)) || h.index < forgotten_before_) return;
             if (!low || h.value < low->count()) low = units::MiB::from_count(h.value);
         };
         auto earlier = [&](const HangAt& h) { return !h.boot.empty() && h.boot != current_boot; };
@@ -92,10 +97,51 @@ public:
         for (const auto& w : unread_) consider(w, earlier(w));
         for (const auto& w : boot_writes_) consider(w, earlier(w));
         for (const auto& v : verdicts_) consider(v, true);  // a person's word: binding at once
+        for (const auto& [boot, w] : last_change_) {
+            const auto a = answers_.find({boot, w.value});
+            if (a != answers_.end() && a->second.hung)
+                consider(HangAt{w.value, "", a->second.index}, earlier_boot(boot, current_boot));
+        }
         return low;
     }
 
+    // is_open_suspect's answer (hang_ceiling.hpp).
+    [[nodiscard]] bool open_suspect(std::string_view boot, std::uint64_t value, std::string_view current_boot,
+                                    bool root) const {
+        const auto w = last_change_.find(std::string(boot));
+        if (w == last_change_.end() || w->second.value != value || !earlier_boot(boot, current_boot)) return false;
+        const auto a = answers_.find({std::string(boot), value});
+        return root || a == answers_.end() || !a->second.root;
+    }
+
 private:
+    // A person's answer on a suspect. Root's answer decides; a member's `hung` counts until root
+    // answers, and its `not-hung` counts for nothing: it would settle what root wrote.
+    struct Answer {
+        std::size_t index;
+        bool hung;
+        bool root;
+    };
+    void answer(const Answer& a, std::string_view boot, std::uint64_t value) {
+        auto [it, added] = answers_.try_emplace({std::string(boot), value}, a);
+        if (!added && (a.root || !it->second.root) && (a.root || a.hung)) it->second = a;
+        else if (added && !a.root && !a.hung) answers_.erase(it);
+    }
+    // Each boot's last change read back: a suspect when it is a write outside a ramp that
+    // raised the GPU's cap (measured as recovery reads it: outside_ramps.hpp).
+    void note_change(std::string_view line, std::string_view command, std::string_view event, const std::string& boot,
+                     bool runless, std::size_t index) {
+        const auto readback = number_after(line, "readback_mib");
+        const bool change = command == "apply" || command == "reset" || command == "boot";
+        if (!readback || !change) return;
+        if (event != "applied" && event != "mismatch" && event != "write_failed" && !event.starts_with("revert_")) return;
+        const auto effective = number_after(line, "effective_mib"), from = number_after(line, "from_mib");
+        const bool raised = effective ? *readback > *effective : (!from || *from == 0 || *readback > *from);
+        if (runless && command == "apply" && event == "applied" && *readback != 0 && raised)
+            last_change_[boot] = HangAt{*readback, boot, index};
+        else
+            last_change_.erase(boot);
+    }
     struct Step {
         HangAt at;
         bool resolved;
@@ -107,12 +153,26 @@ private:
     std::vector<HangAt> unread_;    // writes outside a ramp, not read back in their boot (yet)
     std::vector<HangAt> verdicts_;  // suspects a person said hung, boot guard trips
     std::vector<HangAt> boot_writes_;  // the boot action's, not settled in their boot (yet)
+    std::map<std::string, HangAt> last_change_;  // per boot: its last change, if a suspect
+    std::map<std::pair<std::string, std::uint64_t>, Answer> answers_;  // per suspect (boot, value)
     std::optional<Waiver> waiver_;
     std::size_t forgotten_before_ = 0;  // hangs found before the last forget-hang do not bind
     std::size_t records_ = 0;           // scanned so far: the next record's place
 };
 
 }  // namespace
+
+bool earlier_boot(std::string_view boot, std::string_view current_boot) {
+    auto unknown = [](std::string_view b) { return b.empty() || b == "unknown"; };
+    return !unknown(boot) && !unknown(current_boot) && boot != current_boot;
+}
+
+bool is_open_suspect(std::string_view text, std::string_view boot, units::MiB value, std::string_view current_boot,
+                     bool root) {
+    HangScan scan;
+    for_each_record(text, [&scan](std::string_view line) { scan.line(line); });
+    return scan.open_suspect(boot, value.count(), current_boot, root);
+}
 
 std::optional<units::MiB> find_hang_ceiling(std::string_view text, std::string_view current_boot, bool stored_value) {
     HangScan scan;
