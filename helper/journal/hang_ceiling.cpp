@@ -74,26 +74,42 @@ public:
                                                      (event == "write_failed" && read_back)
                                                : command == "reset" && (event == "applied" || event == "unchanged");
         if (run.empty() && settled) std::erase_if(boot_writes_, [&](const HangAt& w) { return w.boot == boot; });
+        if (run.empty() && settled && command == "reset") reset_at_[boot] = index;
         if (run.empty() && command == "boot" && event == "intent" && to) boot_writes_.push_back(HangAt{*to, boot, index});
+        if (!run.empty()) note_run(line, runs_[run], event, boot, index);
         const auto step = number_after(line, "step");
         if (run.empty() || !step) return;
         auto& s = steps_[{run, *step}];
         // A revert that found its target in force is written `unchanged`, naming that target.
         const bool target_in_force = event == "unchanged" && to && *to != s.at.value;
         if (event == "confirmed" || event == "revert_applied" || target_in_force) s.resolved = true;
-        else if (command == "apply" && (event == "intent" || event == "applied") && to)
-            s = Step{HangAt{*to, boot, index}, false};
+        else if (command == "apply" && to && (event == "intent" || event == "applied" || event == "unchanged" ||
+                                              event == "mismatch" || event == "write_failed"))
+            s = Step{HangAt{*to, boot, index}, false, true};
     }
 
     [[nodiscard]] std::optional<units::MiB> lowest(std::string_view current_boot, bool stored_value) const {
         std::optional<units::MiB> low;
         auto consider = [&](const HangAt& h, bool before_this_boot) {
-            if (!before_this_boot || (stored_value && waived(h)) || h.index < forgotten_before_) return;
+            // The OS default (0) is no value that can hang: a reset, as recover reads it.
+            if (!before_this_boot || h.value == 0 || (stored_value && waived(h)) || h.index < forgotten_before_) return;
             if (!low || h.value < low->count()) low = units::MiB::from_count(h.value);
         };
         auto earlier = [&](const HangAt& h) { return !h.boot.empty() && h.boot != current_boot; };
-        for (const auto& [key, s] : steps_)
-            if (!s.resolved) consider(s.at, earlier(s.at));
+        // Per run, as recover reads it: its highest step at risk, unless an `end` settles it.
+        for (auto it = steps_.begin(); it != steps_.end();) {
+            const std::string run = it->first.first;
+            const Step *at_risk = nullptr, *top = nullptr;
+            for (; it != steps_.end() && it->first.first == run; ++it) {
+                if (!it->second.forward) continue;
+                top = &it->second;
+                if (!it->second.resolved && !reset_since(top->at)) at_risk = top;
+            }
+            const Run& r = runs_.at(run);
+            if (r.ended_hung && at_risk) consider(at_risk->at, true);
+            const bool settled = r.ended && (!at_risk || r.end_settles(at_risk->at));
+            if (!r.ended_hung && !settled && at_risk && at_risk == top) consider(at_risk->at, earlier(at_risk->at));
+        }
         for (const auto& w : unread_) consider(w, earlier(w));
         for (const auto& w : boot_writes_) consider(w, earlier(w));
         for (const auto& v : verdicts_) consider(v, true);  // a person's word: binding at once
@@ -145,7 +161,40 @@ private:
     struct Step {
         HangAt at;
         bool resolved;
+        bool forward = false;  // an apply's intent or outcome was recorded
     };
+    // A run: whose it is, where its revert goes (the value before step 1, then the last
+    // confirmed one) and its last `end`, which settles it when it read back that target in the
+    // boot of the step at risk. Another uid's `end ... hung` is no one's word but its own.
+    struct Run {
+        std::optional<std::uint64_t> owner, target, end_readback;
+        std::string end_boot;
+        bool ended = false, end_failed = false, ended_hung = false;
+        [[nodiscard]] bool end_settles(const HangAt& at_risk) const {
+            return end_boot == at_risk.boot && !end_failed && end_readback && end_readback == target;
+        }
+    };
+    static void note_run(std::string_view line, Run& r, std::string_view event, const std::string& boot,
+                         std::size_t) {
+        const auto uid = number_after(line, "uid"), from = number_after(line, "from_mib");
+        if (!r.owner) r.owner = uid;
+        const bool forward = event == "intent" || event == "applied" || event == "unchanged" || event == "mismatch" ||
+                             event == "write_failed";
+        if (!r.target && from && forward) r.target = from;
+        if (event == "confirmed" && number_after(line, "readback_mib")) r.target = number_after(line, "readback_mib");
+        if (event != "end") return;
+        const std::string_view outcome = string_after(line, "reason");
+        r.ended = true;
+        r.end_readback = number_after(line, "readback_mib");
+        r.end_boot = boot;
+        r.end_failed = outcome == "revert_failed";
+        r.ended_hung = r.ended_hung || (outcome == "hung" && (uid == 0u || uid == r.owner));
+    }
+    // A plain reset that took, later in the step's boot: the step was not in force when it ended.
+    [[nodiscard]] bool reset_since(const HangAt& h) const {
+        const auto r = reset_at_.find(h.boot);
+        return r != reset_at_.end() && r->second > h.index;
+    }
     [[nodiscard]] bool waived(const HangAt& h) const {
         return waiver_ && h.index < waiver_->index && h.boot != waiver_->boot;
     }
@@ -153,6 +202,8 @@ private:
     std::vector<HangAt> unread_;    // writes outside a ramp, not read back in their boot (yet)
     std::vector<HangAt> verdicts_;  // suspects a person said hung, boot guard trips
     std::vector<HangAt> boot_writes_;  // the boot action's, not settled in their boot (yet)
+    std::map<std::string, Run> runs_;
+    std::map<std::string, std::size_t> reset_at_;  // per boot: its last plain reset that took
     std::map<std::string, HangAt> last_change_;  // per boot: its last change, if a suspect
     std::map<std::pair<std::string, std::uint64_t>, Answer> answers_;  // per suspect (boot, value)
     std::optional<Waiver> waiver_;
