@@ -22,10 +22,13 @@ namespace wiredcap::journal {
 [[nodiscard]] bool is_open_suspect(std::string_view journal_text, std::string_view boot, units::MiB value,
                                    std::string_view current_boot, bool root);
 
-// The lowest value that hung, per the journal text: a ramp step whose intent or apply is from a
-// boot other than `current_boot` and that was never confirmed nor reverted (a revert that was
-// read back, or that found its target in force, journaled `unchanged`: one cut short, refused
-// or read back wrong left the step in force); a write outside a
+// The lowest value that hung, per the journal text, by recover's rule (ramp/engine/recovery.hpp;
+// ramp.ReadersAgree holds the two to one answer): a run's highest step, from a boot other than
+// `current_boot`, never confirmed nor reverted (a revert that was read back, or that found its
+// target in force, journaled `unchanged`: one cut short, refused or read back wrong left the step
+// in force), nor undone by a plain reset later in its boot, nor settled by the run's `end` read
+// back at the run's revert target in that boot (root's or the run owner's `end ... hung` binds
+// its step at risk in any boot); a value of 0 never binds; a write outside a
 // ramp (`apply` without --run) from another boot that no record of its boot ever read back
 // (none carries a readback_mib after it); a suspect a person said hung (`verdict` ... `hung`).
 // Hangs before the last `forget-hang` record were cleared by a person and do not bind. Records are
@@ -33,7 +36,7 @@ namespace wiredcap::journal {
 // set back). Whose records count: only root's forget-hang lifts hangs; a verdict counts only
 // for a suspect (is_open_suspect: a write of that value, in force when that boot ended), root's
 // answer decides it, a member's `hung` binds until root answers and its `not-hung` counts for
-// nothing; an `end` binds nothing here. For the value stored for boot (`stored_value`: the boot action, which applies only
+// nothing; another uid's `end ... hung` binds nothing. For the value stored for boot (`stored_value`: the boot action, which applies only
 // that one), hangs known when it was stored with persist --ignore-hang-ceiling (steps before that
 // record, from other boots) were overridden by a person and are not counted; a later store
 // without the override counts every hang again. Any other write overrides with its own
