@@ -25,12 +25,13 @@ bool is_forward(std::string_view e) {
 
 RunUse run_use(std::string_view text, const CallersRun& c) {
     std::map<std::string_view, RunState> runs;  // the caller's, in this boot
-    bool anothers = false;
+    bool anothers = false, other_uid = false;
     for_each_record(text, [&](std::string_view line) {
         const std::string_view run = run_of(line);
         if (run.empty()) return;
         const bool callers = number_after(line, "uid") == c.uid, this_boot = string_after(line, "boot") == c.boot;
         if (run == c.run && !(callers && this_boot)) anothers = true;
+        if (run == c.run && !callers) other_uid = true;
         if (!this_boot) return;
         const std::string_view event = string_after(line, "event");
         if (!callers && runs.count(run) == 0) return;
@@ -46,6 +47,7 @@ RunUse run_use(std::string_view text, const CallersRun& c) {
     });
     RunUse use;
     use.anothers = anothers;
+    use.other_uid = other_uid;
     for (const auto& [run, r] : runs) {
         if (run == c.run) use.records = r.records;
         else if (r.records != 0 && !r.closed()) ++use.open_others;

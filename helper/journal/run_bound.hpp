@@ -39,6 +39,7 @@ struct RunUse {
     std::size_t open_others = 0;  // the caller's runs in this boot, other than `run`, not closed
     std::size_t records = 0;      // the caller's records of `run` in this boot
     bool anothers = false;        // `run` holds a record of another uid or of another boot
+    bool other_uid = false;       // `run` holds a record of another uid
 };
 
 // Over journal text (record_fields.hpp: read_journal).

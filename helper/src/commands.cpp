@@ -1,5 +1,6 @@
 #include "src/commands.hpp"
 
+#include "journal/hang_ceiling.hpp"
 #include "journal/own_apply.hpp"
 #include "journal/run_bound.hpp"
 #include "process/hardening.hpp"
@@ -88,8 +89,13 @@ std::optional<Failure> within_run_bound(Action& a, const Invocation& inv, Contex
     if (safe_direction && !a.journal_text()) return std::nullopt;
     auto text = a.journal_for("the caller's runs");
     if (!text) return text.error();
-    if (auto why = journal::run_bound_refusal(journal::run_use(*text, c), c))
-        return a.refuse(ExitCode::not_permitted, *why);
+    const journal::RunUse use = journal::run_use(*text, c);
+    if (auto why = journal::run_bound_refusal(use, c)) return a.refuse(ExitCode::not_permitted, *why);
+    // Another uid's run is ended only as recover ends it with nothing at risk: a member's `hung`
+    // there would make root's step a hang for every reader (docs/design.md, whose records count).
+    if (c.ending && use.other_uid && inv.outcome != "aborted")
+        return a.refuse(ExitCode::not_permitted, "run " + *inv.run + " holds another user's records: uid " +
+                                                     std::to_string(ctx.caller.uid) + " may end it only as aborted");
     return std::nullopt;
 }
 
@@ -156,10 +162,31 @@ std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ct
     return std::nullopt;
 }
 
+// A person's word on the past binds every writer, so whose word it is matters (docs/design.md,
+// whose records count): only root lifts a ceiling or answers not-hung; a verdict answers only a
+// suspect the journal holds (hang_ceiling.hpp, is_open_suspect), never a value no one wrote.
+std::optional<Failure> may_answer(Action& a, const Invocation& inv, Context& ctx) {
+    const bool root = ctx.caller.uid == 0;
+    const std::string uid = "uid " + std::to_string(ctx.caller.uid);
+    if (inv.command == Command::forget_hang && !root)
+        return a.refuse(ExitCode::not_permitted, "only root lifts a hang ceiling (it binds every writer), not " + uid);
+    if (inv.command != Command::verdict) return std::nullopt;
+    if (inv.answer == "not-hung" && !root)
+        return a.refuse(ExitCode::not_permitted, "only root answers not-hung (it settles a write for every writer), not " + uid);
+    auto boot = ctx.kernel.read_boot_id();
+    auto text = a.journal_for("the suspect to answer");
+    if (!text) return text.error();
+    if (!boot || !journal::is_open_suspect(*text, *inv.boot, *inv.value, *boot, root))
+        return a.refuse(ExitCode::not_permitted, "no write of " + units::to_string(*inv.value) + " awaits an answer for boot " +
+                                                     *inv.boot + " (wiredcap recover lists those that do)");
+    return std::nullopt;
+}
+
 // confirm, end, verdict and forget-hang only write the journal, after the same caller check as a change.
 std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Context& ctx) {
     if (auto auth = authorize(a, ctx); !auth) return auth.error();
     if (auto f = within_run_bound(a, inv, ctx)) return f;
+    if (auto f = may_answer(a, inv, ctx)) return f;
     auto cur = ctx.kernel.read_wired_limit();
     if (cur) {
         a.readback_ = *cur;

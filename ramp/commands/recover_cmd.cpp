@@ -1,5 +1,7 @@
 #include "commands/recover_cmd.hpp"
 
+#include <unistd.h>
+
 #include <ostream>
 
 #include "commands/hang_answers.hpp"
@@ -27,6 +29,10 @@ bool record_outcome(const CliContext& ctx, const recovery::UnresolvedRun& u, std
     const auto outcome = recovery::outcome_to_record(u.state);
     if (!outcome) return true;
     if (u.state == recovery::RunState::ended_without_record && u.at.boot == boot) return true;
+    // Another user's run is ended only as aborted (the helper refuses more): its hang binds
+    // without the record, and root's recover records it.
+    const auto uid = static_cast<std::uint64_t>(::getuid());
+    if (uid != 0 && u.at.uid != uid && *outcome != "aborted") return true;
     const HelperReply r = ctx.helper.run({"end", "--run", u.at.run, "--outcome", std::string(*outcome)});
     if (r.ok()) return true;
     say << "  could not record run " << u.at.run << " as " << *outcome << ": " << r.error << "\n";

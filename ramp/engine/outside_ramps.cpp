@@ -81,14 +81,25 @@ void OutsideRampScan::add(const Entry& e, std::size_t order) {
     }
     // A verdict names the boot the suspect was in force in (its reason) and the value.
     if (is_word(e.command, "verdict") && (is_word(e.event, "hung") || is_word(e.event, "not-hung")) && e.to)
-        verdicts_[{std::string(e.reason), e.to->count()}] = Verdict{order, is_word(e.event, "hung")};
+        answer(Verdict{order, is_word(e.event, "hung"), e.uid == 0}, e.reason, *e.to);
     // Linux: a try-once trial wiredcap-system judged hung (its boot ended without a
     // confirmation): a hang from that record on, like a person's verdict.
     if (e.command.starts_with("ttm-") && is_word(e.event, "hung"))
         if (const auto value = trial_mib(e)) trials_.push_back(Write{order, ref_of(e, *value, RefKind::trial_hung)});
-    if ((is_word(e.command, "forget-hang") || is_word(e.command, "ttm-forget-hang")) &&
+    // Only root lifts a ceiling: a member's forget would lift root's hangs too (ttm-* records
+    // are wiredcap-system's, root's program, whatever uid it stamps).
+    if (((is_word(e.command, "forget-hang") && e.uid == 0) || is_word(e.command, "ttm-forget-hang")) &&
         is_word(e.event, "forgotten"))
         forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), std::string(e.time), e.uid, std::string(e.reason)};
+}
+
+// Root's answer decides a suspect; a member's `hung` counts until root answers, and its
+// `not-hung` counts for nothing: it would settle what root wrote (the helper's scan reads them
+// the same way, helper/journal/hang_ceiling.hpp).
+void OutsideRampScan::answer(const Verdict& v, std::string_view boot, MiB value) {
+    auto [it, added] = verdicts_.try_emplace({std::string(boot), value.count()}, v);
+    if (!added && (v.root || !it->second.root) && (v.root || v.hung)) it->second = v;
+    else if (added && !v.root && !v.hung) verdicts_.erase(it);
 }
 
 // The boot action's write is at risk until its boot settles it (settles_boot_write), not only
@@ -131,12 +142,14 @@ OutsideRamps OutsideRampScan::result() const {
 std::string writer_of(const Entry& e) {
     if (is_word(e.command, "boot")) return "boot-action";
     if (e.command.starts_with("ttm-")) return "linux-trial";
-    if (is_word(e.command, "apply") && is_word(e.by, "set")) return "set";
+    // Only root's helper can know its caller is wiredcap's set; another caller's --by is its word.
+    if (is_word(e.command, "apply") && is_word(e.by, "set")) return e.uid == 0 ? "set" : "set-claim";
     return "helper-apply";
 }
 
 std::string writer_text(std::string_view writer) {
     if (writer == "set") return "wiredcap's set";
+    if (writer == "set-claim") return "wiredcap's set (its caller's word)";
     if (writer == "boot-action") return "the boot action";
     if (writer == "linux-trial") return "a Linux try-once trial (wiredcap-system ttm-trial)";
     return "wiredcap-helper's apply (run directly)";

@@ -30,7 +30,8 @@
 
 namespace wiredcap::recovery {
 
-// Who wrote a run-less write, as a word: "set" (wiredcap set), "helper-apply" (the helper run
+// Who wrote a run-less write, as a word: "set" (wiredcap set, run by root), "set-claim"
+// (another caller's --by set: its word, which no one checked), "helper-apply" (the helper run
 // directly, or by a wiredcap that did not name itself), "boot-action".
 [[nodiscard]] std::string writer_of(const journal_view::EntryView& e);
 
@@ -57,7 +58,9 @@ private:
     struct Verdict {
         std::size_t order;
         bool hung;
+        bool root;  // root's answer: only it settles a suspect, and a member's never overrides it
     };
+    void answer(const Verdict& v, std::string_view boot, units::MiB value);
     std::string_view current_;
     std::vector<Write> unread_;
     std::vector<Write> boot_writes_;  // the boot action's, not settled in their boot (yet)

@@ -79,6 +79,8 @@ struct RunTrack {
     std::uint32_t top = kNone;  // its highest-numbered step (Runs' list, highest first)
     bool ended = false;
     bool ended_hung = false;
+    std::uint64_t owner = 0;       // the uid of its first record: whose run it is
+    bool owned = false;
     bool any_forward = false;      // some step has had a forward record
     // The run's most recent record (its number in Runs' records), kept only while no step has a
     // forward record: it names a run with none, and a forward record is never undone. Most runs
@@ -268,8 +270,10 @@ void apply_step_event(StepTrack& s, const Entry& e, Event ev, std::size_t index,
 }
 
 StepRef ref_of(const RunTrack& r, const StepTrack& s) {
-    return StepRef{std::string(r.id.view()), s.step, s.value.value_or(MiB::zero()), std::string(s.time.view()),
-                   std::string(s.boot.view()), RefKind::ramp_step};
+    StepRef ref{std::string(r.id.view()), s.step, s.value.value_or(MiB::zero()), std::string(s.time.view()),
+                std::string(s.boot.view()), RefKind::ramp_step};
+    ref.uid = r.owner;
+    return ref;
 }
 
 // The confirmed value: what the kernel read back when the person said yes, else what the step
@@ -411,13 +415,18 @@ void Analysis::add(const Entry& e) {
     if (e.run) {
         run_index = runs.index_of(*e.run);
         RunTrack& run = runs.at(run_index);
+        if (!run.owned) run.owner = e.uid;  // its first record's
+        run.owned = true;
         if (!run.target && e.from && is_forward(ev)) run.target = e.from;
         if (ev == Event::end) {
             run.ended = true;
             run.last_end.readback = e.readback;
             runs.texts.set(run.last_end.reason, e.reason);
             runs.texts.set(run.last_end.boot, e.boot);
-            run.ended_hung = run.ended_hung || is_word(e.reason, "hung");  // a recorded hang is never lost
+            // A recorded hang is never lost; but another uid's `hung` for root's (or another
+            // member's) run is no one's word but its own: it makes no step a hang.
+            const bool may_say_hung = e.uid == 0 || e.uid == run.owner;
+            run.ended_hung = run.ended_hung || (may_say_hung && is_word(e.reason, "hung"));
         } else if (e.step) {
             step = &runs.step_of(run, *e.step);
             apply_step_event(*step, e, ev, order, runs.texts);

@@ -315,7 +315,8 @@ member_cannot_write_in_anothers_run() {
   run -- reset --run m-hung --step 1 --revert no; expect_rc 4; expect_knob 73728
   [ "$(grep -c '"run":"r-hung"' "$JOURNAL")" = 2 ] || fail "a member wrote in root's run: $(grep r-hung "$JOURNAL")"
   run -- apply 80GiB; expect_rc 3; expect_knob 73728  # both hangs still bind
-  run -- end --run r-hung --outcome reverted; expect_rc 0  # what recover does
+  run -- end --run r-hung --outcome hung; expect_rc 4  # root's run: only as aborted
+  run -- end --run r-hung --outcome aborted; expect_rc 0  # what recover does with nothing at risk
   expect_history "${history}73728 MiB "
   journal_ok
 }
@@ -544,4 +545,127 @@ reset_within_its_second_under_a_sync_storm() {
   done
   kill "$storm"; wait "$storm" 2>/dev/null
   note "root's resets under the storm (ms):$times"
+}
+
+# Whose records count (docs/design.md, "Whose records count"): what the helper refuses a member
+# and how every reader reads such a record already in the journal (an older helper took them).
+# cli CMD...: wiredcap (as root) on the fixture, its JSON answer in $OUT.
+cli() {
+  OUT=$("$WIREDCAP" --helper "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" "$@" --json \
+        2>"$WORK/cli.err"); RC=$?; ERR=$(cat "$WORK/cli.err")
+}
+# expect_ceilings MIB|none: status's and recover's hang ceiling, both, as $1.
+expect_ceilings() {
+  local cmd got
+  for cmd in status recover; do
+    cli "$cmd"
+    got=$(printf '%s' "$OUT" | python3 -c 'import json,sys
+d=json.load(sys.stdin); c=(d.get("journal") or {}).get("hang_ceiling") if "journal" in d else d.get("hang_ceiling")
+print(c["value"] if c else "none")' 2>&1)
+    [ "$got" = "$1" ] || fail "$cmd's hang ceiling is '$got', expected '$1' (exit $RC): $OUT $ERR"
+  done
+}
+# expect_suspects N: recover lists N suspects.
+expect_suspects() {
+  cli recover
+  local n; n=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["suspects"]))' 2>&1)
+  [ "$n" = "$1" ] || fail "recover lists $n suspects, expected $1: $OUT $ERR"
+}
+# forge EVENT-FIELDS: a member's record as an older helper would have taken it, appended as is.
+forge() {
+  printf '{"v":1,"time":"2026-12-01T00:00:00Z","boot":"%s","uid":65534,%s}\n' "$(sim_boot)" "$1" >> "$JOURNAL"
+}
+sim_boot() { sim show | sed -n "s/^boot_id=//p"; }
+boot_of_last() { tail -n 1 "$JOURNAL" | sed -n 's/.*"boot":"\([^"]*\)".*/\1/p'; }
+
+# A member's verdict for a boot that never was, or a value no one wrote, is refused (exit 4,
+# journaled); one already in the journal binds nothing: root's apply goes through, and status,
+# recover and the helper agree there is no ceiling.
+member_cannot_forge_a_hang() {
+  fresh_fixture
+  run -- verdict 64GiB --boot no-such-boot --answer hung
+  expect_rc 4; expect_err 'awaits an answer'; expect_last_event refused
+  forge '"command":"verdict","event":"hung","to_mib":65536,"reason":"no-such-boot"'
+  sim reboot >/dev/null
+  forge '"command":"verdict","event":"hung","to_mib":73728,"reason":"no-such-boot"'
+  expect_ceilings none
+  AS=0:0: run -- apply 80GiB; expect_rc 0; expect_knob 81920; expect_history "81920 MiB "
+  journal_ok
+}
+
+# Root's hang is root's to lift: a member's forget-hang is refused (exit 4, journaled), and one
+# already in the journal lifts nothing: root's apply of the value that hung is still refused.
+member_cannot_lift_roots_hang() {
+  fresh_fixture
+  AS=0:0: run -- apply 80GiB --run r-hung --step 1; expect_rc 0
+  AS=$MEMBER
+  sim reboot >/dev/null
+  run -- forget-hang 80GiB --why other-cause
+  expect_rc 4; expect_err 'only root lifts'; expect_last_event refused
+  forge '"command":"forget-hang","event":"forgotten","to_mib":81920,"reason":"other-cause"'
+  expect_ceilings 81920
+  AS=0:0: run -- apply 80GiB; expect_rc 3; expect_knob 0; expect_history "81920 MiB "
+  AS=0:0: run -- forget-hang 80GiB --why other-cause; expect_rc 0
+  expect_ceilings none
+  AS=0:0: run -- apply 80GiB; expect_rc 0; expect_history "81920 MiB 81920 MiB "
+  journal_ok
+}
+
+# not-hung is root's answer alone; a member's `hung` counts for a suspect the journal holds
+# (that value, in force when that boot ended) and binds that value, until root answers.
+member_cannot_answer_roots_suspect() {
+  fresh_fixture
+  AS=0:0: run -- apply 80GiB --by set; expect_rc 0; expect_knob 81920
+  local boot; boot=$(boot_of_last)
+  AS=$MEMBER
+  sim reboot >/dev/null
+  expect_suspects 1
+  run -- verdict 80GiB --boot "$boot" --answer not-hung
+  expect_rc 4; expect_err 'only root answers not-hung'; expect_last_event refused
+  forge "\"command\":\"verdict\",\"event\":\"not-hung\",\"to_mib\":81920,\"reason\":\"$boot\""
+  expect_suspects 1; expect_ceilings none
+  # A member's hung binds no more than the write did: another value is no suspect.
+  run -- verdict 96GiB --boot "$boot" --answer hung; expect_rc 4; expect_last_event refused
+  run -- verdict 80GiB --boot "$boot" --answer hung; expect_rc 0; expect_last_event hung
+  expect_ceilings 81920; expect_suspects 0
+  AS=0:0: run -- apply 80GiB; expect_rc 3; expect_history "81920 MiB "
+  AS=0:0: run -- apply 72GiB; expect_rc 0; expect_history "81920 MiB 73728 MiB "
+  # Root's answer decides, and a member's after it changes nothing.
+  AS=0:0: run -- verdict 80GiB --boot "$boot" --answer not-hung; expect_rc 0
+  run -- verdict 80GiB --boot "$boot" --answer hung; expect_rc 4
+  forge "\"command\":\"verdict\",\"event\":\"hung\",\"to_mib\":81920,\"reason\":\"$boot\""
+  expect_ceilings none
+  AS=0:0: run -- apply 80GiB; expect_rc 0; expect_history "81920 MiB 73728 MiB 81920 MiB "
+  journal_ok
+}
+
+# A member ends another uid's run only as recover ends it with nothing at risk (aborted): its
+# `end hung` of root's open step is refused (exit 4, journaled), and one already in the journal
+# makes no hang: after a reboot the step is the hang it is, at its own value, and root's apply
+# below it goes through.
+member_cannot_end_roots_run_hung() {
+  fresh_fixture
+  AS=0:0: run -- apply 80GiB --run r-open --step 1; expect_rc 0
+  AS=$MEMBER
+  run -- end --run r-open --outcome hung
+  expect_rc 4; expect_err 'only as aborted'; expect_last_event refused
+  run -- end --run r-open --outcome completed; expect_rc 4
+  forge '"command":"end","event":"end","run":"r-open","reason":"hung"'
+  expect_ceilings none
+  AS=0:0: run -- confirm --run r-open --step 1; expect_rc 0
+  sim reboot >/dev/null
+  expect_ceilings none
+  AS=0:0: run -- apply 80GiB; expect_rc 0; expect_history "81920 MiB 81920 MiB "
+  journal_ok
+}
+
+# `--by set` from a member is its word: status and recover name the writer as its claim.
+member_by_set_is_its_claim() {
+  fresh_fixture
+  run -- apply 80GiB --by set; expect_rc 0
+  expect_journal '"uid":65534,"command":"apply","event":"applied",.*"by":"set"'
+  sim reboot >/dev/null
+  cli recover
+  printf '%s' "$OUT" | grep -q '"writer":"set-claim"' || fail "recover names the member's set as wiredcap's: $OUT"
+  journal_ok
 }

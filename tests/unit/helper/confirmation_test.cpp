@@ -233,8 +233,12 @@ TEST(HangCeiling, TheBootActionsWriteBindsUntilItsBootSettlesIt) {
 }
 
 TEST(HangCeiling, AVerdictBindsAndForgetHangClearsEarlierHangs) {
-    const std::string hung = to_json_line(Record{"verdict", "hung", std::nullopt, std::nullopt, std::nullopt, 162_GiB,
-                                                 std::nullopt, "B1"}, Stamp{"B2", 0}, 1764410000);
+    const std::string verdict = to_json_line(Record{"verdict", "hung", std::nullopt, std::nullopt, std::nullopt, 162_GiB,
+                                                    std::nullopt, "B1"}, Stamp{"B2", 0}, 1764410000);
+    EXPECT_EQ(find_hang_ceiling(verdict, "B2"), std::nullopt) << "a verdict on no write answers nothing";
+    // The suspect it answers: a write of that value read back in B1, in force when B1 ended.
+    const std::string hung = plain_line("intent", 162_GiB, std::nullopt, "B1") +
+                             plain_line("applied", 162_GiB, 162_GiB, "B1") + verdict;
     EXPECT_EQ(find_hang_ceiling(hung, "B2"), std::optional<units::MiB>(162_GiB));
     const std::string forget = to_json_line(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt,
                                                    162_GiB, std::nullopt, "other-cause"}, Stamp{"B2", 0}, 1764410001);

@@ -52,7 +52,12 @@ public:
     }
 
     Journal& add(const Record& r) {
-        text_ += journal::to_json_line(r, journal::Stamp{boot_, 501}, time_++);
+        text_ += journal::to_json_line(r, journal::Stamp{boot_, uid_}, time_++);
+        return *this;
+    }
+    // The records after it are this uid's (501, a group member, until said otherwise).
+    Journal& as(uid_t uid) {
+        uid_ = uid;
         return *this;
     }
 
@@ -136,6 +141,7 @@ private:
 
     std::string text_;
     std::string boot_ = kBootA;
+    uid_t uid_ = 501;
     std::int64_t time_ = 1795941195;
 };
 
@@ -916,7 +922,7 @@ Record plain(std::string event, MiB from, MiB to, std::optional<MiB> readback, s
 
 TEST(OutsideRamps, ASetNeverReadBackBeforeAReebootIsAHangNamingItsWriter) {
     Journal j;
-    j.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt))
+    j.as(0).in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt))
         .add(plain("mismatch", MiB::zero(), 166_GiB, std::nullopt));  // the read-back failed
     const Report now = j.analyse_in(kBootA);
     EXPECT_FALSE(now.hang_ceiling) << "this boot: nothing proves the machine went down";
@@ -926,6 +932,11 @@ TEST(OutsideRamps, ASetNeverReadBackBeforeAReebootIsAHangNamingItsWriter) {
     EXPECT_EQ(after.hang_ceiling->kind, RefKind::unread_write);
     EXPECT_EQ(after.hang_ceiling->writer, "set");
     EXPECT_EQ(after.hang_ceiling->boot, kBootA);
+    // Another caller's --by set is its word: named as its claim.
+    Journal member;
+    member.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt));
+    ASSERT_TRUE(member.analyse_in(kBootB).hang_ceiling);
+    EXPECT_EQ(member.analyse_in(kBootB).hang_ceiling->writer, "set-claim");
 }
 
 TEST(OutsideRamps, AKilledHelperLeavesOnlyAnIntentAndTheHelperRunDirectlyIsNamed) {
@@ -990,21 +1001,21 @@ Record verdict(std::string answer, MiB value, std::string boot) {
 
 TEST(OutsideRamps, APersonsAnswerSettlesASuspect) {
     Journal hung;
-    hung.in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("hung", 162_GiB, kBootA));
+    hung.as(0).in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("hung", 162_GiB, kBootA));
     const Report h = hung.analyse_in(kBootB);
     EXPECT_TRUE(h.suspects.empty());
     ASSERT_TRUE(h.hang_ceiling);
     EXPECT_EQ(h.hang_ceiling->value, 162_GiB);
     EXPECT_EQ(h.hang_ceiling->kind, RefKind::answered_hung);
     Journal fine;
-    fine.in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("not-hung", 162_GiB, kBootA));
+    fine.as(0).in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("not-hung", 162_GiB, kBootA));
     EXPECT_TRUE(fine.analyse_in(kBootB).suspects.empty());
     EXPECT_FALSE(fine.analyse_in(kBootB).hang_ceiling);
 }
 
 TEST(OutsideRamps, AForgottenCeilingStaysAsHistoryAndALaterHangBindsAgain) {
     Journal j;
-    j.in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt));
+    j.as(0).in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt));
     j.in_boot(kBootB).add(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt, 166_GiB,
                                  std::nullopt, "macos-update"});
     const Report r = j.analyse_in(kBootB);
@@ -1017,6 +1028,55 @@ TEST(OutsideRamps, AForgottenCeilingStaysAsHistoryAndALaterHangBindsAgain) {
     const Report later = j.analyse_in(kBootC);
     ASSERT_TRUE(later.hang_ceiling);
     EXPECT_EQ(later.hang_ceiling->value, 170_GiB);
+}
+
+// Whose records count (docs/design.md): a member's verdict answers only a suspect the journal
+// holds, its `not-hung` and its forget-hang count for nothing, and its `end ... hung` of another
+// uid's run makes no step a hang.
+TEST(Authority, AVerdictOnNoWriteAnswersNothing) {
+    Journal j;
+    j.as(0).in_boot(kBootB).add(verdict("hung", 64_GiB, "no-such-boot")).add(verdict("hung", 64_GiB, kBootA));
+    EXPECT_FALSE(j.analyse_in(kBootC).hang_ceiling);
+    EXPECT_TRUE(j.analyse_in(kBootC).hangs.empty());
+}
+
+TEST(Authority, AMembersNotHungSettlesNothingAndItsHungBindsUntilRootAnswers) {
+    Journal j;
+    j.as(0).in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB));
+    j.as(501).in_boot(kBootB).add(verdict("not-hung", 162_GiB, kBootA));
+    EXPECT_EQ(j.analyse_in(kBootB).suspects.size(), 1u) << "a member's not-hung is no answer";
+    j.add(verdict("hung", 170_GiB, kBootA));
+    EXPECT_FALSE(j.analyse_in(kBootB).hang_ceiling) << "no write of that value: it binds no more than the write";
+    j.add(verdict("hung", 162_GiB, kBootA));
+    ASSERT_TRUE(j.analyse_in(kBootB).hang_ceiling);
+    EXPECT_EQ(j.analyse_in(kBootB).hang_ceiling->value, 162_GiB);
+    j.as(0).add(verdict("not-hung", 162_GiB, kBootA));
+    EXPECT_FALSE(j.analyse_in(kBootB).hang_ceiling) << "root's answer decides";
+    j.as(501).add(verdict("hung", 162_GiB, kBootA));
+    EXPECT_FALSE(j.analyse_in(kBootB).hang_ceiling) << "and a member's after it changes nothing";
+}
+
+TEST(Authority, OnlyRootsForgetLiftsACeiling) {
+    Journal j;
+    j.as(0).in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt));
+    j.as(501).in_boot(kBootB).add(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt, 166_GiB,
+                                         std::nullopt, "other-cause"});
+    ASSERT_TRUE(j.analyse_in(kBootB).hang_ceiling);
+    EXPECT_FALSE(j.analyse_in(kBootB).forgotten);
+}
+
+TEST(Authority, AnotherUidsEndHungMakesNoHang) {
+    Journal j;
+    j.as(0).in_boot(kBootA).step("r", 1, MiB::zero(), 96_GiB);
+    j.as(501).end("r", "hung");
+    const Report r = j.analyse_in(kBootA);
+    EXPECT_FALSE(r.hang_ceiling);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].state, RunState::revert_unproven_in_this_boot);
+    // Root's own (recover's, after a reboot) still records the hang.
+    Journal own;
+    own.as(0).in_boot(kBootA).step("r", 1, MiB::zero(), 96_GiB).end("r", "hung");
+    ASSERT_TRUE(own.analyse_in(kBootA).hang_ceiling);
 }
 
 }  // namespace
