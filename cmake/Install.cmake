@@ -2,6 +2,9 @@
 # tests/packaging/install_layout_test.sh checks that an install into DESTDIR is exactly that.
 #
 #   bin/wiredcap                                      0755  the command people type
+#   libexec/wiredcap/wiredcap                         0755  the same program, for what root runs
+#                                                           (fleet scripts, Ansible under become):
+#                                                           bin/ may be a user's (Intel Homebrew)
 #   libexec/wiredcap/wiredcap-helper                  4755  the privileged core (setuid)
 #   libexec/wiredcap/wiredcap-system                  0755  root's own program (boot action,
 #                                                           journal upkeep); never setuid: it
@@ -53,6 +56,7 @@ endif()
 set(_wiredcap_pkg ${PROJECT_SOURCE_DIR}/packaging)
 
 install(TARGETS wiredcap RUNTIME DESTINATION bin PERMISSIONS ${_wiredcap_exec_mode})
+install(TARGETS wiredcap RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_exec_mode})
 install(TARGETS wiredcap-helper RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_helper_mode})
 install(TARGETS wiredcap-system RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_exec_mode})
 

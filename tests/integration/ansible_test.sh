@@ -26,7 +26,7 @@ play() {
   local task=$1
   shift
   printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n%s\n' "$task" >"$WORK/play.yml"
-  OUT=$(PATH="$WORK/bin:$PATH" HOME="$WORK" ANSIBLE_COLLECTIONS_PATH="$SRC/packaging/ansible" \
+  OUT=$(PATH="${PLAY_PATH:-$WORK/bin}:$PATH" HOME="$WORK" ANSIBLE_COLLECTIONS_PATH="$SRC/packaging/ansible" \
         ANSIBLE_LOCAL_TEMP="$WORK/ansible-tmp" ANSIBLE_REMOTE_TEMP="$WORK/ansible-tmp" \
         ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
         ansible-playbook -c local -i localhost, -e ansible_python_interpreter=/usr/bin/python3 \
@@ -139,6 +139,32 @@ PY2
   recap_is changed=1 failed=0
   expect_knob 180224; history_is 180224
   [[ $OUT == *'"msg": "180224 MiB, wired now 6144 MiB"'* ]] || fail "wiredcap_info's facts are not in the message: $OUT"
+}
+
+# Under become the modules run as root (the test is root already). A wiredcap a user could
+# replace (Intel Homebrew's /usr/local/bin is a user's, group-writable) fails the task, naming
+# the path, and is never run: the planted one would leave a marker. Found on PATH first, or
+# given as executable, the same.
+root_refuses_a_wiredcap_a_user_can_replace() {
+  setup
+  local bin=$WORK/prefix/usr/local/bin
+  mkdir -p "$bin"; chmod 755 "$WORK/prefix" "$WORK/prefix/usr" "$WORK/prefix/usr/local"
+  printf '#!/bin/sh\ntouch %q\n' "$WORK/planted-ran" >"$bin/wiredcap"
+  chmod 755 "$bin/wiredcap"; chown -R 65534:65534 "$bin"; chmod 775 "$bin"
+  PLAY_PATH="$bin:$WORK/bin" play "$(cap_task value=176GiB)"
+  recap_is changed=0 failed=1
+  [[ $(flat "$OUT") == *"refusing to run $bin/wiredcap as root: $bin/wiredcap is owned by uid 65534, not root"* ]] ||
+    fail "the task did not name the path a user owns: $OUT"
+  PLAY_PATH="$bin:$WORK/bin" play "$(cap_task value=176GiB)" --check
+  recap_is failed=1
+  PLAY_PATH="$bin:$WORK/bin" play '    - wiredcap.macos.wiredcap_info:'
+  recap_is failed=1
+  chown 0:0 "$bin/wiredcap"
+  play "$(cap_task value=176GiB executable="$bin/wiredcap")"
+  recap_is failed=1
+  [[ $(flat "$OUT") == *"$bin is owned by uid 65534, not root"* ]] || fail "the directory a user owns is not named: $OUT"
+  [ ! -e "$WORK/planted-ran" ] || fail "the planted wiredcap ran as root"
+  history_is ''
 }
 
 "$scenario"
