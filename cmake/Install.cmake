@@ -20,6 +20,8 @@
 #                                                           /Library/LaunchDaemons)
 #   share/wiredcap/org.wiredcap.metrics.plist         0644  example LaunchDaemon: metrics for
 #                                                           Prometheus every minute (not loaded)
+#   share/wiredcap/org.wiredcap.boot.managed-login-items.mobileconfig
+#                                                     0644  managed login items profile (MDM)
 #   share/wiredcap/schema/*.json                      0644  the published --json contract
 #                                                           (docs/schema/), for scripts and
 #                                                           fleet tools to validate against
@@ -80,6 +82,9 @@ install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.boot.plist DESTINATION share/w
 # An example, not loaded by the package: writes `wiredcap metrics` for Prometheus every minute.
 install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.metrics.plist DESTINATION share/wiredcap
         PERMISSIONS ${_wiredcap_data_mode})
+# For an MDM to upload: keeps org.wiredcap.boot enabled, out of the users' Login Items switch.
+install(FILES ${_wiredcap_pkg}/fleet/mdm/org.wiredcap.boot.managed-login-items.mobileconfig
+        DESTINATION share/wiredcap PERMISSIONS ${_wiredcap_data_mode})
 
 # The --json contract, so that a script on the machine validates against the schemas of the
 # wiredcap it runs. Every file is listed in LAYOUT.md: a new schema needs its row there.

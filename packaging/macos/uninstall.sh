@@ -131,6 +131,7 @@ files=(
   "$prefix/share/wiredcap/sudoers.d/wiredcap"
   "$prefix/share/wiredcap/org.wiredcap.boot.plist"
   "$prefix/share/wiredcap/org.wiredcap.metrics.plist"
+  "$prefix/share/wiredcap/org.wiredcap.boot.managed-login-items.mobileconfig"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.service"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.timer"
   "$prefix/share/wiredcap/udev/71-wiredcap-ttm.rules"
