@@ -167,5 +167,52 @@ root_refuses_a_wiredcap_a_user_can_replace() {
   history_is ''
 }
 
+# ansible-test's module validator, run offline from ansible-core's own sources (ansible-test
+# sanity would build a venv with pip from the network). Every error it reports must be one the
+# collection's tests/sanity/ignore-2.14.txt names (there: the GPLv3 header, the collection being
+# MIT), and every ignore must still be needed.
+validate_modules_is_clean() {
+  local v=/usr/lib/python3/dist-packages/ansible_test/_util/controller/sanity/validate-modules
+  [ -f "$v/validate.py" ] || { echo "SKIP: ansible-test's validate-modules is not installed (ansible-core)"; exit 77; }
+  /usr/bin/python3 -c 'import voluptuous' 2>/dev/null || fail "python3-voluptuous is missing (tools/install-deps)"
+  rm -rf "$WORK" && mkdir -p "$WORK/ac/ansible_collections/wiredcap"
+  cp -r "$SRC/packaging/ansible/ansible_collections/wiredcap/macos" "$WORK/ac/ansible_collections/wiredcap/"
+  local c=$WORK/ac/ansible_collections/wiredcap/macos
+  OUT=$(cd "$c" && PYTHONPATH=$v ANSIBLE_COLLECTIONS_PATH=$WORK/ac /usr/bin/python3 "$v/validate.py" \
+        --collection ansible_collections/wiredcap/macos --arg-spec --plugin-type module plugins/modules/*.py 2>&1)
+  printf '%s\n' "$OUT" | grep . >"$WORK/validate.out"
+  python3 - "$c/tests/sanity/ignore-2.14.txt" "$WORK/validate.out" <<'PY' || fail "validate-modules: $OUT"
+import re, sys
+ignores = {tuple(l.split("#")[0].split()) for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")}
+found = set()
+for line in open(sys.argv[2]).read().splitlines():
+    m = re.match(r"(\S+):\d+:\d+: E(\S+) ", line)
+    if not m:
+        sys.exit("not a validator line: " + line)
+    found.add((m.group(1), "validate-modules:" + m.group(2)))
+if found - ignores or ignores - found:
+    sys.exit("not ignored: %s; ignored but not reported: %s" % (sorted(found - ignores), sorted(ignores - found)))
+PY
+  [ -f "$c/meta/runtime.yml" ] && grep -q '^requires_ansible: ">=2.14.0"$' "$c/meta/runtime.yml" || fail "no meta/runtime.yml with requires_ansible"
+}
+
+# value: default is the OS default in check mode and for real alike (a reset), as wiredcap's
+# own word for it; wiredcap_info returns its answer, not ansible_facts (it is no _facts module).
+value_default_and_info() {
+  setup
+  "$WORK/bin/wiredcap" set 160GiB --yes >/dev/null 2>&1 || fail "cannot set 160 GiB"
+  play "$(cap_task value=default)" --check --diff
+  [ "$RC" = 0 ] || fail "value: default in check mode failed ($RC): $OUT"
+  recap_is changed=1 failed=0
+  [[ $OUT == *'+iogpu.wired_limit_mb: 0 MiB'* ]] || fail "check mode does not show the default: $OUT"
+  expect_knob 163840
+  play "$(cap_task value=default)"
+  recap_is changed=1 failed=0
+  expect_knob 0; history_is 163840,0
+  play $'    - wiredcap.macos.wiredcap_info:\n      register: cap\n    - ansible.builtin.debug:\n        msg: "{{ cap.wiredcap.wired_limit.value }} MiB, facts {{ cap.ansible_facts | default(\'none\') }}"'
+  recap_is failed=0
+  [[ $OUT == *'"msg": "0 MiB, facts none"'* ]] || fail "wiredcap_info's answer is not registered as wiredcap, or it set facts: $OUT"
+}
+
 "$scenario"
 echo "PASS: $scenario"
