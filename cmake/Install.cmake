@@ -22,6 +22,7 @@
 #                                                           Prometheus every minute (not loaded)
 #   share/wiredcap/org.wiredcap.boot.managed-login-items.mobileconfig
 #                                                     0644  managed login items profile (MDM)
+#   share/wiredcap/prometheus/wiredcap.rules.yml      0644  Prometheus alerting rules
 #   share/wiredcap/schema/*.json                      0644  the published --json contract
 #                                                           (docs/schema/), for scripts and
 #                                                           fleet tools to validate against
@@ -81,6 +82,9 @@ install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.boot.plist DESTINATION share/w
         PERMISSIONS ${_wiredcap_data_mode})
 # An example, not loaded by the package: writes `wiredcap metrics` for Prometheus every minute.
 install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.metrics.plist DESTINATION share/wiredcap
+        PERMISSIONS ${_wiredcap_data_mode})
+# Alerting rules over the metrics, for Prometheus's rule_files.
+install(FILES ${_wiredcap_pkg}/prometheus/wiredcap.rules.yml DESTINATION share/wiredcap/prometheus
         PERMISSIONS ${_wiredcap_data_mode})
 # For an MDM to upload: keeps org.wiredcap.boot enabled, out of the users' Login Items switch.
 install(FILES ${_wiredcap_pkg}/fleet/mdm/org.wiredcap.boot.managed-login-items.mobileconfig

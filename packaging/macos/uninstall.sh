@@ -132,6 +132,7 @@ files=(
   "$prefix/share/wiredcap/org.wiredcap.boot.plist"
   "$prefix/share/wiredcap/org.wiredcap.metrics.plist"
   "$prefix/share/wiredcap/org.wiredcap.boot.managed-login-items.mobileconfig"
+  "$prefix/share/wiredcap/prometheus/wiredcap.rules.yml"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.service"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.timer"
   "$prefix/share/wiredcap/udev/71-wiredcap-ttm.rules"
@@ -152,6 +153,7 @@ own_dirs=(
   "$prefix/share/wiredcap/systemd"
   "$prefix/share/wiredcap/udev"
   "$prefix/share/wiredcap/schema"
+  "$prefix/share/wiredcap/prometheus"
   "$prefix/share/wiredcap"
 )
 
