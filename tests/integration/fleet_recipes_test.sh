@@ -87,6 +87,41 @@ munki_nopkg_item() {
   history_is ''
 }
 
+# Munki's checks through an install, both half states, an uninstall and a hang at the target:
+# a half state is "needed" both ways and named; after the hang the item says so and stops (no
+# refused install on every run); the uninstall check sees either half.
+munki_half_states_and_hang() {
+  setup
+  munki_script uninstallcheck_script; [ "$RC" = 1 ] || fail "uninstallcheck on a fresh Mac: exit $RC, expected 1 (nothing to remove)"
+  munki_script postinstall_script; expect_rc 0
+  munki_script uninstallcheck_script; [ "$RC" = 0 ] || fail "uninstallcheck after the install: exit $RC, expected 0"
+  # Stored for boot, not applied (a reboot before the boot action).
+  sim reboot >/dev/null
+  munki_script installcheck_script; [ "$RC" = 0 ] || fail "installcheck, stored but not applied: exit $RC, expected 0"
+  expect_err 'half installed: 180224 MiB is stored for boot but the cap is 0 MiB'
+  munki_script uninstallcheck_script; [ "$RC" = 0 ] || fail "uninstallcheck, stored but not applied: exit $RC, expected 0 (the stored half must go)"
+  munki_script uninstall_script; expect_rc 0
+  munki_script uninstallcheck_script; [ "$RC" = 1 ] || fail "uninstallcheck after the uninstall: exit $RC, expected 1"
+  [ ! -e "$WORK/journal/boot.state" ] || fail "the uninstall left a value stored for boot"
+  # Raised, not stored.
+  helper apply 176GiB; expect_rc 0
+  munki_script installcheck_script; [ "$RC" = 0 ] || fail "installcheck, raised but not stored: exit $RC, expected 0"
+  expect_err 'half installed: the cap is 180224 MiB but nothing (or another value) is stored for boot'
+  munki_script uninstallcheck_script; [ "$RC" = 0 ] || fail "uninstallcheck, raised but not stored: exit $RC, expected 0 (the raised half must go)"
+  munki_script uninstall_script; expect_rc 0; expect_knob 0
+  # The target hangs this Mac: the hang is recorded at the next boot.
+  sim hang-above 170GiB >/dev/null
+  helper apply 176GiB
+  sim reboot >/dev/null
+  local before; before=$(sim history | wc -l)
+  for run in 1 2 3; do
+    munki_script installcheck_script
+    [ "$RC" = 1 ] || fail "installcheck after a hang at the target (run $run): exit $RC, expected 1 (stop, do not retry)"
+    expect_err 'a hang at 180224 MiB is recorded, at or below the target 180224 MiB: not installing'
+  done
+  [ "$(sim history | wc -l)" = "$before" ] || fail "something was written after the hang: $(sim history)"
+}
+
 # A wiredcap that is missing, or that answers nothing, never lets the install check say
 # "installed": Munki then runs the install, whose failure is reported, instead of skipping the
 # item on every Mac where the tool broke.
@@ -126,7 +161,7 @@ root_runs_nothing_a_user_can_replace() {
   chmod 755 "$prefix/libexec/wiredcap/wiredcap"
   : >"$WORK/ran-as"; chmod 666 "$WORK/ran-as"
   local scripts=("$SRC/packaging/fleet/jamf/wiredcap-cap-mib.sh" "$SRC/packaging/fleet/jamf/wiredcap-boot-guard.sh")
-  for s in installcheck_script postinstall_script uninstall_script; do
+  for s in installcheck_script uninstallcheck_script postinstall_script uninstall_script; do
     munki_extract "$s"
     scripts+=("$WORK/$s")
   done
@@ -137,7 +172,7 @@ root_runs_nothing_a_user_can_replace() {
       [[ $ERR == *"wiredcap: refusing $tool: ${tool%/*}"*"is owned by uid 65534, not root"* ]] ||
         fail "${s##*/} with $tool did not name the directory a user owns: $ERR"
       case ${s##*/} in
-        installcheck_script) [ "$RC" = 0 ] || fail "installcheck refusing: exit $RC, expected 0 (needed: the install reports why)" ;;
+        installcheck_script|uninstallcheck_script) [ "$RC" = 0 ] || fail "installcheck refusing: exit $RC, expected 0 (needed: the install reports why)" ;;
         *_script) [ "$RC" = 1 ] || fail "${s##*/} refusing: exit $RC, expected 1" ;;
         *) expect_result '' ;;
       esac
@@ -169,7 +204,7 @@ chain = open(src + "/packaging/fleet/root-chain.sh").read().rstrip("\n")
 texts = {p: open(src + "/" + p).read() for p in ["packaging/fleet/jamf/wiredcap-cap-mib.sh",
          "packaging/fleet/jamf/wiredcap-boot-guard.sh", "packaging/macos/uninstall.sh"]}
 info = plistlib.load(open(src + "/packaging/fleet/munki/wiredcap-gpu-cap.plist", "rb"))
-for key in ("installcheck_script", "postinstall_script", "uninstall_script"):
+for key in ("installcheck_script", "uninstallcheck_script", "postinstall_script", "uninstall_script"):
     texts["munki " + key] = info[key]
 bad = [p for p, t in texts.items()
        if [m for m in re.findall(r"# root-chain:begin\n.*?# root-chain:end", t, re.S)] != [chain]]
