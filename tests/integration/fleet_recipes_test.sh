@@ -49,6 +49,25 @@ jamf_attributes() {
   OUT=$(WIREDCAP=$WORK/no-such-wiredcap sh "$cap"); [ "$OUT" = '<result></result>' ] || fail "without wiredcap: $OUT"
 }
 
+# The boot daemon's attribute: empty on the simulated Mac (no launchd: not applicable), and each
+# state launchd can report, from a wiredcap that prints those metric lines.
+jamf_daemon_attribute() {
+  setup
+  local ea=$SRC/packaging/fleet/jamf/wiredcap-daemon.sh stub=$WORK/stub/wiredcap
+  script "$ea"; expect_rc 0; expect_result ''
+  mkdir -p "$WORK/stub"; chmod 755 "$WORK/stub"
+  for lines_want in '1 1|loaded, enabled' '1 0|disabled' '0 1|not loaded' '0 0|not loaded' '- 0|disabled' '1 -|'; do
+    local lines=${lines_want%|*} want=${lines_want#*|}
+    local l=${lines% *} e=${lines#* }
+    { echo '#!/bin/sh'; echo 'echo wiredcap_up 1'
+      [ "$l" = - ] || echo "echo wiredcap_daemon_loaded $l"
+      [ "$e" = - ] || echo "echo wiredcap_daemon_enabled $e"; } >"$stub"
+    chmod 755 "$stub"
+    WIREDCAP_WRAPPER=$stub script "$ea"
+    expect_result "$want"
+  done
+}
+
 # The pkginfo's script KEY, written out as Munki does before running it.
 munki_script() { munki_extract "$1"; script "$WORK/$1"; }
 munki_extract() {
@@ -160,7 +179,7 @@ root_runs_nothing_a_user_can_replace() {
   { printf '#!/bin/sh\nid -u >%q\n' "$WORK/ran-as"; tail -n 1 "$WORK/bin/wiredcap"; } >"$prefix/libexec/wiredcap/wiredcap"
   chmod 755 "$prefix/libexec/wiredcap/wiredcap"
   : >"$WORK/ran-as"; chmod 666 "$WORK/ran-as"
-  local scripts=("$SRC/packaging/fleet/jamf/wiredcap-cap-mib.sh" "$SRC/packaging/fleet/jamf/wiredcap-boot-guard.sh")
+  local scripts=("$SRC"/packaging/fleet/jamf/*.sh)
   for s in installcheck_script uninstallcheck_script postinstall_script uninstall_script; do
     munki_extract "$s"
     scripts+=("$WORK/$s")
@@ -202,7 +221,8 @@ import plistlib, re, sys
 src = sys.argv[1]
 chain = open(src + "/packaging/fleet/root-chain.sh").read().rstrip("\n")
 texts = {p: open(src + "/" + p).read() for p in ["packaging/fleet/jamf/wiredcap-cap-mib.sh",
-         "packaging/fleet/jamf/wiredcap-boot-guard.sh", "packaging/macos/uninstall.sh"]}
+         "packaging/fleet/jamf/wiredcap-boot-guard.sh", "packaging/fleet/jamf/wiredcap-daemon.sh",
+         "packaging/macos/uninstall.sh"]}
 info = plistlib.load(open(src + "/packaging/fleet/munki/wiredcap-gpu-cap.plist", "rb"))
 for key in ("installcheck_script", "uninstallcheck_script", "postinstall_script", "uninstall_script"):
     texts["munki " + key] = info[key]
