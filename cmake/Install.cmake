@@ -2,6 +2,9 @@
 # tests/packaging/install_layout_test.sh checks that an install into DESTDIR is exactly that.
 #
 #   bin/wiredcap                                      0755  the command people type
+#   libexec/wiredcap/wiredcap                         0755  the same program, for what root runs
+#                                                           (fleet scripts, Ansible under become):
+#                                                           bin/ may be a user's (Intel Homebrew)
 #   libexec/wiredcap/wiredcap-helper                  4755  the privileged core (setuid)
 #   libexec/wiredcap/wiredcap-system                  0755  root's own program (boot action,
 #                                                           journal upkeep); never setuid: it
@@ -17,6 +20,9 @@
 #                                                           /Library/LaunchDaemons)
 #   share/wiredcap/org.wiredcap.metrics.plist         0644  example LaunchDaemon: metrics for
 #                                                           Prometheus every minute (not loaded)
+#   share/wiredcap/org.wiredcap.boot.managed-login-items.mobileconfig
+#                                                     0644  managed login items profile (MDM)
+#   share/wiredcap/prometheus/wiredcap.rules.yml      0644  Prometheus alerting rules
 #   share/wiredcap/schema/*.json                      0644  the published --json contract
 #                                                           (docs/schema/), for scripts and
 #                                                           fleet tools to validate against
@@ -53,6 +59,7 @@ endif()
 set(_wiredcap_pkg ${PROJECT_SOURCE_DIR}/packaging)
 
 install(TARGETS wiredcap RUNTIME DESTINATION bin PERMISSIONS ${_wiredcap_exec_mode})
+install(TARGETS wiredcap RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_exec_mode})
 install(TARGETS wiredcap-helper RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_helper_mode})
 install(TARGETS wiredcap-system RUNTIME DESTINATION libexec/wiredcap PERMISSIONS ${_wiredcap_exec_mode})
 
@@ -76,6 +83,12 @@ install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.boot.plist DESTINATION share/w
 # An example, not loaded by the package: writes `wiredcap metrics` for Prometheus every minute.
 install(FILES ${_wiredcap_pkg}/macos/org.wiredcap.metrics.plist DESTINATION share/wiredcap
         PERMISSIONS ${_wiredcap_data_mode})
+# Alerting rules over the metrics, for Prometheus's rule_files.
+install(FILES ${_wiredcap_pkg}/prometheus/wiredcap.rules.yml DESTINATION share/wiredcap/prometheus
+        PERMISSIONS ${_wiredcap_data_mode})
+# For an MDM to upload: keeps org.wiredcap.boot enabled, out of the users' Login Items switch.
+install(FILES ${_wiredcap_pkg}/fleet/mdm/org.wiredcap.boot.managed-login-items.mobileconfig
+        DESTINATION share/wiredcap PERMISSIONS ${_wiredcap_data_mode})
 
 # The --json contract, so that a script on the machine validates against the schemas of the
 # wiredcap it runs. Every file is listed in LAYOUT.md: a new schema needs its row there.

@@ -26,11 +26,13 @@
 #                    macOS-only
 #
 # The payload is `cmake --install` into a staging tree (packaging/LAYOUT.md lists it) plus
-# /usr/local/share/wiredcap/uninstall.sh. pkgbuild --ownership recommended makes every payload
+# /usr/local/libexec/wiredcap/uninstall.sh (root runs it: it lives where only root writes). pkgbuild --ownership recommended makes every payload
 # file root:wheel. The helper is staged 0755; scripts/postinstall sets its setuid bit after
 # making it root's, creates /var/db/wiredcap, installs /etc/wiredcap.conf if absent, and
-# copies the boot LaunchDaemon (share/wiredcap/org.wiredcap.boot.plist) to /Library/LaunchDaemons
-# and loads it. The payload itself holds nothing under /etc, /var or /Library.
+# copies the boot LaunchDaemon to /Library/LaunchDaemons and loads it. The scripts directory
+# (OUT/scripts) holds postinstall with what root reads while installing: root-chain.sh and the
+# templates org.wiredcap.boot.plist and wiredcap.conf.example, so that nothing root uses comes
+# from the payload's share/, which a user may own (Intel Homebrew's /usr/local/share). The payload itself holds nothing under /etc, /var or /Library.
 #
 # The programs must run on a Mac without Homebrew: before pkgbuild, otool -L must show only
 # system libraries (fmt and CLI11 linked statically or header-only).
@@ -110,13 +112,21 @@ root=$out/root
 rm -rf "$root"
 mkdir -p "$root"
 DESTDIR=$root cmake --install "$build_dir" --prefix "$prefix"
-install -m 0755 "$here/uninstall.sh" "$root$prefix/share/wiredcap/uninstall.sh"
+install -m 0755 "$here/uninstall.sh" "$root$prefix/libexec/wiredcap/uninstall.sh"
 # Not setuid in the payload: postinstall sets the bit once the file is root's.
 chmod 0755 "$root$prefix/libexec/wiredcap/wiredcap-helper"
 # Only /usr/local: never /etc, /var or /Library (postinstall places the LaunchDaemon, with its
 # owner and mode, and never overwrites the administrator's policy).
 stray=$(cd "$root" && find . -mindepth 1 ! -path ./usr ! -path ./usr/local ! -path './usr/local/*')
 [ -z "$stray" ] || die "payload has files outside $prefix: $stray"
+
+# The scripts directory: the package's scripts and every file root reads while installing.
+scripts=$out/scripts
+rm -rf "$scripts"
+mkdir -p "$scripts"
+cp "$here"/scripts/* "$scripts/"
+install -m 0644 "$src/packaging/fleet/root-chain.sh" "$here/org.wiredcap.boot.plist" \
+  "$src/packaging/wiredcap.conf.example" "$scripts/"
 
 # 3. The product's distribution file: Apple Silicon, macOS 14 or later, system volume only.
 #    macOS 13 is refused: it has no iogpu.wired_limit_mb, so the setuid helper and the boot
@@ -147,7 +157,7 @@ cat > "$out/distribution.xml" <<EOF
 EOF
 
 if [ "$stage_only" = 1 ]; then
-  printf 'build-pkg.sh: staged %s and %s (stopped: --stage-only)\n' "$root" "$out/distribution.xml"
+  printf 'build-pkg.sh: staged %s, %s and %s (stopped: --stage-only)\n' "$root" "$scripts" "$out/distribution.xml"
   exit 0
 fi
 
@@ -167,7 +177,7 @@ if [ -n "$codesign_id" ]; then
   codesign --force --options runtime --timestamp --sign "$codesign_id" "${programs[@]}"
 fi
 pkgbuild --root "$root" --install-location / --identifier "$identifier" --version "$version" \
-         --scripts "$here/scripts" --ownership recommended "$out/wiredcap-component.pkg"
+         --scripts "$scripts" --ownership recommended "$out/wiredcap-component.pkg"
 sign_args=()
 if [ -n "$sign" ]; then sign_args=(--sign "$sign"); fi
 # ${a[@]+...}: an empty array under set -u is an error in macOS's bash 3.2.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Removes what the wiredcap pkg installed. Run as root:
 #
-#   sudo /usr/local/share/wiredcap/uninstall.sh [--purge] [--root DIR] [--identifier ID]
+#   sudo /usr/local/libexec/wiredcap/uninstall.sh [--purge] [--root DIR] [--identifier ID]
 #
 #   --purge          also remove the policy /etc/wiredcap.conf, the journal directory
 #                    /var/db/wiredcap and the boot disable switch /etc/wiredcap.boot-disabled
@@ -22,7 +22,47 @@
 # again, and it must not find an old value to apply. It does not change the cap: a value set
 # with wiredcap stays until the next reboot; run `wiredcap reset` first to go back to the OS
 # default now.
+#
+# Root runs it, so it lives in the root-owned libexec/wiredcap/ and refuses to go on when it,
+# or a directory above it, is not root's or is writable by anyone else (a copy someone else
+# could have changed); it runs programs only from the system's directories.
 set -euo pipefail
+PATH=/usr/bin:/bin:/usr/sbin:/sbin
+export PATH
+
+# root-chain:begin
+# wiredcap_trusted PATH: succeeds only if PATH is no symbolic link, and it and every directory
+# above it (as written, and with its links resolved) are owned by root and writable by nobody
+# else: whoever may write any of them could replace what root is about to run or read.
+# Otherwise it names the path that failed, and why. (A link may stand for a directory if root
+# owns it: only root can change a link in a directory only root may write.)
+wiredcap_trusted() (
+  _wc_target=$1
+  refuse() { printf 'wiredcap: refusing %s: %s (whoever may change it may replace what runs as root)\n' "$_wc_target" "$*" >&2; exit 1; }
+  chain() {
+    _wc_path=$1
+    while :; do
+      _wc_line=$(LC_ALL=C ls -ldn "$_wc_path" 2>/dev/null) || refuse "cannot read $_wc_path"
+      set -f
+      # shellcheck disable=SC2086  # the fields of ls's line, split on purpose
+      set -- $_wc_line
+      set +f
+      [ "$3" = 0 ] || refuse "$_wc_path is owned by uid $3, not root"
+      case $1 in
+        l*) ;;
+        ?????w*|????????w*) refuse "$_wc_path is writable by its group or by others ($1)" ;;
+      esac
+      [ "$_wc_path" = / ] && return 0
+      _wc_path=$(dirname "$_wc_path")
+    done
+  }
+  case $_wc_target in /*) ;; *) refuse "not an absolute path" ;; esac
+  [ -L "$_wc_target" ] && refuse "$_wc_target is a symbolic link"
+  chain "$_wc_target"
+  _wc_dir=$(cd -P "$(dirname "$_wc_target")" 2>/dev/null && pwd -P) || refuse "cannot resolve $(dirname "$_wc_target")"
+  chain "$_wc_dir"
+)
+# root-chain:end
 
 root=/
 identifier=org.wiredcap.wiredcap
@@ -42,6 +82,10 @@ done
 
 [ -d "$root" ] || die "$root is not a directory"
 if [ "$root" = / ] && [ "$(id -u)" -ne 0 ]; then die "run it as root (sudo $0)"; fi
+if [ "$(id -u)" = 0 ]; then
+  self=$(cd -P "$(dirname "$0")" && pwd -P)/$(basename "$0")
+  wiredcap_trusted "$self" || die "run the package's own copy: sudo /usr/local/libexec/wiredcap/uninstall.sh"
+fi
 base=${root%/}
 prefix=$base/usr/local
 daemon_label=org.wiredcap.boot
@@ -75,6 +119,7 @@ fi
 files=(
   "$daemon_plist"
   "$prefix/bin/wiredcap"
+  "$prefix/libexec/wiredcap/wiredcap"
   "$prefix/libexec/wiredcap/wiredcap-helper"
   "$prefix/libexec/wiredcap/wiredcap-system"
   "$prefix/share/man/man1/wiredcap.1"
@@ -86,9 +131,12 @@ files=(
   "$prefix/share/wiredcap/sudoers.d/wiredcap"
   "$prefix/share/wiredcap/org.wiredcap.boot.plist"
   "$prefix/share/wiredcap/org.wiredcap.metrics.plist"
+  "$prefix/share/wiredcap/org.wiredcap.boot.managed-login-items.mobileconfig"
+  "$prefix/share/wiredcap/prometheus/wiredcap.rules.yml"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.service"
   "$prefix/share/wiredcap/systemd/wiredcap-ttm-after-boot.timer"
   "$prefix/share/wiredcap/udev/71-wiredcap-ttm.rules"
+  "$prefix/libexec/wiredcap/uninstall.sh"
   "$prefix/share/wiredcap/uninstall.sh"
   "$base/etc/sudoers.d/wiredcap"
 )
@@ -105,6 +153,7 @@ own_dirs=(
   "$prefix/share/wiredcap/systemd"
   "$prefix/share/wiredcap/udev"
   "$prefix/share/wiredcap/schema"
+  "$prefix/share/wiredcap/prometheus"
   "$prefix/share/wiredcap"
 )
 

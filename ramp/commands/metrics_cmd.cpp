@@ -121,6 +121,21 @@ void boot_guard(Exposition& e, const MachineReadings& m) {
         e.sample("wiredcap_boot_guard_state", *current == state ? 1 : 0, {{"state", state}});
 }
 
+// The boot LaunchDaemon as launchd reports it: a stored value applies at boot only while it is
+// loaded and enabled (a person can switch it off in Login Items). Left out where there is no
+// launchd (not a Mac, or the simulated one) and where launchctl could not tell.
+void daemon(Exposition& e, const DaemonState& d) {
+    if (!d.applicable) return;
+    if (d.loaded) {
+        e.family("wiredcap_daemon_loaded", "1 when launchd has org.wiredcap.boot loaded in its system domain.");
+        e.sample("wiredcap_daemon_loaded", *d.loaded ? 1 : 0);
+    }
+    if (d.enabled) {
+        e.family("wiredcap_daemon_enabled", "1 unless launchd lists org.wiredcap.boot as disabled (Login Items).");
+        e.sample("wiredcap_daemon_enabled", *d.enabled ? 1 : 0);
+    }
+}
+
 }  // namespace
 
 std::string prometheus_text(const StatusReadings* s) {
@@ -140,6 +155,7 @@ std::string prometheus_text(const StatusReadings* s) {
         e.bytes("wiredcap_hang_ceiling_bytes", "The lowest value that hung this machine (the journal), if any.",
                 Bytes(s->journal->hang_ceiling->value));
     boot_guard(e, m);
+    daemon(e, s->daemon);
     return e.text();
 }
 

@@ -26,7 +26,7 @@ play() {
   local task=$1
   shift
   printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n%s\n' "$task" >"$WORK/play.yml"
-  OUT=$(PATH="$WORK/bin:$PATH" HOME="$WORK" ANSIBLE_COLLECTIONS_PATH="$SRC/packaging/ansible" \
+  OUT=$(PATH="${PLAY_PATH:-$WORK/bin}:$PATH" HOME="$WORK" ANSIBLE_COLLECTIONS_PATH="$SRC/packaging/ansible" \
         ANSIBLE_LOCAL_TEMP="$WORK/ansible-tmp" ANSIBLE_REMOTE_TEMP="$WORK/ansible-tmp" \
         ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_RETRY_FILES_ENABLED=0 \
         ansible-playbook -c local -i localhost, -e ansible_python_interpreter=/usr/bin/python3 \
@@ -139,6 +139,79 @@ PY2
   recap_is changed=1 failed=0
   expect_knob 180224; history_is 180224
   [[ $OUT == *'"msg": "180224 MiB, wired now 6144 MiB"'* ]] || fail "wiredcap_info's facts are not in the message: $OUT"
+}
+
+# Under become the modules run as root (the test is root already). A wiredcap a user could
+# replace (Intel Homebrew's /usr/local/bin is a user's, group-writable) fails the task, naming
+# the path, and is never run: the planted one would leave a marker. Found on PATH first, or
+# given as executable, the same.
+root_refuses_a_wiredcap_a_user_can_replace() {
+  setup
+  local bin=$WORK/prefix/usr/local/bin
+  mkdir -p "$bin"; chmod 755 "$WORK/prefix" "$WORK/prefix/usr" "$WORK/prefix/usr/local"
+  printf '#!/bin/sh\ntouch %q\n' "$WORK/planted-ran" >"$bin/wiredcap"
+  chmod 755 "$bin/wiredcap"; chown -R 65534:65534 "$bin"; chmod 775 "$bin"
+  PLAY_PATH="$bin:$WORK/bin" play "$(cap_task value=176GiB)"
+  recap_is changed=0 failed=1
+  [[ $(flat "$OUT") == *"refusing to run $bin/wiredcap as root: $bin/wiredcap is owned by uid 65534, not root"* ]] ||
+    fail "the task did not name the path a user owns: $OUT"
+  PLAY_PATH="$bin:$WORK/bin" play "$(cap_task value=176GiB)" --check
+  recap_is failed=1
+  PLAY_PATH="$bin:$WORK/bin" play '    - wiredcap.macos.wiredcap_info:'
+  recap_is failed=1
+  chown 0:0 "$bin/wiredcap"
+  play "$(cap_task value=176GiB executable="$bin/wiredcap")"
+  recap_is failed=1
+  [[ $(flat "$OUT") == *"$bin is owned by uid 65534, not root"* ]] || fail "the directory a user owns is not named: $OUT"
+  [ ! -e "$WORK/planted-ran" ] || fail "the planted wiredcap ran as root"
+  history_is ''
+}
+
+# ansible-test's module validator, run offline from ansible-core's own sources (ansible-test
+# sanity would build a venv with pip from the network). Every error it reports must be one the
+# collection's tests/sanity/ignore-2.14.txt names (there: the GPLv3 header, the collection being
+# MIT), and every ignore must still be needed.
+validate_modules_is_clean() {
+  local v=/usr/lib/python3/dist-packages/ansible_test/_util/controller/sanity/validate-modules
+  [ -f "$v/validate.py" ] || { echo "SKIP: ansible-test's validate-modules is not installed (ansible-core)"; exit 77; }
+  /usr/bin/python3 -c 'import voluptuous' 2>/dev/null || fail "python3-voluptuous is missing (tools/install-deps)"
+  rm -rf "$WORK" && mkdir -p "$WORK/ac/ansible_collections/wiredcap"
+  cp -r "$SRC/packaging/ansible/ansible_collections/wiredcap/macos" "$WORK/ac/ansible_collections/wiredcap/"
+  local c=$WORK/ac/ansible_collections/wiredcap/macos
+  OUT=$(cd "$c" && PYTHONPATH=$v ANSIBLE_COLLECTIONS_PATH=$WORK/ac /usr/bin/python3 "$v/validate.py" \
+        --collection ansible_collections/wiredcap/macos --arg-spec --plugin-type module plugins/modules/*.py 2>&1)
+  printf '%s\n' "$OUT" | grep . >"$WORK/validate.out"
+  python3 - "$c/tests/sanity/ignore-2.14.txt" "$WORK/validate.out" <<'PY' || fail "validate-modules: $OUT"
+import re, sys
+ignores = {tuple(l.split("#")[0].split()) for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")}
+found = set()
+for line in open(sys.argv[2]).read().splitlines():
+    m = re.match(r"(\S+):\d+:\d+: E(\S+) ", line)
+    if not m:
+        sys.exit("not a validator line: " + line)
+    found.add((m.group(1), "validate-modules:" + m.group(2)))
+if found - ignores or ignores - found:
+    sys.exit("not ignored: %s; ignored but not reported: %s" % (sorted(found - ignores), sorted(ignores - found)))
+PY
+  [ -f "$c/meta/runtime.yml" ] && grep -q '^requires_ansible: ">=2.14.0"$' "$c/meta/runtime.yml" || fail "no meta/runtime.yml with requires_ansible"
+}
+
+# value: default is the OS default in check mode and for real alike (a reset), as wiredcap's
+# own word for it; wiredcap_info returns its answer, not ansible_facts (it is no _facts module).
+value_default_and_info() {
+  setup
+  "$WORK/bin/wiredcap" set 160GiB --yes >/dev/null 2>&1 || fail "cannot set 160 GiB"
+  play "$(cap_task value=default)" --check --diff
+  [ "$RC" = 0 ] || fail "value: default in check mode failed ($RC): $OUT"
+  recap_is changed=1 failed=0
+  [[ $OUT == *'+iogpu.wired_limit_mb: 0 MiB'* ]] || fail "check mode does not show the default: $OUT"
+  expect_knob 163840
+  play "$(cap_task value=default)"
+  recap_is changed=1 failed=0
+  expect_knob 0; history_is 163840,0
+  play $'    - wiredcap.macos.wiredcap_info:\n      register: cap\n    - ansible.builtin.debug:\n        msg: "{{ cap.wiredcap.wired_limit.value }} MiB, facts {{ cap.ansible_facts | default(\'none\') }}"'
+  recap_is failed=0
+  [[ $OUT == *'"msg": "0 MiB, facts none"'* ]] || fail "wiredcap_info's answer is not registered as wiredcap, or it set facts: $OUT"
 }
 
 "$scenario"

@@ -10,7 +10,7 @@
 #   KeepAlive, and no key outside allowed_keys below;
 # - the paths agree: LAYOUT.md installs the plist under share/wiredcap (cmake/Install.cmake
 #   does), its "What the macOS package adds" table lists /Library/LaunchDaemons/LABEL.plist,
-#   scripts/postinstall copies the installed plist there and bootstraps it (reading
+#   scripts/postinstall copies the plist from its scripts directory there and bootstraps it (reading
 #   print-disabled, nothing else), uninstall.sh boots out the same label, clears its own
 #   override (launchctl enable) and removes the same file;
 # - the disable switch (the policy file's directory + /wiredcap.boot-disabled, with the macOS
@@ -148,8 +148,9 @@ EOF
 f() { python3 -c 'import json,sys; f=json.load(open(sys.argv[1])); sys.exit(0 if ('"$2"') else 1)' "$1"; }
 
 shell_facts "$postinstall" target= >"$work/postinstall.json"
-check "postinstall copies the installed plist ($prefix/$share_row)" \
-  f "$work/postinstall.json" "f['vars'].get('daemon_template') == '$prefix/$share_row'"
+# Not the payload's share/ copy (a user may own share/): the one in the package's scripts directory.
+check "postinstall copies the plist from the package's scripts directory (\$scripts_dir/$label.plist)" \
+  f "$work/postinstall.json" "f['vars'].get('daemon_template') == '\$scripts_dir/$label.plist'"
 check "postinstall copies it to $daemon_path" f "$work/postinstall.json" "f['vars'].get('daemon_plist') == '$daemon_path'"
 check "postinstall boots out system/$label" f "$work/postinstall.json" "['bootout', 'system/$label'] in f['launchctl']"
 check "postinstall bootstraps $daemon_path into the system domain" \

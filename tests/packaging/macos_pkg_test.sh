@@ -156,7 +156,7 @@ fi
 root=$out/root
 documented=$(sed -n '/<!-- layout:begin -->/,/<!-- layout:end -->/p' "$src/packaging/LAYOUT.md" |
   awk -F'|' '$2 ~ /`/ { p = $2; gsub(/[` ]/, "", p); print "usr/local/" p }')
-expected=$(printf '%s\nusr/local/share/wiredcap/uninstall.sh\n' "$documented" | sort)
+expected=$(printf '%s\nusr/local/libexec/wiredcap/uninstall.sh\n' "$documented" | sort)
 staged=$(cd "$root" && find . ! -type d | sed 's|^\./||' | sort)
 if [ "$expected" = "$staged" ]; then
   echo "ok: the payload is LAYOUT.md's files plus uninstall.sh"
@@ -165,7 +165,15 @@ else
   diff <(printf '%s\n' "$expected") <(printf '%s\n' "$staged") >&2
 fi
 check "payload: the helper is not setuid yet (0755)" test "$(stat -c %a "$root/usr/local/libexec/wiredcap/wiredcap-helper")" = 755
-check "payload: uninstall.sh is 0755" test "$(stat -c %a "$root/usr/local/share/wiredcap/uninstall.sh")" = 755
+check "payload: uninstall.sh is 0755, in libexec/wiredcap (root runs it)" test "$(stat -c %a "$root/usr/local/libexec/wiredcap/uninstall.sh")" = 755
+# What root reads while installing travels in the scripts directory, not in the payload's share/.
+for f in postinstall root-chain.sh org.wiredcap.boot.plist wiredcap.conf.example; do
+  check "scripts directory: $f" test -f "$out/scripts/$f"
+done
+check "scripts directory: root-chain.sh is packaging/fleet/root-chain.sh" cmp -s "$out/scripts/root-chain.sh" "$src/packaging/fleet/root-chain.sh"
+code=$(sed 's/#.*//' "$mac/scripts/postinstall" | grep -v 'log ')
+check "postinstall runs and reads nothing from the payload's bin/ or share/ (a user may own them)" \
+  test -z "$(grep -nE 'prefix/(bin|share)' <<<"$code")"
 check "payload: nothing outside /usr/local" \
   test -z "$(cd "$root" && find . -mindepth 1 ! -path ./usr ! -path ./usr/local ! -path './usr/local/*')"
 check "distribution.xml: well-formed, arm64 only, macOS 14 or later (13 has no knob: refused), the package's id and version" \
@@ -208,7 +216,7 @@ if [ "$(id -u)" != 0 ]; then
   echo "note: not root, so postinstall and uninstall.sh (chown root) are not run"
   finish
 fi
-postinstall=$mac/scripts/postinstall
+postinstall=$out/scripts/postinstall
 new_volume() {  # a target volume holding the payload, as Installer leaves it before postinstall
   rm -rf "$1"
   mkdir -p "$1"
@@ -283,10 +291,12 @@ rm "$vol3/usr/local/libexec/wiredcap/wiredcap-helper"
 check "postinstall fails when the payload's helper is missing" test $? = 1
 vol4=$work/volume-noplist
 new_volume "$vol4"
-rm "$vol4/usr/local/share/wiredcap/org.wiredcap.boot.plist"
+rm -rf "$work/scripts-noplist"
+cp -a "$out/scripts" "$work/scripts-noplist"
+rm "$work/scripts-noplist/org.wiredcap.boot.plist"
 tree "$vol4" >"$work/before4"
-"$postinstall" "$out/wiredcap.pkg" / "$vol4" / >/dev/null 2>&1
-check "postinstall fails when the payload's LaunchDaemon plist is missing" test $? = 1
+"$work/scripts-noplist/postinstall" "$out/wiredcap.pkg" / "$vol4" / >/dev/null 2>&1
+check "postinstall fails when the package's LaunchDaemon plist is missing" test $? = 1
 check "  ... before changing anything" test -z "$(comm -3 "$work/before4" <(tree "$vol4"))" -a \
   "$(stat -c %a "$vol4/usr/local/libexec/wiredcap/wiredcap-helper")" = 755
 
@@ -327,6 +337,29 @@ chmod 0757 "$vol6"
 check "a volume root writable by others: refused, chmod go-w of the volume's root" \
   test $? = 1 -a -n "$(grep -F "sudo chmod go-w '$vol6'" "$work/refused-err")"
 
+# Intel Homebrew's /usr/local: bin/ and share/ belong to a user and are group-writable, while
+# /usr/local and libexec/ stay root's. That user planted a LaunchDaemon template, a policy
+# template and a wiredcap that leaves a marker. postinstall installs the package's own plist
+# and policy (from its scripts directory), and runs nothing from bin/.
+vol7=$work/volume-homebrew
+new_volume "$vol7"
+p7=$vol7/usr/local
+chown 65534:65534 "$p7/bin" "$p7/share" "$p7/share/wiredcap"
+chmod 0775 "$p7/bin" "$p7/share" "$p7/share/wiredcap"
+printf '#!/bin/sh\ntouch %q\n' "$work/planted-ran" >"$p7/bin/wiredcap"
+printf '<plist version="1.0"><dict><key>Label</key><string>org.wiredcap.boot</string><key>ProgramArguments</key><array><string>%s</string></array></dict></plist>\n' \
+  "$p7/bin/wiredcap" >"$p7/share/wiredcap/org.wiredcap.boot.plist"
+printf 'min = 1GiB\nmax = 1TiB\n' >"$p7/share/wiredcap/wiredcap.conf.example"
+chown 65534:65534 "$p7/bin/wiredcap" "$p7/share/wiredcap/org.wiredcap.boot.plist" "$p7/share/wiredcap/wiredcap.conf.example"
+rm -f "$work/planted-ran"
+check "a user's bin/ and share/ (Intel Homebrew): postinstall succeeds (libexec/ is root's)" \
+  quiet "$postinstall" "$out/wiredcap.pkg" / "$vol7" /
+check "  ... the LaunchDaemon is the package's plist, not the one planted in share/" \
+  cmp -s "$vol7/Library/LaunchDaemons/org.wiredcap.boot.plist" "$src/packaging/macos/org.wiredcap.boot.plist"
+check "  ... the policy is the package's template, not the one planted in share/" \
+  cmp -s "$vol7/etc/wiredcap.conf" "$src/packaging/wiredcap.conf.example"
+check "  ... and the planted wiredcap never ran" test ! -e "$work/planted-ran"
+
 # uninstall.sh on the upgraded volume (it has a policy, a journal and the sudoers rule).
 mkdir -p "$vol/usr/local/bin"
 echo other >"$vol/usr/local/bin/other-tool"
@@ -335,7 +368,7 @@ touch "$vol/etc/wiredcap.boot-disabled"
 # A write of the boot state cut short leaves its temporary file beside it.
 printf 'stored for boot\n' >"$boot_state.new"
 check "the volume holds a value stored for boot before uninstall.sh" test -f "$boot_state" -a -f "$boot_state.new"
-uninstall=$vol/usr/local/share/wiredcap/uninstall.sh
+uninstall=$vol/usr/local/libexec/wiredcap/uninstall.sh
 check "uninstall.sh --root succeeds" quiet "$uninstall" --root "$vol"
 check "uninstall.sh (without --purge) removed the value stored for boot, boot.state and boot.state.new" \
   test ! -e "$boot_state" -a ! -L "$boot_state" -a ! -e "$boot_state.new"
@@ -351,9 +384,22 @@ expected_left=$(printf '%s\n' etc etc/sudoers.d etc/wiredcap.boot-disabled etc/w
 check "uninstall.sh removed every installed file, the LaunchDaemon, the sudoers rule and the stored boot value; kept the policy, the journal, the disable switch, shared directories and other files" \
   test "$left" = "$expected_left"
 [ "$left" = "$expected_left" ] || diff <(tr ' ' '\n' <<<"$expected_left") <(tr ' ' '\n' <<<"$left") >&2
-check "uninstall.sh --purge succeeds" quiet "$src/packaging/macos/uninstall.sh" --root "$vol" --purge
+check "uninstall.sh --purge succeeds" quiet "$out/root/usr/local/libexec/wiredcap/uninstall.sh" --root "$vol" --purge
 check "--purge removed the policy, the journal and the disable switch" \
   test ! -e "$vol/etc/wiredcap.conf" -a ! -e "$vol/var/db/wiredcap" -a ! -e "$vol/etc/wiredcap.boot-disabled"
 check "--purge kept other LaunchDaemons" test -f "$vol/Library/LaunchDaemons/org.example.other.plist"
+
+# uninstall.sh from a directory a user may write (the old share/wiredcap/ under a user-owned
+# share/): refused, naming that directory, nothing removed.
+vol8=$work/volume-uninstall-copy
+new_volume "$vol8"
+mkdir -p "$vol8/usr/local/share/wiredcap"
+cp "$out/root/usr/local/libexec/wiredcap/uninstall.sh" "$vol8/usr/local/share/wiredcap/uninstall.sh"
+chown 65534 "$vol8/usr/local/share"
+tree "$vol8" >"$work/before8"
+"$vol8/usr/local/share/wiredcap/uninstall.sh" --root "$vol8" >/dev/null 2>"$work/refused-err"
+check "uninstall.sh in a user-owned share/: refused (exit 1), naming $vol8/usr/local/share" \
+  test $? = 1 -a -n "$(grep -F "$vol8/usr/local/share is owned by uid 65534, not root" "$work/refused-err")"
+check "  ... and removed nothing" test -z "$(comm -3 "$work/before8" <(tree "$vol8"))"
 
 finish

@@ -29,8 +29,8 @@ then
 fi
 p() { python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if ('"$1"') else 1)' "$work/plist.json"; }
 check "Label is $label (the file name's stem)" p "p.get('Label') == '$label'"
-check "ProgramArguments: /usr/local/bin/wiredcap metrics --textfile-dir DIR (an absolute DIR)" \
-  p "p.get('ProgramArguments', [])[:3] == ['/usr/local/bin/wiredcap', 'metrics', '--textfile-dir'] and len(p['ProgramArguments']) == 4 and p['ProgramArguments'][3].startswith('/')"
+check "ProgramArguments: /usr/local/libexec/wiredcap/wiredcap metrics --textfile-dir DIR (the root-owned copy: bin/ may be a user's; an absolute DIR)" \
+  p "p.get('ProgramArguments', [])[:3] == ['/usr/local/libexec/wiredcap/wiredcap', 'metrics', '--textfile-dir'] and len(p['ProgramArguments']) == 4 and p['ProgramArguments'][3].startswith('/')"
 check "the macOS package's prefix is /usr/local (build-pkg.sh)" grep -qx "prefix=/usr/local" "$src/packaging/macos/build-pkg.sh"
 check "every minute: StartInterval the integer 60" p "type(p.get('StartInterval')) is int and p['StartInterval'] == 60"
 check "RunAtLoad is the boolean true" p "p.get('RunAtLoad') is True"

@@ -54,6 +54,21 @@ TEST(Metrics, AnUnknownReadingIsLeftOutNotZero) {
     EXPECT_TRUE(has_line(text, "wiredcap_band_max_bytes 188978561024")) << text;
 }
 
+TEST(Metrics, TheBootDaemonIsShownOnlyWhereLaunchdAnswered) {
+    auto s = readings();
+    EXPECT_EQ(prometheus_text(&s).find("wiredcap_daemon_"), std::string::npos);  // no launchd
+    s.daemon.applicable = true;
+    s.daemon.loaded = true;
+    s.daemon.enabled = false;
+    std::string text = prometheus_text(&s);
+    EXPECT_TRUE(has_line(text, "wiredcap_daemon_loaded 1")) << text;
+    EXPECT_TRUE(has_line(text, "wiredcap_daemon_enabled 0")) << text;
+    s.daemon.loaded.reset();  // launchctl could not tell: left out, never 0
+    text = prometheus_text(&s);
+    EXPECT_EQ(text.find("wiredcap_daemon_loaded"), std::string::npos) << text;
+    EXPECT_TRUE(has_line(text, "wiredcap_daemon_enabled 0")) << text;
+}
+
 TEST(Metrics, NoReadingsIsUpZero) {
     const std::string text = prometheus_text(nullptr);
     EXPECT_TRUE(has_line(text, "wiredcap_up 0")) << text;

@@ -5,10 +5,60 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
+import stat
+
+# Where wiredcap is looked for, in order: the package's root-owned copy, then PATH, then where
+# the package and Homebrew put the command. A non-interactive ssh session on a Mac has neither
+# /usr/local/bin nor /opt/homebrew/bin on its PATH.
+ROOTS_COPY = "/usr/local/libexec/wiredcap"
+AFTER_PATH = ["/usr/local/bin", "/opt/homebrew/bin"]
+
+
+def find(module):
+    dirs = [ROOTS_COPY] + os.environ.get("PATH", "").split(os.pathsep) + AFTER_PATH
+    for d in dirs:
+        path = os.path.join(d, "wiredcap") if d else None
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    module.fail_json(msg="wiredcap not found in %s" % os.pathsep.join(d for d in dirs if d))
+
+
+def untrusted(path):
+    """Why root may not run PATH, or None: PATH is no link, and it and every directory above it
+    (as written and resolved) are root's and writable by root alone (packaging/fleet/root-chain.sh
+    says the same for the shell scripts)."""
+    if not os.path.isabs(path):
+        return "%s is not an absolute path" % path
+    if os.path.islink(path):
+        return "%s is a symbolic link" % path
+    for start in (path, os.path.realpath(os.path.dirname(path))):
+        p = start
+        while True:
+            try:
+                st = os.lstat(p)
+            except OSError as e:
+                return "cannot read %s (%s)" % (p, e.strerror)
+            if st.st_uid != 0:
+                return "%s is owned by uid %d, not root" % (p, st.st_uid)
+            if not stat.S_ISLNK(st.st_mode) and st.st_mode & 0o022:
+                return "%s is writable by its group or by others (mode %o)" % (p, stat.S_IMODE(st.st_mode))
+            if p == "/":
+                break
+            p = os.path.dirname(p)
+    return None
 
 
 def executable(module):
-    return module.params.get("executable") or module.get_bin_path("wiredcap", required=True)
+    """The wiredcap to run. As root (become), only one nobody else may replace: otherwise the
+    task fails naming the path, and nothing is run."""
+    path = module.params.get("executable") or find(module)
+    if os.geteuid() == 0:
+        why = untrusted(path)
+        if why:
+            module.fail_json(msg="refusing to run %s as root: %s (whoever may change it may replace "
+                                 "what runs as root)" % (path, why))
+    return path
 
 
 def run(module, args):

@@ -15,9 +15,11 @@ description:
     kernel and journaled by wiredcap's helper; C(changed) comes from the read-back.
   - A refusal (outside the band, more than one step from the OS default without a ramp or a
     vouched value, at or above a hang ceiling) fails the task with wiredcap's own message.
+author:
+  - wiredcap authors (@wiredcap)
 options:
   value:
-    description: The cap, a size with its unit (C(176GiB), C(180224MiB)); required with state=present.
+    description: The cap, a size with its unit (C(176GiB), C(180224MiB)), or C(default) (the same as C(state=default)); required with state=present.
     type: str
   state:
     description: C(present) sets C(value); C(default) returns to the OS default and forgets a value stored for boot.
@@ -29,12 +31,14 @@ options:
     type: bool
     default: false
   executable:
-    description: The wiredcap program (default, C(wiredcap) on C(PATH)).
+    description: The wiredcap program (default, the package's C(/usr/local/libexec/wiredcap/wiredcap), then C(wiredcap) on C(PATH), C(/usr/local/bin), C(/opt/homebrew/bin)); as root it must be root's, in directories only root may write.
     type: path
 attributes:
   check_mode:
+    description: Runs only C(wiredcap status) and C(wiredcap convert); reports what the run would change.
     support: full
   diff_mode:
+    description: Shows the knob and the value stored for boot before and after, in MiB.
     support: full
 """
 
@@ -77,8 +81,13 @@ def as_text(s):
     return "iogpu.wired_limit_mb: %s\nstored for boot: %s\n" % (mib(s["wired_limit_mib"]), stored)
 
 
+def to_default(module):
+    """state=default, or value=default: wiredcap's own word for the OS default, in both modes."""
+    return module.params["state"] == "default" or (module.params["value"] or "").strip().lower() == "default"
+
+
 def wanted(module, before):
-    if module.params["state"] == "default":
+    if to_default(module):
         return {"wired_limit_mib": 0, "persisted_mib": None}
     mib = wiredcap.to_mib(module, module.params["value"])
     return {"wired_limit_mib": mib, "persisted_mib": mib if module.params["persist"] else before["persisted_mib"]}
@@ -86,7 +95,7 @@ def wanted(module, before):
 
 def apply(module, before):
     """Runs wiredcap; True when a read-back says something changed."""
-    if module.params["state"] == "default":
+    if to_default(module):
         return bool(wiredcap.answer_or_fail(module, ["reset"]).get("changed"))
     value = module.params["value"]
     changed = bool(wiredcap.answer_or_fail(module, ["set", value, "--yes"]).get("changed"))
