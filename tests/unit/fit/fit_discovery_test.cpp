@@ -4,6 +4,7 @@
 // an incomplete download refused and a file the index does not name never summed. Fixtures are
 // header-only (sparse weights), with the stores' real layouts.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -99,9 +100,11 @@ TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
     const EnvVar store("OLLAMA_MODELS", ollama_store(dir_ / "ollama").string());
     const auto m = read_model("llama3.1:70b");
     ASSERT_TRUE(m) << m.error().message;
-    EXPECT_EQ(m->weights.count(), (64ULL << 20) + (2ULL << 20));  // the license is not weights
-    EXPECT_EQ(m->files.size(), 2u);
-    EXPECT_NE(m->weights_source.find("projector"), std::string::npos);
+    EXPECT_EQ(m->weights.count(), 64ULL << 20);  // the license is not weights
+    EXPECT_EQ(m->projector.count(), 2ULL << 20);  // the projector apart: the runtime decides
+    EXPECT_EQ(m->files.size(), 1u);
+    EXPECT_EQ(m->projector_files.size(), 1u);
+    EXPECT_EQ(m->found_in, FoundIn::ollama);
     for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
         const auto kv = estimate_kv(m->arch, KvRequest{ctx, 1, KvType::f16, KvType::f16});
         ASSERT_TRUE(kv);
@@ -177,7 +180,9 @@ TEST_F(FitDiscovery, LmStudioFolderByNameAndByPath) {
     for (const std::string& name : {std::string("lmstudio-community/Llama-3.1-70B-GGUF"), folder.string()}) {
         const auto m = read_model(name);
         ASSERT_TRUE(m) << m.error().message;
-        EXPECT_EQ(m->weights.count(), (64ULL << 20) + (2ULL << 20)) << name;
+        EXPECT_EQ(m->weights.count(), 64ULL << 20) << name;
+        EXPECT_EQ(m->projector.count(), 2ULL << 20) << name;
+        EXPECT_EQ(m->found_in, FoundIn::lm_studio) << name;
         EXPECT_EQ(m->arch.layers.size(), 80u);
     }
 }
@@ -293,6 +298,65 @@ TEST_F(FitDiscovery, NumberedShardsWithoutIndexMustBeComplete) {
     const auto m = read_model(dir_.string());
     ASSERT_FALSE(m);
     EXPECT_NE(m.error().message.find("1 of 3 shards are missing"), std::string::npos) << m.error().message;
+}
+
+// A GGUF named alone: the one projector beside it is found (the runtime decides whether it counts);
+// with two, none is, and the note says why.
+TEST_F(FitDiscovery, TheProjectorBesideANamedFile) {
+    llama70b(64ULL << 20).write_sparse((dir_ / "gemma-Q4_K_M.gguf").string());
+    projector(2ULL << 20).write_sparse((dir_ / "mmproj-F16.gguf").string());
+    auto m = read_model((dir_ / "gemma-Q4_K_M.gguf").string());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->projector.count(), 2ULL << 20);
+    EXPECT_EQ(m->found_in, FoundIn::file);
+    projector(4ULL << 20).write_sparse((dir_ / "mmproj-F32.gguf").string());
+    m = read_model((dir_ / "gemma-Q4_K_M.gguf").string());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->projector.count(), 0u);
+    EXPECT_NE(m->projector_note.find("mmproj-F16.gguf, mmproj-F32.gguf"), std::string::npos) << m->projector_note;
+}
+
+TEST_F(FitDiscovery, AFolderOfSeveralQuantsNamesTheChoices) {
+    llama70b(64ULL << 20).write_sparse((dir_ / "m-Q4_K_M.gguf").string());
+    llama70b(64ULL << 20).write_sparse((dir_ / "m-Q8_0-00001-of-00002.gguf").string());
+    llama70b(64ULL << 20).write_sparse((dir_ / "m-Q8_0-00002-of-00002.gguf").string());
+    const auto m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("name the file: m-Q4_K_M.gguf, m-Q8_0-00001-of-00002.gguf"), std::string::npos)
+        << m.error().message;
+    EXPECT_EQ(m.error().message.find("00002-of"), std::string::npos) << m.error().message;
+}
+
+TEST_F(FitDiscovery, AProjectorOrAdapterNamedAloneIsSaidAsSuch) {
+    llama70b(64ULL << 20).write_sparse((dir_ / "model-Q4_K_M.gguf").string());
+    projector(2ULL << 20).write_sparse((dir_ / "mmproj-F16.gguf").string());
+    auto m = read_model((dir_ / "mmproj-F16.gguf").string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("is a vision projector (mmproj)"), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("model-Q4_K_M.gguf"), std::string::npos) << m.error().message;
+    GgufWriter lora;
+    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.tensor("blk.0.attn_q.weight.lora_a", {16, 4096}, 1, 16 * 4096 * 2);
+    lora.write_sparse((dir_ / "lora.gguf").string());
+    m = read_model((dir_ / "lora.gguf").string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("is a LoRA adapter"), std::string::npos) << m.error().message;
+}
+
+// A file fit cannot read says why, not that it lacks the GGUF magic.
+TEST_F(FitDiscovery, AnUnreadableFileSaysWhy) {
+    const std::string fifo = (dir_ / "model.gguf").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    auto m = read_model(fifo);
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("is a FIFO"), std::string::npos) << m.error().message;
+    const std::string locked = (dir_ / "locked.gguf").string();
+    llama70b(64ULL << 20).write_sparse(locked);
+    ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
+    if (::geteuid() == 0) GTEST_SKIP() << "root reads a mode-0 file";
+    m = read_model(locked);
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("Permission denied"), std::string::npos) << m.error().message;
 }
 
 }  // namespace
