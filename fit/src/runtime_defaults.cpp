@@ -10,7 +10,7 @@ namespace {
 // source: its row says what was observed and assumes the larger need where nothing is public.
 constexpr std::array<RuntimeDefaults, 5> kDefaults{{
     {Runtime::llama_cpp, "llama.cpp", "llama.cpp commit 001d906a",
-     std::nullopt, "common/common.h: int32_t n_ctx = 0; // 0 == context the model was trained with",
+     std::nullopt, "common/common.h: int32_t n_ctx = 0; // 0 == context the model was trained with (its -fit, on by default, lowers it to what free memory holds, not below 4096)",
      1, false, "common/common.h: int32_t n_parallel = 1; bool kv_unified = false",
      true, "common/common.h: flash_attn_type = LLAMA_FLASH_ATTN_TYPE_AUTO; src/llama-context.cpp turns auto on where the device runs it (Metal)",
      2048, 512, "common/common.h: n_batch = 2048, n_ubatch = 512",

@@ -159,8 +159,9 @@ Expected<RuntimeRequest> runtime_request(std::optional<Runtime> named, const Req
                 r.context = *d.context;
                 b.assume("context", tokens(r.context), d.context_source);
             } else if (const auto t = m.arch.trained_context) {
-                // llama-server's -c is every slot's together: without a unified cache each holds its share.
-                r.context = r.unified || rt != Runtime::llama_server ? *t : std::max<std::uint64_t>(1, *t / r.parallel);
+                // llama.cpp's -c is every sequence's together: without a unified cache each
+                // holds its share (src/llama-context.cpp: n_ctx_seq = n_ctx / n_seq_max).
+                r.context = r.unified ? *t : std::max<std::uint64_t>(1, *t / r.parallel);
                 b.assume("context", tokens(r.context), std::string("the model's trained context [") + std::string(d.context_source) + "]" +
                                                            (r.unified ? ", shared by every sequence" : ""));
             } else {

@@ -192,7 +192,11 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     line(out, "", about);
     const auto& d = runtime_defaults(a.runtime.runtime);
     line(out, "runtime", std::string(d.name) + ", defaults of " + std::string(d.version), "chosen by " + a.runtime.chosen_because);
-    for (const auto& x : a.runtime.assumptions) line(out, "  assumed", x.setting + " " + x.value, x.source);
+    // The values no flag gave, on one line; each one's source is in --json (runtime.assumed)
+    // and in docs/fit-runtimes.md.
+    std::string assumed;
+    for (const auto& x : a.runtime.assumptions) assumed += (assumed.empty() ? "" : ", ") + x.setting + " " + x.value;
+    if (!assumed.empty()) line(out, "assumed", assumed, "sources: --json runtime.assumed");
     line(out, "weights", size_text(m.weights), m.weights_source);
     line(out, "KV cache", size_text(a.kv.total), m.arch.source);
     line(out, "", fmt::format("{} tokens {} {} sequence{}, {}; {}", k.context, k.unified ? "shared by" : "x", k.parallel,
