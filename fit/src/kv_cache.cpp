@@ -158,6 +158,7 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     const auto state = add(arch.recurrent.r_values, arch.recurrent.s_values);
     const auto per_layer = state ? mul(*state, 4) : std::nullopt;
     if (!per_layer) return overflow();
+    e.recurrent_layers += arch.recurrent_beside_attention;
     recurrent.add_product(*per_layer, e.recurrent_layers);
     const std::uint64_t rec_one = recurrent.value;
     recurrent.value = 0;

@@ -79,6 +79,9 @@ struct Architecture {
     // experts' n_ff x the experts used per token. nullopt when the files do not say.
     std::optional<std::uint64_t> feed_forward_values;
     RecurrentState recurrent;                      // per recurrent layer and sequence
+    // Attention layers that keep a recurrent state beside their KV cache (Falcon-H1: every
+    // layer, llama-model.cpp create_memory's filter_attn and filter_recr both true).
+    std::uint64_t recurrent_beside_attention = 0;
     std::string source;                            // where the layout was read
     std::string rule;                              // the runtime's rule it follows, cited
     std::vector<std::string> notes;                // assumptions, each stated
@@ -118,7 +121,7 @@ struct KvEstimate {
     std::uint64_t window_cells = 0;                 // tokens a sliding or chunked layer holds
     std::uint64_t full_layers = 0;
     std::uint64_t window_layers = 0;                // sliding and chunked
-    std::uint64_t recurrent_layers = 0;
+    std::uint64_t recurrent_layers = 0;             // layers keeping a recurrent state (Falcon-H1: its attention layers too)
     std::uint64_t uncached_layers = 0;
 };
 
