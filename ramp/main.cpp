@@ -137,7 +137,7 @@ void add_fit(CLI::App& app, Options& o) {
     auto* fit = app.add_subcommand("fit", "How much memory a model needs, and whether it fits under the cap");
     fit->add_option("PATH", o.fit.path,
                     "A GGUF file (any name; a split's part), a model folder (safetensors, Hugging Face cache, "
-                    "LM Studio), or an Ollama model name (llama3.1:70b)")
+                    "LM Studio), a Hugging Face repo id in its cache (org/name[@rev]), or an Ollama model name (llama3.1:70b)")
         ->required();
     add_model_options(*fit, o.fit, "");
     fit->add_flag("--check", o.fit.check,

@@ -248,10 +248,16 @@ Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::s
     return info;
 }
 
-// A Hugging Face cache entry (models--org--name): the snapshot refs/main names, else its only one.
-Expected<fs::path> cache_snapshot(const fs::path& repo) {
+// A Hugging Face cache entry (models--org--name): the snapshot refs/<revision> names (main by
+// default), or the snapshot of that commit, else its only one.
+Expected<fs::path> cache_snapshot(const fs::path& repo, const std::string& revision = "main") {
     std::error_code ec;
-    if (auto ref = read_small_file((repo / "refs" / "main").string(), 4096)) {
+    if (revision != "main") {
+        if (fs::is_directory(repo / "snapshots" / revision, ec)) return repo / "snapshots" / revision;
+        if (!fs::is_regular_file(repo / "refs" / revision, ec))
+            return Error{printable_path(repo.string()) + " has no revision " + printable(revision) + " (refs/ or snapshots/)"};
+    }
+    if (auto ref = read_small_file((repo / "refs" / revision).string(), 4096)) {
         std::string hash = *ref;
         while (!hash.empty() && (hash.back() == '\n' || hash.back() == '\r')) hash.pop_back();
         if (hash.find('/') == std::string::npos && !hash.empty()) return repo / "snapshots" / hash;
@@ -349,6 +355,37 @@ Expected<ModelInfo> read_dir(fs::path dir) {
     return Error{printable_path(dir.string()) + " holds no GGUF or .safetensors model"};
 }
 
+// Where the Hugging Face hub keeps its cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
+// ~/.cache/huggingface/hub (huggingface_hub's constants.py order).
+std::optional<fs::path> hf_hub_cache() {
+    if (const char* c = std::getenv("HF_HUB_CACHE"); c != nullptr && *c != '\0') return fs::path(c);
+    if (const char* h = std::getenv("HF_HOME"); h != nullptr && *h != '\0') return fs::path(h) / "hub";
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+        return fs::path(home) / ".cache" / "huggingface" / "hub";
+    return std::nullopt;
+}
+
+// A Hugging Face repo id (org/name, or org/name@revision) in the hub's cache: its
+// models--org--name entry at refs/main (or the revision named). nullopt when the name is not
+// a repo id or the cache has no such entry.
+Expected<std::optional<ModelInfo>> read_hf_repo(const std::string& name, std::vector<std::string>& looked) {
+    static const std::regex repo_id(R"(^([A-Za-z0-9][A-Za-z0-9._-]{0,95})/([A-Za-z0-9][A-Za-z0-9._-]{0,95})(@([A-Za-z0-9._/-]{1,128}))?$)");
+    std::smatch m;
+    if (!std::regex_match(name, m, repo_id) || name.find("..") != std::string::npos) return std::optional<ModelInfo>();
+    const auto cache = hf_hub_cache();
+    std::error_code ec;
+    if (!cache || !fs::is_directory(*cache, ec)) return std::optional<ModelInfo>();
+    looked.push_back("the Hugging Face cache " + printable_path(cache->string()));
+    const fs::path repo = *cache / ("models--" + m[1].str() + "--" + m[2].str());
+    if (!fs::is_directory(repo / "snapshots", ec)) return std::optional<ModelInfo>();
+    auto snap = cache_snapshot(repo, m[3].matched ? m[4].str() : "main");
+    if (!snap) return snap.error();
+    auto info = read_dir(*snap);
+    if (!info) return info.error();
+    info->found_in = FoundIn::folder;
+    return std::optional<ModelInfo>(std::move(*info));
+}
+
 // NAME[:TAG] from Ollama's store, the model's GGUF blob, its projectors and its adapters.
 Expected<std::optional<ModelInfo>> read_ollama(const std::string& name, std::vector<std::string>& looked) {
     const auto store = ollama_models_dir();
@@ -406,6 +443,9 @@ Expected<ModelInfo> read_model(const std::string& path) {
     if (!fs::exists(status)) {
         // Not a path: a model name, as Ollama or LM Studio know it.
         std::vector<std::string> looked;
+        auto hf = read_hf_repo(path, looked);
+        if (!hf) return hf.error();
+        if (*hf) return std::move(**hf);
         auto ollama = read_ollama(path, looked);
         if (!ollama) return ollama.error();
         if (*ollama) return std::move(**ollama);

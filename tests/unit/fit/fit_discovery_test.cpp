@@ -300,6 +300,43 @@ TEST_F(FitDiscovery, NumberedShardsWithoutIndexMustBeComplete) {
     EXPECT_NE(m.error().message.find("1 of 3 shards are missing"), std::string::npos) << m.error().message;
 }
 
+// A Hugging Face repo id, from the hub's cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
+// ~/.cache/huggingface/hub; the snapshot refs/main names, or the revision after '@'.
+TEST_F(FitDiscovery, HuggingFaceRepoIdFromTheCache) {
+    const auto snapshot = [&](const fs::path& hub, const std::string& hash, std::uint64_t bytes) {
+        const fs::path snap = hub / "models--mistralai--Mistral-Small" / "snapshots" / hash;
+        fs::create_directories(snap);
+        fs::create_directories(hub / "models--mistralai--Mistral-Small" / "refs");
+        write_file((snap / "config.json").string(), kConfig);
+        write_file((snap / "model.safetensors").string(), shard("w", bytes));
+    };
+    const fs::path home_hub = dir_ / "home/.cache/huggingface/hub";
+    snapshot(home_hub, "aaaa", 1000);
+    snapshot(home_hub, "bbbb", 2000);
+    write_file((home_hub / "models--mistralai--Mistral-Small/refs/main").string(), "bbbb\n");
+    const EnvVar home("HOME", (dir_ / "home").string());
+    auto m = read_model("mistralai/Mistral-Small");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 2000u);
+    m = read_model("mistralai/Mistral-Small@aaaa");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 1000u);
+    EXPECT_FALSE(read_model("mistralai/Mistral-Small@cccc"));
+    // HF_HOME over the home directory's cache, HF_HUB_CACHE over both.
+    snapshot(dir_ / "hf-home/hub", "cccc", 3000);
+    write_file((dir_ / "hf-home/hub/models--mistralai--Mistral-Small/refs/main").string(), "cccc");
+    const EnvVar hf_home("HF_HOME", (dir_ / "hf-home").string());
+    m = read_model("mistralai/Mistral-Small");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 3000u);
+    snapshot(dir_ / "hub-cache", "dddd", 4000);
+    write_file((dir_ / "hub-cache/models--mistralai--Mistral-Small/refs/main").string(), "dddd");
+    const EnvVar hub_cache("HF_HUB_CACHE", (dir_ / "hub-cache").string());
+    m = read_model("mistralai/Mistral-Small");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 4000u);
+}
+
 // A GGUF named alone: the one projector beside it is found (the runtime decides whether it counts);
 // with two, none is, and the note says why.
 TEST_F(FitDiscovery, TheProjectorBesideANamedFile) {

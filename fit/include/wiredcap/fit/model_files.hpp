@@ -3,8 +3,10 @@
 // with config.json (the Hugging Face and MLX layout; with model.safetensors.index.json only the
 // shards it names, all of them present); a Hugging Face cache entry (models--org--name, or one
 // of its snapshots/<hash>/ directories, whose files are symlinks into blobs/); an LM Studio
-// folder (a GGUF model and its mmproj projector); or, when PATH is no file, a model name as
-// Ollama (ollama_store.hpp) or LM Studio (~/.lmstudio/models/PUBLISHER/MODEL) keep it.
+// folder (a GGUF model and its mmproj projector); or, when PATH is no file, a Hugging Face repo
+// id (org/name[@revision]) in the hub's cache ($HF_HUB_CACHE, $HF_HOME/hub,
+// ~/.cache/huggingface/hub), or a model name as Ollama (ollama_store.hpp) or LM Studio
+// (~/.lmstudio/models/PUBLISHER/MODEL) keep it.
 #pragma once
 
 #include <cstdint>
