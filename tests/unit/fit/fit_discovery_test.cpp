@@ -13,6 +13,7 @@
 
 #include "wiredcap/fit/kv_cache.hpp"
 #include "wiredcap/fit/model_files.hpp"
+#include "wiredcap/fit/runtime_request.hpp"
 #include "model_writer.hpp"
 
 namespace wiredcap::fit {
@@ -115,6 +116,49 @@ TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
 // A model made with ADAPTER in its Modelfile (`ollama create`) carries a LoRA adapter layer
 // (application/vnd.ollama.image.adapter): Ollama hands it to the runner, which loads its tensors
 // beside the model's (llama.cpp llama_adapter_lora_init), so its bytes count as weights do.
+// A model made from a Modelfile with PARAMETER lines, a projector and an adapter: its params
+// layer (application/vnd.ollama.image.params) gives num_ctx and num_batch, and Ollama's request
+// (runtime_request) takes them, capped at the trained context; the projector and adapter count.
+TEST_F(FitDiscovery, OllamaParamsLayerProjectorAndAdapter) {
+    const fs::path root = ollama_store(dir_ / "ollama");
+    const std::string adapter_digest(64, 'e');
+    const std::string params_digest(64, 'f');
+    GgufWriter lora;
+    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.tensor("blk.0.attn_q.weight.lora_a", {8192, (8ULL << 20) / (8192 * 2)}, 1, 8ULL << 20);
+    lora.write_sparse((root / "blobs" / ("sha256-" + adapter_digest)).string());
+    write_file((root / "blobs" / ("sha256-" + params_digest)).string(),
+               R"({"num_ctx":32768,"num_batch":1024,"stop":["<|eot_id|>"],"temperature":0.6})");
+    fs::create_directories(root / "manifests/registry.ollama.ai/library/vision-tuned");
+    write_file((root / "manifests/registry.ollama.ai/library/vision-tuned/latest").string(),
+               R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+                   kModelDigest + R"("},{"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:)" +
+                   kProjectorDigest + R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
+                   adapter_digest + R"("},{"mediaType":"application/vnd.ollama.image.params","digest":"sha256:)" +
+                   params_digest + R"("}]})");
+    const EnvVar store("OLLAMA_MODELS", root.string());
+    const auto m = read_model("vision-tuned");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->ollama.num_ctx, 32768u);
+    EXPECT_EQ(m->ollama.num_batch, 1024u);
+    EXPECT_EQ(m->weights.count(), (64ULL << 20) + (8ULL << 20));
+    EXPECT_EQ(m->projector.count(), 2ULL << 20);
+    const auto r = runtime_request(std::nullopt, {}, *m, units::Bytes::from_count_or_throw(16ULL << 30), std::nullopt, {});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->runtime, Runtime::ollama);
+    EXPECT_EQ(r->request.context, 32768u);  // the params layer over the 4096 of 16 GiB
+    EXPECT_EQ(r->request.ubatch, 1024u);
+    EXPECT_TRUE(r->projector_counted);
+    const auto kv = estimate_kv(m->arch, r->request);
+    ASSERT_TRUE(kv);
+    EXPECT_EQ(kv->total.count(), llama70b_kv(32768));
+    // A params layer that is not JSON is refused with its name, not skipped.
+    write_file((root / "blobs" / ("sha256-" + params_digest)).string(), R"({"num_ctx":"big"})");
+    const auto bad = read_model("vision-tuned");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("num_ctx is not a number"), std::string::npos) << bad.error().message;
+}
+
 TEST_F(FitDiscovery, OllamaAdapterLayersCountWithTheWeights) {
     const fs::path root = ollama_store(dir_ / "ollama");
     const std::string adapter_digest(64, 'e');
