@@ -73,15 +73,26 @@ struct Options {
 // The options that describe how a model is run: `fit` and `ramp --for` take the same list, so a
 // ramp plans to fit's own figure. `lead` starts each description ("With --for: ").
 std::vector<CLI::Option*> add_model_options(CLI::App& cmd, wiredcap::fit::FitRequest& r, const std::string& lead) {
+    const auto on_off = [&](const std::string& name, std::optional<bool>& into, const std::string& help) {
+        auto* on = cmd.add_flag_callback("--" + name, [&into] { into = true; }, lead + help);
+        auto* off = cmd.add_flag_callback("--no-" + name, [&into] { into = false; }, lead + "Not: " + help);
+        on->excludes(off);
+        return std::pair{on, off};
+    };
+    const auto [fa, no_fa] = on_off("flash-attn", r.flash_attn, "The runtime uses flash attention (llama.cpp's -fa on; default: the runtime's)");
+    const auto [kvu, no_kvu] = on_off("kv-unified", r.kv_unified, "One KV cache the sequences share (llama.cpp's --kv-unified)");
     return {
-        cmd.add_option("--context", r.context, lead + "Tokens of context per sequence (default 4096)"),
-        cmd.add_option("--kv-type", r.kv_type, lead + "KV cache type of K and V: f16 (default), q8_0, q4_0, ..."),
+        cmd.add_option("--runtime", r.runtime,
+                       lead + "The runtime that will load the model, with its defaults: llama.cpp, llama-server, ollama, "
+                              "lm-studio, mlx (default: by where the model was found)"),
+        cmd.add_option("--context", r.context, lead + "Tokens of context per sequence (default: the runtime's)"),
+        cmd.add_option("--kv-type", r.kv_type, lead + "KV cache type of K and V: f16, q8_0, q4_0, ... (default: the runtime's)"),
         cmd.add_option("--kv-type-k", r.kv_type_k, lead + "K cache type alone (llama.cpp's -ctk)"),
         cmd.add_option("--kv-type-v", r.kv_type_v, lead + "V cache type alone (llama.cpp's -ctv)"),
-        cmd.add_option("--parallel", r.parallel, lead + "Sequences with their own context (default 1)"),
-        cmd.add_option("--batch", r.batch, lead + "Logical batch in tokens, llama.cpp's -b (default 2048)"),
-        cmd.add_option("--ubatch", r.ubatch, lead + "Micro-batch in tokens, llama.cpp's -ub (default 512)"),
-        cmd.add_flag("--flash-attn", r.flash_attn, lead + "The runtime uses flash attention (llama.cpp's -fa on)"),
+        cmd.add_option("--parallel", r.parallel, lead + "Sequences with their own context (default: the runtime's)"),
+        cmd.add_option("--batch", r.batch, lead + "Logical batch in tokens, llama.cpp's -b (default: the runtime's)"),
+        cmd.add_option("--ubatch", r.ubatch, lead + "Micro-batch in tokens, llama.cpp's -ub (default: the runtime's)"),
+        fa, no_fa, kvu, no_kvu,
     };
 }
 
@@ -127,7 +138,7 @@ void add_fit(CLI::App& app, Options& o) {
     auto* fit = app.add_subcommand("fit", "How much memory a model needs, and whether it fits under the cap");
     fit->add_option("PATH", o.fit.path,
                     "A GGUF file (any name; a split's part), a model folder (safetensors, Hugging Face cache, "
-                    "LM Studio), or an Ollama model name (llama3.1:70b)")
+                    "LM Studio), a Hugging Face repo id in its cache (org/name[@rev]), or an Ollama model name (llama3.1:70b)")
         ->required();
     add_model_options(*fit, o.fit, "");
     fit->add_flag("--check", o.fit.check,

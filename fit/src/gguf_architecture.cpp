@@ -85,6 +85,11 @@ Expected<RecurrentState> recurrent_state(const GgufHeader& h, const Parts& x) {
         if (embd > kMaxWidth || *wkv > kMaxWidth || shift > 16) return Error{x.p + "wkv.head_size is not a real model's"};
         return RecurrentState{shift * embd, embd * *wkv};
     }
+    if (const auto l_cache = meta_uint(h, x.p + "shortconv.l_cache")) {
+        // LFM2's short convolution (llama-hparams.cpp n_embd_r: n_embd x (l_cache - 1); no SSM state).
+        if (embd > kMaxWidth || *l_cache > 64) return Error{x.p + "shortconv.l_cache is not a real model's"};
+        return RecurrentState{(*l_cache > 0 ? *l_cache - 1 : 0) * embd, 0};
+    }
     const auto conv = meta_uint(h, x.p + "ssm.conv_kernel");
     const auto inner = meta_uint(h, x.p + "ssm.inner_size");
     const auto state = meta_uint(h, x.p + "ssm.state_size");
@@ -101,7 +106,8 @@ Expected<RecurrentState> recurrent_state(const GgufHeader& h, const Parts& x) {
 Expected<std::vector<LayerCache>> layer_kinds(const GgufHeader& h, const std::string& arch, const Parts& x,
                                               const std::vector<std::uint64_t>& kv_heads, Architecture& a) {
     std::vector<LayerCache> kinds(x.layers, LayerCache::full);
-    const bool ssm = h.metadata.contains(x.p + "ssm.state_size") || h.metadata.contains(x.p + "wkv.head_size");
+    const bool ssm = h.metadata.contains(x.p + "ssm.state_size") || h.metadata.contains(x.p + "wkv.head_size") ||
+                     h.metadata.contains(x.p + "shortconv.l_cache");
     if (interval_hybrid(arch)) {
         auto interval = whole(h, x.p + "full_attention_interval");
         if (!interval) return interval.error();
@@ -120,6 +126,14 @@ Expected<std::vector<LayerCache>> layer_kinds(const GgufHeader& h, const std::st
                 if (kv_heads[i] == 0) kinds[i] = LayerCache::recurrent;
         if (ssm) a.rule = "llama.cpp src/llama-memory-recurrent.cpp: a recurrent state per sequence, "
                           "KV cache only for layers with KV heads";
+        // Falcon-H1 runs attention and Mamba-2 side by side in every layer: llama.cpp's hybrid
+        // memory gives every layer both a KV cache and a recurrent state (src/llama-model.cpp,
+        // create_memory: filter_attn and filter_recr both true for LLM_ARCH_FALCON_H1).
+        if (arch == "falcon-h1") {
+            a.recurrent_beside_attention = x.layers;
+            a.rule = "llama.cpp src/llama-memory-hybrid.cpp: every layer keeps a KV cache and a recurrent "
+                     "state per sequence (Falcon-H1)";
+        }
     }
     // Next-token prediction layers (GLM-4.5 and its kind) are the last nextn_predict_layers;
     // llama.cpp gives them no cache (n_layer_kv_from_start in src/llama-model.cpp).
@@ -238,7 +252,7 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
         if (heads > kMaxHeads) return Error{"the model's KV head count is not a real model's"};
     auto kinds = layer_kinds(h, *arch, x, **kv_heads, a);
     if (!kinds) return kinds.error();
-    if (std::count(kinds->begin(), kinds->end(), LayerCache::recurrent) != 0) {
+    if (std::count(kinds->begin(), kinds->end(), LayerCache::recurrent) != 0 || a.recurrent_beside_attention != 0) {
         auto state = recurrent_state(h, x);
         if (!state) return state.error();
         a.recurrent = *state;

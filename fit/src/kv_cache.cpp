@@ -45,9 +45,11 @@ Expected<std::uint64_t> row_bytes(KvType type, std::uint64_t values, std::size_t
 // a unified cache, llama.cpp's default for -np N; a unified one holds pad(window x sequences +
 // micro-batch), never more). `full` is the full cache's cells, every sequence's together.
 Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req, std::uint64_t full) {
-    const auto raw = add(window, micro_batch(req) + kCellPad - 1);
+    const std::uint64_t streams = req.unified ? 1 : req.parallel;
+    const auto held = req.unified ? mul(window, req.parallel) : std::optional<std::uint64_t>(window);
+    const auto raw = held ? add(*held, micro_batch(req) + kCellPad - 1) : std::nullopt;
     if (!raw) return overflow();
-    const auto cells = mul(std::min(full / req.parallel, *raw / kCellPad * kCellPad), req.parallel);
+    const auto cells = mul(std::min(full / streams, *raw / kCellPad * kCellPad), streams);
     if (!cells) return overflow();
     return *cells;
 }
@@ -112,7 +114,7 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     // and, without a unified cache, each sequence's n_ctx_seq); mlx-lm's cache grows in steps of
     // 256. Padded per sequence, the figure is exact for one and an upper bound for several.
     const auto padded = add(req.context, kCellPad - 1);
-    const auto full = padded ? mul(*padded / kCellPad * kCellPad, req.parallel) : std::nullopt;
+    const auto full = padded ? mul(*padded / kCellPad * kCellPad, req.unified ? 1 : req.parallel) : std::nullopt;
     if (!full) return overflow();
     e.full_cells = *full;
     if (arch.sliding_window) {
@@ -156,6 +158,7 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     const auto state = add(arch.recurrent.r_values, arch.recurrent.s_values);
     const auto per_layer = state ? mul(*state, 4) : std::nullopt;
     if (!per_layer) return overflow();
+    e.recurrent_layers += arch.recurrent_beside_attention;
     recurrent.add_product(*per_layer, e.recurrent_layers);
     const std::uint64_t rec_one = recurrent.value;
     recurrent.value = 0;

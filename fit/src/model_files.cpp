@@ -73,6 +73,19 @@ bool has_gguf_magic(const std::string& path) {
     return in.read(magic.data(), magic.size()) && std::string_view(magic.data(), 4) == "GGUF";
 }
 
+// Why a named path cannot be read as a model file: the open's own reason (permission denied),
+// or what it is instead of a regular file (a FIFO, a socket, a device). nullopt: it can be read.
+std::optional<std::string> unreadable_reason(const std::string& path) {
+    std::error_code ec;
+    const auto st = fs::status(path, ec);
+    if (!ec && fs::is_fifo(st)) return printable_path(path) + " is a FIFO (a named pipe), not a model file";
+    if (!ec && fs::is_socket(st)) return printable_path(path) + " is a socket, not a model file";
+    if (!ec && (fs::is_block_file(st) || fs::is_character_file(st))) return printable_path(path) + " is a device, not a model file";
+    auto file = RegularFile::open(path);
+    if (!file) return file.error().message;
+    return std::nullopt;
+}
+
 // A vision model's projector (mmproj) GGUF: counted with the weights, not a model of its own.
 bool is_projector(const fs::path& p) {
     std::string name = p.filename().string();
@@ -80,7 +93,32 @@ bool is_projector(const fs::path& p) {
     return name.find("mmproj") != std::string::npos;
 }
 
-// Another GGUF loaded with the model and counted with its weights: a projector, an adapter.
+// A GGUF that is not a model but loaded with one: a vision projector (general.architecture
+// "clip", general.type "mmproj") or a LoRA adapter (general.type "adapter"). Named alone, it is
+// said as such, with the model to name instead when one is beside it.
+std::optional<std::string> companion_named_alone(const GgufHeader& h, const std::string& path) {
+    const auto type = meta_string(h, "general.type").value_or("");
+    const auto arch = meta_string(h, "general.architecture").value_or("");
+    const char* what = arch == "clip" || type == "mmproj" ? "a vision projector (mmproj)"
+                       : type == "adapter"               ? "a LoRA adapter"
+                                                         : nullptr;
+    if (what == nullptr) return std::nullopt;
+    std::string model;
+    std::error_code ec;
+    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    std::size_t seen = 0;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (++seen > 4 * kMaxModelFiles) break;
+        const std::string p = e.path().string();
+        if (p == path || is_projector(e.path()) || !ends_with(p, ".gguf")) continue;
+        if (model.empty() || p < model) model = p;
+    }
+    return printable_path(path) + " is " + what + ", loaded with a model, not a model itself: name the model" +
+           (model.empty() ? std::string() : " (" + printable_path(model) + ")") +
+           (arch == "clip" || type == "mmproj" ? ", and its projector is counted with it" : " the adapter was made for");
+}
+
+// Another GGUF loaded with the model: a projector (kept apart), an adapter (counted with its weights).
 struct CompanionFiles {
     std::vector<std::string> paths;
     const char* kind;
@@ -105,6 +143,7 @@ Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<Compani
                              std::to_string(parts->size())};
         }
         if (i == 0) {
+            if (auto alone = companion_named_alone(*h, part)) return Error{*alone};
             auto arch = gguf_architecture(*h);
             if (!arch) return Error{printable_path(part) + ": " + arch.error().message};
             info.arch = std::move(*arch);
@@ -122,15 +161,17 @@ Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<Compani
     }
     info.weights_source = "GGUF tensor table" + (parts->size() > 1 ? " (" + std::to_string(parts->size()) + " files)" : "");
     for (const auto& c : companions) {
+        const bool projector = std::string_view(c.kind) == "projector";
         for (const auto& p : c.paths) {
             auto h = with_file(p, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
             if (!h) return h.error();
-            const auto sum = checked_add(info.weights, h->tensor_bytes);
+            units::Bytes& into = projector ? info.projector : info.weights;
+            const auto sum = checked_add(into, h->tensor_bytes);
             if (!sum) return Error{"the tensor sizes overflow"};
-            info.weights = *sum;
-            info.files.push_back(p);
+            into = *sum;
+            (projector ? info.projector_files : info.files).push_back(p);
         }
-        if (!c.paths.empty()) info.weights_source += std::string(" + ") + c.kind;
+        if (!c.paths.empty() && !projector) info.weights_source += std::string(" + ") + c.kind;
     }
     return info;
 }
@@ -207,10 +248,16 @@ Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::s
     return info;
 }
 
-// A Hugging Face cache entry (models--org--name): the snapshot refs/main names, else its only one.
-Expected<fs::path> cache_snapshot(const fs::path& repo) {
+// A Hugging Face cache entry (models--org--name): the snapshot refs/<revision> names (main by
+// default), or the snapshot of that commit, else its only one.
+Expected<fs::path> cache_snapshot(const fs::path& repo, const std::string& revision = "main") {
     std::error_code ec;
-    if (auto ref = read_small_file((repo / "refs" / "main").string(), 4096)) {
+    if (revision != "main") {
+        if (fs::is_directory(repo / "snapshots" / revision, ec)) return repo / "snapshots" / revision;
+        if (!fs::is_regular_file(repo / "refs" / revision, ec))
+            return Error{printable_path(repo.string()) + " has no revision " + printable(revision) + " (refs/ or snapshots/)"};
+    }
+    if (auto ref = read_small_file((repo / "refs" / revision).string(), 4096)) {
         std::string hash = *ref;
         while (!hash.empty() && (hash.back() == '\n' || hash.back() == '\r')) hash.pop_back();
         if (hash.find('/') == std::string::npos && !hash.empty()) return repo / "snapshots" / hash;
@@ -220,6 +267,51 @@ Expected<fs::path> cache_snapshot(const fs::path& repo) {
     if (snaps.size() != 1)
         return Error{printable_path(repo.string()) + " has " + std::to_string(snaps.size()) + " snapshots and no refs/main; name one"};
     return snaps.front();
+}
+
+// "a.gguf, b.gguf" (the first few names, for a message).
+std::string file_names(const std::vector<std::string>& paths) {
+    constexpr std::size_t kShown = 8;
+    std::string out;
+    for (std::size_t i = 0; i < paths.size() && i < kShown; ++i)
+        out += (out.empty() ? "" : ", ") + printable(fs::path(paths[i]).filename().string());
+    if (paths.size() > kShown) out += ", ... (" + std::to_string(paths.size()) + " in all)";
+    return out;
+}
+
+// Each model once: a split model by its first part only.
+std::vector<std::string> first_parts(const std::vector<std::string>& ggufs) {
+    static const std::regex later_part(R"(-([0-9]{5})-of-[0-9]{5}\.gguf$)");
+    std::vector<std::string> out;
+    for (const auto& g : ggufs) {
+        std::smatch m;
+        if (std::regex_search(g, m, later_part) && m[1].str() != "00001") continue;
+        out.push_back(g);
+    }
+    return out;
+}
+
+// A GGUF named alone: the vision projector beside it (mmproj*.gguf in its folder, as LM Studio
+// and llama-server's model folders keep it), when there is exactly one; when there are several,
+// none, said in the note.
+Expected<ModelInfo> read_named_gguf(const std::string& path) {
+    std::vector<std::string> projectors;
+    std::error_code ec;
+    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    std::size_t seen = 0;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (++seen > 4 * kMaxModelFiles) break;
+        if (is_projector(e.path()) && ends_with(e.path().string(), ".gguf") && e.path().string() != path &&
+            has_gguf_magic(e.path().string()))
+            projectors.push_back(e.path().string());
+    }
+    std::sort(projectors.begin(), projectors.end());
+    const bool one = projectors.size() == 1;
+    auto info = read_gguf(path, one ? std::vector<CompanionFiles>{{projectors, "projector"}} : std::vector<CompanionFiles>{});
+    if (info && projectors.size() > 1)
+        info->projector_note = "not counted: " + std::to_string(projectors.size()) + " projectors beside the model (" +
+                               file_names(projectors) + "), which one the runtime loads is not known";
+    return info;
 }
 
 Expected<ModelInfo> read_dir(fs::path dir) {
@@ -250,10 +342,48 @@ Expected<ModelInfo> read_dir(fs::path dir) {
     // projector (an LM Studio folder of a vision model holds both).
     if (!ggufs.empty()) {
         auto parts = gguf_parts(ggufs.front());
-        if (parts && *parts == ggufs && projectors.size() <= 1) return read_gguf(ggufs.front(), {{projectors, "projector"}});
-        return Error{printable_path(dir.string()) + " holds several GGUF models; name the file"};
+        if (parts && *parts == ggufs && projectors.size() <= 1) {
+            auto info = read_gguf(ggufs.front(), {{projectors, "projector"}});
+            if (info) info->found_in = FoundIn::folder;
+            return info;
+        }
+        if (parts && *parts == ggufs)
+            return Error{printable_path(dir.string()) + " holds " + std::to_string(projectors.size()) +
+                         " projectors (" + file_names(projectors) + "); name the model file and fit takes none"};
+        return Error{printable_path(dir.string()) + " holds several GGUF models; name the file: " + file_names(first_parts(ggufs))};
     }
     return Error{printable_path(dir.string()) + " holds no GGUF or .safetensors model"};
+}
+
+// Where the Hugging Face hub keeps its cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
+// ~/.cache/huggingface/hub (huggingface_hub's constants.py order).
+std::optional<fs::path> hf_hub_cache() {
+    if (const char* c = std::getenv("HF_HUB_CACHE"); c != nullptr && *c != '\0') return fs::path(c);
+    if (const char* h = std::getenv("HF_HOME"); h != nullptr && *h != '\0') return fs::path(h) / "hub";
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+        return fs::path(home) / ".cache" / "huggingface" / "hub";
+    return std::nullopt;
+}
+
+// A Hugging Face repo id (org/name, or org/name@revision) in the hub's cache: its
+// models--org--name entry at refs/main (or the revision named). nullopt when the name is not
+// a repo id or the cache has no such entry.
+Expected<std::optional<ModelInfo>> read_hf_repo(const std::string& name, std::vector<std::string>& looked) {
+    static const std::regex repo_id(R"(^([A-Za-z0-9][A-Za-z0-9._-]{0,95})/([A-Za-z0-9][A-Za-z0-9._-]{0,95})(@([A-Za-z0-9._/-]{1,128}))?$)");
+    std::smatch m;
+    if (!std::regex_match(name, m, repo_id) || name.find("..") != std::string::npos) return std::optional<ModelInfo>();
+    const auto cache = hf_hub_cache();
+    std::error_code ec;
+    if (!cache || !fs::is_directory(*cache, ec)) return std::optional<ModelInfo>();
+    looked.push_back("the Hugging Face cache " + printable_path(cache->string()));
+    const fs::path repo = *cache / ("models--" + m[1].str() + "--" + m[2].str());
+    if (!fs::is_directory(repo / "snapshots", ec)) return std::optional<ModelInfo>();
+    auto snap = cache_snapshot(repo, m[3].matched ? m[4].str() : "main");
+    if (!snap) return snap.error();
+    auto info = read_dir(*snap);
+    if (!info) return info.error();
+    info->found_in = FoundIn::folder;
+    return std::optional<ModelInfo>(std::move(*info));
 }
 
 // NAME[:TAG] from Ollama's store, the model's GGUF blob, its projectors and its adapters.
@@ -267,6 +397,8 @@ Expected<std::optional<ModelInfo>> read_ollama(const std::string& name, std::vec
     if (!*found) return std::optional<ModelInfo>();
     auto info = read_gguf((*found)->model_blob, {{(*found)->projectors, "projector"}, {(*found)->adapters, "adapter"}});
     if (!info) return info.error();
+    info->found_in = FoundIn::ollama;
+    info->ollama = (*found)->params;
     info->arch.notes.push_back("Ollama model " + printable(name) + ": " + printable_path((*found)->manifest));
     return std::optional<ModelInfo>(std::move(*info));
 }
@@ -287,6 +419,19 @@ std::optional<fs::path> lm_studio_folder(const std::string& name, std::vector<st
     return std::nullopt;
 }
 
+// A folder under LM Studio's model roots (~/.lmstudio/models, ~/.cache/lm-studio/models).
+bool in_lm_studio(const std::string& path) {
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home == '\0') return false;
+    std::error_code ec;
+    const auto canon = fs::weakly_canonical(path, ec).string();
+    for (const auto* root : {".lmstudio/models/", ".cache/lm-studio/models/"}) {
+        const auto base = fs::weakly_canonical(fs::path(home) / root, ec).string() + "/";
+        if (!ec && canon.compare(0, base.size(), base) == 0) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 Expected<ModelInfo> read_model(const std::string& path) {
@@ -298,18 +443,34 @@ Expected<ModelInfo> read_model(const std::string& path) {
     if (!fs::exists(status)) {
         // Not a path: a model name, as Ollama or LM Studio know it.
         std::vector<std::string> looked;
+        auto hf = read_hf_repo(path, looked);
+        if (!hf) return hf.error();
+        if (*hf) return std::move(**hf);
         auto ollama = read_ollama(path, looked);
         if (!ollama) return ollama.error();
         if (*ollama) return std::move(**ollama);
-        if (const auto folder = lm_studio_folder(path, looked)) return read_dir(*folder);
+        if (const auto folder = lm_studio_folder(path, looked)) {
+            auto info = read_dir(*folder);
+            if (info) info->found_in = FoundIn::lm_studio;
+            return info;
+        }
         std::string where;
         for (const auto& l : looked) where += (where.empty() ? "" : ", ") + l;
         return Error{"no such file or directory: " + printable_path(path) +
                      (where.empty() ? std::string() : " (nor a model of that name in " + where + ")")};
     }
-    if (fs::is_directory(status)) return read_dir(fs::path(path));
+    if (fs::is_directory(status)) {
+        auto info = read_dir(fs::path(path));
+        if (info) info->found_in = in_lm_studio(path) ? FoundIn::lm_studio : FoundIn::folder;
+        return info;
+    }
     if (ends_with(path, ".safetensors")) return read_dir(fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path());
-    if (has_gguf_magic(path)) return read_gguf(path);
+    if (auto why = unreadable_reason(path)) return Error{*why};
+    if (has_gguf_magic(path)) {
+        auto info = read_named_gguf(path);
+        if (info && in_lm_studio(path)) info->found_in = FoundIn::lm_studio;
+        return info;
+    }
     return Error{printable_path(path) + " is neither a GGUF file (no GGUF magic) nor a model directory"};
 }
 

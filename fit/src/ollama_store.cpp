@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "json_nesting.hpp"
@@ -104,6 +105,12 @@ Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const st
         const auto type = text_of(layer, "mediaType");
         const bool model = type == "application/vnd.ollama.image.model";
         const bool adapter = type == "application/vnd.ollama.image.adapter";
+        if (type == "application/vnd.ollama.image.params") {
+            const auto blob = blob_name(text_of(layer, "digest"));
+            if (!blob) return Error{"the Ollama manifest " + printable_path(manifest) + " has a layer with no sha256 digest"};
+            m.params_blob = *blob;
+            continue;
+        }
         if (!model && !adapter && type != "application/vnd.ollama.image.projector") continue;
         const auto blob = blob_name(text_of(layer, "digest"));
         if (!blob) return Error{"the Ollama manifest " + printable_path(manifest) + " has a layer with no sha256 digest"};
@@ -118,6 +125,29 @@ Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const st
     }
     if (m.model_blob.empty()) return Error{"the Ollama manifest " + printable_path(manifest) + " names no model layer"};
     return m;
+}
+
+Expected<OllamaParams> parse_ollama_params(const std::string& text) {
+    if (json_nesting(text) > kMaxJsonNesting) return Error{"nests deeper than a params layer does"};
+    const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object()) return Error{"is not a JSON object"};
+    OllamaParams p;
+    // Ollama reads a number given as a float too (api.Options via JSON): a whole one is taken,
+    // anything else refused rather than guessed.
+    const auto whole = [&](const char* key, auto& into, auto lo, auto hi) -> std::optional<Error> {
+        const auto it = doc.find(key);
+        if (it == doc.end()) return std::nullopt;
+        if (!it->is_number()) return Error{std::string(key) + " is not a number"};
+        const double d = it->get<double>();
+        if (d != static_cast<double>(static_cast<std::int64_t>(d)) || d < static_cast<double>(lo) || d > static_cast<double>(hi))
+            return Error{std::string(key) + " is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)};
+        into = static_cast<std::remove_reference_t<decltype(*into)>>(d);
+        return std::nullopt;
+    };
+    if (auto e = whole("num_ctx", p.num_ctx, std::uint64_t{1}, std::uint64_t{1} << 24)) return *e;
+    if (auto e = whole("num_batch", p.num_batch, std::uint64_t{1}, std::uint64_t{1} << 20)) return *e;
+    if (auto e = whole("num_gpu", p.num_gpu, std::int64_t{-1}, std::int64_t{1} << 20)) return *e;
+    return p;
 }
 
 Expected<std::optional<OllamaModel>> find_ollama_model(const std::string& name, const std::string& store) {
@@ -150,6 +180,15 @@ Expected<std::optional<OllamaModel>> find_ollama_model(const std::string& name, 
             if (!p) return p.error();
             paths->push_back(*p);
         }
+    }
+    if (!parsed->params_blob.empty()) {
+        auto path = present(parsed->params_blob);
+        if (!path) return path.error();
+        auto ptext = read_text(*path, 1u << 20);
+        if (!ptext) return ptext.error();
+        auto params = parse_ollama_params(*ptext);
+        if (!params) return Error{"the params layer " + printable_path(*path) + " of " + printable(name) + " " + params.error().message};
+        m.params = *params;
     }
     return Out(std::move(m));
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "wiredcap/fit/model_files.hpp"
 #include "wiredcap/units/expected.hpp"
 
 namespace wiredcap::fit {
@@ -20,6 +21,7 @@ struct OllamaModel {
     std::string model_blob;               // the model's GGUF
     std::vector<std::string> projectors;  // projector GGUFs, counted with the weights
     std::vector<std::string> adapters;    // LoRA adapter GGUFs, counted with the weights
+    OllamaParams params;                  // the params layer's, when the manifest has one
 };
 
 // What a manifest names: the blob file names (sha256-<64 hex>) of the model layer, of its
@@ -29,7 +31,12 @@ struct OllamaManifest {
     std::string model_blob;
     std::vector<std::string> projector_blobs;
     std::vector<std::string> adapter_blobs;
+    std::string params_blob;  // application/vnd.ollama.image.params (the Modelfile's PARAMETERs), or empty
 };
+
+// The params layer's JSON ({"num_ctx": 32768, "stop": [...]}): the members that change the need.
+// Pure, so it is fuzzed with the manifest.
+[[nodiscard]] Expected<OllamaParams> parse_ollama_params(const std::string& text);
 [[nodiscard]] Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const std::string& manifest);
 
 // manifests/<host>/<namespace>/<model>/<tag> for NAME[:TAG], relative to the store; nullopt for

@@ -26,8 +26,8 @@ _wiredcap() {
     local global_opts="--help --version --json --helper --policy --journal --sim-state"
     local commands="status set reset ramp recover persist policy convert fit metrics"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from --linux-root"
-    local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --flash-attn --check"
+    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --runtime --flash-attn --no-flash-attn --kv-unified --no-kv-unified --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from --linux-root"
+    local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --runtime --flash-attn --no-flash-attn --kv-unified --no-kv-unified --check"
     local persist_store_opts="--unconfirmed --lower --ignore-hang-ceiling"
 
     # The command (and policy's subcommand) typed so far; options and their values are skipped.

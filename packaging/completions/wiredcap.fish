@@ -32,9 +32,9 @@ complete -c wiredcap -n $no_command -a metrics -d 'The status readings for Prome
 complete -c wiredcap -n '__fish_seen_subcommand_from metrics' -l textfile-dir -x -a '(__fish_complete_directories)' -d 'Write DIR/wiredcap.prom atomically'
 
 # fit MODEL [--context N] [--kv-type TYPE] [--kv-type-k TYPE] [--kv-type-v TYPE] [--parallel N]
-#   [--batch N] [--ubatch N] [--flash-attn] [--check]
+#   [--batch N] [--ubatch N] [--runtime NAME] [--flash-attn] [--kv-unified] [--check]
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -F
-complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l context -x -d 'Tokens of context per sequence (default 4096)'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l context -x -d 'Tokens of context per sequence (default: the runtime'\''s)'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K and V cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-k -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K cache type'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-type-v -x -a 'f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'V cache type'
@@ -42,6 +42,10 @@ complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l parallel -x -d 'Seq
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l batch -x -d 'Tokens of a logical batch (llama.cpp -b)'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l ubatch -x -d 'Tokens of a micro-batch (llama.cpp -ub)'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l flash-attn -d 'The runtime uses flash attention'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l no-flash-attn -d 'The runtime does not use flash attention'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l kv-unified -d 'One KV cache the sequences share'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l no-kv-unified -d 'A KV cache for each sequence'
+complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l runtime -x -a 'llama.cpp llama-server ollama lm-studio mlx' -d 'The runtime that will load the model'
 complete -c wiredcap -n '__fish_seen_subcommand_from fit' -l check -d 'Exit by the verdict: 0 fits now, 17 after a raise, 3 not, 1 unknown'
 
 # convert SIZE [--to UNIT]
@@ -74,6 +78,10 @@ complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l parallel -x -d 'Wi
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l batch -x -d 'With --for: tokens of a logical batch'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l ubatch -x -d 'With --for: tokens of a micro-batch'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l flash-attn -d 'With --for: the runtime uses flash attention'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l no-flash-attn -d 'With --for: the runtime does not use flash attention'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l kv-unified -d 'With --for: one KV cache the sequences share'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l no-kv-unified -d 'With --for: a KV cache for each sequence'
+complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l runtime -x -a 'llama.cpp llama-server ollama lm-studio mlx' -d 'With --for: the runtime that will load the model'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l step -x -d 'Size of each raise (default: max_step)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l timeout -x -d 'Time to confirm each step (e.g. 60s)'
 complete -c wiredcap -n '__fish_seen_subcommand_from ramp' -l probe -x -a '(__fish_complete_command)' -d 'Command run as you after each step'

@@ -39,31 +39,39 @@ Expected<KvType> cache_type(const std::string& option, const std::string& text) 
     return *t;
 }
 
-Expected<KvRequest> kv_request(const FitRequest& req) {
-    KvRequest r;
-    auto ctx = whole_number("--context", req.context, kMaxContext);
-    if (!ctx) return ctx.error();
-    auto par = whole_number("--parallel", req.parallel, kMaxParallel);
-    if (!par) return par.error();
-    auto batch = whole_number("--batch", req.batch, kMaxBatch);
-    if (!batch) return batch.error();
-    auto ubatch = whole_number("--ubatch", req.ubatch, kMaxBatch);
-    if (!ubatch) return ubatch.error();
-    const auto k = cache_type(req.kv_type_k ? "--kv-type-k" : "--kv-type", req.kv_type_k.value_or(req.kv_type));
-    if (!k) return k.error();
-    const auto v = cache_type(req.kv_type_v ? "--kv-type-v" : "--kv-type", req.kv_type_v.value_or(req.kv_type));
+template <class T, class Parse>
+std::optional<Error> parse_flag(const std::optional<std::string>& text, std::optional<T>& into, Parse parse) {
+    if (!text) return std::nullopt;
+    auto v = parse(*text);
     if (!v) return v.error();
-    r.context = *ctx;
-    r.parallel = *par;
-    r.k_type = *k;
-    r.v_type = *v;
-    r.batch = *batch;
-    r.ubatch = *ubatch;
-    r.flash_attn = req.flash_attn;
-    return r;
+    into = *v;
+    return std::nullopt;
 }
 
+Expected<RequestFlags> request_flags(const FitRequest& req) {
+    RequestFlags f;
+    const auto number = [](const char* option, std::uint64_t max) {
+        return [=](const std::string& t) { return whole_number(option, t, max); };
+    };
+    if (auto e = parse_flag(req.context, f.context, number("--context", kMaxContext))) return *e;
+    if (auto e = parse_flag(req.parallel, f.parallel, number("--parallel", kMaxParallel))) return *e;
+    if (auto e = parse_flag(req.batch, f.batch, number("--batch", kMaxBatch))) return *e;
+    if (auto e = parse_flag(req.ubatch, f.ubatch, number("--ubatch", kMaxBatch))) return *e;
+    const auto k_text = req.kv_type_k ? req.kv_type_k : req.kv_type;
+    const auto v_text = req.kv_type_v ? req.kv_type_v : req.kv_type;
+    if (auto e = parse_flag(k_text, f.k_type, [&](const std::string& t) { return cache_type(req.kv_type_k ? "--kv-type-k" : "--kv-type", t); })) return *e;
+    if (auto e = parse_flag(v_text, f.v_type, [&](const std::string& t) { return cache_type(req.kv_type_v ? "--kv-type-v" : "--kv-type", t); })) return *e;
+    f.flash_attn = req.flash_attn;
+    f.unified = req.kv_unified;
+    return f;
+}
 
+Expected<std::optional<Runtime>> named_runtime(const FitRequest& req) {
+    if (!req.runtime) return std::optional<Runtime>();
+    const auto r = runtime_of(*req.runtime);
+    if (!r) return Error{"--runtime takes " + runtime_names() + ", not " + units::quote_input(*req.runtime)};
+    return std::optional<Runtime>(*r);
+}
 
 // "4.59 GiB (4920739232 B)"; below a GiB in MiB. The two decimals are for orientation and
 // round toward safety, as the JSON's MiB do: what the model needs up (4.5828 GiB reads 4.59, not
@@ -82,6 +90,19 @@ constexpr std::string_view kHighestSource = "computed: policy max, memory minus 
 constexpr std::string_view kTotalSource = "computed: weights + KV cache + recurrent state + compute buffer";
 constexpr std::string_view kRecurrentSource = "computed: state per recurrent layer and sequence, f32";
 
+// The runtime the answer is for: its name, the version its defaults were read from, why it was
+// chosen, and every value no flag gave, with its source.
+JsonObject runtime_json(const RuntimeRequest& r) {
+    const auto& d = runtime_defaults(r.runtime);
+    std::string assumed = "[";
+    for (const auto& x : r.assumptions)
+        assumed += (assumed.size() > 1 ? "," : "") +
+                   JsonObject().str("setting", x.setting).str("value", x.value).str("source", x.source).text();
+    assumed += "]";
+    return JsonObject().str("name", d.name).str("defaults_version", d.version).str("chosen_because", r.chosen_because)
+        .boolean("projector_counted", r.projector_counted).raw_array("assumed", assumed);
+}
+
 // Sizes as every answer gives them (json_contract.hpp): what the model needs in MiB rounded up,
 // a limit rounded down, both toward safety.
 void render_json(const FitAnswer& a, const std::string& path, std::ostream& out) {
@@ -96,7 +117,9 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
     o.object("request", JsonObject().num("context", k.context).num("parallel", k.parallel)
                             .str("kv_type", k.k_type == k.v_type ? kv_type_name(k.k_type) : "mixed")
                             .str("kv_type_k", kv_type_name(k.k_type)).str("kv_type_v", kv_type_name(k.v_type))
-                            .num("batch", k.batch).num("ubatch", k.ubatch).boolean("flash_attn", k.flash_attn));
+                            .num("batch", k.batch).num("ubatch", k.ubatch).boolean("flash_attn", k.flash_attn)
+                            .boolean("kv_unified", k.unified));
+    o.object("runtime", runtime_json(a.runtime));
     o.object("weights", cli::contract::need_from_bytes(m.weights, m.weights_source));
     o.object("kv_cache", cli::contract::need_from_bytes(a.kv.total, m.arch.source).num("full_layers", a.kv.full_layers)
                              .num("window_layers", a.kv.window_layers).num("full_cells", a.kv.full_cells)
@@ -167,10 +190,17 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
                         (m.files.size() == 1 ? " file" : " files");
     if (m.arch.trained_context) about += "; trained context " + std::to_string(*m.arch.trained_context);
     line(out, "", about);
+    const auto& d = runtime_defaults(a.runtime.runtime);
+    line(out, "runtime", std::string(d.name) + ", defaults of " + std::string(d.version), "chosen by " + a.runtime.chosen_because);
+    // The values no flag gave, on one line; each one's source is in --json (runtime.assumed)
+    // and in docs/fit-runtimes.md.
+    std::string assumed;
+    for (const auto& x : a.runtime.assumptions) assumed += (assumed.empty() ? "" : ", ") + x.setting + " " + x.value;
+    if (!assumed.empty()) line(out, "assumed", assumed, "sources: --json runtime.assumed");
     line(out, "weights", size_text(m.weights), m.weights_source);
     line(out, "KV cache", size_text(a.kv.total), m.arch.source);
-    line(out, "", fmt::format("{} tokens x {} sequence{}, {}; {}", k.context, k.parallel, k.parallel == 1 ? "" : "s",
-                              cache_types(k), layer_counts(a.kv)));
+    line(out, "", fmt::format("{} tokens {} {} sequence{}, {}; {}", k.context, k.unified ? "shared by" : "x", k.parallel,
+                              k.parallel == 1 ? "" : "s", cache_types(k), layer_counts(a.kv)));
     line(out, "rule", m.arch.rule);
     if (a.kv.recurrent_layers != 0) line(out, "recurrent", size_text(a.kv.recurrent), kRecurrentSource);
     line(out, "per token", std::to_string(a.kv.per_token.count()) + " B of KV cache per token of context");
@@ -256,24 +286,40 @@ std::string cache_types(const KvRequest& k) {
 }
 
 Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitRequest& req) {
-    auto kvr = kv_request(req);
-    if (!kvr) return FitError{ExitCode::usage, kvr.error().message};
+    auto flags = request_flags(req);
+    if (!flags) return FitError{ExitCode::usage, flags.error().message};
+    auto named = named_runtime(req);
+    if (!named) return FitError{ExitCode::usage, named.error().message};
     auto model = read_model(req.path);
     if (!model) return FitError{ExitCode::usage, model.error().message};
-    auto kv = estimate_kv(model->arch, *kvr);
-    if (!kv) return FitError{ExitCode::usage, kv.error().message};
-    auto compute = estimate_compute(model->arch, *kvr, *kv);
-    if (!compute) return FitError{ExitCode::usage, compute.error().message};
-    const auto total = total_of(*model, *kv, *compute);
-    if (!total) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};
-    if (const auto trained = model->arch.trained_context; trained && kvr->context > *trained)
-        model->arch.notes.push_back("--context " + std::to_string(kvr->context) + " is above the " +
-                                    std::to_string(*trained) + " tokens the model was trained on: past them its "
-                                    "output degrades unless its rope scaling extends it");
-    FitAnswer a{std::move(*model), *kvr, *kv, std::move(*compute), *total, false, {}, {}, {}, {}};
     auto machine = cli::read_machine(ctx.helper);
     if (!machine) return FitError{ExitCode::internal_error, machine.error().message};
     const auto metal = cli::read_metal(*machine, ctx.helper.dev());
+    // The runtime's request: its defaults, the model's own settings, the environment, the flags.
+    auto rt = runtime_request(*named, *flags, *model, metal.working_set, machine->memsize.value,
+                              OllamaEnvironment::from_process());
+    if (!rt) return FitError{ExitCode::usage, rt.error().message};
+    const KvRequest kvr = rt->request;
+    if (rt->projector_counted) {
+        // The runtime loads the projector with the model: its weights are part of the need.
+        const auto sum = checked_add(model->weights, model->projector);
+        if (!sum) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};
+        model->weights = *sum;
+        model->weights_source += " + projector";
+        model->files.insert(model->files.end(), model->projector_files.begin(), model->projector_files.end());
+    }
+    auto kv = estimate_kv(model->arch, kvr);
+    if (!kv) return FitError{ExitCode::usage, kv.error().message};
+    auto compute = estimate_compute(model->arch, kvr, *kv);
+    if (!compute) return FitError{ExitCode::usage, compute.error().message};
+    const auto total = total_of(*model, *kv, *compute);
+    if (!total) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};
+    if (const auto trained = model->arch.trained_context; trained && !kvr.unified && kvr.context > *trained)
+        model->arch.notes.push_back("--context " + std::to_string(kvr.context) + " is above the " +
+                                    std::to_string(*trained) + " tokens the model was trained on: past them its "
+                                    "output degrades unless its rope scaling extends it");
+    for (auto& n : rt->notes) model->arch.notes.push_back(n);
+    FitAnswer a{std::move(*model), std::move(*rt), kvr, *kv, std::move(*compute), *total, false, {}, {}, {}, {}};
     a.simulated = machine->simulated();
     VerdictInput in{a.total, machine->knob.value, metal.working_set, machine->memsize.value, machine->policy};
     // A value that hung binds the advice as it binds the ramp: fit never suggests a ramp that

@@ -11,25 +11,31 @@
 #include "wiredcap/fit/compute_buffer.hpp"
 #include "wiredcap/fit/kv_cache.hpp"
 #include "wiredcap/fit/model_files.hpp"
+#include "wiredcap/fit/runtime_request.hpp"
 #include "wiredcap/exit_codes.hpp"
 
 namespace wiredcap::fit {
 
+// What the person asked; nullopt where a flag said nothing and the runtime's default applies
+// (wiredcap/fit/runtime_defaults.hpp).
 struct FitRequest {
     std::string path;
-    std::string context = "4096";  // tokens per sequence (llama.cpp's default context)
-    std::string kv_type = "f16";  // both caches, unless one is named below
+    std::optional<std::string> runtime;  // --runtime: llama.cpp, llama-server, ollama, lm-studio, mlx
+    std::optional<std::string> context;  // tokens per sequence (a unified cache: all sequences')
+    std::optional<std::string> kv_type;  // both caches, unless one is named below
     std::optional<std::string> kv_type_k;
     std::optional<std::string> kv_type_v;
-    std::string parallel = "1";
-    std::string batch = "2048";  // llama.cpp's -b
-    std::string ubatch = "512";  // llama.cpp's -ub
-    bool flash_attn = false;     // llama.cpp's -fa (off: the larger estimate)
-    bool check = false;          // fit --check: the exit code tells the verdict
+    std::optional<std::string> parallel;
+    std::optional<std::string> batch;   // llama.cpp's -b
+    std::optional<std::string> ubatch;  // llama.cpp's -ub
+    std::optional<bool> flash_attn;     // --flash-attn / --no-flash-attn
+    std::optional<bool> kv_unified;     // --kv-unified / --no-kv-unified
+    bool check = false;                 // fit --check: the exit code tells the verdict
 };
 
 struct FitAnswer {
     ModelInfo model;
+    RuntimeRequest runtime;  // which runtime, and every value assumed for it
     KvRequest kv_request;
     KvEstimate kv;
     ComputeEstimate compute;

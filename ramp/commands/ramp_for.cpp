@@ -16,7 +16,7 @@ Expected<std::string, FitError> ramp_target_for(const cli::CliContext& ctx, cons
     if (k.k_type != KvType::f16 || k.v_type != KvType::f16) say << ", KV " << cache_types(k);
     if (micro_batch(k) != KvRequest{}.ubatch) say << ", micro-batch " << micro_batch(k);
     if (k.flash_attn) say << ", flash attention";
-    say << " (see: wiredcap fit)\n";
+    say << " under " << runtime_defaults(a->runtime.runtime).name << "'s defaults (see: wiredcap fit)\n";
     const VerdictResult& v = a->verdict;
     switch (v.verdict) {
         case Verdict::fits_now:

@@ -308,7 +308,15 @@ case $scenario in
                        model family "$WORK/glm.gguf" glm45 4000; wc fit "$WORK/glm.gguf" --json
                        # README: a model by its Ollama name, from the store Ollama keeps.
                        model ollama "$WORK/ollama" llama3.1 70b 40000
-                       OLLAMA_MODELS="$WORK/ollama" wc fit llama3.1:70b --context 32768 ;;
+                       OLLAMA_MODELS="$WORK/ollama" wc fit llama3.1:70b --context 32768
+                       # The runtime's defaults (fit_runtime_test.cpp): Ollama's context by GPU
+                       # memory and its variables; llama-server's 4 slots on one unified cache;
+                       # a runtime named; flash attention turned off; a runtime fit does not know.
+                       OLLAMA_MODELS="$WORK/ollama" wc fit llama3.1:70b
+                       OLLAMA_MODELS="$WORK/ollama" OLLAMA_NUM_PARALLEL=2 OLLAMA_KV_CACHE_TYPE=q8_0 wc fit llama3.1:70b --json
+                       wc fit "$WORK/big.gguf" --runtime llama-server
+                       wc fit "$WORK/big.gguf" --runtime ollama --context 32768 --no-flash-attn
+                       wc fit "$WORK/small.gguf" --runtime vllm ;;
   ramp_for)            sim_init --profile m2ultra-192; band_192
                        model gguf "$WORK/big.gguf" 80 8192 64 8 153600
                        model gguf "$WORK/small.gguf" 32 4096 32 8 4500

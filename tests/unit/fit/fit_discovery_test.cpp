@@ -4,6 +4,7 @@
 // an incomplete download refused and a file the index does not name never summed. Fixtures are
 // header-only (sparse weights), with the stores' real layouts.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,6 +13,7 @@
 
 #include "wiredcap/fit/kv_cache.hpp"
 #include "wiredcap/fit/model_files.hpp"
+#include "wiredcap/fit/runtime_request.hpp"
 #include "model_writer.hpp"
 
 namespace wiredcap::fit {
@@ -99,9 +101,11 @@ TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
     const EnvVar store("OLLAMA_MODELS", ollama_store(dir_ / "ollama").string());
     const auto m = read_model("llama3.1:70b");
     ASSERT_TRUE(m) << m.error().message;
-    EXPECT_EQ(m->weights.count(), (64ULL << 20) + (2ULL << 20));  // the license is not weights
-    EXPECT_EQ(m->files.size(), 2u);
-    EXPECT_NE(m->weights_source.find("projector"), std::string::npos);
+    EXPECT_EQ(m->weights.count(), 64ULL << 20);  // the license is not weights
+    EXPECT_EQ(m->projector.count(), 2ULL << 20);  // the projector apart: the runtime decides
+    EXPECT_EQ(m->files.size(), 1u);
+    EXPECT_EQ(m->projector_files.size(), 1u);
+    EXPECT_EQ(m->found_in, FoundIn::ollama);
     for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
         const auto kv = estimate_kv(m->arch, KvRequest{ctx, 1, KvType::f16, KvType::f16});
         ASSERT_TRUE(kv);
@@ -112,6 +116,49 @@ TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
 // A model made with ADAPTER in its Modelfile (`ollama create`) carries a LoRA adapter layer
 // (application/vnd.ollama.image.adapter): Ollama hands it to the runner, which loads its tensors
 // beside the model's (llama.cpp llama_adapter_lora_init), so its bytes count as weights do.
+// A model made from a Modelfile with PARAMETER lines, a projector and an adapter: its params
+// layer (application/vnd.ollama.image.params) gives num_ctx and num_batch, and Ollama's request
+// (runtime_request) takes them, capped at the trained context; the projector and adapter count.
+TEST_F(FitDiscovery, OllamaParamsLayerProjectorAndAdapter) {
+    const fs::path root = ollama_store(dir_ / "ollama");
+    const std::string adapter_digest(64, 'e');
+    const std::string params_digest(64, 'f');
+    GgufWriter lora;
+    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.tensor("blk.0.attn_q.weight.lora_a", {8192, (8ULL << 20) / (8192 * 2)}, 1, 8ULL << 20);
+    lora.write_sparse((root / "blobs" / ("sha256-" + adapter_digest)).string());
+    write_file((root / "blobs" / ("sha256-" + params_digest)).string(),
+               R"({"num_ctx":32768,"num_batch":1024,"stop":["<|eot_id|>"],"temperature":0.6})");
+    fs::create_directories(root / "manifests/registry.ollama.ai/library/vision-tuned");
+    write_file((root / "manifests/registry.ollama.ai/library/vision-tuned/latest").string(),
+               R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+                   kModelDigest + R"("},{"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:)" +
+                   kProjectorDigest + R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
+                   adapter_digest + R"("},{"mediaType":"application/vnd.ollama.image.params","digest":"sha256:)" +
+                   params_digest + R"("}]})");
+    const EnvVar store("OLLAMA_MODELS", root.string());
+    const auto m = read_model("vision-tuned");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->ollama.num_ctx, 32768u);
+    EXPECT_EQ(m->ollama.num_batch, 1024u);
+    EXPECT_EQ(m->weights.count(), (64ULL << 20) + (8ULL << 20));
+    EXPECT_EQ(m->projector.count(), 2ULL << 20);
+    const auto r = runtime_request(std::nullopt, {}, *m, units::Bytes::from_count_or_throw(16ULL << 30), std::nullopt, {});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->runtime, Runtime::ollama);
+    EXPECT_EQ(r->request.context, 32768u);  // the params layer over the 4096 of 16 GiB
+    EXPECT_EQ(r->request.ubatch, 1024u);
+    EXPECT_TRUE(r->projector_counted);
+    const auto kv = estimate_kv(m->arch, r->request);
+    ASSERT_TRUE(kv);
+    EXPECT_EQ(kv->total.count(), llama70b_kv(32768));
+    // A params layer that is not JSON is refused with its name, not skipped.
+    write_file((root / "blobs" / ("sha256-" + params_digest)).string(), R"({"num_ctx":"big"})");
+    const auto bad = read_model("vision-tuned");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("num_ctx is not a number"), std::string::npos) << bad.error().message;
+}
+
 TEST_F(FitDiscovery, OllamaAdapterLayersCountWithTheWeights) {
     const fs::path root = ollama_store(dir_ / "ollama");
     const std::string adapter_digest(64, 'e');
@@ -177,7 +224,9 @@ TEST_F(FitDiscovery, LmStudioFolderByNameAndByPath) {
     for (const std::string& name : {std::string("lmstudio-community/Llama-3.1-70B-GGUF"), folder.string()}) {
         const auto m = read_model(name);
         ASSERT_TRUE(m) << m.error().message;
-        EXPECT_EQ(m->weights.count(), (64ULL << 20) + (2ULL << 20)) << name;
+        EXPECT_EQ(m->weights.count(), 64ULL << 20) << name;
+        EXPECT_EQ(m->projector.count(), 2ULL << 20) << name;
+        EXPECT_EQ(m->found_in, FoundIn::lm_studio) << name;
         EXPECT_EQ(m->arch.layers.size(), 80u);
     }
 }
@@ -293,6 +342,102 @@ TEST_F(FitDiscovery, NumberedShardsWithoutIndexMustBeComplete) {
     const auto m = read_model(dir_.string());
     ASSERT_FALSE(m);
     EXPECT_NE(m.error().message.find("1 of 3 shards are missing"), std::string::npos) << m.error().message;
+}
+
+// A Hugging Face repo id, from the hub's cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
+// ~/.cache/huggingface/hub; the snapshot refs/main names, or the revision after '@'.
+TEST_F(FitDiscovery, HuggingFaceRepoIdFromTheCache) {
+    const auto snapshot = [&](const fs::path& hub, const std::string& hash, std::uint64_t bytes) {
+        const fs::path snap = hub / "models--mistralai--Mistral-Small" / "snapshots" / hash;
+        fs::create_directories(snap);
+        fs::create_directories(hub / "models--mistralai--Mistral-Small" / "refs");
+        write_file((snap / "config.json").string(), kConfig);
+        write_file((snap / "model.safetensors").string(), shard("w", bytes));
+    };
+    const fs::path home_hub = dir_ / "home/.cache/huggingface/hub";
+    snapshot(home_hub, "aaaa", 1000);
+    snapshot(home_hub, "bbbb", 2000);
+    write_file((home_hub / "models--mistralai--Mistral-Small/refs/main").string(), "bbbb\n");
+    const EnvVar home("HOME", (dir_ / "home").string());
+    auto m = read_model("mistralai/Mistral-Small");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 2000u);
+    m = read_model("mistralai/Mistral-Small@aaaa");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 1000u);
+    EXPECT_FALSE(read_model("mistralai/Mistral-Small@cccc"));
+    // HF_HOME over the home directory's cache, HF_HUB_CACHE over both.
+    snapshot(dir_ / "hf-home/hub", "cccc", 3000);
+    write_file((dir_ / "hf-home/hub/models--mistralai--Mistral-Small/refs/main").string(), "cccc");
+    const EnvVar hf_home("HF_HOME", (dir_ / "hf-home").string());
+    m = read_model("mistralai/Mistral-Small");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 3000u);
+    snapshot(dir_ / "hub-cache", "dddd", 4000);
+    write_file((dir_ / "hub-cache/models--mistralai--Mistral-Small/refs/main").string(), "dddd");
+    const EnvVar hub_cache("HF_HUB_CACHE", (dir_ / "hub-cache").string());
+    m = read_model("mistralai/Mistral-Small");
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 4000u);
+}
+
+// A GGUF named alone: the one projector beside it is found (the runtime decides whether it counts);
+// with two, none is, and the note says why.
+TEST_F(FitDiscovery, TheProjectorBesideANamedFile) {
+    llama70b(64ULL << 20).write_sparse((dir_ / "gemma-Q4_K_M.gguf").string());
+    projector(2ULL << 20).write_sparse((dir_ / "mmproj-F16.gguf").string());
+    auto m = read_model((dir_ / "gemma-Q4_K_M.gguf").string());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->projector.count(), 2ULL << 20);
+    EXPECT_EQ(m->found_in, FoundIn::file);
+    projector(4ULL << 20).write_sparse((dir_ / "mmproj-F32.gguf").string());
+    m = read_model((dir_ / "gemma-Q4_K_M.gguf").string());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->projector.count(), 0u);
+    EXPECT_NE(m->projector_note.find("mmproj-F16.gguf, mmproj-F32.gguf"), std::string::npos) << m->projector_note;
+}
+
+TEST_F(FitDiscovery, AFolderOfSeveralQuantsNamesTheChoices) {
+    llama70b(64ULL << 20).write_sparse((dir_ / "m-Q4_K_M.gguf").string());
+    llama70b(64ULL << 20).write_sparse((dir_ / "m-Q8_0-00001-of-00002.gguf").string());
+    llama70b(64ULL << 20).write_sparse((dir_ / "m-Q8_0-00002-of-00002.gguf").string());
+    const auto m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("name the file: m-Q4_K_M.gguf, m-Q8_0-00001-of-00002.gguf"), std::string::npos)
+        << m.error().message;
+    EXPECT_EQ(m.error().message.find("00002-of"), std::string::npos) << m.error().message;
+}
+
+TEST_F(FitDiscovery, AProjectorOrAdapterNamedAloneIsSaidAsSuch) {
+    llama70b(64ULL << 20).write_sparse((dir_ / "model-Q4_K_M.gguf").string());
+    projector(2ULL << 20).write_sparse((dir_ / "mmproj-F16.gguf").string());
+    auto m = read_model((dir_ / "mmproj-F16.gguf").string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("is a vision projector (mmproj)"), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("model-Q4_K_M.gguf"), std::string::npos) << m.error().message;
+    GgufWriter lora;
+    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.tensor("blk.0.attn_q.weight.lora_a", {16, 4096}, 1, 16 * 4096 * 2);
+    lora.write_sparse((dir_ / "lora.gguf").string());
+    m = read_model((dir_ / "lora.gguf").string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("is a LoRA adapter"), std::string::npos) << m.error().message;
+}
+
+// A file fit cannot read says why, not that it lacks the GGUF magic.
+TEST_F(FitDiscovery, AnUnreadableFileSaysWhy) {
+    const std::string fifo = (dir_ / "model.gguf").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    auto m = read_model(fifo);
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("is a FIFO"), std::string::npos) << m.error().message;
+    const std::string locked = (dir_ / "locked.gguf").string();
+    llama70b(64ULL << 20).write_sparse(locked);
+    ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
+    if (::geteuid() == 0) GTEST_SKIP() << "root reads a mode-0 file";
+    m = read_model(locked);
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("Permission denied"), std::string::npos) << m.error().message;
 }
 
 }  // namespace

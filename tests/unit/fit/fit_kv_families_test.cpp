@@ -303,6 +303,65 @@ TEST(FitKvFamilies, SlidingWindowWithSeveralSequencesIsOneWindowPerSequence) {
     }
 }
 
+// --- Falcon-H1: attention and Mamba-2 in every layer ---------------------------------------------
+// llama.cpp's hybrid memory gives every Falcon-H1 layer a KV cache and a recurrent state
+// (src/llama-model.cpp create_memory: filter_attn and filter_recr both true for
+// LLM_ARCH_FALCON_H1); the state per layer and sequence is n_embd_r + n_embd_s f32 values
+// (src/llama-hparams.cpp: (d_conv - 1) x (d_inner + 2 x n_group x d_state), d_state x d_inner).
+GgufWriter falcon_h1_gguf() {
+    GgufWriter w;
+    w.str("general.architecture", "falcon-h1").u32("falcon-h1.block_count", 44).u32("falcon-h1.context_length", 262144)
+        .u32("falcon-h1.embedding_length", 3072).u32("falcon-h1.attention.head_count", 12)
+        .u32("falcon-h1.attention.head_count_kv", 2).u32("falcon-h1.attention.key_length", 128)
+        .u32("falcon-h1.attention.value_length", 128).u32("falcon-h1.ssm.conv_kernel", 4)
+        .u32("falcon-h1.ssm.inner_size", 3072).u32("falcon-h1.ssm.state_size", 256)
+        .u32("falcon-h1.ssm.group_count", 1).u32("falcon-h1.ssm.time_step_rank", 24);
+    return w;
+}
+
+TEST(FitKvFamilies, FalconH1KeepsAKvCacheAndARecurrentStateInEveryLayer) {
+    const Architecture a = from_gguf(falcon_h1_gguf());
+    const std::uint64_t state = (3 * (3072 + 2 * 1 * 256) + 256 * 3072) * 4;  // 3,188,736 B
+    for (const std::uint64_t ctx : {4096u, 32768u, 262144u}) {
+        for (const std::uint64_t seqs : {1u, 4u}) {
+            const KvEstimate e = kv(a, ctx, KvType::f16, seqs);
+            EXPECT_EQ(e.total.count(), 44 * f16_row(2 * 2 * 128) * ctx * seqs) << ctx;
+            EXPECT_EQ(e.full_layers, 44u);
+            EXPECT_EQ(e.recurrent_layers, 44u);
+            EXPECT_EQ(e.recurrent.count(), 44 * state * seqs) << seqs;
+        }
+    }
+    EXPECT_EQ(44 * state, 140304384u);  // the 134 MiB per sequence fit did not count
+}
+
+// --- LFM2 (and lfm2moe): short-convolution layers without KV heads -------------------------------
+// A layer is recurrent when its head_count_kv is 0 (src/models/lfm2.cpp: is_recr_impl[il] =
+// n_head_kv(il) == 0); its state is n_embd x (shortconv.l_cache - 1) f32 values, no SSM state
+// (src/llama-hparams.cpp n_embd_r). Only the 6 attention layers hold K and V.
+GgufWriter lfm2_gguf(const std::string& arch) {
+    GgufWriter w;
+    w.str("general.architecture", arch).u32(arch + ".block_count", 16).u32(arch + ".context_length", 128000)
+        .u32(arch + ".embedding_length", 2048).u32(arch + ".attention.head_count", 32)
+        .i32_array(arch + ".attention.head_count_kv", {0, 0, 8, 0, 0, 8, 0, 0, 8, 0, 8, 0, 8, 0, 8, 0})
+        .u32(arch + ".attention.key_length", 64).u32(arch + ".attention.value_length", 64)
+        .u32(arch + ".shortconv.l_cache", 3);
+    return w;
+}
+
+TEST(FitKvFamilies, Lfm2CachesOnlyItsAttentionLayers) {
+    for (const std::string arch : {"lfm2", "lfm2moe"}) {
+        const Architecture a = from_gguf(lfm2_gguf(arch));
+        for (const std::uint64_t ctx : {4096u, 32768u, 128000u}) {
+            const KvEstimate e = kv(a, ctx, KvType::f16);  // without flash attention: no padded V rows
+            const std::uint64_t cells = (ctx + 255) / 256 * 256;
+            EXPECT_EQ(e.total.count(), 6 * f16_row(2 * 8 * 64) * cells) << arch << " " << ctx;
+            EXPECT_EQ(e.full_layers, 6u);
+            EXPECT_EQ(e.recurrent_layers, 10u);
+            EXPECT_EQ(e.recurrent.count(), 10u * 2048 * 2 * 4) << arch;
+        }
+    }
+}
+
 // --- Separate K and V cache types (-ctk q8_0 -ctv f16) -----------------------------------------
 TEST(FitKvFamilies, KAndVCacheTypesAreSizedApart) {
     const Architecture a = from_gguf(gpt_oss_gguf());

@@ -8,7 +8,8 @@
 //   - an MLA layer (DeepSeek-V2/V3/R1, Kimi K2: hparams.is_mla()) holds the compressed latent
 //     and the rope key as its K row and no V cache at all;
 //   - a sliding-window or chunked-attention layer holds the window plus one micro-batch,
-//     padded to 256 cells, never more than the context, for each sequence;
+//     padded to 256 cells, never more than the context, for each sequence (with a unified
+//     cache, once: the window times the sequences plus one micro-batch);
 //   - a recurrent layer (Mamba, the linear-attention layers of a hybrid) holds no KV cache but a
 //     fixed recurrent state per sequence (f32), whatever the context;
 //   - a layer without a cache (GLM-4.5's next-token prediction layer) holds nothing.
@@ -78,6 +79,9 @@ struct Architecture {
     // experts' n_ff x the experts used per token. nullopt when the files do not say.
     std::optional<std::uint64_t> feed_forward_values;
     RecurrentState recurrent;                      // per recurrent layer and sequence
+    // Attention layers that keep a recurrent state beside their KV cache (Falcon-H1: every
+    // layer, llama-model.cpp create_memory's filter_attn and filter_recr both true).
+    std::uint64_t recurrent_beside_attention = 0;
     std::string source;                            // where the layout was read
     std::string rule;                              // the runtime's rule it follows, cited
     std::vector<std::string> notes;                // assumptions, each stated
@@ -94,6 +98,10 @@ struct KvRequest {
     std::uint64_t batch = 2048;
     std::uint64_t ubatch = 512;
     bool flash_attn = false;  // llama.cpp's -fa: the attention scores are never materialised
+    // llama.cpp's --kv-unified (llama-server's default without -np): one cache of `context`
+    // cells the sequences share, not `context` cells for each; a sliding-window layer then holds
+    // the window of every sequence plus a micro-batch (src/llama-kv-cache-iswa.cpp:73).
+    bool unified = false;
 };
 
 // The tokens of one micro-batch: min(batch, ubatch).
@@ -113,7 +121,7 @@ struct KvEstimate {
     std::uint64_t window_cells = 0;                 // tokens a sliding or chunked layer holds
     std::uint64_t full_layers = 0;
     std::uint64_t window_layers = 0;                // sliding and chunked
-    std::uint64_t recurrent_layers = 0;
+    std::uint64_t recurrent_layers = 0;             // layers keeping a recurrent state (Falcon-H1: its attention layers too)
     std::uint64_t uncached_layers = 0;
 };
 
