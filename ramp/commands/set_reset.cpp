@@ -11,6 +11,7 @@
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
 #include "engine/recovery.hpp"
+#include "engine/typed_answer.hpp"
 #include "json_contract.hpp"
 #include "output/wrapping_buf.hpp"
 #include "commands/policy_cause.hpp"
@@ -141,12 +142,13 @@ ExitCode no_terminal(CliContext& ctx, const Before& b, MiB current, MiB to) {
 
 bool confirmed_change(CliContext& ctx, const Before& b, MiB current, MiB to) {
     const std::string verb = b.direction == Direction::raise ? "Raise" : b.direction == Direction::lower ? "Lower" : "Set";
-    ctx.err << verb << " the GPU's cap from " << from_text(b, current) << " [" << b.effective.source << "] to "
-            << units::describe(to) << " (iogpu.wired_limit_mb)? Type yes to continue: " << std::flush;
-    std::string answer;
-    const bool read = static_cast<bool>(std::getline(std::cin, answer));
-    line_ended_by_input(ctx.err);
-    if (!read || answer != "yes") {
+    const std::string text = verb + " the GPU's cap from " + from_text(b, current) + " [" + b.effective.source +
+                             "] to " + units::describe(to) + " (iogpu.wired_limit_mb)? Type yes to continue: ";
+    // Only a raise needs yes in full; lowering the cap cannot hang the machine.
+    std::optional<std::string> full;
+    if (b.direction == Direction::raise) full = "this raises the GPU's cap";
+    const auto answer = ask_word(std::cin, ctx.err, ::isatty(STDERR_FILENO) != 0, yes_or_no(text, full));
+    if (answer != "yes") {
         ctx.err << "not changed\n";
         return false;
     }

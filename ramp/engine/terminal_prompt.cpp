@@ -58,11 +58,19 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    return out;
+}
+
+// The words of typed_answer.hpp's rule: "yes" keeps the raise and goes on, so only the full word
+// is yes; "n" reverts, which is harmless, so it is no. Case and spaces around do not matter.
 std::optional<Answer> parse_answer(std::string_view line) {
-    const std::string_view word = trim(line);
+    const std::string word = lower(trim(line));
     if (word == "yes") return Answer::yes;
     if (word == "stop") return Answer::stop;
-    if (word == "no") return Answer::no;
+    if (word == "no" || word == "n") return Answer::no;
     return std::nullopt;
 }
 
@@ -354,8 +362,12 @@ private:
 
     std::optional<Answer> submit() {
         if (auto a = parse_answer(editor_.line())) return a;
+        const bool short_yes = lower(trim(editor_.line())) == "y";
         editor_.clear();
-        const std::string again = "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
+        const std::string again =
+            short_yes ? "  \"y\" is not taken as yes: the step raises the GPU's cap, so type yes in full, stop (keep "
+                        "this value and end) or no (revert).\n"
+                      : "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
         if (dumb_) {
             write_all(out_, "\n" + again + "> ");
             return std::nullopt;
