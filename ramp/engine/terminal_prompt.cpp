@@ -58,16 +58,10 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    return out;
-}
-
-// The words of typed_answer.hpp's rule: "yes" keeps the raise and goes on, so only the full word
-// is yes; "n" reverts, which is harmless, so it is no. Case and spaces around do not matter.
+// The words of typed_answer.hpp's rule: "yes" keeps the raise and goes on, so only the exact
+// word is yes ("Yes" and "y" are asked again); "n" reverts, which is harmless, so it is no.
 std::optional<Answer> parse_answer(std::string_view line) {
-    const std::string word = lower(trim(line));
+    const std::string_view word = trim(line);
     if (word == "yes") return Answer::yes;
     if (word == "stop") return Answer::stop;
     if (word == "no" || word == "n") return Answer::no;
@@ -362,12 +356,12 @@ private:
 
     std::optional<Answer> submit() {
         if (auto a = parse_answer(editor_.line())) return a;
-        const bool short_yes = lower(trim(editor_.line())) == "y";
+        const bool short_yes = trim(editor_.line()) == "y";
         editor_.clear();
         const std::string again =
-            short_yes ? "  \"y\" is not taken as yes: the step raises the GPU's cap, so type yes in full, stop (keep "
-                        "this value and end) or no (revert).\n"
-                      : "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
+            std::string(short_yes ? "  \"y\" is not taken as yes: this raises the GPU's cap, so yes is typed in full.\n"
+                                  : "") +
+            "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
         if (dumb_) {
             write_all(out_, "\n" + again + "> ");
             return std::nullopt;

@@ -2,20 +2,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "output/wrapping_buf.hpp"
 
 namespace wiredcap::cli {
 namespace {
 
-// Spaces around a word and the case it is typed in do not change it: "Yes " is yes.
+// Spaces around a word do not change it. Case does: "Yes" is asked again, as at a ramp's step.
 std::string normalized(std::string_view line) {
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front())) != 0) line.remove_prefix(1);
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())) != 0) line.remove_suffix(1);
-    std::string word(line);
-    std::transform(word.begin(), word.end(), word.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return word;
+    return std::string(line);
 }
 
 // What the person typed, quoted back to them; a long line is cut.

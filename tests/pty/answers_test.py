@@ -185,7 +185,7 @@ def ask_ramp(answer):
     s.read_until(RAMP_Q, 10)
     s.send(KEYS[answer])
     if answer in ("y", "maybe", "empty"):
-        why = ws('"y" is not taken as yes: the step raises the GPU\'s cap, so type yes in full') \
+        why = ws('"y" is not taken as yes: this raises the GPU\'s cap, so yes is typed in full.') \
             if answer == "y" else ws("Please type yes (continue), stop (keep this value and end) or no (revert).")
         s.read_until(why, 10)
         s.read_until(RAMP_Q, 10)
