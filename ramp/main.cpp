@@ -215,7 +215,8 @@ std::optional<std::string> linux_unsupported(const CLI::App& app, const Options&
 ExitCode print_usage(const CLI::App& app, const std::optional<std::string>& verb, std::ostream& out,
                      std::ostream& err) {
     if (!verb) {
-        out << app.help();
+        // Not app.help(): once a command is parsed it prints that command's usage (here, help's).
+        out << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
         return ExitCode::ok;
     }
     const auto found = app.get_subcommands([&](const CLI::App* a) { return a->get_name() == *verb; });
