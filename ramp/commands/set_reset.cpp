@@ -104,7 +104,10 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     }
     if (!reply.ok()) {
         ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
-        if (readback) ctx.err << "iogpu.wired_limit_mb now reads " << *readback << " MiB [" << source << "]\n";
+        if (readback)
+            ctx.err << "iogpu.wired_limit_mb now reads "
+                    << (*readback == 0 ? std::string("0 (the OS default)") : std::to_string(*readback) + " MiB") << " ["
+                    << source << "]\n";
         else if (!why_unknown.empty()) ctx.err << "iogpu.wired_limit_mb now: unknown (" << why_unknown << ")\n";
         return reply.code();
     }
@@ -181,7 +184,8 @@ ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::stri
         return ExitCode::ok;
     }
     ctx.out << (m.simulated() ? "SIMULATED " : "") << "already at " << (value.count() == 0 ? "the OS default" : units::describe(value))
-            << ": iogpu.wired_limit_mb reads " << units::to_string(value) << "   [" << m.knob.source
+            << ": iogpu.wired_limit_mb reads " << (value.count() == 0 ? "0 (the OS default)" : units::to_string(value))
+            << "   [" << m.knob.source
             << "]; nothing was changed\n";
     return ExitCode::ok;
 }
