@@ -106,7 +106,8 @@ void add_recover(CLI::App& app, Options& o) {
 }
 
 void add_global_options(CLI::App& app, Options& o) {
-    app.add_flag("--json", o.json, "One JSON object on stdout, also on failure (schemas: docs/schema/)");
+    app.add_flag("--json", o.json,
+                 std::string("One JSON object on stdout, also on failure (schemas: ") + WIREDCAP_SCHEMA_DIR + ")");
     app.add_flag("-q,--quiet", o.quiet,
                  "set, reset, persist, ramp, recover: no narration (errors still on stderr; a question is still "
                  "asked in full)");
