@@ -53,8 +53,11 @@ std::optional<std::size_t> answer_suspects(const CliContext& ctx, const recovery
     std::size_t open = 0;
     for (const auto& s : rep.suspects) {
         say << "Suspect: " << units::describe(s.value) << " " << recovery::hang_origin(s)
-            << ". It read back correctly, but a hang usually comes later, when a workload wires the memory; "
-               "how long it was in force is not recorded.\n";
+            << ". It is a suspect because it raised the cap outside a ramp (no person or check confirmed it) "
+               "and was in force when the machine went down: it read back correctly, but a hang usually comes "
+               "later, when a workload wires the memory, and how long it was in force is not recorded, so "
+               "wiredcap cannot tell a hang from a planned restart. A person's answer settles it: hung if the "
+               "machine hung with it, not-hung if the restart was planned (a reboot you or your tooling ran).\n";
         std::optional<std::string> answer = req.answer;
         if (!answer && !ctx.json && ::isatty(tty_in_fd) != 0) answer = ask_suspect(say, ::isatty(STDOUT_FILENO) != 0);
         if (!answer) {
