@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "commands/set_reset.hpp"
 #include "commands/metrics_cmd.hpp"
 #include "commands/status.hpp"
+#include "commands/status_field.hpp"
 #ifdef WIREDCAP_LINUX_BACKEND
 #include "commands/linux_front.hpp"
 #include "commands/linux_metrics.hpp"
@@ -47,10 +49,12 @@ constexpr const char* kExitCodeHelp = R"(Exit codes (0 only when the cap holds w
  14 no safe band here    15 no policy file         16 policy unreadable
  17 fit --check: fits only after raising the cap
  18 set on Linux: one trial boot scheduled, not held yet
+ 19 output could not be written (stdout, stderr, metrics' textfile)
 )";
 
 struct Options {
     bool json = false;
+    bool quiet = false;
     std::optional<std::string> helper;
     wiredcap::cli::DevPaths dev;
     wiredcap::cli::ConvertRequest convert;
@@ -66,6 +70,9 @@ struct Options {
     wiredcap::fit::FitRequest fit;
     std::vector<CLI::Option*> ramp_model_options;  // fit's options on ramp: only with --for
     wiredcap::cli::MetricsRequest metrics;
+    bool yes_asks_nothing = false;  // reset/persist --yes, ramp --unattended --yes: nothing is asked
+    std::optional<std::string> help_verb;
+    std::vector<std::string> status_fields;  // status --field NAME, repeatable  // wiredcap help [VERB]
     std::string linux_root;  // --linux-root of status, set, reset, recover: the Linux AMD backend
                              // under DIR (docs/linux.md); without it, detected on "/"
 };
@@ -105,11 +112,17 @@ void add_recover(CLI::App& app, Options& o) {
     hung->excludes(not_hung);
     recover->add_flag("--forget-hang", o.recover.forget_hang, "Clear the hang ceiling (journaled; the hang stays as history)");
     recover->add_option("--why", o.recover.why, "Why it is forgotten: macos-update, hardware-change or other-cause");
-    recover->add_flag("--yes", o.recover.yes, "Forget without asking (for scripts)");
+    recover->add_flag("-y,--yes", o.recover.yes,
+                      "Forget the hang ceiling without asking (--forget-hang); a suspect is answered only by "
+                      "--hung or --not-hung");
 }
 
 void add_global_options(CLI::App& app, Options& o) {
-    app.add_flag("--json", o.json, "One JSON object on stdout, also on failure (schemas: docs/schema/)");
+    app.add_flag("--json", o.json,
+                 std::string("One JSON object on stdout, also on failure (schemas: ") + WIREDCAP_SCHEMA_DIR + ")");
+    app.add_flag("-q,--quiet", o.quiet,
+                 "set, reset, persist, ramp, recover: no narration (errors still on stderr; a question is still "
+                 "asked in full)");
     app.add_option("--helper", o.helper, "The wiredcap-helper to run (absolute path; default: beside wiredcap, else installed)")
         ->check(CLI::ExistingFile);
     auto* dev = "Development and tests only (a setuid helper refuses it)";
@@ -131,6 +144,8 @@ void add_ramp(CLI::App& app, Options& o) {
     ramp->add_flag("--unattended", o.ramp.unattended, "No person: --check decides each step");
     ramp->add_option("--check", o.ramp.check, "With --unattended: a command whose exit 0 keeps the step");
     ramp->add_flag("--ignore-hang-ceiling", o.ramp.ignore_hang_ceiling, "Allow steps at or above a value that hung before");
+    ramp->add_flag("-y,--yes", o.yes_asks_nothing,
+                   "With --unattended: accepted, nothing is asked (a person's step is confirmed only as it is applied)");
     ramp->add_option("--from", o.ramp.from, "The GPU's cap now, when wiredcap cannot read it (no Metal); journaled");
 }
 
@@ -156,6 +171,7 @@ void add_persist(CLI::App& app, Options& o) {
     persist->add_flag("--lower", o.persist.lower,
                       "With --unconfirmed: store SIZE below the effective cap (lowers it at every boot)");
     persist->add_flag("--ignore-hang-ceiling", o.persist.ignore_hang_ceiling, "Allow a value at or above one that hung before");
+    persist->add_flag("-y,--yes", o.yes_asks_nothing, "Accepted for scripts; persist asks nothing");
 }
 
 // A size may be typed as two arguments, `96 GiB`: the parser reads "96 GiB" (one space).
@@ -208,6 +224,23 @@ std::optional<std::string> linux_unsupported(const CLI::App& app, const Options&
 }
 #endif
 
+// wiredcap help [COMMAND]: the usage CLI11 prints for --help, on stdout.
+ExitCode print_usage(const CLI::App& app, const std::optional<std::string>& verb, std::ostream& out,
+                     std::ostream& err) {
+    if (!verb) {
+        // Not app.help(): once a command is parsed it prints that command's usage (here, help's).
+        out << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+        return ExitCode::ok;
+    }
+    const auto found = app.get_subcommands([&](const CLI::App* a) { return a->get_name() == *verb; });
+    if (found.empty() || *verb == "help") {
+        err << "wiredcap help: no command " << wiredcap::units::quote_input(*verb) << " (run 'wiredcap help')\n";
+        return ExitCode::usage;
+    }
+    out << found.front()->help();
+    return ExitCode::ok;
+}
+
 ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream& err) {
     wiredcap::cli::CliContext ctx{wiredcap::cli::HelperClient(wiredcap::cli::locate_helper(o.helper), o.dev), o.json,
                                   out, err};
@@ -243,6 +276,19 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
             return wiredcap::cli::run_linux_recover(*linux_host, {o.recover.forget_hang, o.recover.why}, out, err);
         }
 #endif
+    if (is("help")) return print_usage(app, o.help_verb, out, err);
+    if (is("ramp") && o.yes_asks_nothing && !o.ramp.unattended) {
+        err << "wiredcap ramp: --yes cannot confirm a step before it is applied and seen; without a person, "
+               "name the check that decides: --unattended --check CMD\n";
+        return ExitCode::usage;
+    }
+    if (is("status") && !o.status_fields.empty()) {
+        if (o.json) {
+            err << "wiredcap status: --field prints bare values; --json the whole object: choose one\n";
+            return ExitCode::usage;
+        }
+        return wiredcap::cli::run_status_fields(ctx, o.status_fields);
+    }
     if (is("status")) return wiredcap::cli::run_status(ctx);
     if (is("metrics")) {
         if (o.json) {
@@ -285,23 +331,50 @@ std::string command_word(const CLI::App& app, int argc, const char* const* argv)
     return {};
 }
 
+// -q: the verbs that narrate what they do say nothing on success. Errors still go to stderr, and
+// a question is never asked without what it is about: recover on a terminal, where it may ask
+// about a suspect or a hang ceiling, keeps its narration unless the command line answers both.
+bool silenced(const CLI::App& app, const Options& o) {
+    if (!o.quiet || o.json) return false;
+    if (app.got_subcommand("recover"))
+        return ::isatty(STDIN_FILENO) == 0 || (o.recover.answer && (!o.recover.forget_hang || o.recover.yes));
+    return app.got_subcommand("set") || app.got_subcommand("reset") || app.got_subcommand("persist") ||
+           app.got_subcommand("ramp");
+}
+
 int dispatch(CLI::App& app, Options& o) {
-    if (!o.json) return wiredcap::to_int(run_command(app, o, std::cout, std::cerr));
+    std::ostream nowhere(nullptr);
+    if (!o.json) return wiredcap::to_int(run_command(app, o, silenced(app, o) ? nowhere : std::cout, std::cerr));
     wiredcap::cli::JsonMode mode(std::cout, std::cerr);
     const ExitCode code = run_command(app, o, mode.out(), mode.err());
     mode.finish(command_name(app), code);
     return wiredcap::to_int(code);
 }
 
-}  // namespace
+// A failed write to standard output or error (a full disk, a closed descriptor): whatever the
+// command changed is done and journaled by now, but its answer was lost, so the exit says so.
+// A command that failed anyway keeps its own code; the message may itself be lost when stderr
+// is what failed, the exit code is not.
+int with_output_checked(int code) {
+    std::cout.flush();
+    std::cerr.flush();
+    const bool out_lost = std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || std::cout.bad();
+    const bool err_lost = std::fflush(stderr) != 0 || std::ferror(stderr) != 0 || std::cerr.bad();
+    if (!out_lost && !err_lost) return code;
+    std::clearerr(stderr);
+    std::fprintf(stderr, "wiredcap: standard %s could not be written (a full disk or a closed file?)%s\n",
+                 out_lost && err_lost ? "output and error" : out_lost ? "output" : "error",
+                 code == 0 ? "; the command itself succeeded" : "");
+    return code == 0 ? wiredcap::to_int(ExitCode::output_failed) : code;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     // Human output fits the terminal (or COLUMNS, or 80 when piped): every message, table and
     // refusal is wrapped at one place. Standard output is wrapped only without --json below.
     const wiredcap::cli::WrappedStream err_fits(std::cerr, wiredcap::cli::output_width(STDERR_FILENO));
     // Named here, so that Usage: shows "wiredcap" and not argv[0]'s absolute path.
     CLI::App app{"wiredcap: set the Apple Silicon GPU wired-memory cap (iogpu.wired_limit_mb) safely", "wiredcap"};
-    app.set_version_flag("--version", std::string("wiredcap ") + wiredcap::kVersion, "Print the version and exit");
+    app.set_version_flag("-V,--version", std::string("wiredcap ") + wiredcap::kVersion, "Print the version and exit");
     app.require_subcommand(1);
     app.fallthrough();  // global options (--json, --helper, ...) may follow the subcommand
     Options o;
@@ -313,8 +386,10 @@ int main(int argc, char** argv) {
         ->expected(1, 2);
     auto* to = convert->add_option("--to", o.convert_to, "Print only this unit (B kB MB GB TB KiB MiB GiB TiB)");
 
-    [[maybe_unused]] auto* status =
-        app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+    auto* status = app.add_subcommand("status", "Every ceiling that can bind, side by side, each with its source");
+    status->add_option("--field", o.status_fields,
+                       "Print only this member of status --json, bare (sizes in MiB); repeatable, one line each "
+                       "(policy.max_mib for a nested one)");
 #ifdef WIREDCAP_LINUX_BACKEND
     status->add_option("--linux-root", o.linux_root,
                        "Linux AMD APU: TTM and amdgpu read under DIR ('/': this machine; docs/linux.md)");
@@ -324,10 +399,11 @@ int main(int argc, char** argv) {
                         "Write DIR/wiredcap.prom atomically instead of printing (the collector's directory)");
     auto* set = app.add_subcommand("set", "Set the cap to SIZE (or 'default'); prints the kernel's read-back");
     set->add_option("SIZE", o.set_size, "A size with its unit (e.g. 96GiB), or 'default'")->required()->expected(1, 2);
-    set->add_flag("--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
+    set->add_flag("-y,--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
     set->add_flag("--ignore-hang-ceiling", o.set.ignore_hang_ceiling, "Allow a value at or above one that hung before");
     set->add_option("--from", o.set.from, "The GPU's cap now, when wiredcap cannot read it (no Metal); journaled");
-    app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0), and forget any value stored for boot; always permitted");
+    app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0), and forget any value stored for boot; always permitted")
+        ->add_flag("-y,--yes", o.yes_asks_nothing, "Accepted for scripts; reset asks nothing");
     auto* policy = app.add_subcommand("policy", "The permitted band");
     policy->require_subcommand(1);
     auto* check = policy->add_subcommand("check", "Validate a policy file as the helper would (default: the installed one)");
@@ -346,9 +422,16 @@ int main(int argc, char** argv) {
                                              "Linux AMD APU under DIR: refused (exit 7); there, use set");
 #endif
     add_fit(app, o);
+    app.add_subcommand("help", "Print this usage, or a command's: wiredcap help [COMMAND]")
+        ->add_option("COMMAND", o.help_verb, "The command whose usage to print");
     // After the subcommands: CLI11 copies the footer into each subcommand made after it.
     app.footer(kExitCodeHelp);
 
+    // `wiredcap` alone is asking what it can do: the usage, on stderr (it did nothing: exit 2).
+    if (argc == 1) {
+        std::cerr << app.help();
+        return wiredcap::to_int(ExitCode::usage);
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -384,3 +467,7 @@ int main(int argc, char** argv) {
         return wiredcap::to_int(ExitCode::internal_error);
     }
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return with_output_checked(run(argc, argv)); }

@@ -23,10 +23,10 @@ _wiredcap() {
         prev=${COMP_WORDS[COMP_CWORD - 2]}
     fi
 
-    local global_opts="--help --version --json --helper --policy --journal --sim-state"
-    local commands="status set reset ramp recover persist policy convert fit metrics"
+    local global_opts="--help --version --json --quiet --helper --policy --journal --sim-state"
+    local commands="status set reset ramp recover persist policy convert fit metrics help"
     local units="B kB MB GB TB KiB MiB GiB TiB"
-    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --runtime --flash-attn --no-flash-attn --kv-unified --no-kv-unified --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from --linux-root"
+    local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --runtime --flash-attn --no-flash-attn --kv-unified --no-kv-unified --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from --yes --linux-root"
     local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --runtime --flash-attn --no-flash-attn --kv-unified --no-kv-unified --check"
     local persist_store_opts="--unconfirmed --lower --ignore-hang-ceiling"
 
@@ -98,7 +98,9 @@ _wiredcap() {
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
         set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from --linux-root $global_opts"; else words=default; fi ;;
         metrics) if [[ $cur == -* ]]; then words="--textfile-dir $global_opts"; fi ;;
-        status | reset) if [[ $cur == -* ]]; then words="--linux-root $global_opts"; fi ;;
+        status) if [[ $cur == -* ]]; then words="--field --linux-root $global_opts"; fi ;;
+        reset) if [[ $cur == -* ]]; then words="--yes --linux-root $global_opts"; fi ;;
+        help) if [[ $cur == -* ]]; then words=$global_opts; else words=${commands% help}; fi ;;
         recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes --linux-root $global_opts"; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
         fit)
@@ -115,11 +117,11 @@ _wiredcap() {
             # no fixed list (default: the journal's last confirmed value).
             if [[ $cur == -* ]]; then
                 if [[ -n $persist_off ]]; then
-                    words="--linux-root $global_opts"
+                    words="--yes --linux-root $global_opts"
                 elif [[ -n $persist_store ]]; then
-                    words="$persist_store_opts --linux-root $global_opts"
+                    words="$persist_store_opts --yes --linux-root $global_opts"
                 else
-                    words="--off $persist_store_opts --linux-root $global_opts"
+                    words="--off $persist_store_opts --yes --linux-root $global_opts"
                 fi
             fi
             ;;

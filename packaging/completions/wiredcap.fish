@@ -1,7 +1,7 @@
 # fish completion for wiredcap(1). Installed as share/fish/vendor_completions.d/wiredcap.fish.
 # tests/packaging/completions_test.sh checks it against `wiredcap --help`.
 
-set -l commands status set reset ramp recover persist policy convert fit metrics
+set -l commands status set reset ramp recover persist policy convert fit metrics help
 set -l no_command "not __fish_seen_subcommand_from $commands"
 
 # No file names unless an option or argument asks for one.
@@ -9,7 +9,8 @@ complete -c wiredcap -f
 
 # Global options: accepted before or after the command.
 complete -c wiredcap -s h -l help -d 'Print usage and exit codes, and exit'
-complete -c wiredcap -l version -d 'Print the version and exit'
+complete -c wiredcap -s V -l version -d 'Print the version and exit'
+complete -c wiredcap -s q -l quiet -d 'No narration from set, reset, persist, ramp, recover'
 complete -c wiredcap -l json -d 'Print one JSON object on stdout'
 complete -c wiredcap -l helper -r -F -d 'The wiredcap-helper to run'
 complete -c wiredcap -l policy -r -F -d 'Policy file (development and tests only)'
@@ -27,6 +28,10 @@ complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy che
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
 complete -c wiredcap -n $no_command -a fit -d 'How much memory a model needs, and whether it fits'
 complete -c wiredcap -n $no_command -a metrics -d 'The status readings for Prometheus'
+complete -c wiredcap -n $no_command -a help -d "Print the usage, or a command's"
+complete -c wiredcap -n '__fish_seen_subcommand_from help' -a 'status set reset ramp recover persist policy convert fit metrics'
+complete -c wiredcap -n '__fish_seen_subcommand_from status' -l field -x -d 'Print only this member of status --json, bare'
+complete -c wiredcap -n '__fish_seen_subcommand_from reset persist ramp' -s y -l yes -d 'Accepted for scripts; nothing is asked'
 
 # metrics [--textfile-dir DIR]
 complete -c wiredcap -n '__fish_seen_subcommand_from metrics' -l textfile-dir -x -a '(__fish_complete_directories)' -d 'Write DIR/wiredcap.prom atomically'
@@ -53,12 +58,12 @@ complete -c wiredcap -n '__fish_seen_subcommand_from convert' -l to -x -a 'B kB 
 
 # set SIZE [--yes]
 complete -c wiredcap -n '__fish_seen_subcommand_from status set reset recover ramp persist' -l linux-root -x -a '(__fish_complete_directories)' -d 'Linux AMD APU: read TTM and amdgpu under DIR'
-complete -c wiredcap -n '__fish_seen_subcommand_from set' -l yes -d 'Do not ask before raising the cap'
+complete -c wiredcap -n '__fish_seen_subcommand_from set' -s y -l yes -d 'Do not ask before raising the cap'
 complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l hung -d 'Answer for every suspect: the machine hung'
 complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l not-hung -d 'Answer for every suspect: it did not hang'
 complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l forget-hang -d 'Clear the hang ceiling (journaled)'
 complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l why -x -a 'macos-update hardware-change other-cause' -d 'Why it is forgotten'
-complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l yes -d 'Forget without asking'
+complete -c wiredcap -n '__fish_seen_subcommand_from recover' -s y -l yes -d 'Forget the hang ceiling without asking'
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l ignore-hang-ceiling -d 'Allow a value at or above one that hung before'
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l from -x -d 'The GPU cap now, when Metal cannot be read'
 complete -c wiredcap -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from default' -a default -d 'The OS default (same as reset)'

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <ostream>
 
+#include "engine/typed_answer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 
@@ -15,13 +16,26 @@ constexpr const char* kWhyWords = "macos-update, hardware-change or other-cause"
 
 std::string mib_arg(units::MiB v) { return std::to_string(v.count()) + "MiB"; }
 
-// One answer typed on the terminal: hung, not-hung, or nothing (decide later).
-std::optional<std::string> ask_suspect(std::ostream& say) {
-    say << "Did the machine hang? Type hung, not-hung, or press Enter to decide later: " << std::flush;
-    std::string line;
-    if (!std::getline(std::cin, line)) return std::nullopt;
-    if (line == "hung" || line == "not-hung") return line;
-    return std::nullopt;
+// One answer typed on the terminal: hung, not-hung, or later (Enter). "yes" (it hung) records a
+// hang ceiling, which keeps the cap down: harmless, so "y" is taken too. "not-hung" lifts what
+// a suspect holds back, so it is taken as "no" or "not-hung", never as a bare "n".
+std::optional<std::string> ask_suspect(std::ostream& say, bool say_is_terminal) {
+    const Question q{"Did the machine hang with it in force? Type hung (or yes), not-hung (or no), or press Enter "
+                     "to decide later: ",
+                     {{"hung", "hung"},
+                      {"yes", "hung"},
+                      {"y", "hung"},
+                      {"not-hung", "not-hung"},
+                      {"no", "not-hung"},
+                      {"n", ""},
+                      {"", "later"},
+                      {"later", "later"}},
+                     "type hung (or yes), not-hung (or no), or press Enter to decide later.",
+                     "a machine that did not hang is answered no or not-hung in full (the answer lifts the "
+                     "suspect), or press Enter to decide later."};
+    auto answer = ask_word(std::cin, say, say_is_terminal, q);
+    if (answer == "later") return std::nullopt;
+    return answer;
 }
 
 }  // namespace
@@ -29,7 +43,6 @@ std::optional<std::string> ask_suspect(std::ostream& say) {
 std::optional<std::string> check_recover_request(const RecoverRequest& req) {
     if (req.forget_hang && !req.why) return std::string("--forget-hang needs --why: ") + kWhyWords;
     if (!req.forget_hang && req.why) return std::string("--why belongs to --forget-hang");
-    if (!req.forget_hang && req.yes) return std::string("--yes belongs to --forget-hang");
     if (req.why && *req.why != "macos-update" && *req.why != "hardware-change" && *req.why != "other-cause")
         return "--why needs " + std::string(kWhyWords) + " (got " + units::quote_input(*req.why) + ")";
     return std::nullopt;
@@ -40,10 +53,13 @@ std::optional<std::size_t> answer_suspects(const CliContext& ctx, const recovery
     std::size_t open = 0;
     for (const auto& s : rep.suspects) {
         say << "Suspect: " << units::describe(s.value) << " " << recovery::hang_origin(s)
-            << ". It read back correctly, but a hang usually comes later, when a workload wires the memory; "
-               "how long it was in force is not recorded.\n";
+            << ". It is a suspect because it raised the cap outside a ramp (no person or check confirmed it) "
+               "and was in force when the machine went down: it read back correctly, but a hang usually comes "
+               "later, when a workload wires the memory, and how long it was in force is not recorded, so "
+               "wiredcap cannot tell a hang from a planned restart. A person's answer settles it: hung if the "
+               "machine hung with it, not-hung if the restart was planned (a reboot you or your tooling ran).\n";
         std::optional<std::string> answer = req.answer;
-        if (!answer && !ctx.json && ::isatty(tty_in_fd) != 0) answer = ask_suspect(say);
+        if (!answer && !ctx.json && ::isatty(tty_in_fd) != 0) answer = ask_suspect(say, ::isatty(STDOUT_FILENO) != 0);
         if (!answer) {
             ++open;
             continue;
@@ -76,10 +92,11 @@ ExitCode forget_hang(const CliContext& ctx, const recovery::Report& rep, const R
                     << ") needs confirmation; no terminal to ask on, so pass --yes\n";
             return ExitCode::usage;
         }
-        say << "Forget the hang ceiling: " << what << "? Later writes may go at or above it again. "
-            << "Type yes to continue: " << std::flush;
-        std::string line;
-        if (!std::getline(std::cin, line) || line != "yes") {
+        const std::string text =
+            "Forget the hang ceiling: " + what + "? Later writes may go at or above it again. Type yes to continue: ";
+        const auto answer = ask_word(std::cin, say, ::isatty(STDOUT_FILENO) != 0,
+                                     yes_or_no(text, "this lets the cap go at or above a value that hung"));
+        if (answer != "yes") {
             say << "not forgotten\n";
             return ExitCode::declined;
         }

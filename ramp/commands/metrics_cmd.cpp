@@ -170,8 +170,9 @@ ExitCode run_metrics(CliContext& ctx, const MetricsRequest& req) {
     }
     // Written even without readings: wiredcap_up 0 replaces values that would otherwise go stale.
     if (auto ok = replace_file_atomically(*req.textfile_dir, kTextfileName, text); !ok) {
+        // The directory is the machine's (missing, read-only, full), not a fault of wiredcap's.
         ctx.err << "wiredcap metrics: " << ok.error().message << "\n";
-        return ExitCode::internal_error;
+        return ExitCode::output_failed;
     }
     return code;
 }

@@ -12,6 +12,7 @@
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
 #include "engine/recovery.hpp"
+#include "engine/typed_answer.hpp"
 #include "json_contract.hpp"
 #include "output/wrapping_buf.hpp"
 #include "commands/policy_cause.hpp"
@@ -109,7 +110,10 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     }
     if (!reply.ok()) {
         ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
-        if (readback) ctx.err << "iogpu.wired_limit_mb now reads " << *readback << " MiB [" << source << "]\n";
+        if (readback)
+            ctx.err << "iogpu.wired_limit_mb now reads "
+                    << (*readback == 0 ? std::string("0 (the OS default)") : std::to_string(*readback) + " MiB") << " ["
+                    << source << "]\n";
         else if (!why_unknown.empty()) ctx.err << "iogpu.wired_limit_mb now: unknown (" << why_unknown << ")\n";
         return reply.code();
     }
@@ -147,12 +151,13 @@ ExitCode no_terminal(CliContext& ctx, const Before& b, MiB current, MiB to) {
 
 bool confirmed_change(CliContext& ctx, const Before& b, MiB current, MiB to) {
     const std::string verb = b.direction == Direction::raise ? "Raise" : b.direction == Direction::lower ? "Lower" : "Set";
-    ctx.err << verb << " the GPU's cap from " << from_text(b, current) << " [" << b.effective.source << "] to "
-            << units::describe(to) << " (iogpu.wired_limit_mb)? Type yes to continue: " << std::flush;
-    std::string answer;
-    const bool read = static_cast<bool>(std::getline(std::cin, answer));
-    line_ended_by_input(ctx.err);
-    if (!read || answer != "yes") {
+    const std::string text = verb + " the GPU's cap from " + from_text(b, current) + " [" + b.effective.source +
+                             "] to " + units::describe(to) + " (iogpu.wired_limit_mb)? Type yes to continue: ";
+    // Only a raise needs yes in full; lowering the cap cannot hang the machine.
+    std::optional<std::string> full;
+    if (b.direction == Direction::raise) full = "this raises the GPU's cap";
+    const auto answer = ask_word(std::cin, ctx.err, ::isatty(STDERR_FILENO) != 0, yes_or_no(text, full));
+    if (answer != "yes") {
         ctx.err << "not changed\n";
         return false;
     }
@@ -195,7 +200,8 @@ ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::stri
         return ExitCode::ok;
     }
     ctx.out << (m.simulated() ? "SIMULATED " : "") << "already at " << (value.count() == 0 ? "the OS default" : units::describe(value))
-            << ": iogpu.wired_limit_mb reads " << units::to_string(value) << "   [" << m.knob.source
+            << ": iogpu.wired_limit_mb reads " << (value.count() == 0 ? "0 (the OS default)" : units::to_string(value))
+            << "   [" << m.knob.source
             << "]; nothing was changed\n";
     return ExitCode::ok;
 }

@@ -53,7 +53,7 @@ std::string knob_text(const Reading<MiB>& knob) {
 std::string binding_text(const Status& s) {
     const auto& knob = s.machine.knob.value;
     if (!knob) return "unknown: the knob could not be read";
-    if (knob->count() != 0) return "the knob, " + units::to_string(*knob);
+    if (knob->count() != 0) return "the knob, " + units::describe(*knob);
     if (s.metal.working_set) return "the OS default policy, " + size_text(*s.metal.working_set) + " per Metal";
     return "the OS default policy (its value is unknown: " + s.metal.why_unknown + ")";
 }

@@ -58,11 +58,13 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+// The words of typed_answer.hpp's rule: "yes" keeps the raise and goes on, so only the exact
+// word is yes ("Yes" and "y" are asked again); "n" reverts, which is harmless, so it is no.
 std::optional<Answer> parse_answer(std::string_view line) {
     const std::string_view word = trim(line);
     if (word == "yes") return Answer::yes;
     if (word == "stop") return Answer::stop;
-    if (word == "no") return Answer::no;
+    if (word == "no" || word == "n") return Answer::no;
     return std::nullopt;
 }
 
@@ -358,8 +360,12 @@ private:
 
     std::optional<Answer> submit() {
         if (auto a = parse_answer(editor_.line())) return a;
+        const bool short_yes = trim(editor_.line()) == "y";
         editor_.clear();
-        const std::string again = "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
+        const std::string again =
+            std::string(short_yes ? "  \"y\" is not taken as yes: this raises the GPU's cap, so yes is typed in full.\n"
+                                  : "") +
+            "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
         if (dumb_) {
             write_all(out_, "\n" + again + "> ");
             return std::nullopt;

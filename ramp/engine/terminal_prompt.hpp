@@ -3,7 +3,7 @@
 //
 //   yes            -> Answer::yes      (continue)
 //   stop           -> Answer::stop     (keep this value, end)
-//   no             -> Answer::no       (revert)
+//   no, n          -> Answer::no       (revert; "y" is asked again: yes raises, so in full)
 //   end of input   -> Answer::eof      (Ctrl-D on an empty line)
 //   Ctrl-C/SIGINT  -> Answer::interrupt, SIGTERM -> terminate
 //   SIGHUP, or the terminal gone (a read of 0 or EIO) -> Answer::hangup

@@ -70,6 +70,15 @@ walk() {
 }
 walk
 check "the help texts were read" test -s "$all_help"
+# The SYNOPSIS is current: every command's own option is in it. Left to OPTIONS: the global
+# ones (and -h/--version); --linux-root is in the Linux paragraph; ramp --for's model options are
+# the SYNOPSIS's "ramp options" (fit's own line lists them).
+page_section SYNOPSIS <"$page" >"$work/wiredcap.synopsis.txt"
+global=$(COLUMNS= "$wiredcap" --help | cli_options | sort -u)
+while read -r opt; do
+  case " $(echo $global) --help --linux-root " in *" $opt "*) continue ;; esac
+  check "wiredcap(1) SYNOPSIS names option $opt" has_word "$work/wiredcap.synopsis.txt" "$opt"
+done < <(cli_options <"$all_help" | sort -u)
 # And the other way round: the page names no option the program does not have.
 while read -r opt; do
   check "option $opt in wiredcap(1) exists in some --help" has_word "$all_help" "$opt"

@@ -199,7 +199,18 @@ def code_18():
 # What must not have happened for each code: nothing written unless the code says a write was
 # attempted or kept (0: the value; 5: refused by the kernel; 6: written; 8, 9: the ramp's steps;
 # 10: the helper's own step).
-WRITES_ALLOWED = {0, 5, 6, 8, 9, 10}
+def code_19():
+    # set --yes with its answer going to a full disk: the change is made and journaled (writes
+    # allowed), the lost answer is not hidden behind exit 0.
+    with open("/dev/full", "w") as full:
+        p = subprocess.run(T.argv("set", "80GiB", "--yes"), stdin=subprocess.DEVNULL, stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+    T.commands.append((T.argv("set", "80GiB", "--yes"), p.returncode, "", p.stderr))
+    check(T.history() == [81920], f"set --yes >/dev/full wrote {T.history()}, expected [81920]")
+    return p.returncode
+
+
+WRITES_ALLOWED = {0, 5, 6, 8, 9, 10, 19}
 
 
 def case_exit_code_table():

@@ -46,7 +46,7 @@ TEST(RoundedUpDecimal, RoundsUpAndNeverDown) {
 
 TEST(Describe, EdgeValues) {
     EXPECT_EQ(describe(0_MiB), "0 MiB (0.00 GiB, 0.00 GB)");
-    EXPECT_EQ(describe(1_MiB), "1 MiB (0.00 GiB, 0.00 GB)");
+    EXPECT_EQ(describe(1_MiB), "1 MiB (0.0009 GiB, 0.001 GB)");  // never 0.00 for a size that is not 0
     EXPECT_EQ(describe(1023_MiB), "1023 MiB (0.99 GiB, 1.07 GB)");
     EXPECT_EQ(describe(MiB::max()), "17592186044415 MiB (17179869183.99 GiB, 18446744073.70 GB)");
 }

@@ -67,10 +67,21 @@ std::string truncated_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
     return fixed_decimal(bytes, unit, decimals, Rounding::down, "truncated_decimal");
 }
 
+// Two decimals, cut; a nonzero size too small for them gets as many more as show its first
+// digit (1 MiB is 0.0009 GiB), never "0.00": that reads as nothing where something is. Still
+// cut, so the figure is never above the size, and it parses back.
+static std::string two_decimals(Bytes b, SizeUnit unit) {
+    unsigned decimals = 2;
+    std::string cut = truncated_decimal(b, unit, decimals);
+    while (b.count() != 0 && cut.find_first_not_of("0.") == std::string::npos && decimals < 9)
+        cut = truncated_decimal(b, unit, ++decimals);
+    return cut;
+}
+
 std::string describe(MiB mib) {
     const Bytes b = mib;
-    return to_string(mib) + " (" + truncated_decimal(b, SizeUnit::gibibytes, 2) + " GiB, " +
-           truncated_decimal(b, SizeUnit::gigabytes, 2) + " GB)";
+    return to_string(mib) + " (" + two_decimals(b, SizeUnit::gibibytes) + " GiB, " +
+           two_decimals(b, SizeUnit::gigabytes) + " GB)";
 }
 
 }  // namespace wiredcap::units

@@ -28,6 +28,8 @@ enum class ExitCode : int {
     raise_needed = 17,        // fit --check: the model fits only after a raise (the cap does not hold it yet)
     trial_scheduled = 18,     // Linux set: one trial boot is scheduled; the machine holds the value only
                               // once that boot reads it back and it is confirmed (docs/linux.md)
+    output_failed = 19,       // the answer could not be written (stdout, stderr, metrics' textfile
+                              // directory): whatever the command changed is done and journaled
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode c) noexcept { return static_cast<int>(c); }
