@@ -1,8 +1,13 @@
 #include "commands/metrics_cmd.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <ostream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -159,7 +164,27 @@ std::string prometheus_text(const StatusReadings* s) {
     return e.text();
 }
 
+// A directory another user can write is refused: there anyone may plant wiredcap.prom first,
+// and with the sticky bit (/tmp) a writer who is not root can then never replace it, so the
+// scrape would serve their numbers. Only the caller or root may own it, and no one else write it.
+std::optional<std::string> shared_dir_problem(const std::string& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;  // the write says why
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        return dir + " is writable by " + ((st.st_mode & S_IWOTH) != 0 ? "every user" : "its group") +
+               ", who could plant or keep a wiredcap.prom there; use a directory only you (or root) can write";
+    if (st.st_uid != ::geteuid() && st.st_uid != 0)
+        return dir + " belongs to uid " + std::to_string(st.st_uid) +
+               ", who could plant or keep a wiredcap.prom there; use a directory only you (or root) can write";
+    return std::nullopt;
+}
+
 ExitCode run_metrics(CliContext& ctx, const MetricsRequest& req) {
+    if (req.textfile_dir)
+        if (auto why = shared_dir_problem(*req.textfile_dir)) {
+            ctx.err << "wiredcap metrics: refusing --textfile-dir " << *why << "\n";
+            return ExitCode::usage;
+        }
     auto read = read_status(ctx);
     if (!read) ctx.err << "wiredcap metrics: " << read.error().message << "\n";
     const std::string text = prometheus_text(read ? &*read : nullptr);

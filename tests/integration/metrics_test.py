@@ -261,32 +261,42 @@ def every_state_matches_status():
     compare_with_status(samples(wiredcap("metrics")), status)
 
 
-def a_planted_symlink_is_not_followed():
-    """A textfile directory writable by anyone (mode 1777): a symlink planted at the target's
-    name is replaced, not written through; the file it points at is left as it was."""
+def a_shared_directory_is_refused():
+    """A textfile directory another user can write (mode 1777, group-writable, or another
+    user's): there `nobody` plants wiredcap.prom (a symlink to a victim file, or its own numbers
+    the sticky bit keeps) before wiredcap writes. Refused, exit 2, saying why; neither the planted
+    file nor the victim is touched. In a directory only root writes, a symlink found at the name is
+    replaced, not written through."""
     new_tree()
-    os.chmod(PROM, 0o1777)
     victim = os.path.join(WORK, "victim")
     with open(victim, "w") as f:
         f.write("not yours\n")
     target = os.path.join(PROM, "wiredcap.prom")
     os.symlink(victim, target)
     os.lchown(target, 65534, 65534)
+    for mode, owner, why in ((0o1777, 0, "writable by every user"), (0o775, 0, "writable by its group"),
+                             (0o755, 65534, "belongs to uid 65534")):
+        os.chown(PROM, owner, 0)
+        os.chmod(PROM, mode)
+        r = subprocess.run([WIREDCAP, "--helper", HELPER, "--policy", POLICY, "--journal", JOURNAL, "--sim-state",
+                            STATE, "metrics", "--textfile-dir", PROM], capture_output=True, text=True, timeout=60)
+        if r.returncode != 2 or why not in r.stderr or "refusing --textfile-dir" not in r.stderr:
+            fail(f"mode {oct(mode)} uid {owner}: not refused, or not saying why: exit {r.returncode}: {r.stderr}")
+        if open(victim).read() != "not yours\n" or not os.path.islink(target):
+            fail(f"mode {oct(mode)} uid {owner}: metrics wrote in a directory another user can write")
+    os.chown(PROM, 0, 0)
+    os.chmod(PROM, 0o755)
     wiredcap("metrics", "--textfile-dir", PROM)
     if open(victim).read() != "not yours\n":
-        fail("metrics wrote through the planted symlink")
-    if os.path.islink(target) or not os.path.isfile(target):
-        fail("the planted symlink is still there")
-    if value(samples(open(target).read()), "wiredcap_up") != 1:
-        fail("the replaced file does not hold the metrics")
-    if sorted(os.listdir(PROM)) != ["wiredcap.prom"]:
-        fail(f"the directory holds more than the file: {os.listdir(PROM)}")
-    print("  the planted symlink replaced by the file; its target untouched")
+        fail("metrics wrote through the symlink")
+    if os.path.islink(target) or value(samples(open(target).read()), "wiredcap_up") != 1:
+        fail("the symlink was not replaced by the metrics")
+    print("  1777, 0775 and another user's directory refused (exit 2); in root's 0755 the symlink replaced")
 
 
 {"promtool_accepts_it": promtool_accepts_it,
  "node_exporter_matches_status": node_exporter_matches_status,
  "textfile_is_replaced_whole": textfile_is_replaced_whole,
- "a_planted_symlink_is_not_followed": a_planted_symlink_is_not_followed,
+ "a_shared_directory_is_refused": a_shared_directory_is_refused,
  "every_state_matches_status": every_state_matches_status}[SCENARIO]()
 print("PASS: " + SCENARIO)
