@@ -39,6 +39,11 @@
 //   clock_pinned               0/1: 1 = no real time passes on the simulated machine: the
 //                              uptime is uptime_advanced_s alone, so two runs of a test see the
 //                              same uptime whatever the host's clock did between them
+//   launchd                    the simulated launchd's word on the boot action's LaunchDaemon:
+//                              none (no launchd: a fresh machine), loaded, not-loaded (its
+//                              plist there), not-installed (no plist: a Homebrew install), or
+//                              disabled (loaded but switched off), so that what wiredcap says of
+//                              each state can be shown for each macOS release
 //
 // Every change is a locked read-modify-write that replaces the file atomically (see
 // update_state), so a reader never sees a torn file and concurrent writers lose no update.
@@ -91,6 +96,7 @@ struct SimState {
     std::vector<units::MiB> history;
     bool clock_pinned = false;
     units::Bytes wired = units::Bytes::zero();
+    std::string launchd = "none";
 
     friend bool operator==(const SimState&, const SimState&) = default;
 };
