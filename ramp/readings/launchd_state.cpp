@@ -1,11 +1,17 @@
 #include "readings/launchd_state.hpp"
 
 #include <cctype>
+#include <filesystem>
 #include <string>
+
+#include "default_state_path.hpp"
+#include "readings/daemon_texts.hpp"
+#include "sim_state.hpp"
 
 #if defined(__APPLE__)
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/sysctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,8 +51,14 @@ std::optional<Captured> launchctl(const std::vector<std::string>& args) {
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclose(&actions, fds[0]);
+    // Apple's POSIX_SPAWN_CLOEXEC_DEFAULT: launchctl inherits only the three descriptors above,
+    // never one wiredcap holds open (the journal, a lock) whatever its close-on-exec flag says.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_CLOEXEC_DEFAULT);
     pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, nullptr, argv.data(), envp);
+    const int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, &attr, argv.data(), envp);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     Captured c{0, {}};
@@ -67,7 +79,41 @@ std::optional<Captured> launchctl(const std::vector<std::string>& args) {
     c.status = WEXITSTATUS(c.status);
     return c;
 }
+
+constexpr std::string_view kPlistPath = "/Library/LaunchDaemons/org.wiredcap.boot.plist";
+
+std::optional<bool> file_exists(std::string_view path) {
+    std::error_code ec;
+    const bool present = std::filesystem::exists(path, ec);
+    if (ec) return std::nullopt;
+    return present;
+}
+
+// kern.osproductversion ("15.6"), the release System Settings' names depend on.
+std::optional<std::string> os_product_version() {
+    char buf[64] = {};
+    std::size_t len = sizeof buf - 1;
+    if (::sysctlbyname("kern.osproductversion", buf, &len, nullptr, 0) != 0) return std::nullopt;
+    return std::string(buf);
+}
 #endif
+
+// The simulated launchd (sim_state.hpp, key launchd), for the profile's macOS release.
+DaemonState simulated_daemon_state(const std::optional<std::string>& sim_state) {
+    DaemonState d;
+    d.why_unknown = "the SIMULATED Mac has no launchd";
+    const std::string path = sim_state.value_or(std::string(kernel::default_sim_state_path()));
+    auto s = kernel::sim::load_state(path);
+    if (!s || s->launchd == "none") return d;
+    d.applicable = true;
+    d.source = "SIMULATED launchd (wiredcap-sim launchd " + s->launchd + ")";
+    d.why_unknown.clear();
+    if (const auto* p = kernel::sim::find_profile(s->profile)) d.macos = std::string(p->macos);
+    d.loaded = s->launchd == "loaded" || s->launchd == "disabled";
+    d.enabled = s->launchd != "disabled";
+    d.plist_present = s->launchd != "not-installed";
+    return d;
+}
 
 }  // namespace
 
@@ -94,14 +140,13 @@ std::optional<bool> loaded_from_print_status(int status) {
     return std::nullopt;
 }
 
-DaemonState read_daemon_state(bool simulated) {
+DaemonState read_daemon_state(bool simulated, const std::optional<std::string>& sim_state) {
+    if (simulated) return simulated_daemon_state(sim_state);
     DaemonState d;
-    if (simulated) {
-        d.why_unknown = "the SIMULATED Mac has no launchd";
-        return d;
-    }
 #if defined(__APPLE__)
     d.applicable = true;
+    d.macos = os_product_version();
+    d.plist_present = file_exists(kPlistPath);
     d.source = "launchctl print system/" + std::string(kDaemonLabel) + "; launchctl print-disabled system";
     if (auto p = launchctl({"print", "system/" + std::string(kDaemonLabel)})) {
         d.loaded = loaded_from_print_status(p->status);
@@ -110,11 +155,13 @@ DaemonState read_daemon_state(bool simulated) {
     } else {
         d.why_unknown = "cannot run /bin/launchctl print";
     }
+    // Each unknown part adds its reason: one must not overwrite the other's.
+    auto why = [&d](const std::string& reason) { d.why_unknown += (d.why_unknown.empty() ? "" : "; ") + reason; };
     if (auto p = launchctl({"print-disabled", "system"}); p && p->status == 0) {
         if (auto disabled = disabled_in(p->out, kDaemonLabel)) d.enabled = !*disabled;
-        else d.why_unknown = "launchctl print-disabled lists it with a value wiredcap does not know";
+        else why("launchctl print-disabled lists it with a value wiredcap does not know");
     } else {
-        d.why_unknown = "cannot run /bin/launchctl print-disabled";
+        why("cannot run /bin/launchctl print-disabled");
     }
 #else
     d.why_unknown = "not macOS: no launchd";
@@ -125,7 +172,7 @@ DaemonState read_daemon_state(bool simulated) {
 std::string daemon_text(const DaemonState& d) {
     if (!d.applicable) return "not applicable (" + d.why_unknown + ")";
     std::string loaded = !d.loaded ? "loaded: unknown" : *d.loaded ? "loaded" : "NOT LOADED";
-    std::string enabled = !d.enabled ? "enabled: unknown" : *d.enabled ? "enabled" : "DISABLED (Login Items)";
+    std::string enabled = !d.enabled ? "enabled: unknown" : *d.enabled ? "enabled" : disabled_text(d.macos);
     std::string text = loaded + ", " + enabled;
     if (!d.loaded || !d.enabled) text += " (" + d.why_unknown + ")";
     return text;
@@ -133,14 +180,9 @@ std::string daemon_text(const DaemonState& d) {
 
 std::optional<std::string> persist_warning(const DaemonState& d) {
     if (!d.applicable) return std::nullopt;
-    if (d.enabled == false)
-        return "the LaunchDaemon " + std::string(kDaemonLabel) +
-               " is switched off (System Settings > General > Login Items > Allow in the Background): the stored "
-               "value will not be applied at boot until you switch it on";
-    if (d.loaded == false)
-        return "the LaunchDaemon " + std::string(kDaemonLabel) +
-               " is not loaded: the stored value will not be applied at boot (load it: sudo launchctl bootstrap "
-               "system /Library/LaunchDaemons/" + std::string(kDaemonLabel) + ".plist)";
+    if (d.enabled == false) return disabled_warning(d.macos);
+    // No bootstrap advice for a plist that is not there (a Homebrew install): unknown counts as there.
+    if (d.loaded == false) return not_loaded_warning(d.plist_present.value_or(true));
     return std::nullopt;
 }
 
