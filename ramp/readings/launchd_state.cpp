@@ -11,11 +11,11 @@
 #if defined(__APPLE__)
 #include <fcntl.h>
 #include <spawn.h>
-#include <sys/sysctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <vector>
 #endif
 
@@ -89,12 +89,14 @@ std::optional<bool> file_exists(std::string_view path) {
     return present;
 }
 
-// kern.osproductversion ("15.6"), the release System Settings' names depend on.
+// The macOS release ("15.6") from SystemVersion.plist: wiredcap reads no sysctl itself (only
+// the helper does; tools/cross-build checks that wiredcap imports no sysctlbyname).
 std::optional<std::string> os_product_version() {
-    char buf[64] = {};
-    std::size_t len = sizeof buf - 1;
-    if (::sysctlbyname("kern.osproductversion", buf, &len, nullptr, 0) != 0) return std::nullopt;
-    return std::string(buf);
+    std::ifstream f("/System/Library/CoreServices/SystemVersion.plist");
+    std::string text(65536, '\0');
+    f.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(f.gcount()));
+    return product_version_in(text);
 }
 #endif
 
@@ -132,6 +134,21 @@ std::optional<bool> disabled_in(std::string_view output, std::string_view label)
         return std::nullopt;
     }
     return false;  // not listed: launchd's default, enabled
+}
+
+std::optional<std::string> product_version_in(std::string_view plist) {
+    constexpr std::string_view key = "<key>ProductVersion</key>", open = "<string>", close = "</string>";
+    const auto k = plist.find(key);
+    if (k == std::string_view::npos) return std::nullopt;
+    const auto o = plist.find(open, k + key.size());
+    // Only white space between the key and its <string>: another type (or key) is not the release.
+    if (o == std::string_view::npos || !trim(plist.substr(k + key.size(), o - k - key.size())).empty())
+        return std::nullopt;
+    const auto c = plist.find(close, o + open.size());
+    if (c == std::string_view::npos) return std::nullopt;
+    const std::string_view v = plist.substr(o + open.size(), c - o - open.size());
+    if (v.empty() || v.size() > 16) return std::nullopt;
+    return std::string(v);
 }
 
 std::optional<bool> loaded_from_print_status(int status) {

@@ -37,6 +37,10 @@ struct DaemonState {
 // default). nullopt: listed with a value this parser does not know.
 [[nodiscard]] std::optional<bool> disabled_in(std::string_view print_disabled_output, std::string_view label);
 
+// The macOS release in the text of /System/Library/CoreServices/SystemVersion.plist (an XML
+// plist: <key>ProductVersion</key> then <string>15.6</string>); nullopt when it is not there.
+[[nodiscard]] std::optional<std::string> product_version_in(std::string_view plist);
+
 // What the exit status of `launchctl print system/LABEL` says about "loaded": 0 yes; 113
 // ("Could not find service") no; anything else (launchctl failed for another reason) unknown.
 [[nodiscard]] std::optional<bool> loaded_from_print_status(int status);

@@ -109,6 +109,18 @@ TEST(LaunchdState, DisabledNamesThePaneOfEachReleaseBothCausesAndBothRemedies) {
               "Background (App Background Activity from macOS 26)");
 }
 
+TEST(LaunchdState, TheReleaseComesFromSystemVersionPlist) {
+    const std::string plist =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n"
+        "\t<key>ProductBuildVersion</key>\n\t<string>24G84</string>\n"
+        "\t<key>ProductName</key>\n\t<string>macOS</string>\n"
+        "\t<key>ProductVersion</key>\n\t<string>15.6</string>\n</dict>\n</plist>\n";
+    EXPECT_EQ(product_version_in(plist), "15.6");
+    EXPECT_EQ(product_version_in("<key>ProductName</key><string>macOS</string>"), std::nullopt);
+    EXPECT_EQ(product_version_in("<key>ProductVersion</key><integer>15</integer><string>x</string>"), std::nullopt);
+    EXPECT_EQ(product_version_in(""), std::nullopt);
+}
+
 TEST(LaunchdState, TheReleaseIsItsMajorNumber) {
     EXPECT_EQ(macos_major("15.6"), 15);
     EXPECT_EQ(macos_major("26"), 26);
