@@ -291,6 +291,12 @@ Expected<Ok> SimKernel::set_clock_pinned(const fs::path& state_path, bool pinned
     return set_field(state_path, [pinned](SimState& s) { s.clock_pinned = pinned; });
 }
 
+Expected<Ok> SimKernel::set_launchd(const fs::path& state_path, std::string_view state) {
+    if (state != "none" && state != "loaded" && state != "not-loaded" && state != "not-installed" && state != "disabled")
+        return Error{"launchd takes none, loaded, not-loaded, not-installed or disabled"};
+    return set_field(state_path, [state](SimState& s) { s.launchd = std::string(state); });
+}
+
 Expected<Ok> SimKernel::set_hang_above(const fs::path& state_path, MiB above) {
     return set_field(state_path, [above](SimState& s) { s.hang_above = above; });
 }

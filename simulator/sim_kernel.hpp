@@ -103,6 +103,9 @@ public:
     // Memory wired now (read_wired_now); at most the memory size.
     [[nodiscard]] static Expected<Ok> set_wired(const std::filesystem::path& state_path, units::Bytes wired);
 
+    // The simulated launchd's state of the boot action's daemon (sim_state.hpp, key launchd).
+    [[nodiscard]] static Expected<Ok> set_launchd(const std::filesystem::path& state_path, std::string_view state);
+
 private:
     std::filesystem::path path_;
 };

@@ -38,6 +38,7 @@ struct Profile {
     bool has_wired_limit_mb;       // false before macOS 14 (Sonoma)
     RelatedValues related;
     std::string_view default_cap_basis;  // "measured: <source>" or "estimate: <rule>"
+    std::string_view macos;              // the macOS release, "15.6": System Settings names differ by release
 };
 
 inline constexpr std::string_view kDefaultProfileName = "m2ultra-192";

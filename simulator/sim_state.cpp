@@ -126,6 +126,13 @@ Problem read_profile(std::string& out, std::string_view v) {
     return std::nullopt;
 }
 
+Problem read_launchd(std::string& out, std::string_view v) {
+    if (v != "none" && v != "loaded" && v != "not-loaded" && v != "not-installed" && v != "disabled")
+        return quote_input(v) + " is not none, loaded, not-loaded, not-installed or disabled";
+    out = v;
+    return std::nullopt;
+}
+
 bool is_upper_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); }
 
 // kern.bootsessionuuid's shape: 8-4-4-4-12 upper-case hex digits.
@@ -221,6 +228,7 @@ constexpr std::array kFields{
     WIREDCAP_FIELD("clock_pinned", clock_pinned, read_value),
     WIREDCAP_FIELD("wired_bytes", wired, read_value),
     WIREDCAP_FIELD("log_folded_bytes", log_folded, read_value),
+    WIREDCAP_FIELD("launchd", launchd, read_launchd),
 };
 #undef WIREDCAP_FIELD
 

@@ -40,6 +40,11 @@
 //                              uptime is uptime_advanced_s alone, so two runs of a test see the
 //                              same uptime whatever the host's clock did between them
 //   log_folded_bytes           how much of the write log `<path>.writes` this file already holds
+//   launchd                    the simulated launchd's word on the boot action's LaunchDaemon:
+//                              none (no launchd: a fresh machine), loaded, not-loaded (its
+//                              plist there), not-installed (no plist: a Homebrew install), or
+//                              disabled (loaded but switched off), so that what wiredcap says of
+//                              each state can be shown for each macOS release
 //
 // A write of the knob is what the kernel makes it, one atomic store that takes no lock anyone
 // else can hold: one line appended to the write log `<path>.writes` (one write(2) with O_APPEND)
@@ -97,6 +102,7 @@ struct SimState {
     bool clock_pinned = false;
     units::Bytes wired = units::Bytes::zero();
     std::uint64_t log_folded = 0;
+    std::string launchd = "none";
 
     friend bool operator==(const SimState&, const SimState&) = default;
 };

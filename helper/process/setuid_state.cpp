@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <climits>
-#include <cstdint>
 
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
+constexpr const char* kOtherCauses = "a nosuid mount, or a debugger";  // xnu has no no_new_privs
+#else
+constexpr const char* kOtherCauses = "no_new_privs, a nosuid mount, or a debugger";
 #endif
 
 namespace wiredcap::process {
@@ -17,15 +19,13 @@ namespace {
 // The path this program was executed from: only for a message, never for a decision (on macOS
 // it is the path given to exec, which whoever ran the helper chose).
 std::optional<std::string> own_path() {
-#if defined(__linux__)
-    return std::string("/proc/self/exe");
-#elif defined(__APPLE__)
+#if defined(__APPLE__)
     char buf[PATH_MAX + 1] = {};
-    std::uint32_t size = PATH_MAX;
+    uint32_t size = PATH_MAX;  // the type <mach-o/dyld.h> declares (it includes <stdint.h>)
     if (_NSGetExecutablePath(buf, &size) != 0) return std::nullopt;
     return std::string(buf);
 #else
-    return std::nullopt;
+    return std::string("/proc/self/exe");  // where there is none, stat() fails: no reason is named
 #endif
 }
 
@@ -39,7 +39,7 @@ std::optional<std::string> setuid_ignored_reason() {
     struct statvfs vfs {};
     if (::statvfs(path->c_str(), &vfs) == 0 && (vfs.f_flag & ST_NOSUID) != 0)
         return "its volume is mounted nosuid (an external disk or a disk image?): install it on the system volume";
-    return "no_new_privs, a nosuid mount, or a debugger";
+    return kOtherCauses;
 }
 
 }  // namespace wiredcap::process

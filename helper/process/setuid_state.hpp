@@ -11,7 +11,8 @@ namespace wiredcap::process {
 
 // The reason the setuid bit of this program file is not in effect, or nullopt when the file is
 // not setuid root (or cannot be examined): "its volume (mounted at /Volumes/X) is mounted
-// nosuid" when statvfs says so, else the other causes the kernel has (no_new_privs, a tracer).
+// nosuid" when statvfs says so, else the other causes this kernel has: Linux's no_new_privs or a
+// tracer; on a Mac a tracer only (xnu has no no_new_privs).
 [[nodiscard]] std::optional<std::string> setuid_ignored_reason();
 
 }  // namespace wiredcap::process

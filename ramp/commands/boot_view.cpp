@@ -28,6 +28,12 @@ std::string sentence(std::string s) {
 
 std::string seconds_text(std::uint64_t s) { return std::to_string(s) + " s"; }
 
+// When in this boot the value was applied: a model server started before then read the OS
+// default's figure and keeps it (daemon_texts.hpp, kStartServersAfter).
+std::string at_uptime(const BootGuard& g) {
+    return g.applied_uptime_s ? " (applied at uptime " + seconds_text(*g.applied_uptime_s) + ")" : "";
+}
+
 std::string trying_text(const BootGuard& g, const MachineReadings& m) {
     if (!guard_is_this_boot(g, m.boot_id)) {
         if (unknown_boot(g.guard_boot) || !m.boot_id.value)
@@ -37,7 +43,7 @@ std::string trying_text(const BootGuard& g, const MachineReadings& m) {
                "), an earlier boot that never became healthy: the boot action's next run trips the guard and "
                "does not apply it again";
     }
-    std::string text = "trying: applied at boot " + g.guard_boot + " at " + g.guard_time + "; ";
+    std::string text = "trying: applied at boot " + g.guard_boot + " at " + g.guard_time + at_uptime(g) + "; ";
     const HealthyIn in = healthy_in(g, m.boot_id, m.uptime);
     if (!in.seconds) text += "healthy after unknown more uptime (" + in.why_unknown + ")";
     else if (*in.seconds == 0) text += "up long enough: the boot action's next run marks it healthy";
@@ -50,7 +56,8 @@ std::string trying_text(const BootGuard& g, const MachineReadings& m) {
 
 std::string healthy_text(const BootGuard& g, const MachineReadings& m) {
     if (guard_is_this_boot(g, m.boot_id))
-        return "healthy: applied in this boot (" + g.guard_boot + "), marked healthy at " + g.guard_time;
+        return "healthy: applied in this boot (" + g.guard_boot + ")" + at_uptime(g) + ", marked healthy at " +
+               g.guard_time;
     return "healthy in boot " + g.guard_boot + " (marked at " + g.guard_time +
            "): the boot action's next run applies it again";
 }

@@ -1,6 +1,5 @@
 #include "commands/persist_cmd.hpp"
 
-#include <filesystem>
 #include <ostream>
 
 #include "commands/policy_cause.hpp"
@@ -8,6 +7,7 @@
 #include "engine/effective_cap.hpp"
 #include "engine/open_step.hpp"
 #include "readings/journal_reader.hpp"
+#include "readings/daemon_texts.hpp"
 #include "readings/launchd_state.hpp"
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
@@ -25,7 +25,6 @@ constexpr const char* kReadBackSource = "boot state file read-back";
 constexpr const char* kForgetHint = "to forget the stored value: wiredcap persist --off";
 
 constexpr const char* kFromCommandLine = "the command line";
-constexpr const char* kLaunchDaemonPlist = "/Library/LaunchDaemons/org.wiredcap.boot.plist";
 
 PersistError usage(std::string message) { return PersistError{ExitCode::usage, std::move(message)}; }
 
@@ -73,12 +72,10 @@ std::string next_sentence(const MachineReadings& m) {
     std::string s = "The LaunchDaemon applies it once at each boot and marks it healthy after " + after +
                     "; it never applies it again after a boot that did not get there. "
                     "To forget it: wiredcap persist --off (or wiredcap reset).";
+    s += " " + std::string(kStartServersAfter);
     if (g && g->disabled.value_or(false))
         s += "\nThe boot action is disabled now: " + g->switch_path + " exists (or cannot be checked).";
-    // Only the macOS package installs the daemon (Homebrew cannot: see docs/install.md): say when it is missing.
-    if (m.backend == "darwin" && !std::filesystem::exists(kLaunchDaemonPlist))
-        s += "\nBut the LaunchDaemon is not installed here (" + std::string(kLaunchDaemonPlist) +
-             " is missing, as after a Homebrew install): nothing applies the stored value at boot.";
+    // A daemon that is missing (Homebrew), not loaded or disabled: persist_warning says so once.
     return s;
 }
 
@@ -232,7 +229,7 @@ ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistCh
     }
     // Stored is not applied: a daemon that is not loaded, or that the person switched off in
     // Login Items, never runs. Said on stderr, so scripts reading the JSON see it too.
-    if (auto warning = persist_warning(read_daemon_state(m.simulated())))
+    if (auto warning = persist_warning(read_daemon_state(m.simulated(), ctx.helper.dev().sim_state)))
         ctx.err << "wiredcap persist: warning: " << *warning << "\n";
     return ExitCode::ok;
 }

@@ -12,6 +12,7 @@
 #include "output/footnotes.hpp"
 #include "readings/helper_file.hpp"
 #include "readings/journal_reader.hpp"
+#include "readings/daemon_texts.hpp"
 #include "readings/launchd_state.hpp"
 #include "readings/metal.hpp"
 #include "readings/readings.hpp"
@@ -133,6 +134,8 @@ JsonObject daemon_json(const DaemonState& d) {
     if (d.enabled) o.boolean("enabled", *d.enabled); else o.null("enabled");
     o.str("source", d.source.empty() ? "none" : d.source);
     if (!d.loaded || !d.enabled) o.str("why_unknown", d.why_unknown);
+    // Where a person switches it on and off, for this release (tools/mac-smoke prints it).
+    if (d.applicable) o.str("settings", settings_path(d.macos)).str("enable_command", kEnableCommand);
     return o;
 }
 

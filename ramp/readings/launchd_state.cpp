@@ -1,7 +1,12 @@
 #include "readings/launchd_state.hpp"
 
 #include <cctype>
+#include <filesystem>
 #include <string>
+
+#include "default_state_path.hpp"
+#include "readings/daemon_texts.hpp"
+#include "sim_state.hpp"
 
 #if defined(__APPLE__)
 #include <fcntl.h>
@@ -10,6 +15,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <vector>
 #endif
 
@@ -45,8 +51,14 @@ std::optional<Captured> launchctl(const std::vector<std::string>& args) {
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclose(&actions, fds[0]);
+    // Apple's POSIX_SPAWN_CLOEXEC_DEFAULT: launchctl inherits only the three descriptors above,
+    // never one wiredcap holds open (the journal, a lock) whatever its close-on-exec flag says.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_CLOEXEC_DEFAULT);
     pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, nullptr, argv.data(), envp);
+    const int rc = ::posix_spawn(&pid, argv_s[0].c_str(), &actions, &attr, argv.data(), envp);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
     Captured c{0, {}};
@@ -67,7 +79,43 @@ std::optional<Captured> launchctl(const std::vector<std::string>& args) {
     c.status = WEXITSTATUS(c.status);
     return c;
 }
+
+constexpr std::string_view kPlistPath = "/Library/LaunchDaemons/org.wiredcap.boot.plist";
+
+std::optional<bool> file_exists(std::string_view path) {
+    std::error_code ec;
+    const bool present = std::filesystem::exists(path, ec);
+    if (ec) return std::nullopt;
+    return present;
+}
+
+// The macOS release ("15.6") from SystemVersion.plist: wiredcap reads no sysctl itself (only
+// the helper does; tools/cross-build checks that wiredcap imports no sysctlbyname).
+std::optional<std::string> os_product_version() {
+    std::ifstream f("/System/Library/CoreServices/SystemVersion.plist");
+    std::string text(65536, '\0');
+    f.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(f.gcount()));
+    return product_version_in(text);
+}
 #endif
+
+// The simulated launchd (sim_state.hpp, key launchd), for the profile's macOS release.
+DaemonState simulated_daemon_state(const std::optional<std::string>& sim_state) {
+    DaemonState d;
+    d.why_unknown = "the SIMULATED Mac has no launchd";
+    const std::string path = sim_state.value_or(std::string(kernel::default_sim_state_path()));
+    auto s = kernel::sim::load_state(path);
+    if (!s || s->launchd == "none") return d;
+    d.applicable = true;
+    d.source = "SIMULATED launchd (wiredcap-sim launchd " + s->launchd + ")";
+    d.why_unknown.clear();
+    if (const auto* p = kernel::sim::find_profile(s->profile)) d.macos = std::string(p->macos);
+    d.loaded = s->launchd == "loaded" || s->launchd == "disabled";
+    d.enabled = s->launchd != "disabled";
+    d.plist_present = s->launchd != "not-installed";
+    return d;
+}
 
 }  // namespace
 
@@ -88,20 +136,34 @@ std::optional<bool> disabled_in(std::string_view output, std::string_view label)
     return false;  // not listed: launchd's default, enabled
 }
 
+std::optional<std::string> product_version_in(std::string_view plist) {
+    constexpr std::string_view key = "<key>ProductVersion</key>", open = "<string>", close = "</string>";
+    const auto k = plist.find(key);
+    if (k == std::string_view::npos) return std::nullopt;
+    const auto o = plist.find(open, k + key.size());
+    // Only white space between the key and its <string>: another type (or key) is not the release.
+    if (o == std::string_view::npos || !trim(plist.substr(k + key.size(), o - k - key.size())).empty())
+        return std::nullopt;
+    const auto c = plist.find(close, o + open.size());
+    if (c == std::string_view::npos) return std::nullopt;
+    const std::string_view v = plist.substr(o + open.size(), c - o - open.size());
+    if (v.empty() || v.size() > 16) return std::nullopt;
+    return std::string(v);
+}
+
 std::optional<bool> loaded_from_print_status(int status) {
     if (status == 0) return true;
     if (status == 113) return false;
     return std::nullopt;
 }
 
-DaemonState read_daemon_state(bool simulated) {
+DaemonState read_daemon_state(bool simulated, const std::optional<std::string>& sim_state) {
+    if (simulated) return simulated_daemon_state(sim_state);
     DaemonState d;
-    if (simulated) {
-        d.why_unknown = "the SIMULATED Mac has no launchd";
-        return d;
-    }
 #if defined(__APPLE__)
     d.applicable = true;
+    d.macos = os_product_version();
+    d.plist_present = file_exists(kPlistPath);
     d.source = "launchctl print system/" + std::string(kDaemonLabel) + "; launchctl print-disabled system";
     if (auto p = launchctl({"print", "system/" + std::string(kDaemonLabel)})) {
         d.loaded = loaded_from_print_status(p->status);
@@ -110,11 +172,13 @@ DaemonState read_daemon_state(bool simulated) {
     } else {
         d.why_unknown = "cannot run /bin/launchctl print";
     }
+    // Each unknown part adds its reason: one must not overwrite the other's.
+    auto why = [&d](const std::string& reason) { d.why_unknown += (d.why_unknown.empty() ? "" : "; ") + reason; };
     if (auto p = launchctl({"print-disabled", "system"}); p && p->status == 0) {
         if (auto disabled = disabled_in(p->out, kDaemonLabel)) d.enabled = !*disabled;
-        else d.why_unknown = "launchctl print-disabled lists it with a value wiredcap does not know";
+        else why("launchctl print-disabled lists it with a value wiredcap does not know");
     } else {
-        d.why_unknown = "cannot run /bin/launchctl print-disabled";
+        why("cannot run /bin/launchctl print-disabled");
     }
 #else
     d.why_unknown = "not macOS: no launchd";
@@ -125,7 +189,7 @@ DaemonState read_daemon_state(bool simulated) {
 std::string daemon_text(const DaemonState& d) {
     if (!d.applicable) return "not applicable (" + d.why_unknown + ")";
     std::string loaded = !d.loaded ? "loaded: unknown" : *d.loaded ? "loaded" : "NOT LOADED";
-    std::string enabled = !d.enabled ? "enabled: unknown" : *d.enabled ? "enabled" : "DISABLED (Login Items)";
+    std::string enabled = !d.enabled ? "enabled: unknown" : *d.enabled ? "enabled" : disabled_text(d.macos);
     std::string text = loaded + ", " + enabled;
     if (!d.loaded || !d.enabled) text += " (" + d.why_unknown + ")";
     return text;
@@ -133,14 +197,9 @@ std::string daemon_text(const DaemonState& d) {
 
 std::optional<std::string> persist_warning(const DaemonState& d) {
     if (!d.applicable) return std::nullopt;
-    if (d.enabled == false)
-        return "the LaunchDaemon " + std::string(kDaemonLabel) +
-               " is switched off (System Settings > General > Login Items > Allow in the Background): the stored "
-               "value will not be applied at boot until you switch it on";
-    if (d.loaded == false)
-        return "the LaunchDaemon " + std::string(kDaemonLabel) +
-               " is not loaded: the stored value will not be applied at boot (load it: sudo launchctl bootstrap "
-               "system /Library/LaunchDaemons/" + std::string(kDaemonLabel) + ".plist)";
+    if (d.enabled == false) return disabled_warning(d.macos);
+    // No bootstrap advice for a plist that is not there (a Homebrew install): unknown counts as there.
+    if (d.loaded == false) return not_loaded_warning(d.plist_present.value_or(true));
     return std::nullopt;
 }
 

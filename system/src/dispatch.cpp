@@ -4,6 +4,7 @@
 #ifdef WIREDCAP_LINUX_BACKEND
 #include "src/ttm_commands.hpp"
 #endif
+#include "src/upgrade_check.hpp"
 #include "src/upkeep_command.hpp"
 #include "wiredcap/json_writer.hpp"
 
@@ -23,6 +24,11 @@ constexpr Subcommand kSubcommands[] = {
      "it passes 1 MiB); the journal before is\n"
      "journal.jsonl.1 beside it",
      compact},
+    {"upgrade-check", "",
+     "exit 10 while a ramp step awaits confirmation or\n"
+     "a run is unresolved (the package's preinstall\n"
+     "asks before it replaces the helper)",
+     upgrade_check},
 #ifdef WIREDCAP_LINUX_BACKEND
     // Linux AMD APUs: the try-once trial of TTM's pages_limit (docs/linux.md).
     {"ttm-trial", "SIZE",

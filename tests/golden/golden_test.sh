@@ -147,6 +147,21 @@ case $scenario in
   status_m3ultra_512)  sim_init --profile m3ultra-512
                        policy 'min = 256GiB' 'max = 480GiB' 'reserve = 32GiB' 'max_step = 32GiB'
                        wc status; wc status --json ;;
+  # The System Settings pane by macOS release (14.7, 15.6, 26.1: the profiles'), for a daemon
+  # the simulated launchd lists as disabled: status and persist give both causes and both
+  # remedies. Then not loaded (bootstrap advice) and not installed (Homebrew: none).
+  launchd_settings_names)
+                       sim_init --profile m1max-64; sim launchd disabled
+                       policy 'min = 24GiB' 'max = 52GiB' 'reserve = 12GiB' 'max_step = 8GiB'
+                       wc status; wc persist 40GiB --unconfirmed --lower
+                       sim_init --profile m2ultra-192; sim launchd disabled; band_192
+                       wc status; wc persist 80GiB --unconfirmed --lower
+                       sim_init --profile m4-16; sim launchd disabled
+                       policy 'min = 4GiB' 'max = 12GiB' 'reserve = 4GiB' 'max_step = 2GiB'
+                       wc status; wc status --json; wc persist 8GiB --unconfirmed --lower
+                       sim_init --profile m2ultra-192; sim launchd not-loaded; band_192
+                       wc persist 80GiB --unconfirmed --lower
+                       sim launchd not-installed; wc persist 80GiB --unconfirmed --lower ;;
   status_key_missing)  sim_init --profile ventura-64; wc status; wc status --json; wc set 40GiB --yes ;;
   set_and_reset)       sim_init --profile m2ultra-192; band_192
                        wc set 80GiB --yes; wc set 81920MiB --yes; wc set 80GiB --yes --json

@@ -32,7 +32,9 @@ check "the report it saved is what it printed" cmp -s "$work/report" "$work/stdo
 check "the report says it is SIMULATED at the top" grep -q '^wiredcap mac-smoke report (SIMULATED' "$work/report"
 check "every section is labelled SIMULATED" test -z "$(grep '^== ' "$work/report" | grep -v '^== SIMULATED ')"
 for s in machine "iogpu keys" helper "wiredcap status" "Metal against the knob" "LaunchDaemon" \
-  "the helper's records in the unified log" "the knob and the value stored for boot" journal "the cap at the end" \
+  "wiredcap's records in the unified log" "the boot action's records in the unified log (this boot)" \
+  "Metal as nobody reads it" "/usr/local/bin and /usr/local/share: owner and mode" \
+  "the knob and the value stored for boot" journal "the cap at the end" \
   "what to send back"; do
   check "the report has its section: $s" grep -q "^== SIMULATED $s" "$work/report"
 done
@@ -49,10 +51,21 @@ check "it finds the helper from status --json" \
 check "  ... and prints its mode as status --json and stat give it (0755, the test build)" \
   test -n "$(grep -F 'status --json: mode 0755, uid ' "$work/report")" -a -n "$(grep -E '^owner uid [0-9]+, gid [0-9]+, mode 0755 ' "$work/report")"
 check "it judges every directory above the helper, up to /" grep -qE '^  /: uid 0, mode [0-7]{4}: ok$' "$work/report"
-for c in "launchctl print system/org.wiredcap.boot" "launchctl print-disabled system against Login Items" "sfltool dumpbtm" \
-  "log show --predicate 'process == \"wiredcap-helper\"'" "the directories' ACLs"; do
+# Each check only a Mac answers prints its line: the four of issue 46 among them (the boot
+# action's records, Metal as nobody, BTM's record, /usr/local as an installer left it).
+for c in "launchctl print system/org.wiredcap.boot" "launchctl print-disabled system against the System Settings switch" \
+  "BTM's record for the daemon: sudo sfltool dumpbtm" \
+  "log show --predicate 'process IN {\"wiredcap-helper\",\"wiredcap-system\"}'" \
+  "the boot action's records after a boot with a stored value: log show --last boot --predicate 'process IN {\"wiredcap-helper\",\"wiredcap-system\"}'" \
+  "Metal read as nobody: sudo -u nobody wiredcap metrics" "/usr/local/bin and /usr/local/share as a Mac's installer left them" \
+  "the directories' ACLs"; do
   check "needs a Mac: $c" grep -qF "needs a Mac: $c" "$work/report"
 done
+for d in /usr/local/bin /usr/local/share; do
+  check "it prints the owner and mode of $d (this machine's)" grep -qE "^stat $d: (uid [0-9]+, gid [0-9]+, mode [0-7]{4}: |absent)" "$work/report"
+done
+check "no launchd on the simulated Mac: no Settings pane named" \
+  grep -qF 'the System Settings switch: not applicable on the SIMULATED Mac' "$work/report"
 check "no Mac-only check claims an answer (loaded, enabled, visible, redacted, knob holds)" \
   test -z "$(grep -E '^(loaded: |launchd.s override database|visible: |REDACTED|the knob (does NOT )?holds?)' "$work/report")"
 check "what to send back: nothing, it was SIMULATED" grep -q '^nothing: this run was SIMULATED' "$work/report"
@@ -65,6 +78,20 @@ fresh
 check "a value stored for boot: the report names it, and the knob after a boot needs a Mac" \
   test -n "$(grep '^stored for boot: 81920 MiB; guard: armed' "$work/stdout")" -a \
   -n "$(grep '^needs a Mac: the knob a minute after a real boot' "$work/stdout")"
+
+# The Settings pane by the simulated Mac's macOS release, from status --json (one table of
+# texts: ramp/readings/daemon_texts.cpp): 15.6 for the default profile, 26.1 for m4-16.
+fresh
+"$sim_tool" --state "$work/sim" launchd disabled
+"$smoke" --simulated "$wiredcap" "${sim_args[@]}" </dev/null >"$work/stdout" 2>&1
+check "macOS 15: the switch is in Login Items & Extensions > Allow in the Background" \
+  grep -qxF 'the System Settings switch: System Settings > General > Login Items & Extensions > Allow in the Background' "$work/stdout"
+rm -rf "$work" && mkdir -p "$work/etc" && chmod 755 "$work" "$work/etc"
+printf '%s\n' 'min = 4GiB' 'max = 12GiB' 'reserve = 4GiB' 'max_step = 2GiB' >"$work/etc/wiredcap.conf"
+"$sim_tool" --state "$work/sim" init --profile m4-16 >/dev/null && "$sim_tool" --state "$work/sim" launchd loaded
+"$smoke" --simulated "$wiredcap" "${sim_args[@]}" </dev/null >"$work/stdout" 2>&1
+check "macOS 26: the switch is in Login Items & Extensions > App Background Activity" \
+  grep -qxF 'the System Settings switch: System Settings > General > Login Items & Extensions > App Background Activity' "$work/stdout"
 
 # macOS 13 (the simulated Ventura: no iogpu.wired_limit_mb): nothing to read, nothing written,
 # and nothing to put back. Before issue 26 it said "CAP NOT AS FOUND" and exited 1.
@@ -154,14 +181,11 @@ tmux_ramp no
 check "--ramp, the person types no: exit 0, nothing written" \
   test "$(cat "$work/rc" 2>/dev/null)" = 0 -a -z "$(history)" -a -n "$(grep '^skipped: the person did not type yes' "$work/report")"
 
-# The unified log keeps no syslog facility: the docs and mac-smoke find the records by process.
-query="log show --predicate 'process == \"wiredcap-helper\"'"
-for doc in docs/helper.md docs/design.md; do
-  check "$doc gives the query: $query" grep -qF "$query" "$src/$doc"
-done
-check "wiredcap-helper(8) gives its predicate" \
-  grep -qF 'process == "wiredcap-helper"' <(sed 's/\\-/-/g; s/\\(dq/"/g' "$src/packaging/man/wiredcap-helper.8")
-check "mac-smoke runs that query" grep -qF "log show --last 7d --style compact --predicate 'process == \"wiredcap-helper\"'" "$smoke"
+# The unified log keeps no syslog facility: the docs and mac-smoke find the records by process,
+# both that log (every documented query: packaging.log_queries).
+query="--predicate 'process IN {\"wiredcap-helper\",\"wiredcap-system\"}'"
+check "mac-smoke runs the query over 7 days" grep -qF "log show --last 7d --style compact $query" "$smoke"
+check "mac-smoke runs it over this boot, for the boot action's records" grep -qF "log show --last boot --style compact $query" "$smoke"
 check "mac-smoke passes bash -n" bash -n "$smoke"
 check "mac-smoke passes shellcheck" shellcheck "$smoke"
 finish

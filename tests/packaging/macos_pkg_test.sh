@@ -57,8 +57,8 @@ check "packaging/macos/scripts/postinstall: launchctl only boots out, bootstraps
   test -z "$(sed -E 's/[0-9]*>[^ )]*//g' <<<"$code" | grep -oE '(^|\$\(|\bif|;|&&|\|\|)\s*launchctl +[a-z-]+( +[^ )|&;]+){0,2}' |
     sed -E 's/^(\$\(|if|;|&&|\|\|)?\s*//' | sort -u |
     grep -vxE 'launchctl bootout system/"\$daemon_label"|launchctl bootstrap system "\$daemon_plist"|launchctl print-disabled system')"
-check "the scripts directory holds only postinstall (no preinstall surprises)" \
-  test "$(cd "$mac/scripts" && ls -A)" = postinstall
+check "the scripts directory holds postinstall and preinstall only (preinstall: tests/packaging/preinstall_test.sh)" \
+  test "$(cd "$mac/scripts" && ls -A | tr '\n' ' ')" = "postinstall preinstall "
 
 # launchd as postinstall and uninstall.sh meet it, with a launchctl stand-in (and a sleep that
 # only counts): $STANDIN/fail counts bootstraps that fail with $STANDIN/code (5, the I/O error

@@ -76,6 +76,11 @@ Commands:
   clock pinned|host                     pinned: no real time passes, the uptime moves only by
                                         advance (for tests that compare whole outputs between
                                         runs); host: real time passes (a new machine's default)
+  launchd none|loaded|not-loaded|not-installed|disabled
+                                        what the simulated launchd says of org.wiredcap.boot:
+                                        none (no launchd, a new machine's default), loaded,
+                                        not loaded (its plist there), not installed (no plist,
+                                        as after a Homebrew install), or loaded and switched off
 
 SIZE always has a unit: B kB MB GB TB KiB MiB GiB TiB (e.g. 180GiB); a bare number is an error.
 MS is a whole number of milliseconds, 1 to 600000, without a unit (e.g. 5000); 'off' ends a stall.
@@ -171,6 +176,7 @@ std::string state_json(const sim::SimState& s) {
         {"writes", json_value(s.writes)},
         {"history", json_history(s.history)},
         {"clock_pinned", json_value(s.clock_pinned)},
+        {"launchd", json_string(s.launchd)},
     };
     std::string out = "{";
     for (std::size_t i = 0; i < members.size(); ++i)
@@ -346,6 +352,11 @@ int cmd_clock(const fs::path& state, Args args) {
     return finish(SimKernel::set_clock_pinned(state, args[0] == "pinned"));
 }
 
+int cmd_launchd(const fs::path& state, Args args) {
+    if (args.size() != 1) return usage_error("launchd takes none, loaded, not-loaded, not-installed or disabled");
+    return finish(SimKernel::set_launchd(state, args[0]));
+}
+
 struct Command {
     std::string_view name;
     int (*run)(const fs::path&, Args);
@@ -355,7 +366,7 @@ constexpr Command kCommands[] = {
     {"init", cmd_init},   {"reboot", cmd_reboot},         {"show", cmd_show},       {"fault", cmd_fault},
     {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"default-cap", cmd_default_cap}, {"wired", cmd_wired},
     {"history", cmd_history}, {"sysctl", cmd_sysctl}, {"metal", cmd_metal}, {"advance", cmd_advance}, {"uptime", cmd_uptime},
-    {"clock", cmd_clock},
+    {"clock", cmd_clock}, {"launchd", cmd_launchd},
 };
 
 int run(Args words) {
