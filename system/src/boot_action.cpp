@@ -7,9 +7,6 @@
 #include "journal/hang_ceiling.hpp"
 #include "src/boot_files.hpp"
 #include "src/upkeep_command.hpp"
-#if defined(WIREDCAP_KERNEL_WITH_SIMULATOR)
-#include "sim_kernel.hpp"
-#endif
 #include "wiredcap/units/format.hpp"
 
 namespace wiredcap::system {
@@ -94,21 +91,6 @@ std::optional<std::string> not_ready_yet(Context& ctx, std::int64_t uptime_s) {
            " s of uptime";
 }
 
-// The OS default's cap as root measures it, where it can: on the simulated Mac, its Metal model,
-// read while the knob is 0 (Metal then reports the default). A Mac's wiredcap-system does not
-// read Metal (SECURITY.md): nothing, as anywhere the knob is not the default.
-std::optional<MiB> measured_default(Context& ctx) {
-#if defined(WIREDCAP_KERNEL_WITH_SIMULATOR)
-    auto* sim = dynamic_cast<kernel::SimKernel*>(&ctx.kernel);
-    auto knob = ctx.kernel.read_wired_limit();
-    if (sim == nullptr || !knob || *knob != MiB::zero()) return std::nullopt;
-    if (auto metal = sim->simulated_metal_working_set()) return *metal;
-#else
-    (void)ctx;
-#endif
-    return std::nullopt;
-}
-
 // The one apply of this boot: the guard says `trying` on disk before the journal's intent.
 std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& store, boot::State s,
                                   const std::string& boot_id) {
@@ -133,14 +115,6 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     // effective cap recorded when it was stored (older files: from the band's min).
     const MiB from = s.confirmed ? s.value : MiB::zero();
     if (auto why = policy::refusal(*p, *mem, from, s.value, s.start)) return fail(a.refuse(ExitCode::refused_by_policy, *why));
-    // The start a stored value's one step counts from is the caller's claim: checked where root
-    // can measure it, and a claim that differs is refused (it would make the step larger).
-    if (s.start)
-        if (const auto measured = measured_default(ctx); measured && *measured != *s.start)
-            return fail(a.refuse(ExitCode::refused_by_policy,
-                                 "the stored value's start, " + units::to_string(*s.start) + " (" + s.start_source +
-                                     "), is not the OS default's cap " + units::to_string(*measured) +
-                                     " that Metal reports now; store it again from the measured cap"));
     // A ramp step that hung binds it too, unless it was known and overridden when the value was
     // stored (persist --ignore-hang-ceiling, which the journal records).
     auto text = a.journal_text();

@@ -728,22 +728,3 @@ member_cannot_starve_roots_commands() {
   expect_history "$(printf '73728 MiB 0 MiB %.0s' $(seq 20))"
   journal_ok
 }
-
-# A member's false --effective (issue 41): the OS default's cap on this machine is 158 GiB; the
-# member claims 160 GiB and stores 176 GiB, one 16 GiB step from its claim, 18 GiB from the
-# truth. At boot root's program measures the default (the simulated Metal, the knob at 0) and
-# refuses the stored value: nothing written, the guard `failed`. A true claim is applied.
-boot_action_checks_a_claimed_start() {
-  fresh_fixture
-  local state=$FIXTURE/journal/boot.state
-  run -- persist 176GiB --unconfirmed --effective 160GiB; expect_rc 0
-  grep -q '^start_mib=163840$' "$state" || fail "the claim was not stored: $(cat "$state")"
-  sim reboot >/dev/null
-  OUT=$(system boot-action 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
-  expect_rc 3; expect_err 'is not the OS default'; expect_knob 0; expect_history ""
-  grep -q '^guard=failed$' "$state" || fail "the guard is not failed: $(cat "$state")"
-  "$HELPER" persist 172GiB --unconfirmed --effective 161792MiB >/dev/null 2>&1 || fail "root's persist failed"
-  sim reboot >/dev/null
-  OUT=$(system boot-action 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
-  expect_rc 0; expect_knob 176128; expect_history "176128 MiB "
-}
