@@ -7,18 +7,13 @@
 // directory (0755) and the journal (0644) are readable by everyone for `wiredcap status`, so a
 // lock on either could be held by any user, and root's `reset` would wait on them.
 //
-// The wait is bounded: LOCK_NB polled until a deadline. A helper holds the lock for
-// milliseconds, but a member can slow its own helper down without limit (a cgroup's cpu.max or
-// freezer, which no helper can leave): root never waits for that. Root's helpers mark the lock
-// as root's while they hold it (`.lock/root`); root, finding the lock held past a short wait
-// without that mark, goes on without it, and the member's command backs off when it sees root's
-// records (Writer::appended_by_another).
+// The wait is bounded: LOCK_NB polled until a deadline. Only root's helpers ever hold the lock,
+// for milliseconds; the bound is for one that its caller stopped (SIGSTOP cannot be blocked).
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
-#include <optional>
 #include <string>
 
 #include "wiredcap/unique_fd.hpp"
@@ -29,16 +24,13 @@ namespace wiredcap::journal {
 class Lock {
 public:
     // Takes the lock in `dir_fd` (the journal directory, named `dir` in messages), creating the
-    // lock directory first if needed, waiting at most `wait`. For root (`root`), marked as root's;
-    // and once `for_member` has passed with the lock held by a member's helper: no lock, no error.
-    [[nodiscard]] static Expected<std::optional<Lock>> take(int dir_fd, const std::string& dir, uid_t owner,
-                                                            std::chrono::milliseconds wait, bool root,
-                                                            std::chrono::milliseconds for_member);
+    // lock directory first if needed, waiting at most `wait`.
+    [[nodiscard]] static Expected<Lock> take(int dir_fd, const std::string& dir, uid_t owner,
+                                             std::chrono::milliseconds wait);
 
 private:
-    Lock(UniqueFd fd, UniqueFd mark) : fd_(std::move(fd)), mark_(std::move(mark)) {}
-    UniqueFd fd_;    // the lock goes with the descriptor
-    UniqueFd mark_;  // root's helper: `.lock/root`, locked while it holds the lock
+    explicit Lock(UniqueFd fd) : fd_(std::move(fd)) {}
+    UniqueFd fd_;  // the lock goes with the descriptor
 };
 
 }  // namespace wiredcap::journal

@@ -137,17 +137,16 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
     return Writer(std::move(*dir), std::move(fd), path, std::move(*split), owner);
 }
 
-Expected<bool> Writer::lock(std::chrono::milliseconds wait, bool root, std::chrono::milliseconds for_member) {
-    auto l = Lock::take(dir_.get(), where_.dir, owner_, wait, root, for_member);
+Expected<Ok> Writer::lock(std::chrono::milliseconds wait) {
+    auto l = Lock::take(dir_.get(), where_.dir, owner_, wait);
     if (!l) return l.error();
-    if (!*l) return false;
-    lock_.emplace(std::move(**l));
+    lock_.emplace(std::move(*l));
     // The journal was opened before the wait: a helper that held the lock meanwhile may have
     // compacted it, and the file this one holds is now the archive. Appends go to the journal.
     if (auto moved = reopen_if_moved(); !moved) return Error{"the journal was replaced meanwhile: " + moved.error().message};
     const auto end = size();
     own_end_ = end ? *end : -1;
-    return true;
+    return Ok{};
 }
 
 bool Writer::appended_by_another() {

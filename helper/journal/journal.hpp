@@ -110,15 +110,12 @@ public:
 
     // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most
     // `wait`; held until the Writer is gone. Everything the command changes happens under it.
-    // For root (`root`): false, unlocked, once a member's helper held it past `for_member`.
-    [[nodiscard]] Expected<bool> lock(std::chrono::milliseconds wait, bool root = true,
-                                      std::chrono::milliseconds for_member = std::chrono::hours{1});
+    [[nodiscard]] Expected<Ok> lock(std::chrono::milliseconds wait);
     [[nodiscard]] bool locked() const { return lock_.has_value(); }
 
     // Under the lock: whether anything but this Writer's own records reached the journal since
-    // it took the lock. Only a reset, or root's command, that went on without the lock appends
-    // then (its intent is on disk before its write), so a locked command that sees this does not
-    // write over it.
+    // it took the lock. Only a reset that went on without the lock appends then (its intent is
+    // on disk before its write), so a locked command that sees this does not write over it.
     [[nodiscard]] bool appended_by_another();
 
 private:

@@ -31,9 +31,8 @@ namespace wiredcap::process {
 // Once the caller is known (identity::current_caller): a setuid helper (effective uid 0)
 // becomes root in every uid, real and saved too, so that its caller can no longer signal it
 // (kill(2) needs the sender's uid to match the target's real or saved uid: SIGSTOP, SIGKILL,
-// SIGCONT and ptrace are refused with EPERM), and takes back the scheduling a caller can lower (nice
-// 19, SCHED_IDLE or SCHED_BATCH, a pinned CPU, the idle I/O class; on macOS the background
-// band) so that a helper holding the lock is not starved by it. A
+// SIGCONT and ptrace are refused with EPERM), and resets the scheduling and I/O priority a caller
+// can lower (nice 19, the idle I/O class) so that a helper holding the lock is not starved. A
 // no-op for an unprivileged run. False when root could not be taken: the helper must exit.
 [[nodiscard]] bool become_root_entirely() noexcept;
 

@@ -19,12 +19,11 @@ using units::MiB;
 
 namespace {
 constexpr std::string_view kReadBack = "kernel read-back";
-// A helper holds the lock for milliseconds: a command that changes something gives up after
-// this long; reset (the safe direction) goes on without it sooner, and so does root's command
-// when a member's helper holds it, so each finishes within a second whatever a member does.
+// The helper's lock is held by root's helpers only, for milliseconds: a command that changes
+// something gives up after this long; reset (the safe direction) goes on without it sooner, so
+// it finishes within a second whatever anyone holds.
 constexpr std::chrono::milliseconds kLockWait{3000};
-constexpr std::chrono::milliseconds kShortWait{300};
-constexpr std::chrono::milliseconds kMemberWait{100};  // root, past a member's helper
+constexpr std::chrono::milliseconds kResetLockWait{300};
 }  // namespace
 
 JsonObject read_back(MiB v) { return reading(kernel::KernelResult<MiB>(v), kReadBack); }
@@ -66,11 +65,9 @@ std::optional<Failure> Action::open_journal(bool safe_direction) {
         return std::nullopt;
     }
     if (!w) return Failure{ExitCode::journal_failed, w.error().message + "; nothing was changed"};
-    const bool root = ctx_.caller.uid == 0;
-    auto locked = w->lock(safe_direction ? kShortWait : kLockWait, root, kMemberWait);
+    auto locked = w->lock(safe_direction ? kResetLockWait : kLockWait);
     if (!locked && !safe_direction) return Failure{ExitCode::journal_failed, locked.error().message + "; nothing was changed"};
     if (!locked) warn(locked.error().message + "; went on without it (resetting is always permitted)");
-    else if (!*locked) warn("a member's wiredcap-helper holds the helper's lock; root went on without it");
     writer_.emplace(std::move(*w));
     return std::nullopt;
 }

@@ -52,7 +52,7 @@ template <class T>
 // Why a command that held the helper's lock backs off (refused, journaled): a reset went on
 // without the lock meanwhile, and nothing that started before it may undo it.
 inline constexpr const char* kResetWentOn =
-    "a reset went on without the helper's lock (or root's command did) while this command held it: it stands";
+    "a reset went on without the helper's lock while this command held it: the reset stands";
 
 class Action {
 public:

@@ -28,19 +28,16 @@ member_cannot_stop_the_helper() {
   for sig in TERM HUP KILL; do
     grep -qx "$sig EPERM" "$report" || fail "the member's SIG$sig reached its helper: $(cat "$report")"
   done
-  # Root's journaled commands do not wait for a member's helper (slow write or not): after
-  # 300 ms they go on without its lock, and the member's apply then reverts itself.
+  # Root's journaled commands wait for the lock only as long as the member's (slow) write.
   local t0 t1
   t0=$(date +%s%N)
   OUT=$("$HELPER" persist 80GiB --unconfirmed 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
   t1=$(date +%s%N)
   expect_rc 0
   note "root's persist waited $(( (t1 - t0) / 1000000 )) ms for the member's helper"
-  [ $(( (t1 - t0) / 1000000 )) -lt 1000 ] || fail "root's persist waited for the member's helper"
   wait "$stopper"
-  expect_knob 0
+  expect_knob 81920
   expect_journal '"uid":65534,"command":"apply","event":"applied"'
-  expect_journal '"uid":65534,"command":"apply","event":"revert_applied",.*"reason":"reset"'
   OUT=$("$HELPER" apply 72GiB 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
   expect_rc 0; expect_knob 73728
   root_reset_timed; expect_rc 0; expect_knob 0
@@ -673,54 +670,3 @@ member_by_set_is_its_claim() {
   journal_ok
 }
 
-# A member starves its own helper without a signal (issue 41): SCHED_IDLE (any user may set it
-# before exec) and pinned to a CPU that two busy loops occupy. The helper takes back normal
-# scheduling once it knows its caller: held at its lock, it runs SCHED_OTHER on every CPU. And
-# whatever a member's helper holding the lock does (here: it holds it, as one frozen or
-# throttled by its own cgroup would), root's apply, persist and reset each end within 1 s, exit
-# 0, 20 times: root goes on without the lock, and the member's command then backs off.
-member_cannot_starve_roots_commands() {
-  fresh_fixture
-  command -v chrt >/dev/null && command -v taskset >/dev/null || fail "chrt/taskset (util-linux) are missing"
-  local busy=1 loops=() round try t0 ms times_apply="" times_persist="" times_reset=""
-  [ "$(nproc)" -gt 1 ] || busy=0
-  for _ in 1 2; do taskset -c "$busy" bash -c 'while :; do :; done' & loops+=($!); done
-  timed() {  # timed NAME CMD...: root's command, within 1 s and exit 0; its ms added to NAME
-    local var=$1; shift
-    t0=$(date +%s%N)
-    OUT=$("$@" 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
-    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    expect_rc 0
-    [ "$ms" -lt 1000 ] || fail "root's $2 took $ms ms with a member's helper starved at the lock: $OUT $ERR"
-    printf -v "$var" '%s %s' "${!var}" "$ms"
-  }
-  for round in 1 2 3 4; do
-    pause_at locked
-    # setpriv, chrt and taskset each exec the next: $! is the helper's pid.
-    setpriv --reuid=$NOBODY --regid=$NOBODY --groups "$GID" -- chrt --idle 0 taskset -c "$busy" \
-      "$HELPER" apply 80GiB --effective 64GiB >"$WORK/bg.out" 2>"$WORK/bg.err" &
-    BG_PID=$!
-    wait_paused_at locked
-    local policy mask
-    policy=$(chrt -p "$BG_PID" | sed -n 's/.*scheduling policy: //p')
-    mask=$(taskset -p "$BG_PID" | sed 's/.*: //')
-    [ "$policy" = SCHED_OTHER ] || fail "the member's helper holds the lock under $policy"
-    [ "$mask" = "$(taskset -p $$ | sed 's/.*: //')" ] || fail "the member's helper holds the lock pinned to CPUs $mask"
-    for try in 1 2 3 4 5; do
-      timed times_apply "$HELPER" apply 72GiB --effective 64GiB; expect_knob 73728
-      timed times_persist "$HELPER" persist 80GiB --unconfirmed
-      [ -e "$FIXTURE/journal/boot.state" ] || fail "root's persist stored nothing"
-      timed times_reset "$HELPER" reset; expect_knob 0
-      [ ! -e "$FIXTURE/journal/boot.state" ] || fail "the stored value survived root's reset"
-    done
-    resume_from locked; member_result
-    # Root's commands went on meanwhile: the member's backs off, nothing of it written.
-    expect_rc 4; expect_err 'went on without'; expect_knob 0
-  done
-  kill "${loops[@]}"; wait "${loops[@]}" 2>/dev/null
-  note "root's apply (ms):$times_apply"
-  note "root's persist (ms):$times_persist"
-  note "root's reset (ms):$times_reset"
-  expect_history "$(printf '73728 MiB 0 MiB %.0s' $(seq 20))"
-  journal_ok
-}
