@@ -85,6 +85,16 @@ std::optional<KernelError> write_refusal(const SimState& s, MiB value) {
     return std::nullopt;
 }
 
+void apply_write(SimState& s, MiB value) {
+    s.knob = value;
+    ++s.writes;
+    if (s.history.size() == sim::kHistoryCap) s.history.erase(s.history.begin());
+    s.history.push_back(value);
+    // The sysctl returns before the GPU wires past the safe limit: the write succeeds, the
+    // machine hangs afterwards.
+    if (s.hang_above != MiB::zero() && value > s.hang_above) s.hung = true;
+}
+
 // A stall fault: the process sleeps, holding no lock, as if the sysctl were slow.
 void stall(std::uint64_t ms) {
     if (ms != 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
@@ -141,16 +151,21 @@ KernelResult<MiB> SimKernel::read_wired_limit() {
 
 KernelResult<Ok> SimKernel::write_wired_limit(MiB value) {
     return guarded(Kind::write_refused, [&]() -> KernelResult<Ok> {
-        // Before anything changes (the caller has journaled its intent). A state that cannot
-        // be read only skips the stall; the read below reports it.
+        // Before anything changes (the caller has journaled its intent): unlocked, so a state
+        // that cannot be read only skips the stall and the locked update below reports it.
         if (auto before = sim::load_state(path_)) stall(before->fault_stall_write_ms);
-        auto s = sim::load_state(path_);
-        if (!s) return state_error(Kind::write_refused, s.error());
-        if (auto refusal = write_refusal(*s, value)) return *refusal;
-        // The kernel's atomic store: no lock, so no writer waits on another (sim_state.hpp).
-        if (auto stored = sim::append_write(path_, value); !stored) return state_error(Kind::write_refused, stored.error());
-        // The knob has changed; the caller has not heard yet.
-        stall(s->fault_stall_after_write_ms);
+        std::optional<KernelError> refusal;
+        std::uint64_t stall_after_ms = 0;
+        auto saved = sim::update_state(path_, [&](SimState& s) {
+            refusal = write_refusal(s, value);
+            if (!refusal) apply_write(s, value);
+            stall_after_ms = refusal ? 0 : s.fault_stall_after_write_ms;
+            return !refusal;
+        });
+        if (!saved) return state_error(Kind::write_refused, saved.error());
+        if (refusal) return *refusal;
+        // The knob has changed (the file is replaced and unlocked); the caller has not heard yet.
+        stall(stall_after_ms);
         return Ok{};
     });
 }

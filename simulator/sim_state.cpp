@@ -227,7 +227,6 @@ constexpr std::array kFields{
     WIREDCAP_FIELD("history", history, read_value),
     WIREDCAP_FIELD("clock_pinned", clock_pinned, read_value),
     WIREDCAP_FIELD("wired_bytes", wired, read_value),
-    WIREDCAP_FIELD("log_folded_bytes", log_folded, read_value),
     WIREDCAP_FIELD("launchd", launchd, read_launchd),
 };
 #undef WIREDCAP_FIELD
@@ -267,7 +266,7 @@ Error sys_error(const std::string& what, const fs::path& path, int err) {
     return Error{what + " " + path.string() + ": " + std::generic_category().message(err)};
 }
 
-Expected<std::string> read_all(int fd, const fs::path& path, std::size_t cap = kMaxFileSize) {
+Expected<std::string> read_all(int fd, const fs::path& path) {
     std::string text;
     std::array<char, 4096> buf{};
     for (;;) {
@@ -276,7 +275,7 @@ Expected<std::string> read_all(int fd, const fs::path& path, std::size_t cap = k
         if (n < 0) return sys_error("cannot read", path, errno);
         if (n == 0) return text;
         text.append(buf.data(), static_cast<std::size_t>(n));
-        if (text.size() > cap)
+        if (text.size() > kMaxFileSize)
             return Error{path.string() + ": larger than " + std::to_string(kMaxFileSize) + " bytes: not a state file"};
     }
 }
@@ -336,35 +335,6 @@ Expected<Ok> write_replacing(const fs::path& path, const SimState& state) {
     return Ok{};
 }
 
-fs::path log_path(const fs::path& path) { return path.string() + ".writes"; }
-
-std::uint64_t log_size(const fs::path& path) {
-    struct stat st {};
-    return ::lstat(log_path(path).c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-}
-
-// The writes appended to the log since the state's log_folded_bytes, applied in order. Only
-// whole lines count: a line is appended by one write(2), so a part of one is never seen.
-Expected<Ok> fold_log(const fs::path& path, SimState& state) {
-    const fs::path log = log_path(path);
-    const Fd fd(::open(log.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-    if (!fd.valid() && errno == ENOENT) return Ok{};
-    if (!fd.valid()) return sys_error("cannot open", log, errno);
-    if (::lseek(fd.get(), static_cast<off_t>(state.log_folded), SEEK_SET) < 0) return sys_error("cannot seek", log, errno);
-    auto text = read_all(fd.get(), log, std::numeric_limits<std::size_t>::max());
-    if (!text) return text.error();
-    std::string_view rest = *text;
-    for (auto nl = rest.find('\n'); nl != std::string_view::npos; nl = rest.find('\n')) {
-        const auto count = parse_u64(rest.substr(0, nl));
-        const auto value = count ? MiB::from_count(*count) : std::nullopt;
-        if (!value) return Error{log.string() + ": not a MiB count at byte " + std::to_string(state.log_folded)};
-        record_write(state, *value);
-        state.log_folded += nl + 1;
-        rest.remove_prefix(nl + 1);
-    }
-    return Ok{};
-}
-
 // A fresh default machine at `path`, unless some other process created one first: link()
 // refuses an existing name, so the file appears complete or not at all, never empty.
 // A missing state directory (first use of the default /var/lib/wiredcap) is created too, one
@@ -372,7 +342,6 @@ Expected<Ok> fold_log(const fs::path& path, SimState& state) {
 Expected<Ok> create_fresh(const fs::path& path) {
     auto state = fresh_state(default_profile());
     if (!state) return state.error();
-    state->log_folded = log_size(path);  // a new machine: no earlier write is its
     if (::mkdir(directory_of(path).c_str(), 0755) != 0 && errno != EEXIST)
         return sys_error("cannot create the directory of", path, errno);
     auto temp = write_temp_beside(path, file_text(*state));
@@ -542,36 +511,14 @@ Expected<SimState> parse_state(std::string_view text) {
 
 Expected<SimState> load_state(const fs::path& path) {
     // No lock: the file is only ever replaced whole by rename, so whatever this open finds is a
-    // complete state, the one before or the one after any concurrent update; the log it names
-    // only grows.
+    // complete state, the one before or the one after any concurrent update.
     auto fd = open_state(path);
     if (!fd) return fd.error();
     auto text = read_all(fd->get(), path);
     if (!text) return text.error();
     auto state = parse_state(*text);
     if (!state) return in_file(path, state.error());
-    if (auto folded = fold_log(path, *state); !folded) return folded.error();
     return state;
-}
-
-void record_write(SimState& s, MiB value) {
-    s.knob = value;
-    ++s.writes;
-    if (s.history.size() == kHistoryCap) s.history.erase(s.history.begin());
-    s.history.push_back(value);
-    // The sysctl returns before the GPU wires past the safe limit: the write succeeds, the
-    // machine hangs afterwards.
-    if (s.hang_above != MiB::zero() && value > s.hang_above) s.hung = true;
-}
-
-Expected<Ok> append_write(const fs::path& path, MiB value) {
-    const fs::path log = log_path(path);
-    const Fd fd(::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644));
-    if (!fd.valid()) return sys_error("cannot open", log, errno);
-    const std::string line = std::to_string(value.count()) + "\n";
-    const ssize_t n = ::write(fd.get(), line.data(), line.size());  // one write: whole or not at all
-    if (n != static_cast<ssize_t>(line.size())) return sys_error("cannot append to", log, n < 0 ? errno : EIO);
-    return Ok{};
 }
 
 Expected<Ok> update_state(const fs::path& path, const std::function<bool(SimState&)>& change) {
@@ -584,7 +531,6 @@ Expected<Ok> update_state(const fs::path& path, const std::function<bool(SimStat
     auto parsed = parse_state(*text);
     if (!parsed) return in_file(path, parsed.error());
     SimState state = std::move(parsed).value();
-    if (auto folded = fold_log(path, state); !folded) return folded.error();
     if (!change(state)) return Ok{};
     return write_replacing(path, state);
 }
@@ -592,9 +538,7 @@ Expected<Ok> update_state(const fs::path& path, const std::function<bool(SimStat
 Expected<Ok> replace_state(const fs::path& path, const SimState& state) {
     auto fd = lock_state(path);
     if (!fd) return fd.error();
-    SimState replaced = state;
-    replaced.log_folded = log_size(path);  // the writes logged so far were the old machine's
-    return write_replacing(path, replaced);
+    return write_replacing(path, state);
 }
 
 }  // namespace wiredcap::kernel::sim

@@ -39,18 +39,13 @@
 //   clock_pinned               0/1: 1 = no real time passes on the simulated machine: the
 //                              uptime is uptime_advanced_s alone, so two runs of a test see the
 //                              same uptime whatever the host's clock did between them
-//   log_folded_bytes           how much of the write log `<path>.writes` this file already holds
 //   launchd                    the simulated launchd's word on the boot action's LaunchDaemon:
 //                              none (no launchd: a fresh machine), loaded, not-loaded (its
 //                              plist there), not-installed (no plist: a Homebrew install), or
 //                              disabled (loaded but switched off), so that what wiredcap says of
 //                              each state can be shown for each macOS release
 //
-// A write of the knob is what the kernel makes it, one atomic store that takes no lock anyone
-// else can hold: one line appended to the write log `<path>.writes` (one write(2) with O_APPEND)
-// that every reader folds into the state (knob, writes, history, hung). So a writer the host
-// starves (SCHED_IDLE, a cgroup's cpu.max) holds nothing that makes another writer wait.
-// Every other change is a locked read-modify-write that replaces the file atomically (see
+// Every change is a locked read-modify-write that replaces the file atomically (see
 // update_state), so a reader never sees a torn file and concurrent writers lose no update.
 #pragma once
 
@@ -101,7 +96,6 @@ struct SimState {
     std::vector<units::MiB> history;
     bool clock_pinned = false;
     units::Bytes wired = units::Bytes::zero();
-    std::uint64_t log_folded = 0;
     std::string launchd = "none";
 
     friend bool operator==(const SimState&, const SimState&) = default;
@@ -130,13 +124,6 @@ struct SimState {
 // never a wrapped or clamped number.
 [[nodiscard]] Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now_unix_s);
 
-// What an accepted write of the knob does to the state: the knob, the count, the history (its
-// last kHistoryCap), and a hang when the value is above hang_above.
-void record_write(SimState& state, units::MiB value);
-
-// The kernel's store: appends `value` to the write log of the state at `path`, taking no lock.
-[[nodiscard]] Expected<Ok> append_write(const std::filesystem::path& path, units::MiB value);
-
 // Whether the kernel's integer of `width` bytes (4 or 8) can hold the MiB count.
 [[nodiscard]] bool fits_width(units::MiB value, unsigned width) noexcept;
 
@@ -146,9 +133,8 @@ void record_write(SimState& state, units::MiB value);
 // Strict parse of a whole file's text; the error names the line and the problem.
 [[nodiscard]] Expected<SimState> parse_state(std::string_view text);
 
-// The state at `path`, with the write log's writes since log_folded_bytes folded in. A missing
-// file is a fresh machine of the default profile, created on the spot so that its boot id stays
-// the same for every later reader.
+// The state at `path`. A missing file is a fresh machine of the default profile, created on
+// the spot so that its boot id stays the same for every later reader.
 [[nodiscard]] Expected<SimState> load_state(const std::filesystem::path& path);
 
 // Locked read-modify-write: `change` edits the state and returns whether to save it. The lock
