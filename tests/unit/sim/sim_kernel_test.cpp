@@ -899,13 +899,13 @@ TEST_F(ParseTest, CommentsAndBlankLinesAreAllowed) {
 }
 
 TEST_F(ParseTest, UnknownKeyNamesTheLine) {
-    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 26: unknown key 'colour'");
+    EXPECT_ERROR_HAS(good_ + "colour=blue\n", "line 27: unknown key 'colour'");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib =5"), "unknown key 'knob_mib '");
     EXPECT_ERROR_HAS(with_line("knob_mib", "just words"), "line 5: expected key=value");
 }
 
 TEST_F(ParseTest, DuplicateKeyNamesBothLines) {
-    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 26: duplicate key 'knob_mib' (first on line 5)");
+    EXPECT_ERROR_HAS(good_ + "knob_mib=0\n", "line 27: duplicate key 'knob_mib' (first on line 5)");
 }
 
 TEST_F(ParseTest, MissingKeyIsAnError) {
@@ -959,7 +959,7 @@ TEST_F(ParseTest, StallsAreCanonicalMillisecondsUpToTenMinutes) {
     }
     EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "# gone"), "missing key 'fault_stall_write_ms'");
     EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "# gone"), "missing key 'fault_stall_after_write_ms'");
-    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 26: duplicate key 'fault_stall_write_ms' (first on line 16)");
+    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 27: duplicate key 'fault_stall_write_ms' (first on line 16)");
 }
 
 // boot_time and uptime_advanced_s follow boot_count, in the documented order.
@@ -979,7 +979,7 @@ TEST_F(ParseTest, UptimeKeysAreStrict) {
                          "line 10: uptime_advanced_s:");
     EXPECT_ERROR_HAS(with_line("boot_time", "# gone"), "missing key 'boot_time'");
     EXPECT_ERROR_HAS(with_line("uptime_advanced_s", "# gone"), "missing key 'uptime_advanced_s'");
-    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 26: duplicate key 'boot_time' (first on line 9)");
+    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 27: duplicate key 'boot_time' (first on line 9)");
 }
 
 TEST_F(ParseTest, HistoryLongerThan256IsRefused) {
@@ -995,7 +995,7 @@ TEST_F(ParseTest, KnobMustFitTheWidth) {
 
 TEST_F(ParseTest, EmptyAndTornFilesAreErrors) {
     EXPECT_ERROR_HAS("", "empty");
-    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 25: no newline at the end: the file is torn");
+    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 26: no newline at the end: the file is torn");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 3), "line 12: no newline at the end");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 1), "missing key 'hung'");
 }
