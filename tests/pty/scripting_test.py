@@ -189,6 +189,9 @@ def code_18():
     subprocess.run([sim_linux, "init", "--root", root, "--profile", "strix-64"], check=True,
                    capture_output=True)
     os.makedirs(os.path.join(root, "var", "lib"), exist_ok=True)
+    # The policy file binds the Linux band too: this 64 GB APU's, not the 192 GB Mac's.
+    with open(T.policy, "w") as f:
+        f.write("min = 16GiB\nmax = 48GiB\nreserve = 8GiB\nmax_step = 16GiB\n")
     code = run_as(["set", "40GiB", "--linux-root", root]).returncode
     grubenv = subprocess.run(["grub-editenv", os.path.join(root, "boot", "grub", "grubenv"), "list"],
                              capture_output=True, text=True, check=True).stdout
