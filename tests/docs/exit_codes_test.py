@@ -93,7 +93,8 @@ def journal_full_ramp():
 def journal_full_ramp_for():
     fresh()
     path = model(162000)  # fits after a raise on the 192 GiB Mac (its OS default gives 158 GiB)
-    return wiredcap("ramp", "--for", path, "--unattended", "--check", "true", journal_full=True)
+    # At 4,096 tokens: llama.cpp's own default context (the trained one) would not fit at all.
+    return wiredcap("ramp", "--for", path, "--context", "4096", "--unattended", "--check", "true", journal_full=True)
 
 
 def journal_full_set():
