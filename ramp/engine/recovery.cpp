@@ -29,7 +29,8 @@ using units::MiB;
 // two or three per record: a tenth of its instructions, callgrind, issue 25 point 4).
 [[gnu::always_inline]] inline void copy_text(std::string& to, std::string_view from) {
     if (to.size() == from.size()) {
-        std::memcpy(to.data(), from.data(), from.size());
+        // An empty view may have no data at all, and memcpy's source must never be null.
+        if (!from.empty()) std::memcpy(to.data(), from.data(), from.size());
     } else {
         to.clear();
         to.append(from.data(), from.size());
