@@ -51,7 +51,7 @@ check "it finds the helper from status --json" \
 check "  ... and prints its mode as status --json and stat give it (0755, the test build)" \
   test -n "$(grep -F 'status --json: mode 0755, uid ' "$work/report")" -a -n "$(grep -E '^owner uid [0-9]+, gid [0-9]+, mode 0755 ' "$work/report")"
 check "it judges every directory above the helper, up to /" grep -qE '^  /: uid 0, mode [0-7]{4}: ok$' "$work/report"
-# Each check only a Mac answers prints its line: the four of issue 46 among them (the boot
+# Each check only a Mac answers prints its line: the four Mac-only checks among them (the boot
 # action's records, Metal as nobody, BTM's record, /usr/local as an installer left it).
 for c in "launchctl print system/org.wiredcap.boot" "launchctl print-disabled system against the System Settings switch" \
   "BTM's record for the daemon: sudo sfltool dumpbtm" \

@@ -76,6 +76,9 @@ def case_status_field():
 
 
 def case_usage_help_and_version():
+    # A runtime fit does not know is a usage error that names the ones it does, before any reading.
+    p = bare("fit", "--runtime", "vllm", os.path.join(T.work, "no-model.gguf"), code=2)
+    check("llama-server" in p.stderr and "'vllm'" in p.stderr, f"fit --runtime vllm: {p.stderr!r}")
     p = bare(code=2)
     check("Usage:" in p.stderr and "Subcommands:" in p.stderr, f"wiredcap alone: {p.stderr!r}")
     p = bare("help")
