@@ -12,7 +12,9 @@ Expected<std::string> read_journal(const std::string& path, uid_t owner) {
     return std::move(*text).value_or(std::string());
 }
 
-bool is_v1_record(std::string_view line) { return line.starts_with("{\"v\":1,"); }
+// A line cut short by a crash, then closed by a later append, is no record: the CLI's reader
+// skips it too, and the classifier is fed the same records by both (ramp.ReadersAgree).
+bool is_v1_record(std::string_view line) { return line.starts_with("{\"v\":1,") && line.ends_with('}'); }
 
 std::optional<std::uint64_t> number_after(std::string_view line, std::string_view key) {
     const std::string k = "\"" + std::string(key) + "\":";
@@ -34,5 +36,37 @@ std::string_view string_after(std::string_view line, std::string_view key) {
 }
 
 std::string_view run_of(std::string_view line) { return string_after(line, "run"); }
+
+namespace {
+
+std::optional<units::MiB> mib_after(std::string_view line, std::string_view key) {
+    const auto n = number_after(line, key);
+    return n ? units::MiB::from_count(*n) : std::nullopt;
+}
+
+}  // namespace
+
+EntryView record_of(std::string_view line) {
+    EntryView e;
+    e.v = 1;
+    e.time = string_after(line, "time");
+    e.boot = string_after(line, "boot");
+    e.uid = number_after(line, "uid").value_or(UINT64_MAX);
+    e.command = string_after(line, "command");
+    e.event = string_after(line, "event");
+    if (const auto run = run_of(line); !run.empty()) e.run = run;
+    e.step = number_after(line, "step");
+    e.from = mib_after(line, "from_mib");
+    e.to = mib_after(line, "to_mib");
+    e.readback = mib_after(line, "readback_mib");
+    e.effective = mib_after(line, "effective_mib");
+    e.to_pages = number_after(line, "to_pages");
+    e.page_size = number_after(line, "page_size");
+    e.effective_source = string_after(line, "effective_source");
+    e.reason = string_after(line, "reason");
+    e.by = string_after(line, "by");
+    e.ignore_hang_ceiling = line.find(",\"ignore_hang_ceiling\":true") != std::string_view::npos;
+    return e;
+}
 
 }  // namespace wiredcap::journal

@@ -8,6 +8,8 @@
 // an escape.
 #pragma once
 
+#include "wiredcap/journal/record.hpp"
+
 #include <sys/types.h>
 
 #include <cstdint>
@@ -26,7 +28,7 @@ inline constexpr std::size_t kMaxJournalBytes = 64 * 1024 * 1024;
 // kMaxJournalBytes); empty when there is no journal yet.
 [[nodiscard]] Expected<std::string> read_journal(const std::string& path, uid_t owner);
 
-// Whether `line` is a record of the schema this helper writes ({"v":1,...}).
+// Whether `line` is a whole record of the schema this helper writes ({"v":1,...}).
 [[nodiscard]] bool is_v1_record(std::string_view line);
 
 // Calls `f` with each record of journal text, in file order. A torn last line (no newline) is
@@ -48,5 +50,9 @@ void for_each_record(std::string_view text, F&& f) {
 
 // The run id of a record ([A-Za-z0-9-]{1,64}); empty when it has none.
 [[nodiscard]] std::string_view run_of(std::string_view line);
+
+// The record's fields as the classifier takes them (wiredcap/journal/record.hpp), views into
+// `line`. A record without its uid counts as no one's (never root's).
+[[nodiscard]] EntryView record_of(std::string_view line);
 
 }  // namespace wiredcap::journal

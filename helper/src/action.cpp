@@ -226,9 +226,11 @@ std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, 
     auto text = a.journal_for("hangs", "; nothing was changed");
     if (!text) return text.error();
     const auto hang = journal::find_hang_ceiling(*text, *boot);
-    if (!hang || value < *hang) return std::nullopt;
+    if (!hang.known)
+        return a.refuse(ExitCode::journal_failed, "cannot classify the journal for hangs (out of memory); nothing was changed");
+    if (!hang.value || value < *hang.value) return std::nullopt;
     return a.refuse(ExitCode::refused_by_policy,
-                    units::describe(value) + " is at or above " + units::describe(*hang) +
+                    units::describe(value) + " is at or above " + units::describe(*hang.value) +
                         ", the lowest value that hung this machine (the journal's hang ceiling); "
                         "see: wiredcap recover; choose a value below it, or pass --ignore-hang-ceiling");
 }

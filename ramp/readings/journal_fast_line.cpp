@@ -110,6 +110,14 @@ bool plain_char(char ch) {
     return n;
 }
 
+// true or false.
+bool take_bool(Cursor& c, bool& b) {
+    if (c.take("true")) b = true;
+    else if (c.take("false")) b = false;
+    else return false;
+    return true;
+}
+
 // A value of a key the entry does not use: skipped, if it is one of the plain kinds.
 bool skip_plain_value(Cursor& c) {
     if (c.i < c.s.size() && c.s[c.i] == '"') return plain_string(c).has_value();
@@ -118,7 +126,7 @@ bool skip_plain_value(Cursor& c) {
 }
 
 enum Field : unsigned { v, time, boot, uid, command, event, run, step, from, to, readback, effective,
-                        effective_source, reason, by, to_pages, page_size, other };
+                        effective_source, reason, by, to_pages, page_size, ignore_ceiling, other };
 
 // By length first: a key is compared with at most three names (this runs for every key of every
 // line of the journal).
@@ -137,6 +145,7 @@ Field field_of(std::string_view key) {
         case 12: return is("readback_mib", readback);
         case 13: return is("effective_mib", effective);
         case 16: return is("effective_source", effective_source);
+        case 19: return is("ignore_hang_ceiling", ignore_ceiling);
         default: return other;
     }
 }
@@ -167,6 +176,7 @@ std::optional<units::MiB>* size_field(EntryView& e, Field f) {
 // One "key":value of the entry's; false when it is not in the plain form.
 bool read_field(Cursor& c, Field f, EntryView& e) {
     if (f == other) return skip_plain_value(c);
+    if (f == ignore_ceiling) return take_bool(c, e.ignore_hang_ceiling);
     if (std::string_view* s = string_field(e, f)) {
         auto text = plain_string(c);
         if (text) *s = *text;
@@ -201,6 +211,7 @@ bool read_field(Cursor& c, Field f, EntryView& e) {
 // The optional fields as a new record has them.
 void clear_optional(EntryView& e) {
     e.effective_source = {};
+    e.ignore_hang_ceiling = false;
     e.reason = {};
     e.by = {};
     e.run.reset();
@@ -309,7 +320,7 @@ bool optional_fields_in_helper_order(Cursor& c, EntryView& e) {
     if (!more(c)) return true;
     if (take_literal(c, R"(,"effective_source":)") && !take_string(c, e.effective_source)) return false;
     if (!more(c)) return true;
-    if (take_literal(c, R"(,"ignore_hang_ceiling":)") && !skip_plain_value(c)) return false;
+    if (take_literal(c, R"(,"ignore_hang_ceiling":)") && !take_bool(c, e.ignore_hang_ceiling)) return false;
     if (!more(c)) return true;
     if (take_literal(c, R"(,"by":)") && !take_string(c, e.by)) return false;
     if (!more(c)) return true;

@@ -112,6 +112,11 @@ Expected<Ok> read_details(const json::Value& o, Entry& e) {
         if (!text) return text.error();
         *field = text->value_or("");
     }
+    if (const json::Value* b = json::get(o, "ignore_hang_ceiling")) {
+        const auto flag = json::as_bool(*b);
+        if (!flag) return Error{"\"ignore_hang_ceiling\" is not true or false"};
+        e.ignore_hang_ceiling = *flag;
+    }
     return Ok{};
 }
 

@@ -120,9 +120,10 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     auto text = a.journal_text();
     if (!text) return fail(a.refuse(ExitCode::journal_failed, "cannot check the journal for hangs: " + text.error().message));
     const auto hang = journal::find_hang_ceiling(*text, boot_id, true);
-    if (hang && s.value >= *hang)
+    if (!hang.known) return fail(a.refuse(ExitCode::journal_failed, "cannot classify the journal for hangs (out of memory)"));
+    if (hang.value && s.value >= *hang.value)
         return fail(a.refuse(ExitCode::refused_by_policy, units::to_string(s.value) + " is at or above " +
-                                                              units::to_string(*hang) + ", where the machine hung (wiredcap recover names the write)"));
+                                                              units::to_string(*hang.value) + ", where the machine hung (wiredcap recover names the write)"));
     if (auto f = helper::read_previous(a, ctx)) return fail(*f);
     helper::note_vouched(a, ctx, *p, s.value);
     s.applied_uptime_s = up->count();

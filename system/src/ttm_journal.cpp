@@ -54,7 +54,9 @@ bool SharedTrialJournal::record(const linux_amd::TrialEvent& e, const linux_amd:
 Expected<std::optional<units::MiB>> SharedTrialJournal::hang_ceiling() {
     auto text = journal::read_journal(path_, owner_);
     if (!text) return Error{"cannot check the journal for hangs: " + text.error().message};
-    return journal::find_hang_ceiling(*text, stamp_.boot_id);
+    const auto hang = journal::find_hang_ceiling(*text, stamp_.boot_id);
+    if (!hang.known) return Error{"cannot classify the journal for hangs (out of memory)"};
+    return hang.value;
 }
 
 }  // namespace wiredcap::system

@@ -85,6 +85,13 @@ TEST(Confirmation, TornOrForeignLinesNeverMatch) {
 
 // --- find_hang_ceiling: the boot action's check (issue 11 item 4) ----------------------------
 
+// The ceiling's value, the journal classified (a text this small always is).
+std::optional<units::MiB> hang_ceiling_value(std::string_view text, std::string_view boot, bool stored = false) {
+    const auto c = find_hang_ceiling(text, boot, stored);
+    EXPECT_TRUE(c.known);
+    return c.value;
+}
+
 std::string step_line(std::string_view event, const std::string& command, std::uint64_t step, units::MiB v,
                       const std::string& boot, std::int64_t time) {
     return to_json_line(Record{command, std::string(event), std::string("r-9"), step, 80_GiB, v, std::nullopt, ""},
@@ -107,10 +114,10 @@ std::string hung_ramp(std::int64_t t0) {
 
 TEST(HangCeiling, AnUnconfirmedStepFromAnEarlierBootIsAHang) {
     const std::string j = hung_ramp(1764410000);
-    EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(112_GiB));
-    EXPECT_EQ(find_hang_ceiling(j, "B1"), std::nullopt) << "this boot: still running";
+    EXPECT_EQ(hang_ceiling_value(j, "B2"), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(hang_ceiling_value(j, "B1"), std::nullopt) << "this boot: still running";
     const std::string reverted = j + step_line("revert_applied", "apply", 2, 96_GiB, "B1", 1764410006);
-    EXPECT_EQ(find_hang_ceiling(reverted, "B2"), std::nullopt);
+    EXPECT_EQ(hang_ceiling_value(reverted, "B2"), std::nullopt);
 }
 
 // A revert that found its target already in force is journaled `unchanged`, naming the target:
@@ -124,13 +131,13 @@ TEST(HangCeiling, ARevertThatFoundItsTargetInForceSettlesTheStep) {
                                step_line("confirmed", "confirm", 1, 96_GiB, "B1", t + 2) +
                                step_line("intent", "apply", 2, 112_GiB, "B1", t + 3) +
                                step_line("write_failed", "apply", 2, 112_GiB, "B1", t + 4);
-    EXPECT_EQ(find_hang_ceiling(failed, "B2"), std::optional<units::MiB>(112_GiB)) << "control";
-    EXPECT_EQ(find_hang_ceiling(failed + step_line("unchanged", "apply", 2, 96_GiB, "B1", t + 5), "B2"),
+    EXPECT_EQ(hang_ceiling_value(failed, "B2"), std::optional<units::MiB>(112_GiB)) << "control";
+    EXPECT_EQ(hang_ceiling_value(failed + step_line("unchanged", "apply", 2, 96_GiB, "B1", t + 5), "B2"),
               std::nullopt);
-    EXPECT_EQ(find_hang_ceiling(hung_ramp(t) + step_line("unchanged", "reset", 2, 0_MiB, "B1", t + 6), "B2"),
+    EXPECT_EQ(hang_ceiling_value(hung_ramp(t) + step_line("unchanged", "reset", 2, 0_MiB, "B1", t + 6), "B2"),
               std::nullopt)
         << "a revert to the OS default that found it in force";
-    EXPECT_EQ(find_hang_ceiling(hung_ramp(t) + step_line("unchanged", "apply", 2, 112_GiB, "B1", t + 6), "B2"),
+    EXPECT_EQ(hang_ceiling_value(hung_ramp(t) + step_line("unchanged", "apply", 2, 112_GiB, "B1", t + 6), "B2"),
               std::optional<units::MiB>(112_GiB))
         << "the step's own value again: still in force";
 }
@@ -143,12 +150,12 @@ TEST(HangCeiling, ARevertThatNeverTookOrARefusedConfirmSettlesNothing) {
     const std::int64_t t = 1764410000;
     for (const char* event : {"revert_intent", "revert_write_failed", "revert_mismatch"}) {
         const std::string j = hung_ramp(t) + step_line(event, "apply", 2, 96_GiB, "B1", t + 6);
-        EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(112_GiB)) << event;
+        EXPECT_EQ(hang_ceiling_value(j, "B2"), std::optional<units::MiB>(112_GiB)) << event;
     }
     const std::string refused = hung_ramp(t) + step_line("refused", "confirm", 2, 112_GiB, "B1", t + 6);
-    EXPECT_EQ(find_hang_ceiling(refused, "B2"), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(hang_ceiling_value(refused, "B2"), std::optional<units::MiB>(112_GiB));
     const std::string confirmed = hung_ramp(t) + step_line("confirmed", "confirm", 2, 112_GiB, "B1", t + 6);
-    EXPECT_EQ(find_hang_ceiling(confirmed, "B2"), std::nullopt);
+    EXPECT_EQ(hang_ceiling_value(confirmed, "B2"), std::nullopt);
 }
 
 // The golden hang_binds_every_write stored a value and hung a ramp within one second: the
@@ -156,29 +163,29 @@ TEST(HangCeiling, ARevertThatNeverTookOrARefusedConfirmSettlesNothing) {
 TEST(HangCeiling, AHangInTheSameSecondAsTheStoreStillBinds) {
     const std::int64_t t = 1764410000;
     const std::string same_second = store_line(112_GiB, "B1", t, false) + hung_ramp(t - 4);
-    EXPECT_EQ(find_hang_ceiling(same_second, "B2", true), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(hang_ceiling_value(same_second, "B2", true), std::optional<units::MiB>(112_GiB));
     const std::string overridden_then = store_line(112_GiB, "B1", t, true) + hung_ramp(t - 4);
-    EXPECT_EQ(find_hang_ceiling(overridden_then, "B2", true), std::optional<units::MiB>(112_GiB))
+    EXPECT_EQ(hang_ceiling_value(overridden_then, "B2", true), std::optional<units::MiB>(112_GiB))
         << "the hang came after the override: nobody overrode it";
     const std::string clock_set_back = store_line(112_GiB, "B1", t, true) + hung_ramp(t - 3600);
-    EXPECT_EQ(find_hang_ceiling(clock_set_back, "B2", true), std::optional<units::MiB>(112_GiB));
+    EXPECT_EQ(hang_ceiling_value(clock_set_back, "B2", true), std::optional<units::MiB>(112_GiB));
 }
 
 TEST(HangCeiling, OnlyAStoreThatOverrodeAKnownHangWaivesIt) {
     const std::int64_t t = 1764410000;
     const std::string hang = hung_ramp(t);
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true), "B3", true), std::nullopt)
+    EXPECT_EQ(hang_ceiling_value(hang + store_line(112_GiB, "B2", t + 60, true), "B3", true), std::nullopt)
         << "known in B2 (a hang from B1) and overridden";
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, false), "B3", true),
+    EXPECT_EQ(hang_ceiling_value(hang + store_line(112_GiB, "B2", t + 60, false), "B3", true),
               std::optional<units::MiB>(112_GiB))
         << "a store without the override keeps it binding";
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true) + store_line(112_GiB, "B2", t + 70, false),
+    EXPECT_EQ(hang_ceiling_value(hang + store_line(112_GiB, "B2", t + 60, true) + store_line(112_GiB, "B2", t + 70, false),
                                 "B3", true),
               std::optional<units::MiB>(112_GiB))
         << "the last store decides";
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B2", t + 60, true, "unchanged"), "B3", true), std::nullopt)
+    EXPECT_EQ(hang_ceiling_value(hang + store_line(112_GiB, "B2", t + 60, true, "unchanged"), "B3", true), std::nullopt)
         << "storing the same value again with the override";
-    EXPECT_EQ(find_hang_ceiling(hang + store_line(112_GiB, "B1", t + 5, true), "B2", true),
+    EXPECT_EQ(hang_ceiling_value(hang + store_line(112_GiB, "B1", t + 5, true), "B2", true),
               std::optional<units::MiB>(112_GiB))
         << "stored in the boot the ramp ran in: the step was no hang yet, so nothing was overridden";
 }
@@ -189,8 +196,8 @@ TEST(HangCeiling, OnlyAStoreThatOverrodeAKnownHangWaivesIt) {
 // overrides with its own --ignore-hang-ceiling.
 TEST(HangCeiling, AStoresOverrideWaivesHangsForTheStoredValueOnly) {
     const std::string j = hung_ramp(1764410000) + store_line(72_GiB, "B2", 1764410060, true);
-    EXPECT_EQ(find_hang_ceiling(j, "B2", true), std::nullopt) << "the boot action, for the value stored";
-    EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(112_GiB)) << "apply and persist";
+    EXPECT_EQ(hang_ceiling_value(j, "B2", true), std::nullopt) << "the boot action, for the value stored";
+    EXPECT_EQ(hang_ceiling_value(j, "B2"), std::optional<units::MiB>(112_GiB)) << "apply and persist";
 }
 
 // Writes outside a ramp (issue 22): an apply without --run never read back in its boot is a
@@ -202,10 +209,10 @@ std::string plain_line(std::string_view event, units::MiB v, std::optional<units
 
 TEST(HangCeiling, AWriteOutsideARampNeverReadBackIsAHang) {
     const std::string j = plain_line("intent", 166_GiB, std::nullopt, "B1") + plain_line("mismatch", 166_GiB, std::nullopt, "B1");
-    EXPECT_EQ(find_hang_ceiling(j, "B2"), std::optional<units::MiB>(166_GiB));
-    EXPECT_EQ(find_hang_ceiling(j, "B1"), std::nullopt) << "this boot: nothing proves it went down";
+    EXPECT_EQ(hang_ceiling_value(j, "B2"), std::optional<units::MiB>(166_GiB));
+    EXPECT_EQ(hang_ceiling_value(j, "B1"), std::nullopt) << "this boot: nothing proves it went down";
     const std::string read_back = plain_line("intent", 166_GiB, std::nullopt, "B1") + plain_line("applied", 166_GiB, 166_GiB, "B1");
-    EXPECT_EQ(find_hang_ceiling(read_back, "B2"), std::nullopt) << "read back: a suspect at most, for a person";
+    EXPECT_EQ(hang_ceiling_value(read_back, "B2"), std::nullopt) << "read back: a suspect at most, for a person";
 }
 
 // The boot action's write binds like the guard that judges it: a trip at once, and a write its
@@ -221,30 +228,30 @@ TEST(HangCeiling, TheBootActionsWriteBindsUntilItsBootSettlesIt) {
     const std::string applied = boot_line("boot", "intent", 166_GiB, std::nullopt, "B1") +
                                 boot_line("boot", "applied", 166_GiB, 166_GiB, "B1");
     const auto at = std::optional<units::MiB>(166_GiB);
-    EXPECT_EQ(find_hang_ceiling(applied, "B1"), std::nullopt) << "its own boot: on trial";
-    EXPECT_EQ(find_hang_ceiling(applied, "B2"), at) << "read back, never healthy";
-    EXPECT_EQ(find_hang_ceiling(applied, "B2", true), at) << "the boot action is bound too";
-    EXPECT_EQ(find_hang_ceiling(applied + boot_line("boot", "healthy", 166_GiB, 166_GiB, "B1"), "B2"), std::nullopt);
-    EXPECT_EQ(find_hang_ceiling(applied + boot_line("reset", "applied", 0_GiB, 0_GiB, "B1"), "B2"), std::nullopt);
-    EXPECT_EQ(find_hang_ceiling(applied + boot_line("reset", "applied", 0_GiB, 0_GiB, "B2"), "B3"), at)
+    EXPECT_EQ(hang_ceiling_value(applied, "B1"), std::nullopt) << "its own boot: on trial";
+    EXPECT_EQ(hang_ceiling_value(applied, "B2"), at) << "read back, never healthy";
+    EXPECT_EQ(hang_ceiling_value(applied, "B2", true), at) << "the boot action is bound too";
+    EXPECT_EQ(hang_ceiling_value(applied + boot_line("boot", "healthy", 166_GiB, 166_GiB, "B1"), "B2"), std::nullopt);
+    EXPECT_EQ(hang_ceiling_value(applied + boot_line("reset", "applied", 0_GiB, 0_GiB, "B1"), "B2"), std::nullopt);
+    EXPECT_EQ(hang_ceiling_value(applied + boot_line("reset", "applied", 0_GiB, 0_GiB, "B2"), "B3"), at)
         << "a reset in a later boot undoes nothing of B1";
     const std::string trip = boot_line("boot", "tripped", 166_GiB, std::nullopt, "B2");
-    EXPECT_EQ(find_hang_ceiling(trip, "B2"), at) << "a trip binds at once";
+    EXPECT_EQ(hang_ceiling_value(trip, "B2"), at) << "a trip binds at once";
 }
 
 TEST(HangCeiling, AVerdictBindsAndForgetHangClearsEarlierHangs) {
     const std::string verdict = to_json_line(Record{"verdict", "hung", std::nullopt, std::nullopt, std::nullopt, 162_GiB,
                                                     std::nullopt, "B1"}, Stamp{"B2", 0}, 1764410000);
-    EXPECT_EQ(find_hang_ceiling(verdict, "B2"), std::nullopt) << "a verdict on no write answers nothing";
+    EXPECT_EQ(hang_ceiling_value(verdict, "B2"), std::nullopt) << "a verdict on no write answers nothing";
     // The suspect it answers: a write of that value read back in B1, in force when B1 ended.
     const std::string hung = plain_line("intent", 162_GiB, std::nullopt, "B1") +
                              plain_line("applied", 162_GiB, 162_GiB, "B1") + verdict;
-    EXPECT_EQ(find_hang_ceiling(hung, "B2"), std::optional<units::MiB>(162_GiB));
+    EXPECT_EQ(hang_ceiling_value(hung, "B2"), std::optional<units::MiB>(162_GiB));
     const std::string forget = to_json_line(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt,
                                                    162_GiB, std::nullopt, "other-cause"}, Stamp{"B2", 0}, 1764410001);
-    EXPECT_EQ(find_hang_ceiling(hung + forget, "B2"), std::nullopt);
+    EXPECT_EQ(hang_ceiling_value(hung + forget, "B2"), std::nullopt);
     const std::string again = plain_line("intent", 170_GiB, std::nullopt, "B2");
-    EXPECT_EQ(find_hang_ceiling(hung + forget + again, "B3"), std::optional<units::MiB>(170_GiB));
+    EXPECT_EQ(hang_ceiling_value(hung + forget + again, "B3"), std::optional<units::MiB>(170_GiB));
 }
 
 // Linux's try-once trials (wiredcap-system ttm-*, docs/linux.md): a trial recorded `hung`
@@ -259,15 +266,15 @@ std::string linux_line(std::string_view command, std::string_view event, std::ui
 
 TEST(HangCeiling, ALinuxTrialRecordedHungBindsBySizeUntilForgotten) {
     const std::string hung = linux_line("ttm-after-boot", "hung", 26214400, 4096);  // 100 GiB
-    EXPECT_EQ(find_hang_ceiling(hung, "B1"), std::optional<units::MiB>(100_GiB)) << "its own boot too";
+    EXPECT_EQ(hang_ceiling_value(hung, "B1"), std::optional<units::MiB>(100_GiB)) << "its own boot too";
     // 16 KiB pages: the same 100 GiB. A part MiB is dropped (the ceiling never rises).
-    EXPECT_EQ(find_hang_ceiling(linux_line("ttm-reset", "hung", 6553600, 16384), "B2"),
+    EXPECT_EQ(hang_ceiling_value(linux_line("ttm-reset", "hung", 6553600, 16384), "B2"),
               std::optional<units::MiB>(100_GiB));
-    EXPECT_EQ(find_hang_ceiling(linux_line("ttm-reset", "hung", 26214401, 4096), "B2"),
+    EXPECT_EQ(hang_ceiling_value(linux_line("ttm-reset", "hung", 26214401, 4096), "B2"),
               std::optional<units::MiB>(100_GiB));
-    EXPECT_EQ(find_hang_ceiling(linux_line("ttm-trial", "intent", 26214400, 4096), "B2"), std::nullopt)
+    EXPECT_EQ(hang_ceiling_value(linux_line("ttm-trial", "intent", 26214400, 4096), "B2"), std::nullopt)
         << "an intent is judged by after-boot, not here";
-    EXPECT_EQ(find_hang_ceiling(hung + linux_line("ttm-forget-hang", "forgotten", 26214400, 4096), "B2"),
+    EXPECT_EQ(hang_ceiling_value(hung + linux_line("ttm-forget-hang", "forgotten", 26214400, 4096), "B2"),
               std::nullopt);
 }
 

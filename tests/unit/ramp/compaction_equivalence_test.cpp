@@ -279,8 +279,8 @@ std::string answers(const std::string& text, const std::set<std::string>& closed
     std::string out;
     for (const std::string boot : kBoots) {
         out += "== recover/status in boot '" + boot + "'\n" + describe(analyse(entries, boot), closed);
-        out += "hang ceiling for the helper: " + describe(journal::find_hang_ceiling(text, boot)) + "\n";
-        out += "hang ceiling for the boot action: " + describe(journal::find_hang_ceiling(text, boot, true)) + "\n";
+        out += "hang ceiling for the helper: " + describe(journal::find_hang_ceiling(text, boot).value) + "\n";
+        out += "hang ceiling for the boot action: " + describe(journal::find_hang_ceiling(text, boot, true).value) + "\n";
     }
     for (const std::uint64_t v : kValues) {
         const auto standing = journal::find_standing(text, MiB::from_count_or_throw(v));
@@ -374,17 +374,38 @@ TEST(CompactionEquivalence, EveryReaderAnswersTheSameAfterACompaction) {
     EXPECT_GT(abandoned, kJournals / 8);
 }
 
-// One answer, whoever reads: the helper's hang ceiling (apply, persist, the boot action) is the
-// one status and recover show, on journals of every writer (root's and a member's verdicts,
-// forgets and ends, Linux's trials, torn lines), in the journal's last boot and a later one,
-// and again after a compaction.
+// One answer, whoever reads: the helper and the CLI each parse the journal their own way (the
+// helper's record_of, the CLI's reader) into the one classifier, and every answer of it -- hangs,
+// the ceiling for any writer and for the stored value, suspects, unresolved runs, the last
+// confirmation -- is the same, on journals of every writer (root's and a member's verdicts,
+// forgets and ends, Linux's trials, torn lines), in the journal's last boot and a later one, and
+// again after a compaction. The helper's own answer (find_hang_ceiling) is checked beside it.
+std::string every_answer(const Report& r, const Report& stored) {
+    std::string s = describe(r) + "stored-value ceiling " + describe(stored.hang_ceiling) + "\n";
+    for (const auto& h : r.hangs)
+        s += "hang by " + h.writer + " uid " + std::to_string(h.uid) + (h.forgotten ? " forgotten\n" : "\n");
+    for (const auto& x : r.suspects) s += "suspect " + describe(x) + " by " + x.writer + "\n";
+    if (r.forgotten) s += "forgotten at " + std::to_string(r.forgotten->order) + "\n";
+    return s;
+}
+std::string via_cli(const std::string& text, std::string_view boot) {
+    journal::Classifier c(boot);
+    for (const auto& e : journal_view::parse_journal(text).entries) c.add(journal_view::view_of(e));
+    return every_answer(c.finish(), c.finish(journal::Classifier::For::stored_value));
+}
+std::string via_helper(const std::string& text, std::string_view boot) {
+    journal::Classifier c(boot);
+    journal::for_each_record(text, [&c](std::string_view line) { c.add(journal::record_of(line)); });
+    return every_answer(c.finish(), c.finish(journal::Classifier::For::stored_value));
+}
 std::string ceilings(const std::string& text) {
     const auto entries = journal_view::parse_journal(text).entries;
     std::string out;
     for (const char* boot : {"BOOT-4", "BOOT-5"}) {
         const auto report = analyse(entries, boot);
         const auto cli = report.hang_ceiling ? std::optional(report.hang_ceiling->value) : std::nullopt;
-        out += std::string(boot) + ": recover " + describe(cli) + ", helper " + describe(journal::find_hang_ceiling(text, boot)) + "\n";
+        out += std::string(boot) + ": recover " + describe(cli) + ", helper " +
+               describe(journal::find_hang_ceiling(text, boot).value) + "\n";
     }
     return out;
 }
@@ -399,7 +420,7 @@ bool agree(const std::string& answer) {
 
 TEST(ReadersAgree, TheHelperAndRecoverGiveOneHangCeilingBeforeAndAfterACompaction) {
     constexpr std::uint32_t kJournals = 400;
-    std::size_t with_ceiling = 0;
+    std::size_t with_ceiling = 0, with_suspect = 0;
     for (std::uint32_t seed = 1; seed <= kJournals; ++seed) {
         const std::string before = Story(seed).write_with_every_writer(5);
         const std::string answer = ceilings(before);
@@ -407,9 +428,16 @@ TEST(ReadersAgree, TheHelperAndRecoverGiveOneHangCeilingBeforeAndAfterACompactio
         if (answer.find("recover none") == std::string::npos) ++with_ceiling;
         const std::string after = journal::compact_text(before, 0, journal::Closer{"BOOT-5", 1796200000});
         ASSERT_EQ(ceilings(after), answer) << "seed " << seed << "\nbefore:\n" << before << "\nafter:\n" << after;
+        for (const char* boot : {"BOOT-4", "BOOT-5"}) {
+            const std::string cli = via_cli(before, boot);
+            ASSERT_EQ(via_helper(before, boot), cli) << "seed " << seed << " in " << boot;
+            ASSERT_EQ(via_helper(after, boot), via_cli(after, boot)) << "seed " << seed << " in " << boot << ", compacted";
+            if (cli.find("suspect ") != std::string::npos) ++with_suspect;
+        }
     }
-    // A test where no journal had a ceiling would compare nothing.
+    // A test where no journal had a ceiling, or a suspect, would compare nothing.
     EXPECT_GT(with_ceiling, kJournals / 4);
+    EXPECT_GT(with_suspect, kJournals / 20);
 }
 
 // A cron job's `wiredcap set` of the value in force kept the journal growing for good: every

@@ -286,7 +286,7 @@ void expect_same_entries(const std::vector<Entry>& a, const std::vector<Entry>& 
 // compile here until this test compares it too.
 TEST(JournalParse, EveryFieldComesThroughTheLentRecord) {
     [[maybe_unused]] const auto& [line_, v_, time_, boot_, uid_, command_, event_, run_, step_, from_, to_, readback_,
-                                  effective_, to_pages_, page_size_, effective_source_, reason_, by_] = Entry{};
+                                  effective_, to_pages_, page_size_, effective_source_, reason_, by_, ignore_hang_ceiling_] = Entry{};
     auto expect_every_field = [](const Entry& a, const Entry& b, const std::string& why) {
         EXPECT_EQ(a.line, b.line) << why;
         EXPECT_EQ(a.v, b.v) << why;
@@ -306,16 +306,18 @@ TEST(JournalParse, EveryFieldComesThroughTheLentRecord) {
         EXPECT_EQ(a.effective_source, b.effective_source) << why;
         EXPECT_EQ(a.reason, b.reason) << why;
         EXPECT_EQ(a.by, b.by) << why;
+        EXPECT_EQ(a.ignore_hang_ceiling, b.ignore_hang_ceiling) << why;
     };
     const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply",)"
                              R"("event":"applied","run":"r-1","step":2,"from_mib":1,"to_mib":2,"readback_mib":3,)";
-    const std::string tail = R"(,"effective_mib":4,"effective_source":"metal","by":"set","to_pages":5,"page_size":6})";
+    const std::string tail = R"(,"effective_mib":4,"effective_source":"metal","ignore_hang_ceiling":true,"by":"set","to_pages":5,"page_size":6})";
     for (const std::string reason : {R"("reason":"plain")", R"("reason":"a \"quoted\" word")"}) {
         const std::string text = head + reason + tail;
         const auto full = parse_record(text, 1);
         ASSERT_TRUE(full) << text << ": " << full.error().message;
         ASSERT_TRUE(full->run && full->step && full->from && full->to && full->readback && full->effective &&
-                    full->to_pages && full->page_size && !full->by.empty() && !full->effective_source.empty());
+                    full->to_pages && full->page_size && !full->by.empty() && !full->effective_source.empty() &&
+                    full->ignore_hang_ceiling);
         const Contents c = parse_journal(text + "\n");
         ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
         expect_every_field(c.entries[0], *full, text);

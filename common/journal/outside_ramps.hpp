@@ -25,15 +25,15 @@
 #include <utility>
 #include <vector>
 
-#include "engine/recovery.hpp"
-#include "readings/journal_reader.hpp"
+#include "wiredcap/journal/classifier.hpp"
+#include "wiredcap/journal/record.hpp"
 
-namespace wiredcap::recovery {
+namespace wiredcap::journal {
 
 // Who wrote a run-less write, as a word: "set" (wiredcap set, run by root), "set-claim"
 // (another caller's --by set: its word, which no one checked), "helper-apply" (the helper run
 // directly, or by a wiredcap that did not name itself), "boot-action".
-[[nodiscard]] std::string writer_of(const journal_view::EntryView& e);
+[[nodiscard]] std::string writer_of(const EntryView& e);
 
 struct OutsideRamps {
     std::vector<std::pair<std::size_t, StepRef>> hangs;  // (journal order, where)
@@ -46,15 +46,17 @@ struct OutsideRamps {
 class OutsideRampScan {
 public:
     explicit OutsideRampScan(std::string_view current_boot);  // must outlive the scan
-    void add(const journal_view::EntryView& e, std::size_t order);
+    void add(const EntryView& e, std::size_t order);
     [[nodiscard]] OutsideRamps result() const;
+    // Classifier::may_answer's answer (classifier.hpp).
+    [[nodiscard]] bool may_answer(std::string_view boot, units::MiB value, bool root) const;
 
 private:
     struct Write {
         std::size_t order;
         StepRef ref;
     };
-    void add_boot_write(const journal_view::EntryView& e, std::size_t order);
+    void add_boot_write(const EntryView& e, std::size_t order);
     struct Verdict {
         std::size_t order;
         bool hung;
@@ -71,7 +73,4 @@ private:
     std::optional<Forgotten> forgotten_;
 };
 
-[[nodiscard]] OutsideRamps scan_outside_ramps(const std::vector<journal_view::Entry>& entries,
-                                              std::string_view current_boot);
-
-}  // namespace wiredcap::recovery
+}  // namespace wiredcap::journal

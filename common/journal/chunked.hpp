@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace wiredcap::recovery {
+namespace wiredcap::journal {
 
 template <class T, std::size_t kChunk>
 class Chunked {
@@ -43,4 +43,4 @@ private:
     std::size_t size_ = 0;
 };
 
-}  // namespace wiredcap::recovery
+}  // namespace wiredcap::journal

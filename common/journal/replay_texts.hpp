@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace wiredcap::recovery {
+namespace wiredcap::journal {
 
 // A text in a ReplayTexts' block: stays where it is while its ReplayTexts lives, even when that is
 // moved (the blocks are on the heap).
@@ -110,4 +110,4 @@ private:
     std::size_t left_ = 0;
 };
 
-}  // namespace wiredcap::recovery
+}  // namespace wiredcap::journal
