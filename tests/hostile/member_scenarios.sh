@@ -670,3 +670,62 @@ member_by_set_is_its_claim() {
   journal_ok
 }
 
+
+# refused_from MIB: the real helper, for a member and for root, takes MIB-1 (then a reset) and
+# refuses MIB (exit 3, refused by policy, nothing written): the hang ceiling binds from exactly
+# the value status and recover show, because all three run the one classifier.
+refused_from() {
+  local below=$(($1 - 1)) who before
+  for who in "$MEMBER" 0:0:; do
+    AS=$who run -- apply "${below}MiB"; expect_rc 0; expect_knob "$below"
+    AS=$who run -- reset; expect_rc 0; expect_knob 0
+    before=$(sim_history)
+    AS=$who run -- apply "$1MiB"; expect_rc 3; expect_knob 0; expect_last_event refused
+    [ "$(sim_history)" = "$before" ] || fail "the refused apply of $1 MiB reached the kernel: $(sim_history)"
+  done
+  AS=$MEMBER
+}
+# lifted MIB: root's forget-hang clears it; status and recover say none, and the member's apply of
+# MIB goes through.
+lifted() {
+  AS=0:0: run -- forget-hang "$1MiB" --why other-cause; expect_rc 0
+  expect_ceilings none
+  run -- apply "$1MiB"; expect_rc 0; expect_knob "$1"
+  run -- reset; expect_rc 0
+}
+
+# Stories of every writer, each ending in a hang after a reboot: root's ramp step, wiredcap's set
+# that root said hung, the helper run directly by a member who said so, a member's ramp step and
+# the boot action's write in a boot that never became healthy. In each, status's and recover's
+# ceiling is exactly the value from which the helper refuses, for a member and for root; root's
+# forget lifts it for all three.
+ceiling_is_where_the_helper_refuses() {
+  fresh_fixture
+  local boot
+  AS=0:0: run -- apply 72GiB --run r-root --step 1; expect_rc 0
+  sim reboot >/dev/null
+  expect_ceilings 73728; refused_from 73728; lifted 73728
+
+  AS=0:0: run -- apply 70GiB --by set; expect_rc 0; boot=$(boot_of_last)
+  sim reboot >/dev/null
+  expect_suspects 1; expect_ceilings none
+  AS=0:0: run -- verdict 70GiB --boot "$boot" --answer hung; expect_rc 0
+  expect_ceilings 71680; refused_from 71680; lifted 71680
+
+  run -- apply 68GiB; expect_rc 0; boot=$(boot_of_last)
+  sim reboot >/dev/null
+  run -- verdict 68GiB --boot "$boot" --answer hung; expect_rc 0
+  expect_ceilings 69632; refused_from 69632; lifted 69632
+
+  run -- apply 74GiB --run r-member --step 1; expect_rc 0
+  sim reboot >/dev/null
+  expect_ceilings 75776; refused_from 75776; lifted 75776
+
+  "$HELPER" persist 76GiB --unconfirmed --effective 64GiB >/dev/null 2>&1 || fail "root's persist failed"
+  sim reboot >/dev/null
+  system boot-action >"$WORK/boot.out" 2>&1 || fail "the boot action failed: $(cat "$WORK/boot.out")"
+  expect_knob 77824
+  sim reboot >/dev/null
+  expect_ceilings 77824; refused_from 77824
+  journal_ok
+}
