@@ -213,7 +213,7 @@ constexpr std::array kFields{
     WIREDCAP_FIELD("boot_time", boot_time, read_value),
     WIREDCAP_FIELD("uptime_advanced_s", uptime_advanced_s, read_value),
     WIREDCAP_FIELD("hang_above_mib", hang_above, read_value),
-    WIREDCAP_FIELD("hung", hung, read_value),
+    WIREDCAP_FIELD("hung", hung, read_value),  // not a journal word: the simulator's state
     WIREDCAP_FIELD("fault_write_refused", fault_write_refused, read_value),
     WIREDCAP_FIELD("fault_readback_offset_mib", fault_readback_offset_mib, read_value),
     WIREDCAP_FIELD("fault_key_missing", fault_key_missing, read_value),

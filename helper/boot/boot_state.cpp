@@ -14,6 +14,7 @@
 #include "journal/owned_by_root.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/durable_write.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::boot {
 namespace {
@@ -26,7 +27,7 @@ constexpr std::array<std::string_view, 11> kKeys{"value_mib",  "basis",      "pe
 // Where older files end: before start_mib (written before the start_ lines existed) and before
 // start_said (before issue 23).
 constexpr std::array<std::size_t, 2> kOlderEnds{8, 10};
-constexpr std::array<std::string_view, 5> kGuardNames{"armed", "trying", "healthy", "tripped", "failed"};  // Guard's order
+constexpr std::array<std::string_view, 5> kGuardNames{"armed", "trying", "healthy", "tripped", "failed"};  // Guard's order; not a journal word: boot.state's guard
 constexpr std::size_t kMaxStateBytes = 4096;
 
 // "-" stands for an empty text (guard_boot, reason).
@@ -95,7 +96,7 @@ std::string_view guard_name(Guard g) {
 
 std::string serialize(const State& s) {
     const std::array<std::string, kKeys.size()> values{
-        std::to_string(s.value.count()), s.confirmed ? "confirmed" : "unconfirmed", std::to_string(s.persisted_time),
+        std::to_string(s.value.count()), s.confirmed ? journal::basis::confirmed : journal::basis::unconfirmed, std::to_string(s.persisted_time),
         std::string(guard_name(s.guard)), or_dash(s.guard_boot), std::to_string(s.guard_time),
         s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : "-", or_dash(s.reason),
         s.start ? std::to_string(s.start->count()) : "", s.start_source, s.start_said};
@@ -116,8 +117,8 @@ Expected<State> parse(std::string_view text) {
     const auto t0 = whole_number(persisted), t1 = whole_number(guard_time);
     if (!mib) return Error{"boot state: bad value_mib"};
     s.value = *mib;
-    if (basis != "confirmed" && basis != "unconfirmed") return Error{"boot state: bad basis"};
-    s.confirmed = basis == "confirmed";
+    if (basis != journal::basis::confirmed && basis != journal::basis::unconfirmed) return Error{"boot state: bad basis"};
+    s.confirmed = basis == journal::basis::confirmed;
     if (!t0 || !t1) return Error{"boot state: bad time"};
     s.persisted_time = *t0;
     s.guard_time = *t1;

@@ -11,7 +11,9 @@ namespace {
 // The journal text through the classifier, record by record as the helper reads them.
 Classifier classified(std::string_view text, std::string_view current_boot) {
     Classifier c(current_boot);
-    for_each_record(text, [&c](std::string_view line) { c.add(record_of(line)); });
+    for_each_record(text, [&c](std::string_view line) {
+        if (const auto r = record_of(line)) c.add(*r);
+    });
     return c;
 }
 

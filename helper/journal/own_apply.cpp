@@ -1,6 +1,7 @@
 #include "journal/own_apply.hpp"
 
 #include "journal/record_fields.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
 
@@ -14,7 +15,7 @@ std::optional<units::MiB> find_own_apply(std::string_view text, const StepToConf
         const std::string_view command = string_after(line, "command"), event = string_after(line, "event");
         if (command == "confirm" || command == "end") return;  // neither changes what was applied
         found.reset();
-        if (command != "apply" || (event != "applied" && event != "unchanged")) return;
+        if (command != "apply" || (event != journal::event::applied && event != journal::event::unchanged)) return;
         const auto readback = number_after(line, "readback_mib");
         if (string_after(line, "boot") == s.boot && readback) found = units::MiB::from_count(*readback);
     });

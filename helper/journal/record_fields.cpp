@@ -12,9 +12,7 @@ Expected<std::string> read_journal(const std::string& path, uid_t owner) {
     return std::move(*text).value_or(std::string());
 }
 
-// A line cut short by a crash, then closed by a later append, is no record: the CLI's reader
-// skips it too, and the classifier is fed the same records by both (ramp.ReadersAgree).
-bool is_v1_record(std::string_view line) { return line.starts_with("{\"v\":1,") && line.ends_with('}'); }
+bool is_v1_record(std::string_view line) { return line.starts_with("{\"v\":1,"); }
 
 std::optional<std::uint64_t> number_after(std::string_view line, std::string_view key) {
     const std::string k = "\"" + std::string(key) + "\":";
@@ -46,7 +44,8 @@ std::optional<units::MiB> mib_after(std::string_view line, std::string_view key)
 
 }  // namespace
 
-EntryView record_of(std::string_view line) {
+std::optional<EntryView> record_of(std::string_view line) {
+    if (!line.ends_with('}')) return std::nullopt;
     EntryView e;
     e.v = 1;
     e.time = string_after(line, "time");

@@ -28,7 +28,7 @@ inline constexpr std::size_t kMaxJournalBytes = 64 * 1024 * 1024;
 // kMaxJournalBytes); empty when there is no journal yet.
 [[nodiscard]] Expected<std::string> read_journal(const std::string& path, uid_t owner);
 
-// Whether `line` is a whole record of the schema this helper writes ({"v":1,...}).
+// Whether `line` is a record of the schema this helper writes ({"v":1,...}).
 [[nodiscard]] bool is_v1_record(std::string_view line);
 
 // Calls `f` with each record of journal text, in file order. A torn last line (no newline) is
@@ -52,7 +52,9 @@ void for_each_record(std::string_view text, F&& f) {
 [[nodiscard]] std::string_view run_of(std::string_view line);
 
 // The record's fields as the classifier takes them (wiredcap/journal/record.hpp), views into
-// `line`. A record without its uid counts as no one's (never root's).
-[[nodiscard]] EntryView record_of(std::string_view line);
+// `line`. A record without its uid counts as no one's (never root's). A line cut short by a
+// crash, then closed by a later append (no closing brace), is none: the CLI's reader skips it
+// too, so both feed the classifier the same records (ramp.ReadersAgree).
+[[nodiscard]] std::optional<EntryView> record_of(std::string_view line);
 
 }  // namespace wiredcap::journal

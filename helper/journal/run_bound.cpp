@@ -4,6 +4,7 @@
 #include <map>
 
 #include "journal/record_fields.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
 namespace {
@@ -18,7 +19,7 @@ struct RunState {
 };
 
 bool is_forward(std::string_view e) {
-    return e == "intent" || e == "applied" || e == "unchanged" || e == "mismatch" || e == "write_failed";
+    return e == journal::event::intent || e == journal::event::applied || e == journal::event::unchanged || e == journal::event::mismatch || e == journal::event::write_failed;
 }
 
 }  // namespace
@@ -43,7 +44,7 @@ RunUse run_use(std::string_view text, const CallersRun& c) {
         if (!step) return;
         auto& s = r.settled.try_emplace(*step, true).first->second;
         if (is_forward(event)) s = false;
-        else if (event == "confirmed" || event == "revert_applied") s = true;
+        else if (event == journal::event::confirmed || event == journal::event::revert_applied) s = true;
     });
     RunUse use;
     use.anothers = anothers;

@@ -11,6 +11,7 @@
 #include "src/test_pause.hpp"
 #include "policy/trusted_path.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::helper {
 
@@ -30,7 +31,7 @@ JsonObject read_back(MiB v) { return reading(kernel::KernelResult<MiB>(v), kRead
 
 JsonObject direction_json(MiB now, MiB base, const std::string& source) {
     JsonObject o;
-    o.str("direction", now > base ? "raised" : now < base ? "lowered" : "unchanged").num("from_mib", base.count());
+    o.str("direction", now > base ? "raised" : now < base ? "lowered" : "unchanged").num("from_mib", base.count());  // not a journal word: the answer's direction of the change
     return o.str("from_source", source).num("by_mib", (now > base ? now - base : base - now).count());
 }
 
@@ -91,14 +92,14 @@ Expected<std::string_view, Failure> Action::journal_for(std::string_view what, s
 // removal is made durable by its directory's sync (boot_state.cpp). Every other command flushes
 // every record. Counted in docs/design.md ("Reset's syncs").
 journal::Writer::Flush Action::flush_for(std::string_view event) const {
-    const bool intent = event.size() >= 6 && event.substr(event.size() - 6) == "intent";
+    const bool intent = event.size() >= 6 && event.substr(event.size() - 6) == journal::event::intent;
     return best_effort_ && !intent ? journal::Writer::Flush::later : journal::Writer::Flush::now;
 }
 
 journal::Record Action::record_of(const std::string& event, std::string reason) const {
     // A refusal of a caller other than root names no run: made-up run ids would otherwise each
     // open a run the journal keeps until `recover` ends it (no unbounded ids, issue 23).
-    const bool runless = event == "refused" && ctx_.caller.uid != 0;
+    const bool runless = event == journal::event::refused && ctx_.caller.uid != 0;
     // --effective is the caller's word, never a measurement: journaled as its claim, with the
     // source it named kept apart (issue 23).
     const std::string claim = inv_.effective ? "given by uid " + std::to_string(ctx_.caller.uid) : "";
@@ -119,13 +120,13 @@ std::optional<Failure> Action::record(std::string event, std::string reason) {
 
 Failure Action::refuse(ExitCode code, std::string why) {
     if (writer_) {
-        (void)record("refused", why);
+        (void)record(journal::event::refused, why);
     } else {
         const auto now = static_cast<std::int64_t>(std::time(nullptr));
         const auto dir = trusted::split_path(ctx_.journal_path);
         const auto log = dir ? journal::count_refusal(dir->dir, ctx_.trusted_owner, ctx_.caller.uid, now)
                              : journal::RefusalLog::log;
-        journal::Record r = record_of("refused", why);  // the journal's record, to the system log
+        journal::Record r = record_of(journal::event::refused, why);  // the journal's record, to the system log
         if (log == journal::RefusalLog::log_and_say_muted)
             r.reason += "; further refusals of uid " + std::to_string(ctx_.caller.uid) + " are not logged for up to " +
                         std::to_string(journal::kRefusalWindow.count()) + " s";
@@ -271,7 +272,7 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
     a.to_ = value;
     const bool undoes_a_reset = value.count() != 0;
     if (undoes_a_reset && a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
-    if (auto f = a.record(prefix + "intent", why)) return Failure{f->code, f->message + "; nothing was changed"};
+    if (auto f = a.record(prefix + journal::event::intent, why)) return Failure{f->code, f->message + "; nothing was changed"};
     test_pause(ctx, "write");
     auto w = ctx.kernel.write_wired_limit(value);
     if (!w) {
@@ -280,24 +281,24 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
         // record is settled (the machine answered); one without stays at risk (recovery.hpp).
         if (auto after = ctx.kernel.read_wired_limit()) report_changed(a, *after);
         else a.out().null("changed");
-        (void)a.record(prefix + "write_failed", with_why(w.error().message));
+        (void)a.record(prefix + journal::event::write_failed, with_why(w.error().message));
         return Failure{exit_for(w.error().kind), "the kernel refused to set iogpu.wired_limit_mb to " +
                                                      units::to_string(value) + ": " + w.error().message};
     }
     auto back = ctx.kernel.read_wired_limit();
     if (!back) {
-        (void)a.record(prefix + "mismatch", with_why("read-back failed: " + back.error().message));
+        (void)a.record(prefix + journal::event::mismatch, with_why("read-back failed: " + back.error().message));
         a.out().null("changed").object("readback_mib", reading(back, kReadBack));
         return Failure{ExitCode::readback_differs, "wrote " + units::to_string(value) +
                                                        " but could not read it back: " + back.error().message};
     }
     report_changed(a, *back);
     if (*back != value) {
-        (void)a.record(prefix + "mismatch", with_why("read back " + units::to_string(*back)));
+        (void)a.record(prefix + journal::event::mismatch, with_why("read back " + units::to_string(*back)));
         return Failure{ExitCode::readback_differs, "requested " + units::to_string(value) + " but the kernel reads back " +
                                                        units::to_string(*back)};
     }
-    if (auto f = a.record(prefix + "applied", why)) return Failure{f->code, f->message + " (the value was applied)"};
+    if (auto f = a.record(prefix + journal::event::applied, why)) return Failure{f->code, f->message + " (the value was applied)"};
     if (undoes_a_reset && a.reset_went_on()) {
         const auto f = write_and_verify(a, ctx, MiB::zero(), std::string("reset"));
         return Failure{ExitCode::not_permitted, std::string(kResetWentOn) + (f ? "; reverting failed: " + f->message
@@ -309,7 +310,7 @@ std::optional<Failure> write_and_verify(Action& a, Context& ctx, MiB value, cons
 std::optional<Failure> unchanged(Action& a, MiB value) {
     a.readback_ = value;
     a.out().boolean("changed", false).object("readback_mib", read_back(value));
-    return a.record("unchanged");
+    return a.record(journal::event::unchanged);
 }
 
 }  // namespace wiredcap::helper

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::helper {
 namespace {
@@ -46,7 +47,7 @@ bool take(const Args& args, std::size_t& i, std::string_view word) {
 constexpr std::pair<Command, std::string_view> kCommandNames[] = {
     {Command::read, "read"},       {Command::apply, "apply"},     {Command::reset, "reset"},
     {Command::confirm, "confirm"}, {Command::end, "end"},         {Command::persist, "persist"},
-    {Command::boot, "boot"},       {Command::verdict, "verdict"}, {Command::forget_hang, "forget-hang"}};
+    {Command::boot, "boot"},       {Command::verdict, "verdict"}, {Command::forget_hang, journal::command::forget_hang}};
 
 std::optional<Command> parse_command(std::string_view s) {
     for (const auto& [cmd, name] : kCommandNames)

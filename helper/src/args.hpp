@@ -35,6 +35,7 @@
 
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::helper {
 
@@ -69,17 +70,22 @@ struct Invocation {
 
 // The reasons a ramp reverts, and the ways it ends: fixed words, never free text, so nothing
 // a caller types reaches root's journal except through these lists.
-inline constexpr std::string_view kRevertReasons[] = {"no", "eof", "interrupt", "terminate", "hangup",
-                                                      "timeout", "guard", "mismatch", "probe", "unconfirmed"};
-inline constexpr std::string_view kOutcomes[] = {"completed", "stopped", "reverted", "revert_failed",
-                                                 "aborted",   "hung"};
+inline constexpr std::string_view kRevertReasons[] = {
+    journal::revert_reason::no,      journal::revert_reason::eof,     journal::revert_reason::interrupt,
+    journal::revert_reason::terminate, journal::revert_reason::hangup, journal::revert_reason::timeout,
+    journal::revert_reason::guard,   journal::revert_reason::mismatch, journal::revert_reason::probe,
+    journal::revert_reason::unconfirmed};
+inline constexpr std::string_view kOutcomes[] = {journal::outcome::completed, journal::outcome::stopped,
+                                                 journal::outcome::reverted,  journal::outcome::revert_failed,
+                                                 journal::outcome::aborted,   journal::outcome::hung};
 // Where an --effective value came from: Metal, the simulator's model of it, or the person (--from).
 inline constexpr std::string_view kEffectiveSources[] = {"metal", "simulated-metal", "given"};
 
 // Who asked for an apply; what a person answered about a suspect; why a hang ceiling was cleared.
-inline constexpr std::string_view kWriters[] = {"set"};
-inline constexpr std::string_view kAnswers[] = {"hung", "not-hung"};
-inline constexpr std::string_view kForgetReasons[] = {"macos-update", "hardware-change", "other-cause"};
+inline constexpr std::string_view kWriters[] = {journal::writer::set};
+inline constexpr std::string_view kAnswers[] = {journal::event::hung, journal::event::not_hung};
+inline constexpr std::string_view kForgetReasons[] = {journal::forget_reason::macos_update, journal::forget_reason::hardware_change,
+                                                      journal::forget_reason::other_cause};
 
 [[nodiscard]] Expected<Invocation> parse_args(const std::vector<std::string_view>& args);
 

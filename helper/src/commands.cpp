@@ -8,6 +8,7 @@
 #include "src/persist_commands.hpp"
 #include "src/test_pause.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::helper {
 namespace {
@@ -93,7 +94,7 @@ std::optional<Failure> within_run_bound(Action& a, const Invocation& inv, Contex
     if (auto why = journal::run_bound_refusal(use, c)) return a.refuse(ExitCode::not_permitted, *why);
     // Another uid's run is ended only as recover ends it with nothing at risk: a member's `hung`
     // there would make root's step a hang for every reader (docs/design.md, whose records count).
-    if (c.ending && use.other_uid && inv.outcome != "aborted")
+    if (c.ending && use.other_uid && inv.outcome != journal::outcome::aborted)
         return a.refuse(ExitCode::not_permitted, "run " + *inv.run + " holds another user's records: uid " +
                                                      std::to_string(ctx.caller.uid) + " may end it only as aborted");
     return std::nullopt;
@@ -135,9 +136,9 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     a.out().num("requested_mib", 0);
     auto f = *a.previous_ == MiB::zero() ? unchanged(a, MiB::zero()) : write_and_verify(a, ctx, MiB::zero(), inv.revert);
     if (inv.run) return f;
-    auto removed = remove_persisted(a, ctx, "persist_removed");
+    auto removed = remove_persisted(a, ctx, journal::event::persist_removed);
     if (!removed) return f ? f : removed.error();
-    a.out().boolean("persist_removed", *removed);
+    a.out().boolean("persist_removed", *removed);  // not a journal word: a key of the helper's answer
     return f;
 }
 
@@ -171,7 +172,7 @@ std::optional<Failure> may_answer(Action& a, const Invocation& inv, Context& ctx
     if (inv.command == Command::forget_hang && !root)
         return a.refuse(ExitCode::not_permitted, "only root lifts a hang ceiling (it binds every writer), not " + uid);
     if (inv.command != Command::verdict) return std::nullopt;
-    if (inv.answer == "not-hung" && !root)
+    if (inv.answer == journal::event::not_hung && !root)
         return a.refuse(ExitCode::not_permitted, "only root answers not-hung (it settles a write for every writer), not " + uid);
     auto boot = ctx.kernel.read_boot_id();
     auto text = a.journal_for("the suspect to answer");
@@ -198,12 +199,12 @@ std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Cont
         // step no longer holds, and a confirmation now would vouch for what is not applied.
         test_pause(ctx, "confirm");
         if (a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
-        return a.record("confirmed");
+        return a.record(journal::event::confirmed);
     }
     // A person's word on the past: the boot a suspect was in force in (its id is the reason),
     // or why a hang ceiling no longer binds. Nothing on the machine changes.
     if (inv.command == Command::verdict) return a.record(*inv.answer, *inv.boot);
-    if (inv.command == Command::forget_hang) return a.record("forgotten", *inv.why);
+    if (inv.command == Command::forget_hang) return a.record(journal::event::forgotten, *inv.why);
     return a.record("end", *inv.outcome);
 }
 

@@ -2,6 +2,7 @@
 
 #include "src/boot_files.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::helper {
 namespace {
@@ -54,7 +55,7 @@ JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p)
         return o;
     }
     const boot::State& st = **s;
-    o.num("persisted_mib", st.value.count()).str("basis", st.confirmed ? "confirmed" : "unconfirmed");
+    o.num("persisted_mib", st.value.count()).str("basis", st.confirmed ? journal::basis::confirmed : journal::basis::unconfirmed);
     o.str("persisted_time", journal::utc_iso8601(st.persisted_time)).str("guard", boot::guard_name(st.guard));
     if (!st.guard_boot.empty()) o.str("guard_boot", st.guard_boot);
     o.str("guard_time", journal::utc_iso8601(st.guard_time));
@@ -109,10 +110,10 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
             return a.refuse(ExitCode::refused_by_policy,
                             units::to_string(value) + " was never confirmed in a ramp on this machine, or a boot with it "
                             "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
-        basis_word = ramp ? "confirmed" : "vouched";
+        basis_word = ramp ? journal::basis::confirmed : journal::basis::vouched;
         basis = ramp ? "confirmed in run " + ramp->run + " step " + std::to_string(ramp->step) : a.vouched_;
     }
-    const bool confirmed = basis_word == "confirmed";
+    const bool confirmed = basis_word == journal::basis::confirmed;
     if (inv.lower && inv.effective && value < *inv.effective)
         basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
                  " MiB, it lowers the GPU's cap below the OS default at every boot";
@@ -137,7 +138,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
                             // --effective is the caller's word: its claim, the source it named apart
                             start ? "given by uid " + std::to_string(ctx.caller.uid) : "",
                             start ? inv.effective_source.value_or("given") : ""};
-        if (auto f = a.record("persist_intent", basis)) return Failure{f->code, f->message + "; nothing was stored"};
+        if (auto f = a.record(journal::event::persist_intent, basis)) return Failure{f->code, f->message + "; nothing was stored"};
         if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
         if (a.reset_went_on()) {
             auto removed = remove_persisted(a, ctx, "removed");
@@ -147,7 +148,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
         }
     }
     a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));
-    return a.record(same ? "unchanged" : "persisted", basis);
+    return a.record(same ? journal::event::unchanged : journal::event::persisted, basis);
 }
 
 std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
@@ -156,7 +157,7 @@ std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
     auto removed = remove_persisted(a, ctx, "removed");
     if (!removed) return a.refuse(removed.error().code, removed.error().message);
     a.out().boolean("changed", *removed).object("persisted_mib", persisted_read_back(ctx));
-    return *removed ? std::nullopt : a.record("unchanged");
+    return *removed ? std::nullopt : a.record(journal::event::unchanged);
 }
 
 }  // namespace wiredcap::helper

@@ -111,7 +111,7 @@ JsonObject trial_json(const SystemRoot& root) {
     const auto pages = trial_pages(s);
     if (s.phase != "none" && pages && s.pages != 0) o.str("param", s.param).object("value", amount(*pages));
     else o.null("param").null("value");
-    o.boolean("healthy", s.phase == "booted" && s.healthy);
+    o.boolean("healthy", s.phase == "booted" && s.healthy);  // not a journal word: a key of the answer
     const auto size = PageSize::from_bytes(s.page_size);
     const auto stored = size && !s.default_param.empty() ? Pages::from_count(s.default_pages, *size) : std::nullopt;
     if (stored) o.object("default", JsonObject().str("param", s.default_param).object("value", amount(*stored)));

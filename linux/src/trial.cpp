@@ -10,6 +10,7 @@
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/trial_journal.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::linux_amd {
 namespace {
@@ -37,7 +38,7 @@ std::optional<std::string> readback_mismatch(const kernel::TtmReadings& r, const
 // The trial's value as a hang: one `hung` record, which the journal's readers take as a hang
 // ceiling at once (the lowest binds); false if it could not be written.
 bool remember_hang(TrialJournal& journal, const TrialState& s, const std::string& why) {
-    return journal.record({"hung", why}, s);
+    return journal.record({journal::event::hung, why}, s);
 }
 
 // A trial that ran (its one-shot consumed) on an earlier boot and was never confirmed: what
@@ -114,7 +115,7 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const P
                     units::describe(want) + " is at or above the hang ceiling " +
                         units::describe(ceiling_pages(**ceiling, want.page_size())) +
                         " (the journal); nothing scheduled; forget it if it was not a hang: " +
-                        self.of(root, "ttm-forget-hang", "--why other-cause"));
+                        self.of(root, "ttm-forget-hang", "--why other-cause"));  // not a journal word: wiredcap-system's verb
     auto loaded = load_trial_state(root);
     if (!loaded) return fail(ExitCode::journal_failed, loaded.error().message + ": nothing scheduled");
     TrialState s = *loaded;
@@ -129,7 +130,7 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const P
                         {"already scheduled: ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
                          "  = " + units::describe(want), "  " + std::string(loader->name()) + ": " + loader->trial_places(),
                          "Reboot now. A hang or a reset boots the unchanged default entry.",
-                         "After the trial boot: " + self.of(root, "ttm-confirm")}};
+                         "After the trial boot: " + self.of(root, "ttm-confirm")}};  // not a journal word: wiredcap-system's verb
     if (s.phase == "scheduled" || s.phase == "booted")
         return fail(ExitCode::refused_by_policy, "a trial of " + std::to_string(s.pages) + " pages is pending (phase " +
                                                      s.phase + "): confirm it or reset first; nothing scheduled");
@@ -147,7 +148,7 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const P
     // Intent first: a crash between here and GRUB's write leaves a record, not a silent trial.
     if (auto w = save_trial_state(root, s); !w)
         return fail(ExitCode::journal_failed, "cannot record the trial: " + w.error().message);
-    if (!journal.record({"intent"}, s)) {
+    if (!journal.record({journal::event::intent}, s)) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save_trial_state(root, s);
         return fail(ExitCode::journal_failed,
@@ -159,7 +160,7 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const P
     if (!g) {
         s.phase = s.default_param.empty() ? "none" : "default";
         (void)save_trial_state(root, s);
-        (void)journal.record({"refused", g.error().message}, s);
+        (void)journal.record({journal::event::refused, g.error().message}, s);
         return fail(ExitCode::unsupported_platform,
                     "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
@@ -169,7 +170,7 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const P
         {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
          "  = " + units::describe(want), "  " + std::string(boot.loader->name()) + ": " + boot.loader->trial_places(),
          "Reboot now. A hang or a reset boots the unchanged default entry.",
-         "After the trial boot: " + self.of(root, "ttm-confirm")}};
+         "After the trial boot: " + self.of(root, "ttm-confirm")}};  // not a journal word: wiredcap-system's verb
 }
 
 VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbCommand& self) {
@@ -215,7 +216,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbC
         s.healthy = false;
         (void)save_trial_state(root, s);
         if (auto why = readback_mismatch(r, *pages)) {
-            (void)journal.record({"mismatch", *why, "", r.pages_limit.value}, s);
+            (void)journal.record({journal::event::mismatch, *why, "", r.pages_limit.value}, s);
             if (const auto loader = detect_boot_loader(root).loader) (void)loader->cancel();
             return fail(ExitCode::readback_differs,
                         "the trial boot's read-back does not match: " + *why +
@@ -223,7 +224,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbC
         }
         (void)journal.record({"trial-booted", "", "", r.pages_limit.value}, s);
         return {ExitCode::ok,
-                {"trial boot read back: " + units::describe(*pages), "confirm with: " + self.of(root, "ttm-confirm")}};
+                {"trial boot read back: " + units::describe(*pages), "confirm with: " + self.of(root, "ttm-confirm")}};  // not a journal word: wiredcap-system's verb
     }
     if (s.phase == "booted" && boot == s.trial_boot_id) {
         const std::uint64_t up = r.uptime_s.value.value_or(0);
@@ -233,7 +234,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbC
                 return fail(ExitCode::readback_differs, "read-back differs now: " + *why);
             s.healthy = true;
             (void)save_trial_state(root, s);
-            (void)journal.record({"healthy", "up " + std::to_string(up) + " s", "", r.pages_limit.value}, s);
+            (void)journal.record({journal::event::healthy, "up " + std::to_string(up) + " s", "", r.pages_limit.value}, s);
         }
         return {ExitCode::ok,
                 {std::string(s.healthy ? "trial boot healthy" : "trial boot up") + " (" + std::to_string(up) +
@@ -301,7 +302,7 @@ VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const st
     }
     const auto boot = detect_boot_loader(root);
     if (!boot.loader) return fail(ExitCode::unsupported_platform, "no boot loader: " + boot.why_none);
-    if (!journal.record({"intent", "", boot.loader->default_place()}, s))
+    if (!journal.record({journal::event::intent, "", boot.loader->default_place()}, s))
         return fail(ExitCode::journal_failed, "cannot journal the change; nothing made default");
     if (auto d = boot.loader->make_default(s.param, std::to_string(s.pages)); !d)
         return fail(ExitCode::kernel_write_failed, "making it the default failed: " + d.error().message);
@@ -310,7 +311,7 @@ VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const st
     s.default_param = s.param;
     s.default_pages = s.pages;
     (void)save_trial_state(root, s);
-    (void)journal.record({"made-default", "", boot.loader->default_place(), r.pages_limit.value}, s);
+    (void)journal.record({journal::event::made_default, "", boot.loader->default_place(), r.pages_limit.value}, s);
     return {ExitCode::ok, {"confirmed: " + units::describe(*pages), "made default: " + boot.loader->default_place()}};
 }
 
@@ -335,7 +336,7 @@ VerbResult reset_ttm(const SystemRoot& root, TrialJournal& journal) {
     }
     // Its intent is on record before any boot-loader file changes, as every writer's is; a
     // journal that cannot be written is said, never a reason to keep the parameter.
-    if (!journal.record({"intent", "phase " + s.phase}, s))
+    if (!journal.record({journal::event::intent, "phase " + s.phase}, s))
         out.lines.push_back("the journal could not be written");
     bool default_left = false;  // wiredcap's default parameter could not be removed
     const auto boot = detect_boot_loader(root);
@@ -401,7 +402,7 @@ VerbResult forget_hang(const SystemRoot& root, TrialJournal& journal, std::strin
         ceiling && page_size ? std::optional<Pages>(ceiling_pages(**ceiling, *page_size)) : std::nullopt;
     record.pages = cleared ? cleared->count() : 0;
     record.page_size = cleared ? cleared->page_size().bytes() : 0;
-    if (!journal.record({"forgotten", std::string(why)}, record))
+    if (!journal.record({journal::event::forgotten, std::string(why)}, record))
         return fail(ExitCode::journal_failed, "cannot journal it; the hang ceiling stays");
     const std::string what = !ceiling ? "(unreadable: " + ceiling.error().message + ")"
                              : cleared ? units::describe(*cleared)

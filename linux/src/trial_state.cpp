@@ -68,7 +68,7 @@ Expected<TrialState> load_trial_state(const SystemRoot& root) {
             s.default_param = v;
         } else if (k == "default_pages") {
             ok = number(s.default_pages);
-        } else if (k == "healthy") {
+        } else if (k == "healthy") {  // not a journal word: the trial state file's key
             ok = v == "0" || v == "1";
             s.healthy = v == "1";
         } else {

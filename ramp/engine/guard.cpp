@@ -18,6 +18,7 @@
 
 #include "readings/metal.hpp"
 #include "wiredcap/durable_write.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -162,7 +163,7 @@ private:
             if (auto a = parse_arm(w)) armed_ = *a;
         } else if (w[0] == "claim" && w.size() == 3) {
             on_claim(step, w[2]);
-        } else if (w[0] == "settled" && w.size() == 3 && w[2] == "confirmed") {
+        } else if (w[0] == "settled" && w.size() == 3 && w[2] == "confirmed") {  // not a journal word: the guard's pipe
             if (armed_for(step)) armed_.reset();  // after the helper's confirm reply: evidence
         } else if (w[0] == "settled" && w.size() == 4 && w[2] == "restored") {
             on_restored(step, w[3]);
@@ -247,7 +248,7 @@ private:
             if (back || now_ms() >= until) break;
             ::poll(nullptr, 0, static_cast<int>(kRetryPause.count()));
         }
-        (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? "reverted" : "revert_failed"});
+        (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? journal::outcome::reverted : journal::outcome::revert_failed});
         if (tty_ >= 0 && saved_) ::tcsetattr(tty_, TCSAFLUSH, &*saved_);
         worst_ = std::max(worst_, back ? kGuardExitReverted : kGuardExitRevertFailed);
     }
@@ -257,7 +258,7 @@ private:
     void stand_down(const Armed& a) {
         const auto now = reported_mib(helper_.run({"read"}), "wired_limit_mib");
         const bool back = now && (*now == a.target() || *now == 0);
-        (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? "reverted" : "aborted"});
+        (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? journal::outcome::reverted : journal::outcome::aborted});
         if (tty_ >= 0 && saved_) ::tcsetattr(tty_, TCSAFLUSH, &*saved_);
         worst_ = std::max(worst_, kGuardExitReverted);
     }

@@ -28,6 +28,7 @@
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -141,10 +142,10 @@ std::string plan_json(const std::string& run, const Plan& plan, MiB now, const E
 // `reached` and `outcome`.
 std::string why_short(std::string_view outcome, const std::optional<MiB>& final) {
     if (!final) return "the cap could not be read back after the ramp";
-    if (outcome == "stopped") return "a person typed stop before the last step";
-    if (outcome == "reverted") return "a step was not kept and was reverted (see its answer)";
-    if (outcome == "revert_failed") return "a step's revert did not read back its target; run: wiredcap reset";
-    if (outcome == "aborted") return "the ramp ended before its last step was kept";
+    if (outcome == journal::outcome::stopped) return "a person typed stop before the last step";
+    if (outcome == journal::outcome::reverted) return "a step was not kept and was reverted (see its answer)";
+    if (outcome == journal::outcome::revert_failed) return "a step's revert did not read back its target; run: wiredcap reset";
+    if (outcome == journal::outcome::aborted) return "the ramp ended before its last step was kept";
     return "the final read-back differs from the target";
 }
 
@@ -267,8 +268,8 @@ public:
         if (guard_acted_) return;
         // A step another command replaced ends the run `aborted` unless that left the knob at
         // the revert target or the OS default (root's reset: the step stands reverted).
-        const std::string unproven = superseded_ ? "aborted" : "revert_failed";
-        outcome_ = outcome == "reverted" && !reverted_ ? unproven : std::string(outcome);
+        const std::string unproven = superseded_ ? journal::outcome::aborted : journal::outcome::revert_failed;
+        outcome_ = outcome == journal::outcome::reverted && !reverted_ ? unproven : std::string(outcome);
         const HelperReply r = ctx_.helper.run({"end", "--run", run_, "--outcome", outcome_});
         if (!r.ok()) say_ << "could not record the end of the run: " << r.error << "\n";
     }
@@ -285,7 +286,7 @@ public:
     // The run as one JSON object (schema wiredcap.ramp/2): every value a read-back.
     [[nodiscard]] std::string summary(ExitCode code) const {
         JsonObject o = contract::head("wiredcap.ramp/2");
-        o.str("run", run_).str("outcome", outcome_.empty() ? "aborted" : outcome_);
+        o.str("run", run_).str("outcome", outcome_.empty() ? journal::outcome::aborted : outcome_);
         o.num("exit", static_cast<std::uint64_t>(to_int(code)));
         o.object("before", contract::size(before_, "kernel read-back", ""));
         std::string steps = "[";
@@ -300,7 +301,7 @@ public:
         o.raw_array("steps", steps + "]");
         const auto final = read_knob();
         o.object("final", contract::size(final, "kernel", "the knob could not be read"));
-        add_target(o, target_, before_, final, outcome_.empty() ? "aborted" : outcome_, code);
+        add_target(o, target_, before_, final, outcome_.empty() ? journal::outcome::aborted : outcome_, code);
         return o.text();
     }
 
@@ -339,8 +340,8 @@ private:
         guard_acted_ = true;
         const auto now = read_knob();
         reverted_ = now == std::optional<MiB>(last_confirmed_);
-        outcome_ = reverted_ ? "reverted" : "revert_failed";
-        say_ << "the guard " << (reverted_ ? "reverted" : "could not revert") << " step " << step
+        outcome_ = reverted_ ? journal::outcome::reverted : journal::outcome::revert_failed;
+        say_ << "the guard " << (reverted_ ? "reverted" : "could not revert") << " step " << step  // not a journal word: prose
              << " itself: iogpu.wired_limit_mb = " << (now ? cap_text(*now) : std::string("unknown"))
              << "   [kernel read-back]\n";
         if (!reverted_) say_ << "run: wiredcap reset\n";
@@ -432,13 +433,13 @@ ProbeResult run_step_command(const std::string& cmd, std::chrono::seconds timeou
 // name as the reason.
 ExitCode revert_on_signal(Session& session, std::size_t step, Answer sig) {
     session.revert(step, answer_name(sig));
-    session.end("reverted");
+    session.end(journal::outcome::reverted);
     return ExitCode::ramp_reverted;
 }
 
 // Before a step: a signal means no more steps (nothing is at risk, nothing to revert).
 ExitCode stop_before(Session& session, std::size_t step, Answer sig, std::ostream& say) {
-    session.end("aborted");
+    session.end(journal::outcome::aborted);
     say << "stopped before step " << step << " (" << answer_name(sig) << "); nothing more was changed\n";
     return ExitCode::ramp_reverted;
 }
@@ -450,8 +451,8 @@ ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Pla
         if (auto sig = signals.pending()) return stop_before(session, step, *sig, say);
         // The guard's backstop covers the check's own time limit too.
         if (auto rc = session.apply(step, plan.steps[i], s.probe_timeout); rc != ExitCode::ok) {
-            if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
-            session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
+            if (rc == ExitCode::readback_differs) session.revert(step, journal::revert_reason::mismatch);
+            session.end(rc == ExitCode::readback_differs ? journal::outcome::reverted : journal::outcome::aborted);
             return rc;
         }
         const ProbeResult r = run_step_command(*req.check, s.probe_timeout, signals, say);
@@ -459,11 +460,11 @@ ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Pla
         if (auto sig = signals.pending()) return revert_on_signal(session, step, *sig);
         if (!r.passed() || !session.confirm(step)) {
             session.revert(step, "probe");
-            session.end("reverted");
+            session.end(journal::outcome::reverted);
             return ExitCode::ramp_reverted;
         }
     }
-    session.end("completed");
+    session.end(journal::outcome::completed);
     say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed by the check   [kernel read-back]\n";
     return ExitCode::ok;
 }
@@ -475,8 +476,8 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         if (auto sig = signals.pending()) return stop_before(session, step, *sig, say);
         const auto backstop = (req.probe ? s.probe_timeout : std::chrono::seconds(0)) + s.timeout;
         if (auto rc = session.apply(step, plan.steps[i], backstop); rc != ExitCode::ok) {
-            if (rc == ExitCode::readback_differs) session.revert(step, "mismatch");
-            session.end(rc == ExitCode::readback_differs ? "reverted" : "aborted");
+            if (rc == ExitCode::readback_differs) session.revert(step, journal::revert_reason::mismatch);
+            session.end(rc == ExitCode::readback_differs ? journal::outcome::reverted : journal::outcome::aborted);
             return rc;
         }
         if (req.probe) {
@@ -495,7 +496,7 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         session.answered(answer_name(a));
         if (a == Answer::yes && session.confirm(step)) continue;
         if (a == Answer::stop && session.confirm(step)) {
-            session.end("stopped");
+            session.end(journal::outcome::stopped);
             // `stop` at the last step keeps the target itself: the cap holds what was asked for.
             const bool at_target = session.last_confirmed() == plan.target;
             say << "stopped: keeping " << units::describe(session.last_confirmed()) << "   [kernel read-back]"
@@ -503,10 +504,10 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
             return at_target ? ExitCode::ok : ExitCode::ramp_stopped;
         }
         session.revert(step, revert_word(a));
-        session.end("reverted");
+        session.end(journal::outcome::reverted);
         return ExitCode::ramp_reverted;
     }
-    session.end("completed");
+    session.end(journal::outcome::completed);
     say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed   [kernel read-back]\n";
     return ExitCode::ok;
 }

@@ -102,8 +102,8 @@ std::string_view kind_name(RefKind k) {
 std::optional<std::string_view> outcome_to_record(RunState s) {
     switch (s) {
         case RunState::hung_in_earlier_boot:
-        case RunState::interrupted_in_earlier_boot: return "hung";
-        case RunState::ended_without_record: return "aborted";
+        case RunState::interrupted_in_earlier_boot: return journal::outcome::hung;
+        case RunState::ended_without_record: return journal::outcome::aborted;
         case RunState::awaiting_in_this_boot:
         case RunState::revert_unproven_in_this_boot: return std::nullopt;
     }

@@ -4,6 +4,7 @@
 
 #include "readings/journal_reader.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -18,8 +19,8 @@ struct OtherWrite {
 };
 
 bool knob_written(std::string_view event) {
-    return is_word(event, "applied") || is_word(event, "unchanged") || is_word(event, "mismatch") ||
-           is_word(event, "revert_applied") || is_word(event, "revert_mismatch");
+    return is_word(event, journal::event::applied) || is_word(event, journal::event::unchanged) || is_word(event, journal::event::mismatch) ||
+           is_word(event, journal::event::revert_applied) || is_word(event, journal::event::revert_mismatch);
 }
 
 std::string command_text(const journal_view::EntryView& e) {
@@ -35,7 +36,7 @@ std::optional<OtherWrite> last_other_write(const CliContext& ctx, const std::str
     bool after_ours = false;
     auto read = journal_view::read_journal(journal_path(ctx.helper.dev()), [&](const journal_view::EntryView& e) {
         const bool ours = e.run && *e.run == run;
-        if (ours && e.step == std::optional<std::uint64_t>(step) && is_word(e.event, "applied")) {
+        if (ours && e.step == std::optional<std::uint64_t>(step) && is_word(e.event, journal::event::applied)) {
             after_ours = true;
             found.reset();
         } else if (after_ours && !ours && knob_written(e.event)) {

@@ -65,7 +65,7 @@ Sim load(const SystemRoot& root) {
             s.profile = v;
         else if (k == "hang_above_pages")
             s.hang_above = parse_u64(v).value_or(0);
-        else if (k == "hung")
+        else if (k == "hung")  // not a journal word: the simulator's state
             s.hung = v == "1";
         else if (k == "boots")
             s.boots = parse_u64(v).value_or(0);

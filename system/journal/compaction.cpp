@@ -16,19 +16,20 @@
 #include "wiredcap/durable_write.hpp"
 #include "journal/record_fields.hpp"
 #include "policy/trusted_path.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
 namespace {
 
 bool is_forward(std::string_view event) {
-    return event == "intent" || event == "applied" || event == "unchanged" || event == "mismatch" ||
-           event == "write_failed";
+    return event == journal::event::intent || event == journal::event::applied || event == journal::event::unchanged || event == journal::event::mismatch ||
+           event == journal::event::write_failed;
 }
-bool is_settling(std::string_view event) { return event == "confirmed" || event == "revert_applied"; }
+bool is_settling(std::string_view event) { return event == journal::event::confirmed || event == journal::event::revert_applied; }
 
 bool is_plain_reset(std::string_view line) {
     const auto event = string_after(line, "event");
-    return string_after(line, "command") == "reset" && (event == "applied" || event == "unchanged");
+    return string_after(line, "command") == "reset" && (event == journal::event::applied || event == journal::event::unchanged);
 }
 
 bool is_linux_trial(std::string_view line) { return string_after(line, "command").starts_with("ttm-"); }
@@ -37,7 +38,7 @@ bool is_linux_trial(std::string_view line) { return string_after(line, "command"
 // forgetting of one, and the value made default (what the machine was given to hold).
 bool is_linux_outcome(std::string_view line) {
     const auto event = string_after(line, "event");
-    return event == "hung" || event == "forgotten" || event == "made-default";
+    return event == journal::event::hung || event == journal::event::forgotten || event == journal::event::made_default;
 }
 
 // Run-less records a reader needs: the boot action's (trips and the applies before them), every
@@ -48,13 +49,13 @@ bool is_needed_without_run(std::string_view line) {
     const auto command = string_after(line, "command");
     const auto event = string_after(line, "event");
     return command == "boot" || command == "persist" || (command == "apply" && is_forward(event)) ||
-           command == "verdict" || command == "forget-hang" || event == "confirmed";
+           command == "verdict" || command == journal::command::forget_hang || event == journal::event::confirmed;
 }
 
 // A run-less apply of the value in force: nothing was written (a cron job's `set` may add one
 // every few minutes). What a reader takes from it, its read-back, is kept by reads_back_.
 bool is_unchanged_apply(std::string_view line) {
-    return string_after(line, "command") == "apply" && string_after(line, "event") == "unchanged";
+    return string_after(line, "command") == "apply" && string_after(line, "event") == journal::event::unchanged;
 }
 
 }  // namespace
@@ -64,12 +65,12 @@ bool compaction_due(std::size_t size) { return size >= kCompactFrom; }
 void Compaction::survey(std::string_view line) {
     const std::size_t index = surveyed_++;
     if (!is_v1_record(line)) return;
-    if (string_after(line, "command") == "ttm-trial" && string_after(line, "event") == "intent")
+    if (string_after(line, "command") == journal::command::ttm_trial && string_after(line, "event") == journal::event::intent)
         last_linux_trial_ = index;
     const auto event = string_after(line, "event");
     const auto run = run_of(line);
     note_read_back(line, index);
-    if (event == "confirmed") {
+    if (event == journal::event::confirmed) {
         const auto value = number_after(line, "readback_mib");
         // A confirmation whose value cannot be read keeps its run: nothing is assumed about it.
         latest_confirmation_[value.value_or(UINT64_MAX)] = std::string(run);
@@ -96,7 +97,7 @@ void Compaction::survey(std::string_view line) {
 void Compaction::note_read_back(std::string_view line, std::size_t index) {
     const std::string boot(string_after(line, "boot"));
     const auto command = string_after(line, "command");
-    if (run_of(line).empty() && string_after(line, "event") == "intent" &&
+    if (run_of(line).empty() && string_after(line, "event") == journal::event::intent &&
         (command == "apply" || command == "boot")) {
         intent_unread_.insert(boot);
         return;
@@ -155,12 +156,12 @@ bool Compaction::judge(std::string_view line) {
     // Linux: every outcome, and the latest trial whole (it may still be at risk), but its refusals.
     if (is_linux_trial(line))
         return is_linux_outcome(line) ||
-               (last_linux_trial_ && index >= *last_linux_trial_ && string_after(line, "event") != "refused");
+               (last_linux_trial_ && index >= *last_linux_trial_ && string_after(line, "event") != journal::event::refused);
     const auto run = run_of(line);
     if (run.empty()) {
         // The boot action's write stays at risk until its boot settles it, a plain reset too
         // (outside_ramps.cpp, hang_ceiling.cpp): that boot's resets are kept, as a kept run's.
-        if (string_after(line, "command") == "boot" && string_after(line, "event") == "intent")
+        if (string_after(line, "command") == "boot" && string_after(line, "event") == journal::event::intent)
             boots_of_kept_runs_.insert(std::string(string_after(line, "boot")));
         if (reads_back_.count(index) != 0) return true;
         if (is_unchanged_apply(line)) return false;

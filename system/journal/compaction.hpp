@@ -64,13 +64,14 @@
 
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
 
 inline constexpr std::size_t kKeepRecent = 1000;
 
 // The reason of the `end` a compaction writes for a run it closes as abandoned.
-inline constexpr std::string_view kAbandoned = "abandoned";
+inline constexpr std::string_view kAbandoned = journal::outcome::abandoned;
 
 // The decision, in two passes over the same lines: survey() each line in order, then keeps()
 // for each line in the same order.

@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "journal/compaction.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
 namespace {
@@ -52,7 +53,7 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
     w.fd_ = std::move(c->journal);
     u.compacted = true;
     u.kept = c->kept;
-    Record done{"journal", "compacted", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+    Record done{"journal", journal::event::compacted, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                 "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) + " records; the rest are in " +
                     w.where_.name + ".1"};
     if (auto ok = w.append(done, s); !ok) return ok.error();

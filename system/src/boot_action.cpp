@@ -8,6 +8,7 @@
 #include "src/boot_files.hpp"
 #include "src/upkeep_command.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::system {
 namespace {
@@ -49,7 +50,7 @@ std::optional<Failure> trip(Action& a, const boot::Store& store, boot::State s, 
                             journal::utc_iso8601(s.guard_time) +
                             " and it was never recorded healthy; not applied at this boot or any later one";
     if (auto f = save_guard(a, store, s, Guard::tripped, boot_id, why, why)) return f;
-    return act(a, "tripped", why);
+    return act(a, journal::event::tripped, why);
 }
 
 // This boot applied the value: healthy once the machine has stayed up healthy_after since then.
@@ -71,7 +72,7 @@ std::optional<Failure> check_health(Action& a, Context& ctx, const boot::Store& 
     }
     helper::note_vouched(a, ctx, *p, s.value);  // the healthy record names the vouch too
     if (auto f = save_guard(a, store, s, Guard::healthy, s.guard_boot, "", why)) return f;
-    return act(a, "healthy", "");
+    return act(a, journal::event::healthy, "");
 }
 
 // At early boot launchd may run the action before the GPU driver has registered
@@ -130,10 +131,10 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     if (auto f = save_guard(a, store, s, Guard::trying, boot_id, "", "")) return f;
     tried = true;
     if (auto f = helper::write_and_verify(a, ctx, s.value, std::nullopt)) {
-        if (f->code == ExitCode::readback_differs) (void)helper::write_and_verify(a, ctx, MiB::zero(), "mismatch");
+        if (f->code == ExitCode::readback_differs) (void)helper::write_and_verify(a, ctx, MiB::zero(), journal::revert_reason::mismatch);
         return fail(*f);
     }
-    return act(a, "applied", "");
+    return act(a, journal::event::applied, "");
 }
 
 // The boot guard's next move for this run: tripped, healthy, applied, or nothing.

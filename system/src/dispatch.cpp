@@ -31,20 +31,20 @@ constexpr Subcommand kSubcommands[] = {
      upgrade_check},
 #ifdef WIREDCAP_LINUX_BACKEND
     // Linux AMD APUs: the try-once trial of TTM's pages_limit (docs/linux.md).
-    {"ttm-trial", "SIZE",
+    {"ttm-trial", "SIZE",  // not a journal word: wiredcap-system's verb
      "schedule ONE boot with <ttm|amdttm|amd_ttm>.pages_limit\n"
      "through GRUB's one-shot entry", ttm_trial},
-    {"ttm-after-boot", "[--wait-driver S]",
+    {"ttm-after-boot", "[--wait-driver S]",  // not a journal word: wiredcap-system's verb
      "once amdgpu is up (udev, systemd): read a trial\n"
      "boot back, or remember a trial that did not\n"
      "settle as a hang ceiling", ttm_after_boot},
-    {"ttm-confirm", "[--check CMD ...]",
+    {"ttm-confirm", "[--check CMD ...]",  // not a journal word: wiredcap-system's verb
      "on the trial boot: make its value the default\n"
      "entry's (update-grub)", ttm_confirm},
-    {"ttm-forget-hang", "--why WHY",
+    {"ttm-forget-hang", "--why WHY",  // not a journal word: wiredcap-system's verb
      "clear the hang ceiling (kernel-update,\n"
      "hardware-change, other-cause); journaled", ttm_forget_hang},
-    {"ttm-reset", "",
+    {"ttm-reset", "",  // not a journal word: wiredcap-system's verb
      "remove wiredcap's pages_limit from every place\n"
      "it wrote it; name the others", ttm_reset},
 #endif

@@ -14,6 +14,7 @@
 #include "wiredcap/linux/driver_ready.hpp"
 #include "wiredcap/linux/trial.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::system {
 namespace {
@@ -94,13 +95,13 @@ helper::Result ttm_trial(helper::Context& ctx, const Args& args) {
     auto size = units::parse_size(rest.front());
     if (!size) return usage_error("ttm-trial: " + size.error().message);
     const SystemRoot system_root(root);
-    auto journal = journal_for("ttm-trial", ctx, system_root);
-    return shaped("ttm-trial", linux_amd::schedule_trial(system_root, journal, policy_text(ctx), size->bytes, self_command(ctx)));
+    auto journal = journal_for(journal::command::ttm_trial, ctx, system_root);
+    return shaped(journal::command::ttm_trial, linux_amd::schedule_trial(system_root, journal, policy_text(ctx), size->bytes, self_command(ctx)));
 }
 
 helper::Result ttm_after_boot(helper::Context& ctx, const Args& args) {
     const auto self = self_command(ctx);
-    return with_root("ttm-after-boot", ctx, args, 0, 2, [&](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
+    return with_root(journal::command::ttm_after_boot, ctx, args, 0, 2, [&](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
         // --wait-driver SECONDS: the unit's bounded wait for amdgpu, before the lock is taken.
         std::optional<std::uint64_t> wait = a.empty() ? std::optional<std::uint64_t>(0) : std::nullopt;
         if (a.size() == 2 && a[0] == "--wait-driver") wait = linux_amd::parse_u64(a[1]);
@@ -112,7 +113,7 @@ helper::Result ttm_after_boot(helper::Context& ctx, const Args& args) {
 }
 
 helper::Result ttm_confirm(helper::Context& ctx, const Args& args) {
-    return with_root("ttm-confirm", ctx, args, 0, SIZE_MAX, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
+    return with_root(journal::command::ttm_confirm, ctx, args, 0, SIZE_MAX, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
         std::vector<std::string> check;
         if (!a.empty() && (a.front() != "--check" || a.size() < 2))
             return VerbResult{ExitCode::usage, {"ttm-confirm takes only --check CMD [ARGS...]"}};
@@ -122,14 +123,14 @@ helper::Result ttm_confirm(helper::Context& ctx, const Args& args) {
 }
 
 helper::Result ttm_forget_hang(helper::Context& ctx, const Args& args) {
-    return with_root("ttm-forget-hang", ctx, args, 2, 2, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
+    return with_root(journal::command::ttm_forget_hang, ctx, args, 2, 2, [](const SystemRoot& r, SharedTrialJournal& j, const Args& a) {
         if (a[0] != "--why") return VerbResult{ExitCode::usage, {"ttm-forget-hang takes --why WHY"}};
         return linux_amd::forget_hang(r, j, a[1]);
     });
 }
 
 helper::Result ttm_reset(helper::Context& ctx, const Args& args) {
-    return with_root("ttm-reset", ctx, args, 0, 0, [](const SystemRoot& r, SharedTrialJournal& j, const Args&) {
+    return with_root(journal::command::ttm_reset, ctx, args, 0, 0, [](const SystemRoot& r, SharedTrialJournal& j, const Args&) {
         return linux_amd::reset_ttm(r, j);
     });
 }

@@ -7,6 +7,7 @@
 #include "journal/syslog_mirror.hpp"
 #include "journal/upkeep.hpp"
 #include "wiredcap/json_writer.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::system {
 namespace {
@@ -35,7 +36,7 @@ helper::Result compact(helper::Context& ctx, const Args& args) {
         o.str("error", u.error().message);
         return helper::Result{ExitCode::journal_failed, o.text(), u.error().message};
     }
-    o.boolean("ok", true).boolean("compacted", u->compacted);
+    o.boolean("ok", true).boolean("compacted", u->compacted);  // not a journal word: a key of the answer
     o.num("bytes_before", u->bytes_before).num("bytes_after", u->bytes_after);
     o.num("records", u->records).num("kept", u->kept);
     o.boolean("retry", u->retry).num("locked_ms", u->locked_ms);

@@ -395,7 +395,9 @@ std::string via_cli(const std::string& text, std::string_view boot) {
 }
 std::string via_helper(const std::string& text, std::string_view boot) {
     journal::Classifier c(boot);
-    journal::for_each_record(text, [&c](std::string_view line) { c.add(journal::record_of(line)); });
+    journal::for_each_record(text, [&c](std::string_view line) {
+        if (const auto r = journal::record_of(line)) c.add(*r);
+    });
     return every_answer(c.finish(), c.finish(journal::Classifier::For::stored_value));
 }
 std::string ceilings(const std::string& text) {
