@@ -4,10 +4,12 @@
 // that cannot be made left out with wiredcap_reading_ok{reading=...} 0, never written as 0.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
 
+#include "engine/recovery.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/system_root.hpp"
@@ -17,10 +19,11 @@
 namespace wiredcap::cli {
 
 // The exposition of the TTM readings under `root`: pages_limit (pages and bytes), the page
-// size, the GTT and KFD totals, MemTotal, the band, the trial's phase, the default stored and
-// the hang ceiling.
+// size, the GTT and KFD totals, MemTotal, the band, the trial's phase, the default stored, and
+// the journal's families (journal_metrics.hpp) from `journal`'s report and size.
 [[nodiscard]] std::string linux_prometheus_text(const linux_amd::SystemRoot& root,
-                                                const Expected<std::optional<units::MiB>>& hang_ceiling,
+                                                const Expected<recovery::Report>& journal,
+                                                const std::optional<std::uint64_t>& journal_size,
                                                 const linux_amd::PolicyText& policy);
 
 // Prints it, or writes DIR/wiredcap.prom atomically when `textfile_dir` is given.

@@ -12,13 +12,15 @@
 
 namespace wiredcap::cli {
 
+Expected<recovery::Report> linux_journal_report(const std::string& journal, const linux_amd::SystemRoot& root) {
+    return recovery::analyse_file(journal, root.read_value("/proc/sys/kernel/random/boot_id").value_or("unknown"));
+}
+
 Expected<std::optional<units::MiB>> linux_hang_ceiling(const std::string& journal, const linux_amd::SystemRoot& root) {
-    auto contents = journal_view::read_journal(journal);
-    if (!contents) return contents.error();
-    const std::string boot = root.read_value("/proc/sys/kernel/random/boot_id").value_or("unknown");
-    const auto report = recovery::analyse(contents->entries, boot);
-    if (!report.hang_ceiling) return std::optional<units::MiB>{};
-    return std::optional<units::MiB>{report.hang_ceiling->value};
+    auto report = linux_journal_report(journal, root);
+    if (!report) return report.error();
+    if (!report->hang_ceiling) return std::optional<units::MiB>{};
+    return std::optional<units::MiB>{report->hang_ceiling->value};
 }
 
 linux_amd::PolicyText linux_policy(const std::string& path) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/recovery.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/system_root.hpp"
@@ -15,6 +16,9 @@
 
 namespace wiredcap::cli {
 
+// The journal's report (recovery.hpp) for this host's boot, as a Mac's status makes it.
+[[nodiscard]] Expected<recovery::Report> linux_journal_report(const std::string& journal,
+                                                              const linux_amd::SystemRoot& root);
 // The hang ceiling by the journal's shared reader, as a Mac's status finds it.
 [[nodiscard]] Expected<std::optional<units::MiB>> linux_hang_ceiling(const std::string& journal,
                                                                      const linux_amd::SystemRoot& root);

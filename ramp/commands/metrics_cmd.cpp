@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "commands/journal_metrics.hpp"
 #include "output/atomic_file.hpp"
+#include "output/prometheus_text.hpp"
 #include "wiredcap/units/quantity.hpp"
 #include "wiredcap/version.hpp"
 
@@ -20,49 +22,6 @@ namespace {
 
 using units::Bytes;
 using units::MiB;
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// A label value in the text format: backslash, double quote and line feed escaped.
-std::string label_value(std::string_view v) {
-    std::string out;
-    for (const char c : v) {
-        if (c == '\\') out += "\\\\";
-        else if (c == '"') out += "\\\"";
-        else if (c == '\n') out += "\\n";
-        else out += c;
-    }
-    return out;
-}
-
-// One metric family: HELP and TYPE once, then its samples. Every family here is a gauge.
-class Exposition {
-public:
-    void family(std::string_view name, std::string_view help) {
-        text_ += "# HELP " + std::string(name) + " " + std::string(help) + "\n";
-        text_ += "# TYPE " + std::string(name) + " gauge\n";
-    }
-    void sample(std::string_view name, std::uint64_t value, const Labels& labels = {}) {
-        text_ += name;
-        if (!labels.empty()) {
-            text_ += "{";
-            for (std::size_t i = 0; i < labels.size(); ++i)
-                text_ += (i ? "," : "") + labels[i].first + "=\"" + label_value(labels[i].second) + "\"";
-            text_ += "}";
-        }
-        text_ += " " + std::to_string(value) + "\n";
-    }
-    // A family with one unlabelled sample, written only when the value is known.
-    void bytes(std::string_view name, std::string_view help, const std::optional<Bytes>& v) {
-        if (!v) return;
-        family(name, help);
-        sample(name, v->count());
-    }
-    [[nodiscard]] const std::string& text() const { return text_; }
-
-private:
-    std::string text_;
-};
-
 std::optional<Bytes> bytes_of(const std::optional<MiB>& v) {
     return v ? std::optional<Bytes>(Bytes(*v)) : std::nullopt;
 }
@@ -141,6 +100,14 @@ void daemon(Exposition& e, const DaemonState& d) {
     }
 }
 
+// Whether the helper wiredcap runs is root's and setuid: a member's set, ramp and persist need it,
+// and an install or upgrade that lost the bit breaks them on that Mac. Left out when stat(2) failed.
+void helper_file(Exposition& e, const HelperFile& h) {
+    if (!h.mode || !h.uid) return;
+    e.family("wiredcap_helper_setuid_root", "1 when the helper wiredcap runs is owned by root with its setuid bit set.");
+    e.sample("wiredcap_helper_setuid_root", (*h.mode & S_ISUID) != 0 && *h.uid == 0 ? 1 : 0);
+}
+
 }  // namespace
 
 std::string prometheus_text(const StatusReadings* s) {
@@ -156,9 +123,8 @@ std::string prometheus_text(const StatusReadings* s) {
     e.bytes("wiredcap_memory_bytes", "Physical memory (hw.memsize).", m.memsize.value);
     e.bytes("wiredcap_wired_bytes", "Memory wired now, system-wide (the kernel's wired pages).", m.wired_now.value);
     policy(e, m);
-    if (s->journal && s->journal->hang_ceiling)
-        e.bytes("wiredcap_hang_ceiling_bytes", "The lowest value that hung this machine (the journal), if any.",
-                Bytes(s->journal->hang_ceiling->value));
+    journal_metrics(e, s->journal ? &*s->journal : nullptr, s->journal_bytes);
+    helper_file(e, s->helper);
     boot_guard(e, m);
     daemon(e, s->daemon);
     return e.text();

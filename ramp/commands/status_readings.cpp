@@ -1,5 +1,6 @@
 #include "commands/status_readings.hpp"
 
+#include "commands/journal_metrics.hpp"
 #include "readings/journal_reader.hpp"
 
 namespace wiredcap::cli {
@@ -9,7 +10,8 @@ Expected<StatusReadings> read_status(const CliContext& ctx) {
     if (!machine) return machine.error();
     StatusReadings s{*machine, read_metal(*machine, ctx.helper.dev()), std::nullopt,
                      "journal " + journal_path(ctx.helper.dev()), {}, read_daemon_state(machine->simulated(), ctx.helper.dev().sim_state),
-                     read_helper_file(ctx.helper.path())};
+                     read_helper_file(ctx.helper.path()), std::nullopt};
+    s.journal_bytes = journal_bytes(journal_path(ctx.helper.dev()));
     if (auto report = recovery::analyse_file(journal_path(ctx.helper.dev()), s.machine.boot_id.value.value_or("")))
         s.journal = std::move(*report);
     else

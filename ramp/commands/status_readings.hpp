@@ -3,6 +3,7 @@
 // wiredcap.status/2; `metrics` renders the same readings for Prometheus, so both say the same.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,7 @@ struct StatusReadings {
     std::string journal_error;
     DaemonState daemon;
     HelperFile helper;
+    std::optional<std::uint64_t> journal_bytes;  // the file's size (0: none yet); nullopt: unknown
 };
 
 // Fails only when the helper gave no usable answer at all; every other reading that cannot be

@@ -214,5 +214,38 @@ value_default_and_info() {
   [[ $OUT == *'"msg": "0 MiB, facts none"'* ]] || fail "wiredcap_info's answer is not registered as wiredcap, or it set facts: $OUT"
 }
 
+# An AMD Linux host (the simulated one, amd-ttm-128): wiredcap there changes the cap only by a
+# trial boot that a reboot and a root's confirmation must follow, which a task cannot finish.
+# wiredcap_cap fails with one sentence saying so, in check mode as in the real run, for a value
+# and for the default; nothing under the host's root changes. wiredcap_info returns its status.
+# (`wiredcap` here passes --linux-root to the commands that take it, as detection does on a
+# real APU.)
+linux_host_is_refused() {
+  setup
+  local root=$WORK/apu
+  "$(dirname "$SIM")/wiredcap-sim-linux" init --root "$root" --profile amd-ttm-128 >/dev/null ||
+    fail "no simulated Linux root (wiredcap-sim-linux, built beside wiredcap-sim)"
+  mkdir -p "$root/var/lib/wiredcap"
+  printf '#!/bin/sh\ncase $2 in status|set|reset|recover) exec %q --journal %q --policy %q "$@" --linux-root %q ;; esac\nexec %q --journal %q --policy %q "$@"\n' \
+    "$WIREDCAP" "$root/var/lib/wiredcap/journal.jsonl" "$POLICY" "$root" \
+    "$WIREDCAP" "$root/var/lib/wiredcap/journal.jsonl" "$POLICY" >"$WORK/bin/wiredcap"
+  local before; before=$(cd "$root" && find . -type f -exec md5sum {} + | sort)
+  for task in "$(cap_task value=100GiB)" "$(cap_task value=100GiB persist=true)" "$(cap_task state=default)"; do
+    for mode in --check ''; do
+      play "$task" $mode
+      [ "$RC" != 0 ] || fail "the task succeeded on a Linux host ($mode): $OUT"
+      recap_is changed=0 failed=1
+      [[ $OUT == *'this host is Linux, where wiredcap changes the GPU cap'*'which wiredcap.macos.wiredcap_cap does not drive; nothing was changed'* ]] ||
+        fail "not refused in one sentence ($mode): $OUT"
+    done
+  done
+  [ "$(cd "$root" && find . -type f -exec md5sum {} + | sort)" = "$before" ] || fail "a file under the Linux root changed"
+  play '    - wiredcap.macos.wiredcap_info:
+      register: w
+    - ansible.builtin.debug:
+        msg: "{{ w.wiredcap.schema }}"'
+  [ "$RC" = 0 ] && [[ $OUT == *'"msg": "wiredcap.linux-status/1"'* ]] || fail "wiredcap_info on the Linux host: $OUT"
+}
+
 "$scenario"
 echo "PASS: $scenario"

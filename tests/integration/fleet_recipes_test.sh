@@ -68,6 +68,52 @@ jamf_daemon_attribute() {
   done
 }
 
+# The journal's attribute: status --json's needs_attention through a suspect, a hang and an open
+# step, in status's order; empty, never "none", when the journal or the helper cannot be read.
+jamf_journal_attribute() {
+  setup
+  export WIREDCAP_EA_USER=root
+  local ea=$SRC/packaging/fleet/jamf/wiredcap-journal.sh
+  script "$ea"; expect_rc 0; expect_result none
+  # A raise in force when the Mac went down: a suspect.
+  "$WIREDCAP_WRAPPER" set 160GiB --yes >/dev/null || fail "set 160GiB"
+  sim reboot >/dev/null
+  script "$ea"; expect_result suspect
+  # A ramp step at 120 GiB hangs the Mac: found at the next boot.
+  sim hang-above 100GiB >/dev/null
+  helper apply 120GiB --run r-1 --step 1 --effective 158GiB --effective-source given; expect_rc 6
+  sim reboot >/dev/null; sim hang-above off >/dev/null
+  script "$ea"; expect_result 'hang, suspect'
+  "$WIREDCAP_WRAPPER" recover >/dev/null 2>&1  # ends the hung run; exits non-zero: the suspect awaits a person
+  # A step applied in this boot and not yet confirmed.
+  helper apply 64GiB --run r-2 --step 1 --effective 158GiB --effective-source given; expect_rc 0
+  script "$ea"; expect_result 'hang, suspect, open_step'
+  [ "$(WIREDCAP=$WIREDCAP_WRAPPER "$WIREDCAP_WRAPPER" status --json | python3 -c \
+      'import json, sys; print(", ".join(dict.fromkeys(a["kind"] for a in json.load(sys.stdin)["needs_attention"])))')" \
+    = 'hang, suspect, open_step' ] || fail "status --json's needs_attention differs from the attribute"
+  # The journal unreadable (a directory at its name): empty, not "none".
+  mv "$JOURNAL" "$JOURNAL.away"; mkdir "$JOURNAL"
+  script "$ea"; expect_rc 0; expect_result ''
+  rmdir "$JOURNAL"; mv "$JOURNAL.away" "$JOURNAL"
+  # No helper answers: empty. No wiredcap: empty.
+  printf '#!/bin/sh\nexec %q --helper %q --policy %q --journal %q --sim-state %q "$@"\n' \
+    "$WIREDCAP" "$WORK/no-such-helper" "$POLICY" "$JOURNAL" "$STATE" >"$WORK/bin/no-helper"
+  chmod 755 "$WORK/bin/no-helper"
+  WIREDCAP_WRAPPER=$WORK/bin/no-helper script "$ea"; expect_result ''
+  OUT=$(WIREDCAP=$WORK/no-such-wiredcap sh "$ea"); [ "$OUT" = '<result></result>' ] || fail "without wiredcap: $OUT"
+  # Texts that look like JSON do not fool it: brackets, quotes and a "kind" inside strings.
+  mkdir -p "$WORK/stub"; chmod 755 "$WORK/stub"
+  cat >"$WORK/stub/wiredcap" <<'STUB'
+#!/bin/sh
+cat <<'JSON'
+{"schema":"wiredcap.status/2","needs_attention":[{"kind":"suspect","text":"a ] b } \"kind\":\"boot_guard\" \" \\","command":"wiredcap recover"},{"kind":"hang","text":"[x]"}],"x":{"kind":"boot_guard"},
+"journal":{"source":"journal j","suspects":[{"kind":"suspect","text":"\"needs_attention\":["}]}}
+JSON
+STUB
+  chmod 755 "$WORK/stub/wiredcap"
+  WIREDCAP_WRAPPER=$WORK/stub/wiredcap script "$ea"; expect_result 'suspect, hang'
+}
+
 # The pkginfo's script KEY, written out as Munki does before running it.
 munki_script() { munki_extract "$1"; script "$WORK/$1"; }
 munki_extract() {
@@ -222,6 +268,7 @@ src = sys.argv[1]
 chain = open(src + "/packaging/fleet/root-chain.sh").read().rstrip("\n")
 texts = {p: open(src + "/" + p).read() for p in ["packaging/fleet/jamf/wiredcap-cap-mib.sh",
          "packaging/fleet/jamf/wiredcap-boot-guard.sh", "packaging/fleet/jamf/wiredcap-daemon.sh",
+         "packaging/fleet/jamf/wiredcap-journal.sh",
          "packaging/macos/uninstall.sh"]}
 info = plistlib.load(open(src + "/packaging/fleet/munki/wiredcap-gpu-cap.plist", "rb"))
 for key in ("installcheck_script", "uninstallcheck_script", "postinstall_script", "uninstall_script"):

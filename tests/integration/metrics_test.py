@@ -13,8 +13,17 @@ Scenarios:
   textfile_is_replaced_whole
                             the file is replaced by rename (a new inode, mode 0644, no temporary
                             left), and a reading that cannot be made is absent, not 0
+  journal_facts_match_status
+                            the journal's families (hangs, the last hang's value and time, the
+                            last confirmed change, unresolved runs, unanswered suspects, the
+                            file's size) through a fresh machine, two hangs (the first forgotten),
+                            a suspect, a confirmed run and an open one, each against status --json
+                            and the file; an unreadable journal leaves them out, never 0
+  helper_setuid_is_read     wiredcap_helper_setuid_root 1 for a root-owned setuid copy of the
+                            helper, 0 for this build's, as status --json's helper says
 Exit 77 (skipped, with the reason) only when the tool a scenario needs is not installed.
 """
+import calendar
 import json
 import os
 import re
@@ -133,6 +142,11 @@ def compare_with_status(s, status):
             fail(f"{name} is missing; status --json has {expected}")
         if to_status_unit(int(got)) != expected:
             fail(f"{name} = {int(got)} ({to_status_unit(int(got))} in status' unit), but status --json says {expected}")
+    journal_facts_match(s, status)
+    helper = status["helper"]
+    setuid_root = None if helper["mode"] is None else int(helper["setuid"] and helper["uid"] == 0)
+    if value(s, "wiredcap_helper_setuid_root") != setuid_root:
+        fail(f"wiredcap_helper_setuid_root = {value(s, 'wiredcap_helper_setuid_root')}, status --json's helper: {helper}")
     guard = status["boot_guard"]["guard"]
     if guard is None and status["boot_guard"]["stored"]["value"] is None:
         guard = "none"  # nothing stored: status says null, the metric's state is none
@@ -143,6 +157,24 @@ def compare_with_status(s, status):
     if value(s, "wiredcap_up") != 1:
         fail("wiredcap_up is not 1")
     print(f"  {len(checks)} values and the guard's state match status --json")
+
+
+def unix_time(text):
+    return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def journal_facts_match(s, status):
+    """The journal's families against status --json's journal and the file itself."""
+    j = status["journal"]
+    size = os.path.getsize(JOURNAL) if os.path.exists(JOURNAL) else 0
+    if value(s, "wiredcap_journal_bytes") != size:
+        fail(f"wiredcap_journal_bytes = {value(s, 'wiredcap_journal_bytes')}, the file has {size} bytes")
+    confirmed = j["last_confirmed"] and unix_time(j["last_confirmed"]["time"])
+    for name, want in (("wiredcap_journal_unresolved_runs", j["unresolved_runs"]),
+                       ("wiredcap_journal_suspects", len(j["suspects"])),
+                       ("wiredcap_last_confirmed_timestamp_seconds", confirmed or None)):
+        if value(s, name) != want:
+            fail(f"{name} = {value(s, name)}, but status --json's journal says {want}")
 
 
 def promtool_accepts_it():
@@ -294,7 +326,90 @@ def a_shared_directory_is_refused():
     print("  1777, 0775 and another user's directory refused (exit 2); in root's 0755 the symlink replaced")
 
 
-{"promtool_accepts_it": promtool_accepts_it,
+def expect(s, **want):
+    for name, v in want.items():
+        if value(s, "wiredcap_" + name) != v:
+            fail(f"wiredcap_{name} = {value(s, 'wiredcap_' + name)}, expected {v}")
+
+
+def journal_facts_match_status():
+    new_tree()
+    # No journal yet: none of it happened, and the file has 0 bytes.
+    s = samples(wiredcap("metrics"))
+    expect(s, journal_bytes=0, hangs=0, journal_unresolved_runs=0, journal_suspects=0,
+           last_hang_bytes=None, last_hang_timestamp_seconds=None, last_confirmed_timestamp_seconds=None)
+    # A confirmed, completed run: the last confirmed change's time.
+    helper("apply", "72GiB", "--run", "r-ok", "--step", "1", "--effective", "158GiB", "--effective-source", "given")
+    helper("confirm", "--run", "r-ok", "--step", "1")
+    helper("end", "--run", "r-ok", "--outcome", "completed")
+    helper("reset")
+    # A hang at 160 GiB, found at the next boot; forgotten; then one at 176 GiB, above where the
+    # first was: the ceiling is the second, the count 2 (the forgotten one is history).
+    for run, size, above in (("r-1", "160GiB", "150GiB"), ("r-2", "176GiB", "170GiB")):
+        sim("hang-above", above)
+        helper("apply", size, "--run", run, "--step", "1", "--effective", "158GiB", "--effective-source", "given",
+               "--ignore-hang-ceiling", ok=(6,))
+        sim("reboot")
+        sim("hang-above", "off")
+        wiredcap("recover")
+        if run == "r-1":
+            wiredcap("recover", "--forget-hang", "--why", "macos-update", "--yes")
+    status = json.loads(wiredcap("status", "--json"))
+    s = samples(wiredcap("metrics"))
+    ceiling = status["journal"]["hang_ceiling"]
+    expect(s, hangs=2, last_hang_bytes=176 << 30, hang_ceiling_bytes=176 << 30,
+           last_hang_timestamp_seconds=unix_time(ceiling["time"]))
+    journal_facts_match(s, status)
+    # A raise in force when its boot ended: a suspect no person answered yet.
+    wiredcap("set", "160GiB", "--yes")
+    sim("reboot")
+    # A step applied in this boot and not confirmed: an unresolved run.
+    helper("apply", "80GiB", "--run", "r-open", "--step", "1", "--effective", "158GiB", "--effective-source", "given")
+    status = json.loads(wiredcap("status", "--json"))
+    s = samples(wiredcap("metrics"))
+    expect(s, journal_suspects=1, journal_unresolved_runs=1, hangs=2)
+    journal_facts_match(s, status)
+    if [a["kind"] for a in status["needs_attention"]] != ["hang", "suspect", "open_step"]:
+        fail(f"needs_attention: {status['needs_attention']}")
+    promtool = shutil.which("promtool")
+    if promtool:
+        text = wiredcap("metrics")
+        p = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+        if p.returncode != 0 or p.stdout.strip() or p.stderr.strip():
+            fail(f"promtool check metrics: {p.stdout}{p.stderr}\n{text}")
+    # A journal that cannot be read (a directory at its name): every journal family left out.
+    os.rename(JOURNAL, JOURNAL + ".away")
+    os.mkdir(JOURNAL)
+    s = samples(wiredcap("metrics"))
+    left = sorted(n for (n, _) in s if n.startswith(("wiredcap_journal", "wiredcap_hang", "wiredcap_last")))
+    if left or value(s, "wiredcap_reading_ok", reading="journal") != 0:
+        fail(f"an unreadable journal still wrote {left}")
+    print(f"  2 hangs, 1 suspect, 1 open run and the last confirmation as status --json says; {status['journal']['source']}")
+
+
+def helper_setuid_is_read():
+    new_tree()
+    bindir = os.path.join(WORK, "root-bin")
+    os.makedirs(bindir)
+    os.chmod(bindir, 0o755)
+    copy = os.path.join(bindir, "wiredcap-helper")
+    shutil.copy(HELPER, copy)
+    os.chown(copy, 0, 0)
+    os.chmod(copy, 0o4755)
+    for path, want in ((copy, 1 if os.getuid() == 0 else None), (HELPER, 0)):
+        if want is None:
+            skip("root is needed to make a root-owned setuid copy of the helper")
+        argv = [WIREDCAP, "--helper", path, "--policy", POLICY, "--journal", JOURNAL, "--sim-state", STATE]
+        s = samples(run(argv + ["metrics"]))
+        helper = json.loads(run(argv + ["status", "--json"]))["helper"]
+        if value(s, "wiredcap_helper_setuid_root") != want or helper["setuid"] != bool(want):
+            fail(f"{path}: wiredcap_helper_setuid_root {value(s, 'wiredcap_helper_setuid_root')}, status: {helper}")
+    print("  a root-owned 4755 copy: 1; this build's helper (mode 0755): 0; as status --json says")
+
+
+{"journal_facts_match_status": journal_facts_match_status,
+ "helper_setuid_is_read": helper_setuid_is_read,
+ "promtool_accepts_it": promtool_accepts_it,
  "node_exporter_matches_status": node_exporter_matches_status,
  "textfile_is_replaced_whole": textfile_is_replaced_whole,
  "a_shared_directory_is_refused": a_shared_directory_is_refused,

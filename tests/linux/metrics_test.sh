@@ -46,12 +46,21 @@ out=$(checked)
 [ "$(value wiredcap_ttm_default_stored_bytes "$out")" = $((27648000 * 4096)) ] || fail "default stored: $out"
 [ "$(value wiredcap_hang_ceiling_bytes "$out")" = $((120 << 30)) ] || fail "hang ceiling: $out"
 [ "$(value 'wiredcap_ttm_trial_phase{phase="default"}' "$out")" = 1 ] || fail "phase: $out"
+# The journal's families, shared with a Mac's (journal_metrics.cpp): the hung trial counted, its
+# value and time (the journal's `hung` record), nothing unresolved, the file's size.
+[ "$(value wiredcap_hangs "$out")" = 1 ] || fail "hangs: $out"
+[ "$(value wiredcap_last_hang_bytes "$out")" = $((120 << 30)) ] || fail "last hang: $out"
+[ "$(value wiredcap_journal_unresolved_runs "$out")" = 0 ] || fail "unresolved: $out"
+[ "$(value wiredcap_journal_suspects "$out")" = 0 ] || fail "suspects: $out"
+[ "$(value wiredcap_journal_bytes "$out")" = "$(stat -c %s "$(journal)")" ] || fail "journal bytes: $out"
+hung_at=$(grep '"event":"hung"' "$(journal)" | tail -n 1 | sed 's/.*"time":"\([^"]*\)".*/\1/')
+[ "$(value wiredcap_last_hang_timestamp_seconds "$out")" = "$(date -u -d "$hung_at" +%s)" ] || fail "last hang time ($hung_at): $out"
 
 # A journal that cannot be read: its reading is 0 and the ceiling is absent, never 0.
 mv "$(journal)" "$(journal).away"; mkdir "$(journal)"
 out=$(checked)
 [ "$(value 'wiredcap_reading_ok{reading="journal"}' "$out")" = 0 ] || fail "journal reading: $out"
-grep -q wiredcap_hang_ceiling_bytes <<<"$out" && fail "an unreadable ceiling was written: $out"
+grep -qE '^wiredcap_(hang|last|journal_(unresolved|suspects|bytes))' <<<"$out" && fail "an unreadable journal's facts were written: $out"
 rmdir "$(journal)"; mv "$(journal).away" "$(journal)"
 
 # The textfile collector's file, replaced whole.

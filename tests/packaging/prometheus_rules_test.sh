@@ -15,7 +15,7 @@ check "promtool check rules" promtool check rules "$rules"
 check "promtool test rules: each alert fires on its series, and not on the others" \
   promtool test rules "$here/prometheus/wiredcap_rules_test.yml"
 for alert in WiredcapHangRecorded WiredcapBootGuardTripped WiredcapBootActionDisabled WiredcapBootDaemonOff \
-  WiredcapCapAboveMemoryLessReserve; do
+  WiredcapCapAboveMemoryLessReserve WiredcapNewHang WiredcapJournalNeedsPerson WiredcapHelperNotSetuid; do
   check "the unit tests expect $alert to fire" grep -q "alertname: $alert" "$here/prometheus/wiredcap_rules_test.yml"
 done
 for metric in $(grep -oE 'wiredcap_[a-z_]+' "$rules" | sort -u); do

@@ -2,6 +2,7 @@
 // up here: label values escaped as the text format wants, an unknown reading left out (never 0),
 // no readings at all as wiredcap_up 0, and every sample line under its family's HELP and TYPE.
 #include "commands/metrics_cmd.hpp"
+#include "commands/journal_metrics.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,6 +32,25 @@ StatusReadings readings() {
     p.source = "policy file /etc/a \"quoted\" \\ path";
     s.machine.policy = p;
     return s;
+}
+
+recovery::StepRef ref(units::MiB value, std::string time) {
+    recovery::StepRef r;
+    r.value = value;
+    r.time = std::move(time);
+    return r;
+}
+
+// Two hangs (the ceiling the lower, the latest the higher), a confirmation, an open run, a suspect.
+recovery::Report journal() {
+    recovery::Report j;
+    j.hangs = {ref(160_GiB, "2026-12-01T10:00:00Z"), ref(176_GiB, "2026-12-07T01:29:28Z")};
+    j.hang_ceiling = j.hangs.front();
+    j.last_confirmed = ref(72_GiB, "2026-11-30T00:00:01Z");
+    j.unresolved = {recovery::UnresolvedRun{ref(80_GiB, "2026-12-07T02:00:00Z"),
+                                            recovery::RunState::awaiting_in_this_boot}};
+    j.suspects = {ref(120_GiB, "2026-12-07T00:00:00Z")};
+    return j;
 }
 
 bool has_line(const std::string& text, const std::string& line) {
@@ -69,6 +89,56 @@ TEST(Metrics, TheBootDaemonIsShownOnlyWhereLaunchdAnswered) {
     EXPECT_TRUE(has_line(text, "wiredcap_daemon_enabled 0")) << text;
 }
 
+TEST(Metrics, TheJournalsFactsAreTheReports) {
+    auto s = readings();
+    s.journal = journal();
+    s.journal_bytes = 4096;
+    const std::string text = prometheus_text(&s);
+    for (const char* line : {"wiredcap_journal_bytes 4096", "wiredcap_hang_ceiling_bytes 171798691840",
+                             "wiredcap_hangs 2", "wiredcap_last_hang_bytes 188978561024",
+                             "wiredcap_last_hang_timestamp_seconds 1796606968",
+                             "wiredcap_last_confirmed_timestamp_seconds 1795996801",
+                             "wiredcap_journal_unresolved_runs 1", "wiredcap_journal_suspects 1"})
+        EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
+}
+
+TEST(Metrics, AnUnreadableJournalOrTimeIsLeftOut) {
+    auto s = readings();
+    s.journal_bytes = 10;
+    std::string text = prometheus_text(&s);  // the journal unreadable: only its size
+    EXPECT_TRUE(has_line(text, "wiredcap_journal_bytes 10")) << text;
+    for (const char* name : {"wiredcap_hangs", "wiredcap_last_", "wiredcap_journal_unresolved", "wiredcap_journal_suspects"})
+        EXPECT_EQ(text.find(name), std::string::npos) << name << "\n" << text;
+    s.journal = journal();
+    s.journal->hangs.back().time = "2026-12-07 01:29:28";  // not the journal's format: no time
+    s.journal_bytes.reset();
+    text = prometheus_text(&s);
+    EXPECT_EQ(text.find("wiredcap_last_hang_timestamp_seconds"), std::string::npos) << text;
+    EXPECT_EQ(text.find("wiredcap_journal_bytes"), std::string::npos) << text;
+    EXPECT_TRUE(has_line(text, "wiredcap_last_hang_bytes 188978561024")) << text;
+}
+
+TEST(Metrics, JournalTimesAreUtcSeconds) {
+    EXPECT_EQ(unix_seconds("1970-01-01T00:00:00Z"), 0U);
+    EXPECT_EQ(unix_seconds("2026-12-07T01:29:28Z"), 1796606968U);
+    for (const char* bad : {"", "2026-12-07T01:29:28", "2026-13-01T00:00:00Z", "2026-12-07T01:29:28+01:00",
+                            "1969-12-31T23:59:59Z", "2026-12-07T1:29:28Z "})
+        EXPECT_EQ(unix_seconds(bad), std::nullopt) << bad;
+}
+
+TEST(Metrics, TheHelpersSetuidBitIsRead) {
+    auto s = readings();
+    EXPECT_EQ(prometheus_text(&s).find("wiredcap_helper_setuid_root"), std::string::npos);  // stat failed
+    s.helper.mode = 04755;
+    s.helper.uid = 0;
+    EXPECT_TRUE(has_line(prometheus_text(&s), "wiredcap_helper_setuid_root 1"));
+    s.helper.uid = 501;  // setuid to a user: not root's
+    EXPECT_TRUE(has_line(prometheus_text(&s), "wiredcap_helper_setuid_root 0"));
+    s.helper.uid = 0;
+    s.helper.mode = 0755;
+    EXPECT_TRUE(has_line(prometheus_text(&s), "wiredcap_helper_setuid_root 0"));
+}
+
 TEST(Metrics, NoReadingsIsUpZero) {
     const std::string text = prometheus_text(nullptr);
     EXPECT_TRUE(has_line(text, "wiredcap_up 0")) << text;
@@ -77,7 +147,11 @@ TEST(Metrics, NoReadingsIsUpZero) {
 
 // Every sample's family was announced by HELP and TYPE gauge before it, once.
 TEST(Metrics, EverySampleHasHelpAndType) {
-    const auto s = readings();
+    auto s = readings();
+    s.journal = journal();
+    s.journal_bytes = 1;
+    s.helper.mode = 04755;
+    s.helper.uid = 0;
     std::istringstream in(prometheus_text(&s));
     std::set<std::string> helped, typed;
     std::string line;

@@ -92,6 +92,23 @@ def status(module):
     return answer_or_fail(module, ["status"])
 
 
+# On an AMD Linux host wiredcap changes the cap only by a trial boot that a reboot and a
+# confirmation as root must follow (docs/linux.md), which a task cannot finish by itself.
+LINUX_REFUSAL = ("this host is Linux, where wiredcap changes the GPU cap (TTM's pages_limit) only "
+                 "by a trial boot that must be rebooted into and then confirmed "
+                 "(`wiredcap set SIZE`, a reboot, `wiredcap-system ttm-confirm`: docs/linux.md), "
+                 "which wiredcap.macos.wiredcap_cap does not drive; nothing was changed")
+
+
+def mac_status(module):
+    """status --json of a Mac; on a Linux host the task fails with LINUX_REFUSAL, in check mode
+    as in a real run, before anything is run that could change the cap."""
+    answer = status(module)
+    if str(answer.get("schema", "")).startswith("wiredcap.linux-status/"):
+        module.fail_json(msg=LINUX_REFUSAL, wiredcap=answer)
+    return answer
+
+
 def reading(obj, key):
     """The value of a reading {value, source, ...}, or None when unknown."""
     r = (obj or {}).get(key)

@@ -15,6 +15,9 @@ description:
     kernel and journaled by wiredcap's helper; C(changed) comes from the read-back.
   - A refusal (outside the band, more than one step from the OS default without a ramp or a
     vouched value, at or above a hang ceiling) fails the task with wiredcap's own message.
+  - On an AMD Linux host the task fails, in check mode too, saying that wiredcap changes the cap
+    there only by a trial boot that a reboot and a confirmation as root must follow, which this
+    module does not drive; nothing is changed. M(wiredcap.macos.wiredcap_info) works there.
 author:
   - wiredcap authors (@wiredcap)
 options:
@@ -116,7 +119,7 @@ def main():
         required_if=[("state", "present", ("value",))],
         supports_check_mode=True,
     )
-    before = state_of(wiredcap.status(module))
+    before = state_of(wiredcap.mac_status(module))
     if module.check_mode:
         after = wanted(module, before)
         module.exit_json(changed=after != before, diff={"before": as_text(before), "after": as_text(after)},
