@@ -23,6 +23,7 @@
 #include "commands/metrics_cmd.hpp"
 #include "commands/status.hpp"
 #include "commands/status_field.hpp"
+#include "commands/watch_cmd.hpp"
 #ifdef WIREDCAP_LINUX_BACKEND
 #include "commands/linux_front.hpp"
 #include "commands/linux_metrics.hpp"
@@ -70,6 +71,7 @@ struct Options {
     wiredcap::fit::FitRequest fit;
     std::vector<CLI::Option*> ramp_model_options;  // fit's options on ramp: only with --for
     wiredcap::cli::MetricsRequest metrics;
+    wiredcap::cli::WatchRequest watch;
     bool yes_asks_nothing = false;  // reset/persist --yes, ramp --unattended --yes: nothing is asked
     std::optional<std::string> help_verb;
     std::vector<std::string> status_fields;  // status --field NAME, repeatable  // wiredcap help [VERB]
@@ -252,6 +254,11 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
 #ifdef WIREDCAP_LINUX_BACKEND
     // On an AMD Linux host (or a simulated one, --linux-root), the same words drive the
     // try-once story (commands/linux_front.hpp); elsewhere, the Mac's (the simulated Mac here).
+    // watch draws the Mac's picture; on Linux, status --linux-root gives the readings.
+    if (is("watch") && wiredcap::cli::linux_target(o.linux_root, o.dev)) {
+        err << "wiredcap watch: the Mac's only for now; on Linux: wiredcap status (docs/linux.md)\n";
+        return ExitCode::unsupported_platform;
+    }
     if (is("ramp") || is("persist"))
         if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev))
             return wiredcap::cli::refuse_linux_unsupported(
@@ -290,6 +297,13 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
         return wiredcap::cli::run_status_fields(ctx, o.status_fields);
     }
     if (is("status")) return wiredcap::cli::run_status(ctx);
+    if (is("watch")) {
+        if (o.json) {
+            err << "wiredcap watch: a live view for people; for JSON: wiredcap status --json\n";
+            return ExitCode::usage;
+        }
+        return wiredcap::cli::run_watch(ctx, o.watch, STDIN_FILENO, STDOUT_FILENO);
+    }
     if (is("metrics")) {
         if (o.json) {
             err << "wiredcap metrics: prints the Prometheus text format, not JSON (for JSON: wiredcap status --json)\n";
@@ -394,6 +408,10 @@ int run(int argc, char** argv) {
     status->add_option("--linux-root", o.linux_root,
                        "Linux AMD APU: TTM and amdgpu read under DIR ('/': this machine; docs/linux.md)");
 #endif
+    auto* watch = app.add_subcommand("watch", "The picture of memory status leads with, redrawn while a model loads: "
+                                              "wired now against the cap, its peak, a warning near the cap");
+    watch->add_option("--interval", o.watch.interval, "Time between samples, e.g. 2s or 1m (default 2s)");
+    watch->add_option("--count", o.watch.count, "Stop after N samples (for scripts; default: until q or Ctrl-C)");
     auto* metrics = app.add_subcommand("metrics", "The status readings for Prometheus (node_exporter's textfile collector)");
     metrics->add_option("--textfile-dir", o.metrics.textfile_dir,
                         "Write DIR/wiredcap.prom atomically instead of printing (the collector's directory)");
@@ -454,8 +472,9 @@ int run(int argc, char** argv) {
     }
     // The JSON object on stdout is one line by design, whatever the width.
     std::optional<wiredcap::cli::WrappedStream> out_fits;
-    // Nor is the Prometheus text: a line wrapped is a line lost.
-    if (!o.json && !app.got_subcommand("metrics")) out_fits.emplace(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
+    // Nor is the Prometheus text: a line wrapped is a line lost. watch's lines fit the width
+    // already, and its redrawing moves the cursor: wrapping would count the escape codes.
+    if (!o.json && !app.got_subcommand("metrics") && !app.got_subcommand("watch")) out_fits.emplace(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
     try {
         if (*to) o.convert.to_unit = o.convert_to;
         o.convert.size = size_text(o.convert_size);

@@ -24,7 +24,7 @@ _wiredcap() {
     fi
 
     local global_opts="--help --version --json --quiet --helper --policy --journal --sim-state"
-    local commands="status set reset ramp recover persist policy convert fit metrics help"
+    local commands="status watch set reset ramp recover persist policy convert fit metrics help"
     local units="B kB MB GB TB KiB MiB GiB TiB"
     local ramp_opts="--to --for --context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --runtime --flash-attn --no-flash-attn --kv-unified --no-kv-unified --step --timeout --probe --probe-timeout --dry-run --unattended --check --ignore-hang-ceiling --from --yes --linux-root"
     local fit_opts="--context --kv-type --kv-type-k --kv-type-v --parallel --batch --ubatch --runtime --flash-attn --no-flash-attn --kv-unified --no-kv-unified --check"
@@ -39,7 +39,7 @@ _wiredcap() {
         case $word in
             # fit's --check is a flag; ramp's takes a command.
             --check) [[ $cmd == fit ]] || ((i++)) ;;
-            --helper | --policy | --journal | --sim-state | --textfile-dir | --linux-root | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --batch | --ubatch | --step | --timeout | --probe | --probe-timeout | --from | --why)
+            --helper | --policy | --journal | --sim-state | --textfile-dir | --linux-root | --to | --for | --context | --kv-type | --kv-type-k | --kv-type-v | --parallel | --batch | --ubatch | --step | --timeout | --probe | --probe-timeout | --from | --why | --interval | --count)
                 ((i++))
                 if [[ ${COMP_WORDS[i]} == = ]]; then ((i++)); fi
                 ;;
@@ -87,7 +87,7 @@ _wiredcap() {
             _wiredcap_reply -W "macos-update hardware-change other-cause" -- "$cur"
             return 0
             ;;
-        --step | --timeout | --probe-timeout | --context | --parallel | --batch | --ubatch | --from)
+        --step | --timeout | --probe-timeout | --context | --parallel | --batch | --ubatch | --from | --interval | --count)
             return 0
             ;;
     esac
@@ -99,6 +99,7 @@ _wiredcap() {
         set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from --linux-root $global_opts"; else words=default; fi ;;
         metrics) if [[ $cur == -* ]]; then words="--textfile-dir $global_opts"; fi ;;
         status) if [[ $cur == -* ]]; then words="--field --linux-root $global_opts"; fi ;;
+        watch) if [[ $cur == -* ]]; then words="--interval --count $global_opts"; fi ;;
         reset) if [[ $cur == -* ]]; then words="--yes --linux-root $global_opts"; fi ;;
         help) if [[ $cur == -* ]]; then words=$global_opts; else words=${commands% help}; fi ;;
         recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes --linux-root $global_opts"; fi ;;

@@ -1,7 +1,7 @@
 # fish completion for wiredcap(1). Installed as share/fish/vendor_completions.d/wiredcap.fish.
 # tests/packaging/completions_test.sh checks it against `wiredcap --help`.
 
-set -l commands status set reset ramp recover persist policy convert fit metrics help
+set -l commands status watch set reset ramp recover persist policy convert fit metrics help
 set -l no_command "not __fish_seen_subcommand_from $commands"
 
 # No file names unless an option or argument asks for one.
@@ -28,10 +28,15 @@ complete -c wiredcap -n $no_command -a policy -d 'The permitted band (policy che
 complete -c wiredcap -n $no_command -a convert -d 'Print a size exactly in other units'
 complete -c wiredcap -n $no_command -a fit -d 'How much memory a model needs, and whether it fits'
 complete -c wiredcap -n $no_command -a metrics -d 'The status readings for Prometheus'
+complete -c wiredcap -n $no_command -a watch -d 'The picture of memory, redrawn while a model loads'
 complete -c wiredcap -n $no_command -a help -d "Print the usage, or a command's"
-complete -c wiredcap -n '__fish_seen_subcommand_from help' -a 'status set reset ramp recover persist policy convert fit metrics'
+complete -c wiredcap -n '__fish_seen_subcommand_from help' -a 'status watch set reset ramp recover persist policy convert fit metrics'
 complete -c wiredcap -n '__fish_seen_subcommand_from status' -l field -x -d 'Print only this member of status --json, bare'
 complete -c wiredcap -n '__fish_seen_subcommand_from reset persist ramp' -s y -l yes -d 'Accepted for scripts; nothing is asked'
+
+# watch [--interval DURATION] [--count N]
+complete -c wiredcap -n '__fish_seen_subcommand_from watch' -l interval -x -d 'Time between samples (default 2s)'
+complete -c wiredcap -n '__fish_seen_subcommand_from watch' -l count -x -d 'Stop after N samples'
 
 # metrics [--textfile-dir DIR]
 complete -c wiredcap -n '__fish_seen_subcommand_from metrics' -l textfile-dir -x -a '(__fish_complete_directories)' -d 'Write DIR/wiredcap.prom atomically'

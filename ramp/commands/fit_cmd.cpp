@@ -1,10 +1,15 @@
 #include "commands/fit_cmd.hpp"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <fmt/format.h>
 #include <ostream>
 
 #include "wiredcap/fit/printable.hpp"
+#include "commands/fit_picture.hpp"
+#include "output/memory_bar.hpp"
+#include "output/terminal_width.hpp"
 #include "engine/recovery.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/metal.hpp"
@@ -209,6 +214,11 @@ void render_human(const FitAnswer& a, const std::string& path, std::ostream& out
     const auto& v = a.verdict;
     line(out, "effective cap", v.cap ? size_text(*v.cap, Rounding::limit) : "unknown (" + v.cap_source + ")", v.cap ? v.cap_source : "");
     line(out, "highest allowed", v.highest ? units::describe(*v.highest) : "unknown", kHighestSource);
+    // The need against the cap in force, in MiB both, and as bars of physical memory.
+    const NeedVsCap nvc{a.total, v.cap, v.cap_source, a.memsize};
+    line(out, "need vs cap", need_vs_cap_text(nvc), "need: computed, rounded up; cap: " + v.cap_source);
+    for (const auto& row : need_vs_cap_bars(nvc, cli::output_width(STDOUT_FILENO), cli::glyphs_for(STDOUT_FILENO)))
+        out << row << "\n";
     for (const auto& n : m.arch.notes) line(out, "note", n);
     line(out, "verdict", verdict_text(v));
     if (!v.why.empty()) line(out, "", v.why);
@@ -319,8 +329,9 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
                                     std::to_string(*trained) + " tokens the model was trained on: past them its "
                                     "output degrades unless its rope scaling extends it");
     for (auto& n : rt->notes) model->arch.notes.push_back(n);
-    FitAnswer a{std::move(*model), std::move(*rt), kvr, *kv, std::move(*compute), *total, false, {}, {}, {}, {}};
+    FitAnswer a{std::move(*model), std::move(*rt), kvr, *kv, std::move(*compute), *total, false, {}, {}, {}, {}, false, {}};
     a.simulated = machine->simulated();
+    a.memsize = machine->memsize.value;
     VerdictInput in{a.total, machine->knob.value, metal.working_set, machine->memsize.value, machine->policy};
     // A value that hung binds the advice as it binds the ramp: fit never suggests a ramp that
     // would be refused. An unreadable journal leaves it unknown (no advice), as the ramp refuses.

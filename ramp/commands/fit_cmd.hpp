@@ -49,6 +49,7 @@ struct FitAnswer {
     std::optional<std::uint64_t> largest_context;
     std::optional<KvType> fitting_kv_type;
     bool fits_with_flash_attn = false;  // at the context asked, with --flash-attn
+    std::optional<units::Bytes> memsize;  // physical memory, for the picture of need and cap
 };
 
 struct FitError {

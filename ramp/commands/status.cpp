@@ -2,14 +2,19 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <charconv>
 #include <ostream>
 
 #include "commands/attention.hpp"
 #include "commands/boot_view.hpp"
+#include "commands/memory_picture.hpp"
 #include "commands/status_readings.hpp"
 #include "engine/effective_cap.hpp"
 #include "output/footnotes.hpp"
+#include "output/memory_bar.hpp"
+#include "output/terminal_width.hpp"
 #include "readings/helper_file.hpp"
 #include "readings/journal_reader.hpp"
 #include "readings/daemon_texts.hpp"
@@ -94,15 +99,6 @@ std::string limit_text(const Expected<MiB>& v) {
     return v.error().message.starts_with("none") ? v.error().message : "unknown (" + v.error().message + ")";
 }
 
-std::optional<Bytes> headroom(const Status& s) {
-    if (!s.machine.memsize.value || !s.machine.knob.value) return std::nullopt;
-    std::optional<Bytes> cap;
-    if (s.machine.knob.value->count() != 0) cap = Bytes(*s.machine.knob.value);
-    else if (s.metal.working_set) cap = s.metal.working_set;
-    if (!cap) return std::nullopt;
-    return checked_sub(*s.machine.memsize.value, *cap);
-}
-
 std::string step_text(const recovery::StepRef& r) {
     return fmt::format("{} (run {} step {}, {})", units::describe(r.value), r.run, r.step, r.time);
 }
@@ -158,6 +154,10 @@ void render_human(const Status& s, std::ostream& out) {
     // What must not scroll by comes first: what needs a person (commands/attention.hpp).
     render_attention(needs_attention(s), out);
     if (m.simulated()) out << "SIMULATED Mac: these are readings of the simulator, not of a real machine\n";
+    // Then the picture: how memory is split, at a glance, before the figures behind it.
+    const auto mark = [&](const std::string& source) { return sources.mark(source); };
+    for (const auto& row : render_picture(memory_picture(s, mark), output_width(STDOUT_FILENO), glyphs_for(STDOUT_FILENO)))
+        out << row << "\n";
     line("physical memory", m.memsize.value ? size_text(*m.memsize.value) : "unknown (" + m.memsize.error + ")",
          "kernel hw.memsize");
     line("iogpu.wired_limit_mb", knob_text(m.knob), m.knob.source);

@@ -124,7 +124,7 @@ EXPANSIONS = {
 PLACEHOLDERS = {
     ("--step", "SIZE"): "8GiB", (None, "SIZE"): "166GiB", (None, "X"): "166GiB",
     (None, "UNIT"): "MiB", (None, "CMD"): "true", ("--context", "N"): "8192",
-    ("--parallel", "N"): "2", ("--batch", "N"): "1024", ("--ubatch", "N"): "256", ("--step", "N"): "1", (None, "ID"): "r-20261129-085313-5d70",
+    ("--parallel", "N"): "2", ("--batch", "N"): "1024", ("--ubatch", "N"): "256", ("--step", "N"): "1", ("--count", "N"): "1", (None, "ID"): "r-20261129-085313-5d70",
     (None, "MODEL"): "~/models/model.gguf", (None, "MODEL.gguf"): "~/models/model.gguf",
     ("--textfile-dir", "DIR"): "\"$W\"", (None, "FILE"): "~/candidate.conf", (None, "TYPE"): "q8_0", ("--state", "FILE"): "\"$W/sim-state\"",
 }

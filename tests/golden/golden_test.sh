@@ -147,6 +147,15 @@ case $scenario in
   status_m3ultra_512)  sim_init --profile m3ultra-512
                        policy 'min = 256GiB' 'max = 480GiB' 'reserve = 32GiB' 'max_step = 32GiB'
                        wc status; wc status --json ;;
+  # The picture of memory that leads status: OS default, raised, a model loaded near the cap,
+  # a hang ceiling; at 80 and 120 columns, and TERM=dumb (piped: ASCII, no escape codes).
+  status_picture)      sim_init --profile m2ultra-192; band_192
+                       wc status; COLUMNS=120 wc status
+                       wc set 96GiB --yes; machine wired 90GiB; wc status; COLUMNS=120 wc status; TERM=dumb wc status
+                       machine hang-above 100GiB; wc set 110GiB --yes; machine reboot; wc recover --hung
+                       wc status; COLUMNS=120 wc status
+                       # Nothing known of the cap (the knob unreadable): the bar says '?', never a guess.
+                       machine fault key-missing on; wc status ;;
   # The System Settings pane by macOS release (14.7, 15.6, 26.1: the profiles'), for a daemon
   # the simulated launchd lists as disabled: status and persist give both causes and both
   # remedies. Then not loaded (bootstrap advice) and not installed (Homebrew: none).
