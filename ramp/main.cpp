@@ -35,6 +35,7 @@
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/units/parse.hpp"
 #include "wiredcap/version.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace {
 
@@ -107,9 +108,9 @@ std::vector<CLI::Option*> add_model_options(CLI::App& cmd, wiredcap::fit::FitReq
 
 void add_recover(CLI::App& app, Options& o) {
     auto* recover = app.add_subcommand("recover", "After a hang and reboot: which write hung, and the last good value");
-    auto* hung = recover->add_flag_callback("--hung", [&o] { o.recover.answer = "hung"; },
+    auto* hung = recover->add_flag_callback("--hung", [&o] { o.recover.answer = wiredcap::journal::event::hung; },
                                             "Answer for every suspect: the machine hung with it in force");
-    auto* not_hung = recover->add_flag_callback("--not-hung", [&o] { o.recover.answer = "not-hung"; },
+    auto* not_hung = recover->add_flag_callback("--not-hung", [&o] { o.recover.answer = wiredcap::journal::event::not_hung; },
                                                 "Answer for every suspect: it did not hang");
     hung->excludes(not_hung);
     recover->add_flag("--forget-hang", o.recover.forget_hang, "Clear the hang ceiling (journaled; the hang stays as history)");

@@ -1,6 +1,7 @@
 #include "commands/boot_view.hpp"
 
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -188,7 +189,7 @@ JsonObject boot_guard_status_json(const MachineReadings& m) {
     const BootGuard& g = *m.boot_guard;
     o.object("stored", stored_json(g));
     if (g.persisted) {
-        if (g.confirmed) o.str("basis", *g.confirmed ? "confirmed" : "unconfirmed"); else o.null("basis");
+        if (g.confirmed) o.str("basis", *g.confirmed ? journal::basis::confirmed : journal::basis::unconfirmed); else o.null("basis");
         o.str("stored_time", g.persisted_time);
         add_guard_json(o, g, m);
     } else {

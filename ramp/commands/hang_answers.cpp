@@ -8,6 +8,7 @@
 #include "engine/typed_answer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -22,11 +23,11 @@ std::string mib_arg(units::MiB v) { return std::to_string(v.count()) + "MiB"; }
 std::optional<std::string> ask_suspect(std::ostream& say, bool say_is_terminal) {
     const Question q{"Did the machine hang with it in force? Type hung (or yes), not-hung (or no), or press Enter "
                      "to decide later: ",
-                     {{"hung", "hung"},
-                      {"yes", "hung"},
-                      {"y", "hung"},
-                      {"not-hung", "not-hung"},
-                      {"no", "not-hung"},
+                     {{"hung", journal::event::hung},  // not a journal word: what a person types
+                      {"yes", journal::event::hung},
+                      {"y", journal::event::hung},
+                      {"not-hung", journal::event::not_hung},  // not a journal word: what a person types
+                      {"no", journal::event::not_hung},
                       {"n", ""},
                       {"", "later"},
                       {"later", "later"}},
@@ -69,7 +70,7 @@ std::optional<std::size_t> answer_suspects(const CliContext& ctx, const recovery
             say << "  could not record the answer: " << r.error << "\n";
             return std::nullopt;
         }
-        say << (*answer == "hung" ? "  Recorded: it hung. It binds as a hang ceiling from now on.\n"
+        say << (*answer == journal::event::hung ? "  Recorded: it hung. It binds as a hang ceiling from now on.\n"
                                   : "  Recorded: it did not hang.\n");
     }
     if (open != 0)
@@ -102,7 +103,7 @@ ExitCode forget_hang(const CliContext& ctx, const recovery::Report& rep, const R
         }
     }
     // Every hang below the ceiling is forgotten too: the record clears all hangs before it.
-    const HelperReply r = ctx.helper.run({"forget-hang", mib_arg(c.value), "--why", *req.why});
+    const HelperReply r = ctx.helper.run({journal::command::forget_hang, mib_arg(c.value), "--why", *req.why});
     if (!r.ok()) {
         ctx.err << "wiredcap recover: could not record forgetting the hang ceiling: " << r.error << "\n";
         return r.code() == ExitCode::ok ? ExitCode::internal_error : r.code();

@@ -79,14 +79,14 @@ ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostre
         err << "wiredcap set: " << parsed.error().message << "\n";
         return ExitCode::usage;
     }
-    const ExitCode code = run_verb(t, verb(t, "ttm-trial", {word}), "set", out, err);
+    const ExitCode code = run_verb(t, verb(t, "ttm-trial", {word}), "set", out, err);  // not a journal word: wiredcap-system's verb
     if (code != ExitCode::ok) return code;
     // What the machine holds now, from the state ttm-trial left: a trial scheduled is not held.
     const SystemRoot root(t.root);
     const auto state = linux_amd::load_trial_state(root);
     if (state && state->phase == "default") return ExitCode::ok;
     out << "Not held yet (exit 18): reboot; on the trial boot, once it reads back, confirm it:\n  "
-        << sudo_command(t, verb(t, "ttm-confirm", {})) << "\n";
+        << sudo_command(t, verb(t, "ttm-confirm", {})) << "\n";  // not a journal word: wiredcap-system's verb
     return ExitCode::trial_scheduled;
 }
 
@@ -106,7 +106,7 @@ ExitCode refuse_linux_unsupported(const LinuxTarget& t, std::string_view command
 }
 
 ExitCode run_linux_reset(const LinuxTarget& t, std::ostream& out, std::ostream& err) {
-    return run_verb(t, verb(t, "ttm-reset", {}), "reset", out, err);
+    return run_verb(t, verb(t, "ttm-reset", {}), "reset", out, err);  // not a journal word: wiredcap-system's verb
 }
 
 ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req, std::ostream& out,
@@ -116,7 +116,7 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
             err << "wiredcap recover: --forget-hang needs --why: kernel-update, hardware-change or other-cause\n";
             return ExitCode::usage;
         }
-        const ExitCode forgot = run_verb(t, verb(t, "ttm-forget-hang", {"--why", *req.why}), "recover", out, err);
+        const ExitCode forgot = run_verb(t, verb(t, "ttm-forget-hang", {"--why", *req.why}), "recover", out, err);  // not a journal word: wiredcap-system's verb
         if (forgot != ExitCode::ok) return forgot;
     }
     const SystemRoot root(t.root);
@@ -155,7 +155,7 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
         out << "Not settled: reboot to try it once, or cancel it: wiredcap reset" << here << "\n";
     if (state && state->phase == "booted")
         out << "Not settled: keep it (the default from the next boot on; only on this boot):\n  "
-            << sudo_command(t, verb(t, "ttm-confirm", {})) << "\nor drop it: wiredcap reset" << here << "\n";
+            << sudo_command(t, verb(t, "ttm-confirm", {})) << "\nor drop it: wiredcap reset" << here << "\n";  // not a journal word: wiredcap-system's verb
     out << "pages_limit now reads "
         << (r.pages_limit.value ? units::describe(*r.pages_limit.value) : "unknown (" + r.pages_limit.note + ")")
         << "   [" << r.pages_limit.source << "]\n";

@@ -81,7 +81,7 @@ void boot_guard(Exposition& e, const MachineReadings& m) {
     else if (g.persisted && g.guard) current = std::string(guard_state_name(*g.guard));
     if (!current) return;
     e.family("wiredcap_boot_guard_state", "The boot guard's state; none when nothing is stored for boot.");
-    for (const char* state : {"none", "armed", "trying", "healthy", "tripped", "failed"})
+    for (const char* state : {"none", "armed", "trying", "healthy", "tripped", "failed"})  // not a journal word: boot.state's guard
         e.sample("wiredcap_boot_guard_state", *current == state ? 1 : 0, {{"state", state}});
 }
 

@@ -15,6 +15,7 @@
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -117,7 +118,7 @@ JsonObject persisted_json(const ReadBack& r) {
 
 // A refusal before the helper read the file back has no read-back to report: none is made up.
 JsonObject with_read_back(JsonObject o, const json::Value& j, const ReadBack& r) {
-    if (json::get(j, "persisted_mib") != nullptr) o.object("persisted", persisted_json(r));
+    if (json::get(j, "persisted_mib") != nullptr) o.object("persisted", persisted_json(r));  // not a journal word: a key of the answer
     return o;
 }
 
@@ -139,7 +140,7 @@ std::string stored_line(bool simulated, const ReadBack& r) {
 }
 
 std::string basis_line(const std::string& basis, const PersistChoice& c, bool from_journal) {
-    const std::string what = basis == "confirmed"     ? "confirmed in a ramp on this machine (per the journal)"
+    const std::string what = basis == journal::basis::confirmed     ? "confirmed in a ramp on this machine (per the journal)"
                              : basis == "unconfirmed" ? "unconfirmed (stored with --unconfirmed)"
                              : basis == "vouched"     ? "vouched for by the policy file (no ramp on this machine); "
                                                         "each boot applies it only while the policy still vouches"
@@ -206,7 +207,7 @@ ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistCh
     const std::string next = next_sentence(m);
     if (ctx.json) {
         if (basis.empty()) o.null("basis"); else o.str("basis", basis);
-        o.object("persisted", persisted_json(stored)).boolean("changed", changed);
+        o.object("persisted", persisted_json(stored)).boolean("changed", changed);  // not a journal word: a key of the answer
         o.boolean("at_or_above_hang_ceiling", c.at_or_above_ceiling);
         if (const auto b = at_boot_of(j)) o.object("at_boot", at_boot_json(*b));
         const auto healthy_after = m.policy ? m.policy->healthy_after_s : std::nullopt;
@@ -245,7 +246,7 @@ ExitCode report_off(CliContext& ctx, const HelperReply& reply) {
     // Forgotten means the file reads back as nothing, not merely that the helper said so.
     const bool gone = !stored.value && stored.error.empty();
     if (ctx.json) {
-        ctx.out << o.object("persisted", persisted_json(stored)).boolean("changed", changed).boolean("ok", gone).text() << "\n";
+        ctx.out << o.object("persisted", persisted_json(stored)).boolean("changed", changed).boolean("ok", gone).text() << "\n";  // not a journal word: a key of the answer
     } else {
         ctx.out << stored_line(simulated, stored)
                 << (changed ? "forgot the value stored for boot\n" : "unchanged: nothing was stored for boot\n");

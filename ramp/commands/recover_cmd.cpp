@@ -14,6 +14,7 @@
 #include "policy/policy.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -32,7 +33,7 @@ bool record_outcome(const CliContext& ctx, const recovery::UnresolvedRun& u, std
     // Another user's run is ended only as aborted (the helper refuses more): its hang binds
     // without the record, and root's recover records it.
     const auto uid = static_cast<std::uint64_t>(::getuid());
-    if (uid != 0 && u.at.uid != uid && *outcome != "aborted") return true;
+    if (uid != 0 && u.at.uid != uid && *outcome != journal::outcome::aborted) return true;
     const HelperReply r = ctx.helper.run({"end", "--run", u.at.run, "--outcome", std::string(*outcome)});
     if (r.ok()) return true;
     say << "  could not record run " << u.at.run << " as " << *outcome << ": " << r.error << "\n";
@@ -183,7 +184,7 @@ ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd) 
         std::string suspects;
         for (const auto& r : rep.suspects) suspects += (suspects.empty() ? "" : ",") + suspect_json(r).text();
         o.raw_array("suspects", "[" + suspects + "]");
-        if (rep.forgotten) o.object("forgotten", forgotten_json(*rep.forgotten)); else o.null("forgotten");
+        if (rep.forgotten) o.object("forgotten", forgotten_json(*rep.forgotten)); else o.null("forgotten");  // not a journal word: a key of the answer
         o.boolean("ramp_in_progress", result->ramp_in_progress).boolean("recorded", !result->could_not_record);
         o.str("source", "journal " + journal_path(ctx.helper.dev()));
         ctx.out << o.text() << "\n";

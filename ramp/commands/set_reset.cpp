@@ -85,7 +85,7 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     // A plain reset also forgets the value stored for boot; only the helper knows if there was one.
     // Two plain bools, not an optional<bool>: GCC 12 at -O2 reports the optional's flag as
     // maybe-uninitialized (a false positive that -Werror turned into a broken release build).
-    const json::Value* forgot = json::get(j, "persist_removed");
+    const json::Value* forgot = json::get(j, "persist_removed");  // not a journal word: a key of the helper's answer
     const bool persist_known = forgot && json::as_bool(*forgot);
     const bool persist_removed = persist_known && *json::as_bool(*forgot);
     // Forgetting the value stored for boot is a change too (`set default` after `persist`).
@@ -100,7 +100,7 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
             .object("wired_limit", now)
             .boolean("changed", changed);
         if (const json::Value* req = json::get(j, "requested_mib"); req && json::as_u64(*req)) o.num("requested_mib", *json::as_u64(*req));
-        if (persist_known) o.boolean("persist_removed", persist_removed);
+        if (persist_known) o.boolean("persist_removed", persist_removed);  // not a journal word: a key of the helper's answer
         if (before) {
             o.str("direction", direction_name(before->direction));
             o.object("effective_before", contract::size(before->effective.value, before->effective.source, ""));
@@ -195,7 +195,7 @@ ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::stri
         o.str("command", verb).boolean("ok", true).boolean("simulated", m.simulated());
         o.object("previous", contract::size(value, m.knob.source, "")).object("wired_limit", contract::size(value, m.knob.source, ""));
         o.boolean("changed", false).num("requested_mib", value.count());
-        if (reset) o.boolean("persist_removed", false);
+        if (reset) o.boolean("persist_removed", false);  // not a journal word: a key of the helper's answer
         ctx.out << o.text() << "\n";
         return ExitCode::ok;
     }

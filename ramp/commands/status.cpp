@@ -296,10 +296,10 @@ void render_json(const Status& s, std::ostream& out) {
             suspects += (suspects.empty() ? "" : ",") + step_json(r).text();
         journal.raw_array("suspects", "[" + suspects + "]");
         if (const auto& f = s.journal->forgotten)
-            journal.object("forgotten", JsonObject().num("value", f->value.count()).str("time", f->time)
+            journal.object("forgotten", JsonObject().num("value", f->value.count()).str("time", f->time)  // not a journal word: a key of the answer
                                             .num("uid", f->uid).str("why", f->why));
         else
-            journal.null("forgotten");
+            journal.null("forgotten");  // not a journal word: a key of the answer
     } else {
         journal.str("why_unknown", s.journal_error);
     }

@@ -1,4 +1,5 @@
 #include "readings/readings.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -90,9 +91,9 @@ std::optional<GuardState> guard_state_of(std::string_view name) {
 std::string_view guard_state_name(GuardState g) {
     switch (g) {
         case GuardState::armed: return "armed";
-        case GuardState::trying: return "trying";
-        case GuardState::healthy: return "healthy";
-        case GuardState::tripped: return "tripped";
+        case GuardState::trying: return "trying";  // not a journal word: boot.state's guard
+        case GuardState::healthy: return "healthy";  // not a journal word: boot.state's guard
+        case GuardState::tripped: return "tripped";  // not a journal word: boot.state's guard
         case GuardState::failed: return "failed";
     }
     return "unknown";
@@ -106,7 +107,7 @@ std::optional<BootGuard> boot_guard_of(const json::Value* o) {
     g.disabled = bool_field(*o, "disabled");
     persisted_of(*o, g);
     if (const json::Value* b = json::get(*o, "basis"); b && json::as_string(*b)) {
-        if (*json::as_string(*b) == "confirmed") g.confirmed = true;
+        if (*json::as_string(*b) == journal::basis::confirmed) g.confirmed = true;
         else if (*json::as_string(*b) == "unconfirmed") g.confirmed = false;
     }
     g.persisted_time = string_or(json::get(*o, "persisted_time"));
