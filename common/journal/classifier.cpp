@@ -405,6 +405,13 @@ struct Classifier::State {
     [[nodiscard]] bool waived(std::size_t hang_order, std::string_view hang_boot) const {
         return waiver && hang_order < waiver->order && hang_boot != waiver->boot;
     }
+    std::size_t unknown_count = 0;
+    std::vector<UnknownRecord> unknown;
+    void note_unknown(const EntryView& e, std::size_t at) {
+        if (unknown_count++ < kUnknownShown)
+            unknown.push_back(UnknownRecord{at, std::string(e.time), std::string(e.boot), e.uid, std::string(e.command),
+                                            std::string(e.event)});
+    }
     // A value stored for boot (persist): a store without the override keeps every hang binding.
     void note_store(const EntryView& e, std::size_t at) {
         if (!is_word(e.command, command::persist) || !e.to) return;
@@ -422,6 +429,8 @@ Classifier& Classifier::operator=(Classifier&&) noexcept = default;
 void Classifier::add(const EntryView& e) {
     State& st = *s_;
     const std::size_t order = ++st.order;
+    // A word this version does not know: counted and shown, and read as nothing else.
+    if (!is_known_command(e.command) || !is_known_event(e.event)) return st.note_unknown(e, order);
     const Event ev = event_of(e.event);
     Runs& runs = st.runs;
     StepTrack* step = nullptr;
@@ -524,6 +533,8 @@ Report Classifier::finish(For who) const {
     const State& st = *s_;
     Report report;
     report.last_confirmed = st.last_confirmed;
+    report.unknown_count = st.unknown_count;
+    report.unknown = st.unknown;
     std::vector<Hang> hangs = st.boot_hangs;
     for (std::size_t r = 0; r < st.runs.count(); ++r) collect(st.runs, st.runs.at(r), st.current_boot, report, hangs);
     add_outside_ramps(st.outside.result(), hangs, report);

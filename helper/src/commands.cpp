@@ -205,7 +205,7 @@ std::optional<Failure> journal_only_steps(Action& a, const Invocation& inv, Cont
     // or why a hang ceiling no longer binds. Nothing on the machine changes.
     if (inv.command == Command::verdict) return a.record(*inv.answer, *inv.boot);
     if (inv.command == Command::forget_hang) return a.record(journal::event::forgotten, *inv.why);
-    return a.record("end", *inv.outcome);
+    return a.record(journal::event::end, *inv.outcome);
 }
 
 }  // namespace

@@ -164,7 +164,7 @@ VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const P
         return fail(ExitCode::unsupported_platform,
                     "no one-shot boot loader: " + g.error().message + "; nothing scheduled");
     }
-    (void)journal.record({"trial-scheduled", "", boot.loader->trial_places()}, s);
+    (void)journal.record({journal::event::trial_scheduled, "", boot.loader->trial_places()}, s);
     return {
         ExitCode::ok,
         {"scheduled ONE boot with " + kernel::pages_limit_parameter(*r.module.value, want),
@@ -195,7 +195,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbC
         const auto want = size ? Pages::from_count(s.default_pages, *size) : std::nullopt;
         if (want) {
             if (auto why = readback_mismatch(r, *want)) {
-                (void)journal.record({"default-mismatch", *why, "", r.pages_limit.value}, s);
+                (void)journal.record({journal::event::default_mismatch, *why, "", r.pages_limit.value}, s);
                 return fail(ExitCode::readback_differs, "the default " + s.default_param + "=" +
                                                             std::to_string(s.default_pages) +
                                                             " is not in force: " + *why);
@@ -222,7 +222,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbC
                         "the trial boot's read-back does not match: " + *why +
                             "; still at risk: unconfirmed, the next boot records it as a hang ceiling");
         }
-        (void)journal.record({"trial-booted", "", "", r.pages_limit.value}, s);
+        (void)journal.record({journal::event::trial_booted, "", "", r.pages_limit.value}, s);
         return {ExitCode::ok,
                 {"trial boot read back: " + units::describe(*pages), "confirm with: " + self.of(root, "ttm-confirm")}};  // not a journal word: wiredcap-system's verb
     }
@@ -247,7 +247,7 @@ VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbC
         // booted). Left armed it could fire at any later boot, unwatched: disarm it.
         if (auto armed = boot_loader.loader->oneshot_armed(); armed && *armed) {
             (void)boot_loader.loader->cancel();
-            (void)journal.record({"trial-not-consumed", std::string(boot_loader.loader->name())}, s);
+            (void)journal.record({journal::event::trial_not_consumed, std::string(boot_loader.loader->name())}, s);
             s.phase = s.default_param.empty() ? "none" : "default";
             (void)save_trial_state(root, s);
             return fail(ExitCode::unsupported_platform,
@@ -295,7 +295,7 @@ VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal, const st
     if (!check_cmd.empty()) {
         auto ran = run_program(check_cmd);
         if (!ran || ran->exit_code != 0) {
-            (void)journal.record({"declined", "--check " + check_cmd.front() + " failed"}, s);
+            (void)journal.record({journal::event::declined, "--check " + check_cmd.front() + " failed"}, s);
             return fail(ExitCode::declined,
                         "--check " + check_cmd.front() + " failed: not confirmed; the next boot drops the value");
         }
@@ -378,7 +378,7 @@ VerbResult reset_ttm(const SystemRoot& root, TrialJournal& journal) {
         s.default_pages = 0;
     }
     (void)save_trial_state(root, s);
-    if (!journal.record({"reset", "was " + before_phase}, s))
+    if (!journal.record({journal::event::reset, "was " + before_phase}, s))
         out.lines.push_back("the journal could not be written");
     if (out.lines.empty()) out.lines.push_back("nothing of wiredcap's to remove");
     if (!default_left)

@@ -19,6 +19,35 @@
 namespace wiredcap::cli {
 namespace {
 
+// Records with a word this version does not know (a newer helper's, say): kept in the journal,
+// read as nothing, and said so, never silently read as something else.
+JsonObject unknown_json(const recovery::Report& rep) {
+    std::string first;
+    for (const auto& u : rep.unknown)
+        first += (first.empty() ? "" : ",") + JsonObject()
+                                                  .num("record", u.order)
+                                                  .str("time", u.time)
+                                                  .str("boot", u.boot)
+                                                  .num("uid", u.uid)
+                                                  .str("command", u.command)
+                                                  .str("event", u.event)
+                                                  .text();
+    JsonObject o;
+    o.num("count", rep.unknown_count).raw_array("first", "[" + first + "]");
+    return o;
+}
+
+std::string unknown_text(const recovery::Report& rep) {
+    std::string t = "Unknown: " + std::to_string(rep.unknown_count) +
+                    " journal record(s) with a word this wiredcap does not know; kept, and read as nothing:\n";
+    for (const auto& u : rep.unknown)
+        t += "  record " + std::to_string(u.order) + " (" + u.time + ", uid " + std::to_string(u.uid) + "): command '" +
+             u.command + "', event '" + u.event + "'\n";
+    if (rep.unknown_count > rep.unknown.size())
+        t += "  and " + std::to_string(rep.unknown_count - rep.unknown.size()) + " more\n";
+    return t;
+}
+
 std::string where(const recovery::StepRef& r) {
     return "run " + r.run + " step " + std::to_string(r.step) + " (" + units::describe(r.value) + ", " + r.time + ")";
 }
@@ -185,6 +214,7 @@ ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd) 
         for (const auto& r : rep.suspects) suspects += (suspects.empty() ? "" : ",") + suspect_json(r).text();
         o.raw_array("suspects", "[" + suspects + "]");
         if (rep.forgotten) o.object("forgotten", forgotten_json(*rep.forgotten)); else o.null("forgotten");  // not a journal word: a key of the answer
+        if (rep.unknown_count != 0) o.object("unknown_records", unknown_json(rep));
         o.boolean("ramp_in_progress", result->ramp_in_progress).boolean("recorded", !result->could_not_record);
         o.str("source", "journal " + journal_path(ctx.helper.dev()));
         ctx.out << o.text() << "\n";
@@ -201,6 +231,7 @@ ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd) 
         else
             say << "No hang ceiling binds." << sim << "\n";
         if (rep.forgotten) say << forgotten_text(*rep.forgotten) << "\n";
+        if (rep.unknown_count != 0) say << unknown_text(rep);
         if (rep.last_confirmed) {
             say << "Last confirmed value: " << where(*rep.last_confirmed) << ".\n";
             // Suggest re-applying it only when the kernel does not hold it now (or cannot say), and

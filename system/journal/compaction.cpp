@@ -41,6 +41,14 @@ bool is_linux_outcome(std::string_view line) {
     return event == journal::event::hung || event == journal::event::forgotten || event == journal::event::made_default;
 }
 
+// A whole record (not a line cut short by a crash) whose command or event this version does not
+// know: a newer version's.
+bool is_unknown_record(std::string_view line) {
+    const auto command = string_after(line, "command"), event = string_after(line, "event");
+    return line.ends_with('}') && !command.empty() && !event.empty() &&
+           (!journal::is_known_command(command) || !journal::is_known_event(event));
+}
+
 // Run-less records a reader needs: the boot action's (trips and the applies before them), every
 // store of a value for boot (the hang ceiling's waiver), a confirmation, every write outside a
 // ramp (`set`, the helper run directly: one never read back is a hang, one read back may be a
@@ -147,6 +155,9 @@ bool Compaction::judge(std::string_view line) {
     const std::size_t index = judged_++;
     if (!is_v1_record(line)) return false;
     if (recent(index)) return true;
+    // A record with a word this version does not know (a newer helper's) is not this version's
+    // to judge unneeded: kept, as recover shows it.
+    if (is_unknown_record(line)) return true;
     // A caller's claim (an effective cap only it vouches for) that a write acted on stays on
     // record, whatever it floods the journal with afterwards: its own records cannot push it
     // out. (A refused call's claim moved nothing.)

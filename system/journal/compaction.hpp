@@ -30,6 +30,8 @@
 //     `made-default`, and every record from the latest trial's intent on but refusals;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
 //     the steps at risk in its boot);
+//   - every record with a command or event this version does not know (vocabulary.hpp:
+//     is_known_command, is_known_event): a newer version's, kept for it, shown by recover;
 //   - the most recent kKeepRecent records whatever they are, and every run with a record among
 //     them whole, so that the journal still shows what was done last (the command that
 //     compacted it included).

@@ -61,10 +61,10 @@ std::optional<Failure> check_health(Action& a, Context& ctx, const boot::Store& 
     auto p = mem ? helper::load_policy(ctx, *mem) : Expected<policy::Policy>(Error{"cannot read hw.memsize"});
     auto up = ctx.kernel.read_uptime();
     if (!p || !up || !s.applied_uptime_s)
-        return act(a, "waiting", "cannot tell yet: the policy or the uptime could not be read");
+        return act(a, journal::event::waiting, "cannot tell yet: the policy or the uptime could not be read");
     const auto stayed = up->count() - *s.applied_uptime_s;
     if (stayed < p->healthy_after.count())
-        return act(a, "waiting", "healthy after " + std::to_string(p->healthy_after.count() - stayed) + " s more uptime");
+        return act(a, journal::event::waiting, "healthy after " + std::to_string(p->healthy_after.count() - stayed) + " s more uptime");
     std::string why = "up " + std::to_string(stayed) + " s since this boot applied it";
     if (auto knob = ctx.kernel.read_wired_limit()) {
         a.readback_ = *knob;
@@ -106,7 +106,7 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
     };
     auto up = ctx.kernel.read_uptime();
     if (!up) return fail(a.refuse(helper::exit_for(up.error().kind), "cannot read the uptime: " + up.error().message));
-    if (auto why = not_ready_yet(ctx, up->count())) return act(a, "waiting", *why);
+    if (auto why = not_ready_yet(ctx, up->count())) return act(a, journal::event::waiting, *why);
     auto mem = ctx.kernel.read_memsize();
     if (!mem) return fail(a.refuse(helper::exit_for(mem.error().kind), "cannot read hw.memsize: " + mem.error().message));
     auto p = helper::load_policy(ctx, *mem);
@@ -141,12 +141,12 @@ std::optional<Failure> apply_once(Action& a, Context& ctx, const boot::Store& st
 std::optional<Failure> boot_steps(Action& a, Context& ctx) {
     if (ctx.caller.uid != 0) return a.refuse(ExitCode::not_permitted, "boot is the LaunchDaemon's action: root only");
     if (auto f = a.open_journal()) return f;
-    if (auto why = helper::boot_switch_on(ctx)) return act(a, "disabled", *why + ": the boot action is disabled; nothing applied");
+    if (auto why = helper::boot_switch_on(ctx)) return act(a, journal::event::disabled, *why + ": the boot action is disabled; nothing applied");
     auto store = helper::open_boot_store(ctx);
     if (!store) return store.error();
     auto loaded = store->load();
     if (!loaded) return Failure{ExitCode::internal_error, loaded.error().message + "; nothing applied"};
-    if (!*loaded) return act(a, "none", "nothing is stored for boot");
+    if (!*loaded) return act(a, journal::event::none, "nothing is stored for boot");
     boot::State s = **loaded;
     a.to_ = s.value;
     a.out().object("persisted_mib", JsonObject().num("value", s.value.count()).str("source", "boot state file"));
@@ -156,15 +156,15 @@ std::optional<Failure> boot_steps(Action& a, Context& ctx) {
     switch (s.guard) {
         case Guard::tripped:
         case Guard::failed:
-            return act(a, "none", "the boot guard stopped at " + journal::utc_iso8601(s.guard_time) + ": " + s.reason);
+            return act(a, journal::event::none, "the boot guard stopped at " + journal::utc_iso8601(s.guard_time) + ": " + s.reason);
         case Guard::trying:
             return this_boot ? check_health(a, ctx, *store, s) : trip(a, *store, s, *boot_id);
         case Guard::healthy:
-            if (this_boot) return act(a, "none", "applied and healthy in this boot");
+            if (this_boot) return act(a, journal::event::none, "applied and healthy in this boot");
             return apply_once(a, ctx, *store, s, *boot_id);
         case Guard::armed:
             // Stored for boot means from the next boot on: never a surprise change in this one.
-            if (this_boot) return act(a, "none", "stored in this boot; applied from the next boot on");
+            if (this_boot) return act(a, journal::event::none, "stored in this boot; applied from the next boot on");
             return apply_once(a, ctx, *store, s, *boot_id);
     }
     return Failure{ExitCode::internal_error, "unreachable guard state"};
@@ -180,7 +180,7 @@ constexpr std::size_t kBootReadsAtMost = std::size_t{4} << 20;
 // in it binds), and the run compacts it after its answer; the next run decides on what it kept.
 std::optional<Failure> wait_for_compaction(Action& a, const Context& ctx, std::size_t bytes) {
     if (ctx.caller.uid != 0) return a.refuse(ExitCode::not_permitted, "boot is the LaunchDaemon's action: root only");
-    return act(a, "waiting", "the journal is " + std::to_string(bytes >> 20) +
+    return act(a, journal::event::waiting, "the journal is " + std::to_string(bytes >> 20) +
                                  " MiB, from before compaction: compacted by this run, decided on at the next one");
 }
 

@@ -377,4 +377,16 @@ TEST_F(CompactionFile, ARecordWrittenWithoutTheLockFollowsACompaction) {
 }
 
 }  // namespace
+
+// A record with a word this version does not know is not this version's to judge unneeded: a
+// compaction keeps it, in its place, with the records it needs anyway; a closed run is dropped.
+TEST(Compaction, ARecordWithAWordNoDefinitionKnowsIsKept) {
+    const std::string unknown_event = rec("B1", "apply", "teleported", std::nullopt, std::nullopt, 120, 120);
+    const std::string unknown_command = rec("B1", "levitate", "applied");
+    const std::string closed = completed_run("B1", "old", 65536, 73728) + completed_run("B1", "new", 65536, 73728);
+    ASSERT_LT(compact_text(closed, 0).size(), closed.size()) << "a closed run is dropped";
+    EXPECT_EQ(compact_text(closed + unknown_event + unknown_command, 0),
+              compact_text(closed, 0) + unknown_event + unknown_command);
+}
+
 }  // namespace wiredcap::journal

@@ -2,6 +2,7 @@
 // is written with the helper's own record writer and read back with the journal reader, so
 // the stories below are the bytes the real programs would exchange.
 #include "engine/recovery.hpp"
+#include "wiredcap/journal/vocabulary.hpp"
 
 #include <gtest/gtest.h>
 
@@ -1080,4 +1081,37 @@ TEST(Authority, AnotherUidsEndHungMakesNoHang) {
 }
 
 }  // namespace
+
+// A record with a word this version does not know (a newer helper's) is read as nothing: an
+// `apply` whose event is unknown puts no step at risk and a command no one knows binds nothing;
+// each is counted and shown, the first kUnknownShown of them in full, and the other answers are
+// those of the journal without them. Words this version writes are all known.
+TEST(Recovery, AWordNoDefinitionKnowsIsShownAsUnknownAndReadAsNothing) {
+    Journal j = ramp_to_96_unconfirmed();
+    j.add(Record{"apply", "teleported", std::string("r9"), 1, 64_GiB, 120_GiB, 120_GiB, ""});
+    j.add(Record{"levitate", "applied", std::nullopt, std::nullopt, 64_GiB, 110_GiB, 110_GiB, ""});
+    for (int i = 0; i < 9; ++i) j.add(Record{"apply", "future-" + std::to_string(i), std::nullopt, std::nullopt,
+                                             std::nullopt, 100_GiB, std::nullopt, ""});
+    const Report r = j.analyse_in(kBootB), known = ramp_to_96_unconfirmed().analyse_in(kBootB);
+    EXPECT_EQ(r.unknown_count, 11u);
+    ASSERT_EQ(r.unknown.size(), journal::kUnknownShown);
+    EXPECT_EQ(r.unknown[0].command, "apply");
+    EXPECT_EQ(r.unknown[0].event, "teleported");
+    EXPECT_EQ(r.unknown[1].command, "levitate");
+    EXPECT_EQ(r.unknown[1].order, r.unknown[0].order + 1);
+    ASSERT_TRUE(r.hang_ceiling);
+    EXPECT_EQ(r.hang_ceiling->value, 96_GiB) << "the unknown records bind nothing";
+    EXPECT_EQ(r.hangs.size(), known.hangs.size());
+    EXPECT_EQ(r.unresolved.size(), known.unresolved.size()) << "run r9 has no step at risk";
+    EXPECT_EQ(known.unknown_count, 0u);
+    for (const char* w : {"apply", "reset", "confirm", "end", "persist", "boot", "verdict", "forget-hang", "journal",
+                          "ttm-trial", "ttm-after-boot", "ttm-confirm", "ttm-reset", "ttm-forget-hang"})
+        EXPECT_TRUE(journal::is_known_command(w)) << w;
+    for (const char* w : {"revert_intent", "revert_applied", "revert_mismatch", "revert_write_failed", "revert_unchanged",
+                          "persist_removed_intent", "removed", "trying", "waiting", "trial-booted", "made-default"})
+        EXPECT_TRUE(journal::is_known_event(w)) << w;
+    EXPECT_FALSE(journal::is_known_event("revert_teleported"));
+    EXPECT_FALSE(journal::is_known_command("ttm-"));
+}
+
 }  // namespace wiredcap::recovery

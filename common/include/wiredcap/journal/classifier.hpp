@@ -96,6 +96,18 @@ struct UnresolvedRun {
     RunState state;
 };
 
+// A record whose command or event this version does not know (a newer helper's, say): kept in
+// the journal, read as nothing, and shown as unknown.
+struct UnknownRecord {
+    std::size_t order = 0;  // 1-based position among the records
+    std::string time;
+    std::string boot;
+    std::uint64_t uid = 0;
+    std::string command;
+    std::string event;
+};
+inline constexpr std::size_t kUnknownShown = 8;  // the first ones kept; the rest only counted
+
 struct Report {
     std::optional<StepRef> last_confirmed;  // the most recent confirmed step, any run
     std::optional<StepRef> hang_ceiling;    // the lowest value that hung (recorded or found now),
@@ -104,6 +116,8 @@ struct Report {
     std::vector<UnresolvedRun> unresolved;  // runs with no "end" record
     std::vector<StepRef> suspects;          // writes outside a ramp a person must judge
     std::optional<Forgotten> forgotten;     // the last time a person cleared the ceiling
+    std::size_t unknown_count = 0;          // records with a word this version does not know
+    std::vector<UnknownRecord> unknown;     // the first kUnknownShown of them
 };
 
 // Whether `boot` is known to be an earlier boot than the current one. When either identity

@@ -61,6 +61,19 @@ inline constexpr char revert_intent[] = "revert_intent";
 inline constexpr char revert_applied[] = "revert_applied";
 inline constexpr char revert_mismatch[] = "revert_mismatch";
 inline constexpr char revert_write_failed[] = "revert_write_failed";
+// The boot action's other words: its guard's state (armed, trying, healthy, tripped, failed),
+// and a run that applied nothing.
+inline constexpr char armed[] = "armed";
+inline constexpr char waiting[] = "waiting";
+inline constexpr char disabled[] = "disabled";
+inline constexpr char none[] = "none";
+// Linux try-once trials' steps (wiredcap-system ttm-*).
+inline constexpr char trial_scheduled[] = "trial-scheduled";
+inline constexpr char trial_booted[] = "trial-booted";
+inline constexpr char trial_not_consumed[] = "trial-not-consumed";
+inline constexpr char default_mismatch[] = "default-mismatch";
+inline constexpr char declined[] = "declined";
+inline constexpr char reset[] = "reset";
 }  // namespace event
 
 // How a run ended (an `end` record's reason, the helper's --outcome).
@@ -114,5 +127,10 @@ inline constexpr char other_cause[] = "other-cause";
 
 // The boot id the helper stamps when it cannot read one: no reboot is proved by it.
 inline constexpr char kUnknownBoot[] = "unknown";
+
+// Whether a record's command, or its event, is one this version writes: a record with another
+// (a newer version's, say) is kept and shown as unknown, never read as something else.
+[[nodiscard]] bool is_known_command(std::string_view word) noexcept;
+[[nodiscard]] bool is_known_event(std::string_view word) noexcept;
 
 }  // namespace wiredcap::journal
