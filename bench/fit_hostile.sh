@@ -12,7 +12,7 @@
 # Measured on the 2-core dev box (shared with three builds), release build, `bench/fit_hostile.sh 3`:
 # every file under the bound; the slowest mean the 32 MiB index, 616 ms (max 720 ms), as the
 # parser sees all of it; the largest peak RSS the 1 MiB config.json's tree, 46,896 KiB; the
-# 100 MB one-string header, which took 4.9 s and 396 MB before the header was streamed, answered
+# 100 MB one-string header (4.9 s and 396 MB before the header was streamed, by the count) answered
 # in 228 ms at 5,900 KiB; 131,073 tiny tensors refused in 241 ms at 7,404 KiB.
 #
 # Usage: bench/fit_hostile.sh [RUNS]   (builds the release preset first; needs hyperfine)
