@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
 
 #include "json_nesting.hpp"
+#include "json_stream.hpp"
 #include "wiredcap/fit/printable.hpp"
 
 namespace wiredcap::fit {
@@ -65,7 +67,7 @@ private:
     void shard(const std::string* name) {
         if (name == nullptr) return fail(": tensor '" + printable(key2_) + "' names no file");
         // A shard is a file beside the index, never a path elsewhere.
-        if (name->empty() || name->find('/') != std::string::npos || *name == "." || *name == "..")
+        if (name->empty() || name->size() > kMaxShardName || name->find('/') != std::string::npos || *name == "." || *name == "..")
             return fail(" names a shard outside its folder: " + printable(*name));
         if (shards_.size() < kMaxIndexShards || shards_.contains(*name)) shards_.insert(*name);
         else fail(" names more shards than a model has");
@@ -108,14 +110,20 @@ private:
 
 }  // namespace
 
-Expected<SafetensorsIndex> parse_safetensors_index(const std::string& text) {
-    // Three levels deep; one nested far deeper is refused before the parser walks it.
-    if (json_nesting(text) > kMaxJsonNesting)
-        return Error{std::string(kSafetensorsIndex) + " nests deeper than an index does"};
+Expected<SafetensorsIndex> parse_safetensors_index(ByteReader& in) {
+    // Three levels deep, and streamed within limits (json_stream.hpp): a crafted index costs
+    // a bounded time and memory whatever it holds.
+    JsonStream text(in, in.remaining(), JsonLimits{kMaxJsonNesting, kMaxIndexValues, kMaxJsonNumber, kMaxJsonString, kMaxIndexJson});
     IndexEvents events;
     // No exceptions from the parser: a hostile index is an answer, not a crash.
-    json::sax_parse(text, &events, json::input_format_t::json, /*strict=*/true);
+    json::sax_parse(text.begin(), JsonStream::end(), &events, json::input_format_t::json, /*strict=*/true);
+    if (text.refusal()) return Error{std::string(kSafetensorsIndex) + " is refused: " + *text.refusal()};
     return events.result();
+}
+
+Expected<SafetensorsIndex> parse_safetensors_index(const std::string& text) {
+    ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(text.data(), text.size())));
+    return parse_safetensors_index(in);
 }
 
 }  // namespace wiredcap::fit

@@ -185,10 +185,13 @@ Expected<std::vector<std::string>> model_shards(const fs::path& dir, std::vector
     std::error_code ec;
     std::vector<std::string> named;
     if (fs::exists(dir / kSafetensorsIndex, ec)) {
-        auto text = read_small_file((dir / kSafetensorsIndex).string(), kMaxIndexJson);
-        if (!text) return text.error();
-        auto index = parse_safetensors_index(*text);
-        if (!index) return Error{printable_path((dir / kSafetensorsIndex).string()) + ": " + index.error().message};
+        const std::string path = (dir / kSafetensorsIndex).string();
+        auto file = RegularFile::open(path);
+        if (!file) return file.error();
+        if (file->size() > kMaxIndexJson) return Error{printable_path(path) + " is larger than an index can be"};
+        ByteReader in = ByteReader::of_file(file->fd(), file->size());
+        auto index = parse_safetensors_index(in);
+        if (!index) return Error{printable_path(path) + ": " + index.error().message};
         if (index->shards.size() > kMaxModelFiles) return Error{"the index names more shards than a model has"};
         for (const auto& s : index->shards) named.push_back((dir / s).string());
     } else if (found.size() > 1) {

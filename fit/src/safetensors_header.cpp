@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_nesting.hpp"
+#include "json_stream.hpp"
 #include "wiredcap/fit/printable.hpp"
 #include <optional>
 #include <string_view>
@@ -75,8 +76,8 @@ Expected<Extent> tensor_extent(const TensorFields& t) {
 // the rest of the text still parsed, so malformed JSON is said as such, as a tree parse would.
 class HeaderEvents : public nlohmann::json_sax<json> {
 public:
-    HeaderEvents(SafetensorsHeader& h, std::vector<Extent>& extents, std::uint64_t data_size)
-        : h_(h), extents_(extents), data_size_(data_size) {}
+    HeaderEvents(SafetensorsHeader& h, std::vector<Extent>& extents, std::uint64_t data_size, const SafetensorsLimits& limits)
+        : h_(h), extents_(extents), data_size_(data_size), lim_(limits) {}
 
     bool null() override { return scalar(Scalar{}); }
     bool boolean(bool) override { return scalar(Scalar{}); }
@@ -101,6 +102,7 @@ public:
 
     [[nodiscard]] bool malformed() const { return malformed_ || !root_seen_; }
     [[nodiscard]] const std::optional<Error>& problem() const { return problem_; }
+    [[nodiscard]] bool over_budget() const { return over_budget_; }
 
 private:
     struct Scalar {
@@ -123,7 +125,9 @@ private:
         } else if (depth_ == 2 && in_metadata()) {
             // Only strings are kept; a later value of another type replaces an earlier one, as
             // the last of duplicate keys does in a JSON object.
-            if (v.text != nullptr) h_.metadata[key2_] = *v.text;
+            if (v.text != nullptr && v.text->size() <= lim_.max_metadata_string &&
+                (h_.metadata.size() < lim_.max_metadata_entries || h_.metadata.contains(key2_)))
+                h_.metadata[key2_] = *v.text;
             else h_.metadata.erase(key2_);
         } else if (depth_ == 2) {
             if (key2_ == "dtype") t_.dtype = v.text != nullptr ? std::optional<std::string>(*v.text) : std::nullopt;
@@ -200,13 +204,18 @@ private:
         --depth_;
         if (depth_ == 2) field_ = Field::none;
         if (depth_ == 1 && !in_metadata() && !problem_) finish_tensor();
-        return true;
+        return !over_budget_;
     }
 
     void finish_tensor() {
         auto x = tensor_extent(t_);
         if (!x) return fail(x.error());
         if (x->end > data_size_) return fail(bad("tensor '" + printable(t_.name) + "' lies past the end of the file (truncated download?)"));
+        if (extents_.size() == lim_.max_tensors) {
+            // Said at once, the rest unread: past this many, reading on only costs time.
+            over_budget_ = true;
+            return fail(bad("it names more than " + std::to_string(lim_.max_tensors) + " tensors, more than a model's file holds"));
+        }
         extents_.push_back(*x);
     }
 
@@ -214,6 +223,7 @@ private:
     SafetensorsHeader& h_;
     std::vector<Extent>& extents_;
     std::uint64_t data_size_;
+    const SafetensorsLimits& lim_;
     std::size_t depth_ = 0;  // objects and arrays open, outside skipped values
     std::size_t skip_ = 0;   // inside a skipped value: how deep
     std::string key1_;       // the tensor's name (or __metadata__)
@@ -222,34 +232,37 @@ private:
     TensorFields t_;
     bool root_seen_ = false;
     bool malformed_ = false;
+    bool over_budget_ = false;  // the parse was stopped there
     std::optional<Error> problem_;
 };
 
-Expected<std::string> read_header_text(ByteReader& in) {
+// The header's length, checked against the format's limit and the file before anything is read.
+Expected<std::uint64_t> header_length(ByteReader& in) {
     std::array<unsigned char, 8> len{};
     if (!in.read(len.data(), len.size())) return bad("shorter than its 8-byte header length");
     std::uint64_t n = 0;
     for (std::size_t i = 0; i < len.size(); ++i) n |= static_cast<std::uint64_t>(len[i]) << (8 * i);
     if (n > kMaxSafetensorsHeader) return bad("header length " + std::to_string(n) + " is over the 100 MB limit");
     if (n > in.remaining()) return bad("the header runs past the end of the file");
-    std::string text(n, '\0');
-    if (!in.read(text.data(), n)) return bad("truncated in the header");
-    return text;
+    return n;
 }
 
 }  // namespace
 
-Expected<SafetensorsHeader> parse_safetensors(ByteReader& in) {
-    auto text = read_header_text(in);
-    if (!text) return text.error();
-    // A tensor entry is three levels deep: a header nested far deeper is refused unparsed.
-    if (json_nesting(*text) > kMaxJsonNesting) return bad("the header nests deeper than a tensor table does");
-    const std::uint64_t data_size = in.remaining();
+Expected<SafetensorsHeader> parse_safetensors(ByteReader& in, const SafetensorsLimits& limits) {
+    auto length = header_length(in);
+    if (!length) return length.error();
+    const std::uint64_t data_size = in.remaining() - *length;
     SafetensorsHeader h;
     std::vector<Extent> extents;
-    HeaderEvents events(h, extents, data_size);
+    HeaderEvents events(h, extents, data_size, limits);
+    // Streamed, never read whole: a header at the format's 100 MB limit costs a chunk of memory,
+    // not 100 MB, and a bounded time (json_stream.hpp); a tensor entry is three levels deep.
+    JsonStream text(in, *length, JsonLimits{kMaxJsonNesting, limits.max_values, kMaxJsonNumber, kMaxJsonString, limits.max_parsed});
     // No exceptions from the parser: a hostile header is an answer, not a crash.
-    const bool parsed = json::sax_parse(*text, &events, nlohmann::json::input_format_t::json, /*strict=*/true);
+    const bool parsed = json::sax_parse(text.begin(), JsonStream::end(), &events, json::input_format_t::json, /*strict=*/true);
+    if (text.refusal()) return bad("the header is refused: " + *text.refusal());
+    if (events.over_budget()) return *events.problem();
     if (!parsed || events.malformed()) return bad("the header is not a JSON object");
     if (events.problem()) return *events.problem();
     std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });

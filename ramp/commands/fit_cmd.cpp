@@ -125,7 +125,8 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
                             .num("batch", k.batch).num("ubatch", k.ubatch).boolean("flash_attn", k.flash_attn)
                             .boolean("kv_unified", k.unified));
     o.object("runtime", runtime_json(a.runtime));
-    o.object("weights", cli::contract::need_from_bytes(m.weights, m.weights_source));
+    // The exact bytes beside the MiB: what another reader of the same tensor table can check.
+    o.object("weights", cli::contract::need_from_bytes(m.weights, m.weights_source).num("bytes", m.weights.count()));
     o.object("kv_cache", cli::contract::need_from_bytes(a.kv.total, m.arch.source).num("full_layers", a.kv.full_layers)
                              .num("window_layers", a.kv.window_layers).num("full_cells", a.kv.full_cells)
                              .num("window_cells", a.kv.window_cells).num("recurrent_layers", a.kv.recurrent_layers)

@@ -1504,6 +1504,36 @@ outsider_is_denied() {
   run -- apply 96GiB; expect_rc 4; expect_err "only root may"; expect_knob 81920
 }
 
+# `wiredcap fit` as `nobody` (an outsider: no groups) on model files it cannot read: each said
+# for what it is (permission denied, a FIFO, a folder it cannot list), exit 2 as wiredcap(1)
+# documents ("the model or an option is invalid"), in text and in --json, never a crash or a
+# hang (a FIFO is not opened for reading). The same file made readable is sized, so the refusal
+# is the file's and nothing else's; fit writes nothing.
+fit_unreadable_model_is_said() {
+  fresh_fixture
+  local m=$WORK/models
+  mkdir -p "$m/unlisted" && chmod 755 "$m"
+  python3 "$HERE/../golden/make_model.py" gguf "$m/model.gguf" 32 4096 32 8 100
+  cp --sparse=always "$m/model.gguf" "$m/unlisted/model.gguf"
+  chmod 600 "$m/model.gguf"
+  chmod 311 "$m/unlisted"   # can pass through, cannot list
+  mkfifo -m 666 "$m/pipe.gguf"
+  fit_as() {
+    OUT=$(timeout 20 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups -- \
+          "$WIREDCAP" --helper "$HELPER" fit "$@" 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  }
+  fit_as "$m/model.gguf"; expect_rc 2; expect_err "cannot open $m/model.gguf: Permission denied"
+  fit_as "$m/model.gguf" --json; expect_rc 2
+  printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)
+assert d["schema"] == "wiredcap.error/1" and d["exit"] == 2 and "Permission denied" in d["error"], d' ||
+    fail "fit --json did not say permission denied as wiredcap.error/1 with exit 2: $OUT"
+  fit_as "$m/pipe.gguf"; expect_rc 2; expect_err "$m/pipe.gguf is a FIFO (a named pipe), not a model file"
+  fit_as "$m/unlisted"; expect_rc 2; expect_err "cannot list $m/unlisted: Permission denied"
+  chmod 644 "$m/model.gguf"
+  fit_as "$m/model.gguf"; expect_rc 0; expect_out "weights"
+  expect_history ""
+}
+
 not_root_message='is not running as root'
 setuid_off_message='setuid bit is not in effect'
 

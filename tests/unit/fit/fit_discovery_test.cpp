@@ -12,7 +12,9 @@
 #include <optional>
 
 #include "wiredcap/fit/kv_cache.hpp"
+#include "wiredcap/fit/hf_config.hpp"
 #include "wiredcap/fit/model_files.hpp"
+#include "wiredcap/fit/safetensors_header.hpp"
 #include "wiredcap/fit/runtime_request.hpp"
 #include "model_writer.hpp"
 
@@ -297,7 +299,7 @@ TEST_F(FitDiscovery, IndexAndManifestNestedDeeperThanTheyAreAreRefused) {
     EXPECT_NE(manifest.error().message.find("nests deeper"), std::string::npos) << manifest.error().message;
 }
 
-// config.json is read before any shard, as a tree: nested two million levels deep (its 4 MiB
+// config.json is read before any shard, as a tree: nested two million levels deep (its old 4 MiB
 // limit allows it) it took 3.6 s and 163 MB to refuse. A real one nests at most a handful of
 // levels (a compressed-tensors quantization_config: config_groups, a group, its weights).
 TEST_F(FitDiscovery, ConfigNestedDeeperThanAConfigIsRefused) {
@@ -314,6 +316,43 @@ TEST_F(FitDiscovery, ConfigNestedDeeperThanAConfigIsRefused) {
     write_file((dir_ / "config.json").string(), quantized);
     const auto q = read_model(dir_.string());
     EXPECT_TRUE(q) << q.error().message;
+}
+
+// A header at the safetensors format's own 100 MB limit, nearly all of it one string: answered
+// (the string is cut as it is read, never buffered; bench/fit_hostile.sh gives the time and peak
+// memory of this and every other shape of 100 MB header). An index names files (at most
+// NAME_MAX, 255 bytes), a config.json is a few KiB: past their limits each is refused, named.
+TEST_F(FitDiscovery, HeaderIndexAndConfigAtTheirLimits) {
+    write_file((dir_ / "config.json").string(), kConfig);
+    const std::string pre = R"({"t1":{"dtype":"U8","shape":[1000],"data_offsets":[0,1000]},"__metadata__":{"x":")", post = R"("}})";
+    write_file((dir_ / "model.safetensors").string(),
+               GgufWriter::le(kMaxSafetensorsHeader, 8) + pre + std::string(kMaxSafetensorsHeader - pre.size() - post.size(), 'a') +
+                   post + std::string(1000, '\0'));
+    auto m = read_model(dir_.string());
+    ASSERT_TRUE(m) << m.error().message;
+    EXPECT_EQ(m->weights.count(), 1000u);
+
+    write_file((dir_ / "model.safetensors").string(), shard("t1", 1000));
+    write_file((dir_ / "model.safetensors.index.json").string(),
+               R"({"weight_map":{"t1":")" + std::string(256, 'x') + R"("}})");
+    m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("names a shard outside its folder"), std::string::npos) << m.error().message;
+    write_file((dir_ / "model.safetensors.index.json").string(),
+               R"({"metadata":{"x":)" + std::string(1025, '1') + R"(},"weight_map":{"t1":"model.safetensors"}})");
+    m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("model.safetensors.index.json is refused: it holds a number longer than 1 KiB"),
+              std::string::npos) << m.error().message;
+    write_file((dir_ / "model.safetensors.index.json").string(), R"({"weight_map":{"t1":"model.safetensors"}})");
+    ASSERT_TRUE(read_model(dir_.string())) << "the index as a model has it";
+
+    const std::string config = kConfig;
+    write_file((dir_ / "config.json").string(), config.substr(0, config.size() - 1) + R"(,"x":")" +
+                                                    std::string(kMaxConfigJson - config.size(), 'x') + R"("})");
+    m = read_model(dir_.string());
+    ASSERT_FALSE(m);
+    EXPECT_NE(m.error().message.find("config.json is larger than a config file can be"), std::string::npos) << m.error().message;
 }
 
 // A Mistral snapshot carries consolidated.safetensors (the same weights for mistral-inference)

@@ -10,8 +10,10 @@
 
 namespace wiredcap::fit {
 
-// config.json is read whole: files larger than this are refused (real ones are a few KiB).
-inline constexpr std::uint64_t kMaxConfigJson = 4u << 20;
+// config.json is read whole, as a tree (about 12 bytes of memory for each byte of a crafted
+// one): files larger than this are refused. Real ones are a few KiB; an MLX mixed-precision
+// one, naming each layer's quantization, some tens of KiB.
+inline constexpr std::uint64_t kMaxConfigJson = 1u << 20;
 
 [[nodiscard]] Expected<Architecture> hf_architecture(const std::string& config_json_text);
 
