@@ -474,8 +474,10 @@ int run(int argc, char** argv) {
     // The JSON object on stdout is one line by design, whatever the width.
     std::optional<wiredcap::cli::WrappedStream> out_fits;
     // Nor is the Prometheus text: a line wrapped is a line lost. watch's lines fit the width
-    // already, and its redrawing moves the cursor: wrapping would count the escape codes.
-    if (!o.json && !app.got_subcommand("metrics") && !app.got_subcommand("watch")) out_fits.emplace(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
+    // already, and its redrawing moves the cursor: wrapping would count the escape codes. Nor
+    // status --field's values: one per line, for scripts (a list is one line of JSON).
+    const bool bare_values = app.got_subcommand("metrics") || app.got_subcommand("watch") || !o.status_fields.empty();
+    if (!o.json && !bare_values) out_fits.emplace(std::cout, wiredcap::cli::output_width(STDOUT_FILENO));
     try {
         if (*to) o.convert.to_unit = o.convert_to;
         o.convert.size = size_text(o.convert_size);

@@ -73,6 +73,13 @@ def case_status_field():
     p = wc("status", "--field", "no_such_thing", code=2)
     check("wired_limit" in p.stderr, f"the names are not listed: {p.stderr}")
     wc("status", "--field", "wired_limit", "--json", code=2)
+    # A list is one line of JSON, whatever the width: a script parses it (it was wrapped at 80).
+    p = wc("status", "--field", "needs_attention", "--field", "policy")
+    lines = p.stdout.splitlines()
+    check(len(lines) == 2, f"--field printed {len(lines)} lines for two fields: {p.stdout!r}")
+    check(json.loads(lines[0]) == status["needs_attention"] and json.loads(lines[1]) == status["policy"],
+          f"--field's JSON values differ from status --json's: {p.stdout!r}")
+    check(len(lines[1]) > 80, f"the test needs a value wider than 80 columns: {lines[1]!r}")
 
 
 def case_usage_help_and_version():
