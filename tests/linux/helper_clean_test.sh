@@ -6,7 +6,9 @@
 set -euo pipefail
 helper=$1 system=$2
 pattern='wiredcap::linux_amd::|ttm_trial|ttm_reset|ttm_confirm|ttm_after_boot'
-in_helper=$(nm -C "$helper" | grep -cE "$pattern" || true)
+# The journal's words for Linux trials (wiredcap/journal/vocabulary.hpp) are no backend: the
+# helper reads such records (a trial judged hung binds its ceiling) and writes none.
+in_helper=$(nm -C "$helper" | grep -v 'wiredcap::journal::command::' | grep -cE "$pattern" || true)
 in_system=$(nm -C "$system" | grep -cE "$pattern" || true)
 [ "$in_helper" = 0 ] || { echo "FAIL: the setuid helper holds $in_helper Linux backend symbols" >&2; exit 1; }
 [ "$in_system" -gt 0 ] || { echo "FAIL: wiredcap-system holds no Linux backend symbol" >&2; exit 1; }
