@@ -338,10 +338,6 @@ UnresolvedRun classify(const Runs& runs, const RunTrack& r, std::string_view cur
     return UnresolvedRun{std::move(at), state};
 }
 
-bool is_hang_state(RunState s) {
-    return s == RunState::hung_in_earlier_boot || s == RunState::interrupted_in_earlier_boot;
-}
-
 struct Hang {
     std::size_t order;
     StepRef ref;
@@ -351,12 +347,6 @@ struct Hang {
 bool is_completed_plain_reset(const EntryView& e, Event ev) {
     return !e.run && (ev == Event::applied || ev == Event::unchanged) && is_word(e.command, command::reset);
 }
-
-// A completed reset put the OS default back: steps at risk in the same boot no longer are, so
-// a person who followed recover's advice ("wiredcap reset") is not blocked until a reboot.
-// Steps from an earlier boot keep their risk: the reboot reset the knob, and they stay the
-// hangs they were.
-void settle_same_boot_steps(Runs& runs, std::string_view boot) { runs.settle_boot(boot); }
 
 // The boot action's records, which belong to no run.
 bool is_boot_apply(const EntryView& e, Event ev) {
@@ -458,7 +448,11 @@ void Classifier::add(const EntryView& e) {
         }
         if (!run.any_forward) keep(runs.last_of(run), e, runs.texts);
     }
-    if (is_completed_plain_reset(e, ev)) settle_same_boot_steps(runs, e.boot);
+    // A completed reset put the OS default back: steps at risk in the same boot no longer are, so
+    // a person who followed recover's advice ("wiredcap reset") is not blocked until a reboot.
+    // Steps from an earlier boot keep their risk: the reboot reset the knob, and they stay the
+    // hangs they were.
+    if (is_completed_plain_reset(e, ev)) runs.settle_boot(e.boot);
     if (is_boot_apply(e, ev)) {
         if (!st.last_boot_apply) st.last_boot_apply.emplace();  // its texts' storage kept
         keep(*st.last_boot_apply, e, runs.texts);
@@ -503,7 +497,7 @@ void collect(const Runs& runs, const RunTrack& r, std::string_view current_boot,
     if (r.ended && end_settles(runs, r)) return;
     UnresolvedRun u = classify(runs, r, current_boot);
     if (r.ended && u.state == RunState::awaiting_in_this_boot) u.state = RunState::revert_unproven_in_this_boot;
-    if (is_hang_state(u.state))
+    if (u.state == RunState::hung_in_earlier_boot || u.state == RunState::interrupted_in_earlier_boot)
         if (const StepTrack* s = highest_forward(runs, r)) hangs.push_back(Hang{s->first_index, u.at});
     report.unresolved.push_back(std::move(u));
 }

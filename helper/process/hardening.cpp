@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 
 #if defined(__APPLE__)
@@ -17,6 +18,7 @@
 #include <dirent.h>
 #endif
 #if defined(__linux__)
+#include <sched.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>  // SYS_close_range; Linux only (Zig's Darwin headers do not ship it)
@@ -122,16 +124,23 @@ bool enough(int resource, rlim_t want, rlim_t need) noexcept {
     return at_least(rl.rlim_cur, need);
 }
 
-// Where the caller lowered the helper's priority, back to the default: a helper that holds the
-// lock at nice 19 or in the idle I/O class (ionice -c 3) would make root's commands wait for
-// it on a busy machine. Best effort: a failure only leaves the helper slower.
+// Where the caller lowered the helper's scheduling, back to the default, before it becomes root
+// in every uid (after that its caller cannot touch it): a helper holding the lock at nice 19,
+// under SCHED_IDLE or SCHED_BATCH, pinned to a busy CPU, in the idle I/O class or (macOS) in
+// the background band would make root's commands wait for it. Best effort: a failure only
+// leaves the helper slower.
 void default_priority() noexcept {
-    errno = 0;
-    const int nice = ::getpriority(PRIO_PROCESS, 0);
-    if (errno == 0 && nice > 0) (void)::setpriority(PRIO_PROCESS, 0, 0);
-#if defined(__linux__) && defined(SYS_ioprio_set)
+    (void)::setpriority(PRIO_PROCESS, 0, 0);  // nice 0: only root could have set it lower
+#if defined(__linux__)
+    const struct sched_param normal {};
+    (void)::sched_setscheduler(0, SCHED_OTHER, &normal);
+    cpu_set_t every;  // every bit: the kernel keeps the CPUs online and in the helper's cpuset
+    std::memset(&every, 0xff, sizeof every);
+    (void)::sched_setaffinity(0, sizeof every, &every);
     constexpr int kWhoProcess = 1;  // IOPRIO_WHO_PROCESS; priority 0: derived from the nice value
     (void)::syscall(SYS_ioprio_set, kWhoProcess, 0, 0);
+#elif defined(__APPLE__)
+    (void)::setpriority(PRIO_DARWIN_PROCESS, 0, 0);  // out of the background band (taskpolicy -b)
 #endif
 }
 

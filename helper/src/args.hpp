@@ -71,13 +71,11 @@ struct Invocation {
 // The reasons a ramp reverts, and the ways it ends: fixed words, never free text, so nothing
 // a caller types reaches root's journal except through these lists.
 inline constexpr std::string_view kRevertReasons[] = {
-    journal::revert_reason::no,      journal::revert_reason::eof,     journal::revert_reason::interrupt,
-    journal::revert_reason::terminate, journal::revert_reason::hangup, journal::revert_reason::timeout,
-    journal::revert_reason::guard,   journal::revert_reason::mismatch, journal::revert_reason::probe,
-    journal::revert_reason::unconfirmed};
-inline constexpr std::string_view kOutcomes[] = {journal::outcome::completed, journal::outcome::stopped,
-                                                 journal::outcome::reverted,  journal::outcome::revert_failed,
-                                                 journal::outcome::aborted,   journal::outcome::hung};
+    journal::revert_reason::no, journal::revert_reason::eof, journal::revert_reason::interrupt, journal::revert_reason::terminate,
+    journal::revert_reason::hangup, journal::revert_reason::timeout, journal::revert_reason::guard,
+    journal::revert_reason::mismatch, journal::revert_reason::probe, journal::revert_reason::unconfirmed};
+inline constexpr std::string_view kOutcomes[] = {journal::outcome::completed, journal::outcome::stopped, journal::outcome::reverted,
+                                                 journal::outcome::revert_failed, journal::outcome::aborted, journal::outcome::hung};
 // Where an --effective value came from: Metal, the simulator's model of it, or the person (--from).
 inline constexpr std::string_view kEffectiveSources[] = {"metal", "simulated-metal", "given"};
 

@@ -749,3 +749,54 @@ assert u["count"] == 1 and u["first"][0]["event"] == "teleported" and u["first"]
   expect_ceilings none
   AS=0:0: run -- apply 80GiB; expect_rc 0; expect_knob 81920
 }
+
+# A member starves its own helper without a signal: SCHED_IDLE (any user may set it before exec)
+# and pinned to a CPU that two busy loops occupy. Once the helper knows its caller it takes back
+# SCHED_OTHER, nice 0 and every CPU, before it becomes root in every uid (after that the member
+# cannot touch it): paused at its lock, it holds it under SCHED_OTHER on every CPU. With such a
+# member's helpers resetting in a loop beside them, root's apply, persist and reset each end with
+# exit 0, 20 times, well within the 3 s after which a starved lock used to fail them (their times
+# are noted; the figures under load are bench/'s, not a timed test's).
+member_cannot_starve_roots_commands() {
+  fresh_fixture
+  command -v chrt >/dev/null && command -v taskset >/dev/null || fail "chrt/taskset (util-linux) are missing"
+  local busy=1 loops=() try t0 ms policy mask times=""
+  [ "$(nproc)" -gt 1 ] || busy=0
+  for _ in 1 2; do taskset -c "$busy" bash -c 'while :; do :; done' & loops+=($!); done
+  stop_loops() { kill "${loops[@]}" 2>/dev/null; wait "${loops[@]}" 2>/dev/null; }
+  pause_at locked
+  # setpriv, chrt and taskset each exec the next: $! is the helper's pid.
+  setpriv --reuid=$NOBODY --regid=$NOBODY --groups "$GID" -- chrt --idle 0 taskset -c "$busy" \
+    "$HELPER" apply 80GiB --effective 64GiB >"$WORK/bg.out" 2>"$WORK/bg.err" &
+  BG_PID=$!
+  wait_paused_at locked
+  policy=$(chrt -p "$BG_PID" | sed -n 's/.*scheduling policy: //p')
+  mask=$(taskset -p "$BG_PID" | sed 's/.*: //')
+  resume_from locked; member_result
+  [ "$policy" = SCHED_OTHER ] || { stop_loops; fail "the member's helper held the lock under $policy"; }
+  [ "$mask" = "$(taskset -p $$ | sed 's/.*: //')" ] || { stop_loops; fail "the member's helper held the lock pinned to CPUs $mask"; }
+  expect_rc 0; expect_knob 81920
+  chmod 777 "$WORK"; rm -f "$WORK/stop" "$WORK/member.n"
+  # Each of the member's helpers starts under SCHED_IDLE on the busy CPU (taskset and chrt exec it).
+  setpriv --reuid=$NOBODY --regid=$NOBODY --groups "$GID" -- bash -c 'n=0
+    while [ ! -e "$2/stop" ]; do
+      taskset -c "$3" chrt --idle 0 "$1" reset >/dev/null 2>"$2/member.err"; n=$((n + 1))
+    done; echo "$n" >"$2/member.n"' _ "$HELPER" "$WORK" "$busy" &
+  local member_loop=$!
+  for try in $(seq 20); do
+    for cmd in "apply 72GiB --effective 64GiB" "persist 80GiB --unconfirmed" "reset"; do
+      t0=$(date +%s%N)
+      # shellcheck disable=SC2086  # the command's words
+      OUT=$("$HELPER" $cmd 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+      ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      times="$times ${cmd%% *}:$ms"
+      [ "$RC" -eq 0 ] || { touch "$WORK/stop"; stop_loops; fail "root's $cmd exited $RC beside a starved member: $OUT $ERR"; }
+      [ "$ms" -lt 3000 ] || { touch "$WORK/stop"; stop_loops; fail "root's $cmd took $ms ms beside a starved member"; }
+    done
+  done
+  touch "$WORK/stop"; wait "$member_loop"; stop_loops
+  note "root's commands beside a member's helpers under SCHED_IDLE on a busy CPU (ms):$times"
+  note "the member's resets meanwhile: $(cat "$WORK/member.n" 2>&1); its last answer: $(cat "$WORK/member.err" 2>&1)"
+  expect_journal '"uid":65534,"command":"reset"'
+  journal_ok
+}

@@ -1107,7 +1107,7 @@ TEST(Recovery, AWordNoDefinitionKnowsIsShownAsUnknownAndReadAsNothing) {
     for (const char* w : {"apply", "reset", "confirm", "end", "persist", "boot", "verdict", "forget-hang", "journal",
                           "ttm-trial", "ttm-after-boot", "ttm-confirm", "ttm-reset", "ttm-forget-hang"})
         EXPECT_TRUE(journal::is_known_command(w)) << w;
-    for (const char* w : {"revert_intent", "revert_applied", "revert_mismatch", "revert_write_failed", "revert_unchanged",
+    for (const char* w : {"revert_intent", "revert_applied", "revert_mismatch", "revert_write_failed",
                           "persist_removed_intent", "removed", "trying", "waiting", "trial-booted", "made-default"})
         EXPECT_TRUE(journal::is_known_event(w)) << w;
     EXPECT_FALSE(journal::is_known_event("revert_teleported"));
