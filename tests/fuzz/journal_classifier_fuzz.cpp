@@ -1,0 +1,54 @@
+// libFuzzer target for the journal's one classifier and both of its readers: the bytes are a
+// journal's text. The helper reads it with its field reader (helper/journal/record_fields.hpp)
+// and the CLI with its JSON reader (ramp/readings/journal_reader.hpp); each feeds the classifier
+// (wiredcap/journal/classifier.hpp). Whatever the text, neither may crash or throw, the helper's
+// answer is always known on a text this small, and each report holds together: the ceiling is
+// the lowest hang not forgotten, the unknown records shown are at most kUnknownShown of those
+// counted. Built with -fsanitize=fuzzer under clang; replayed over the corpus as an ordinary
+// test in every build (replay_main.cpp).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "journal/hang_ceiling.hpp"
+#include "journal/record_fields.hpp"
+#include "readings/journal_reader.hpp"
+#include "wiredcap/journal/classifier.hpp"
+
+#include "fuzz_checks.hpp"
+
+namespace {
+
+using namespace wiredcap;
+using wiredcap::fuzz::require;
+
+void check(const journal::Report& r) {
+    std::optional<units::MiB> lowest;
+    for (const auto& h : r.hangs)
+        if (!h.forgotten && (!lowest || h.value < *lowest)) lowest = h.value;
+    require(lowest == (r.hang_ceiling ? std::optional(r.hang_ceiling->value) : std::nullopt));
+    require(r.unknown.size() <= journal::kUnknownShown && r.unknown.size() <= r.unknown_count);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    for (const std::string_view boot : {"BOOT-1", "unknown", ""}) {
+        journal::Classifier helper(boot);
+        journal::for_each_record(text, [&helper](std::string_view line) {
+            if (const auto r = journal::record_of(line)) helper.add(*r);
+        });
+        const journal::Report h = helper.finish();
+        check(h);
+        check(helper.finish(journal::Classifier::For::stored_value));
+        const auto ceiling = journal::find_hang_ceiling(text, boot);
+        require(ceiling.known);
+        require(ceiling.value == (h.hang_ceiling ? std::optional(h.hang_ceiling->value) : std::nullopt));
+
+        journal::Classifier cli(boot);
+        for (const auto& e : journal_view::parse_journal(text).entries) cli.add(journal_view::view_of(e));
+        check(cli.finish());
+    }
+    return 0;
+}
