@@ -762,14 +762,16 @@ member_cannot_starve_roots_commands() {
   command -v chrt >/dev/null && command -v taskset >/dev/null || fail "chrt/taskset (util-linux) are missing"
   local busy=1 loops=() try t0 ms policy mask times=""
   [ "$(nproc)" -gt 1 ] || busy=0
-  for _ in 1 2; do taskset -c "$busy" bash -c 'while :; do :; done' & loops+=($!); done
   stop_loops() { kill "${loops[@]}" 2>/dev/null; wait "${loops[@]}" 2>/dev/null; }
+  # The busy loops start once the helper holds the lock: under SCHED_IDLE on their CPU it would
+  # need minutes to get there (harmless: it holds nothing yet), an ASan build's start longer.
   pause_at locked
   # setpriv, chrt and taskset each exec the next: $! is the helper's pid.
   setpriv --reuid=$NOBODY --regid=$NOBODY --groups "$GID" -- chrt --idle 0 taskset -c "$busy" \
     "$HELPER" apply 80GiB --effective 64GiB >"$WORK/bg.out" 2>"$WORK/bg.err" &
   BG_PID=$!
   wait_paused_at locked
+  for _ in 1 2; do taskset -c "$busy" bash -c 'while :; do :; done' & loops+=($!); done
   policy=$(chrt -p "$BG_PID" | sed -n 's/.*scheduling policy: //p')
   mask=$(taskset -p "$BG_PID" | sed 's/.*: //')
   resume_from locked; member_result
@@ -790,13 +792,14 @@ member_cannot_starve_roots_commands() {
       OUT=$("$HELPER" $cmd 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
       ms=$(( ($(date +%s%N) - t0) / 1000000 ))
       times="$times ${cmd%% *}:$ms"
-      [ "$RC" -eq 0 ] || { touch "$WORK/stop"; stop_loops; fail "root's $cmd exited $RC beside a starved member: $OUT $ERR"; }
-      [ "$ms" -lt 3000 ] || { touch "$WORK/stop"; stop_loops; fail "root's $cmd took $ms ms beside a starved member"; }
+      [ "$RC" -eq 0 ] || { touch "$WORK/stop"; stop_loops; wait "$member_loop"; fail "root's $cmd exited $RC beside a starved member: $OUT $ERR"; }
+      [ "$ms" -lt 3000 ] || { touch "$WORK/stop"; stop_loops; wait "$member_loop"; fail "root's $cmd took $ms ms beside a starved member"; }
     done
   done
-  touch "$WORK/stop"; wait "$member_loop"; stop_loops
+  touch "$WORK/stop"; stop_loops; wait "$member_loop"  # a starved helper runs once the CPU is free
   note "root's commands beside a member's helpers under SCHED_IDLE on a busy CPU (ms):$times"
-  note "the member's resets meanwhile: $(cat "$WORK/member.n" 2>&1); its last answer: $(cat "$WORK/member.err" 2>&1)"
-  expect_journal '"uid":65534,"command":"reset"'
+  # How many of the member's helpers got through is the scheduler's business (under SCHED_IDLE
+  # on a busy CPU, few): what is asserted is that root's commands never waited for them.
+  note "the member's resets meanwhile: $(cat "$WORK/member.n" 2>&1)"
   journal_ok
 }
