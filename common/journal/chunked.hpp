@@ -1,7 +1,7 @@
 // A sequence that only grows, kept in chunks of a fixed count: an element stays where it was
 // made, and growing copies nothing. The journal's replay holds every run and step of the journal
 // (thousands: recovery.cpp); a vector's growth by doubling copied them all again, each time into
-// fresh memory, and page faults are a good part of `status`'s time (issue 25 point 4: some 11 us
+// fresh memory, and page faults are a good part of `status`'s time (bench/journal_scale.sh: some 11 us
 // each on the machine the bench runs on). An element is made only when it is added, so memory
 // not yet used is not touched (not faulted in) either.
 #pragma once

@@ -23,7 +23,7 @@ using units::MiB;
 
 // A field copied into a string kept from record to record: one as long as the string holds now
 // (a time, a boot id) is copied over, without std::string's general assign (the replay copies
-// two or three per record: a tenth of its instructions, callgrind, issue 25 point 4).
+// two or three per record: a tenth of its instructions, callgrind, bench/journal_scale.sh).
 [[gnu::always_inline]] inline void copy_text(std::string& to, std::string_view from) {
     if (to.size() == from.size()) {
         // An empty view may have no data at all, and memcpy's source must never be null.
@@ -95,7 +95,7 @@ struct RunTrack {
 // Every run and every step is one element of a Chunked sequence, found by its number there, and
 // their texts are in `texts`: a journal's runs are all held while it is read, and an allocation
 // each (a map's node, a vector of steps, a string) was most of the replay's time (callgrind,
-// issue 25 point 4).
+// bench/journal_scale.sh).
 class Runs {
 public:
     ReplayTexts texts;
@@ -218,7 +218,7 @@ private:
 };
 
 // The events the replay tells apart, named once per record (each record was compared with a
-// dozen words, most of them more than once: callgrind, issue 25 point 4). The forward ones first.
+// dozen words, most of them more than once: callgrind, bench/journal_scale.sh). The forward ones first.
 enum class Event { intent, applied, unchanged, mismatch, write_failed, revert_applied, confirmed, end, tripped, other };
 
 Event event_of(std::string_view w) {
@@ -421,6 +421,7 @@ void Classifier::add(const EntryView& e) {
     const std::size_t order = ++st.order;
     // A word this version does not know: counted and shown, and read as nothing else.
     if (!is_known_command(e.command) || !is_known_event(e.event)) return st.note_unknown(e, order);
+    if (e.uid != 0 && is_roots_word_alone(e.command, e.event)) return;  // no one's word but root's
     const Event ev = event_of(e.event);
     Runs& runs = st.runs;
     StepTrack* step = nullptr;
@@ -470,6 +471,11 @@ void Classifier::add(const EntryView& e) {
     st.note_store(e, order);
 }
 
+bool is_roots_word_alone(std::string_view command, std::string_view event) noexcept {
+    return (command == command::forget_hang && event == event::forgotten) ||
+           (command == command::verdict && event == event::not_hung);
+}
+
 bool Classifier::may_answer(std::string_view boot, MiB value, bool root) const {
     return s_->outside.may_answer(boot, value, root);
 }
@@ -478,7 +484,7 @@ namespace {
 
 // Whether the run's `end` is evidence that nothing is left in force: see recovery.hpp.
 // An end of a later boot than the step at risk proves nothing about the boot that went down
-// (whoever wrote it: a group member may end any run, issue 23).
+// (whoever wrote it: a group member may end any run, docs/design.md §8).
 bool end_settles(const Runs& runs, const RunTrack& r) {
     const StepTrack* at_risk = highest_at_risk(runs, r);
     if (at_risk == nullptr) return true;

@@ -86,20 +86,18 @@ void OutsideRampScan::add(const EntryView& e, std::size_t order) {
     // confirmation): a hang from that record on, like a person's verdict.
     if (e.command.starts_with(command::ttm_prefix) && is_word(e.event, event::hung))
         if (const auto value = trial_mib(e)) trials_.push_back(Write{order, ref_of(e, *value, RefKind::trial_hung)});
-    // Only root lifts a ceiling: a member's forget would lift root's hangs too (ttm-* records
-    // are wiredcap-system's, root's program, whatever uid it stamps).
-    if (((is_word(e.command, command::forget_hang) && e.uid == 0) || is_word(e.command, command::ttm_forget_hang)) &&
+    // Only root lifts a ceiling: the classifier never hands on another's forget-hang
+    // (is_roots_word_alone); ttm-* records are wiredcap-system's, root's program, whatever uid it stamps.
+    if ((is_word(e.command, command::forget_hang) || is_word(e.command, command::ttm_forget_hang)) &&
         is_word(e.event, event::forgotten))
         forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), std::string(e.time), e.uid, std::string(e.reason)};
 }
 
-// Root's answer decides a suspect; a member's `hung` counts until root answers, and its
-// `not-hung` counts for nothing: it would settle what root wrote (the helper's scan reads them
-// the same way, helper/journal/hang_ceiling.hpp).
+// Root's answer decides a suspect; a member's `hung` counts until root answers (its `not-hung`
+// never reaches here: is_roots_word_alone).
 void OutsideRampScan::answer(const Verdict& v, std::string_view boot, MiB value) {
     auto [it, added] = verdicts_.try_emplace({std::string(boot), value.count()}, v);
-    if (!added && (v.root || !it->second.root) && (v.root || v.hung)) it->second = v;
-    else if (added && !v.root && !v.hung) verdicts_.erase(it);
+    if (!added && (v.root || !it->second.root)) it->second = v;
 }
 
 // The boot action's write is at risk until its boot settles it (settles_boot_write), not only

@@ -2,7 +2,7 @@
 // id, its end's reason), all in a few large blocks instead of a std::string each: a time is
 // longer than std::string holds inline, so each was an allocation, and a freeing at the end,
 // for every step of every run of the journal (a third of the replay's instructions on a 1.5 MiB
-// journal, callgrind, issue 25 point 4). Nothing is freed until the replay is.
+// journal, callgrind, bench/journal_scale.sh). Nothing is freed until the replay is.
 #pragma once
 
 #include <cstddef>

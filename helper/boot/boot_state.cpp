@@ -25,7 +25,7 @@ constexpr std::array<std::string_view, 11> kKeys{"value_mib",  "basis",      "pe
                                                  "guard_boot", "guard_time", "applied_uptime_s", "reason",
                                                  "start_mib",  "start_source", "start_said"};
 // Where older files end: before start_mib (written before the start_ lines existed) and before
-// start_said (before issue 23).
+// start_said (before docs/design.md §8).
 constexpr std::array<std::size_t, 2> kOlderEnds{8, 10};
 constexpr std::array<std::string_view, 5> kGuardNames{"armed", "trying", "healthy", "tripped", "failed"};  // Guard's order; not a journal word: boot.state's guard
 constexpr std::size_t kMaxStateBytes = 4096;
@@ -79,7 +79,7 @@ Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_vie
     return values;
 }
 
-// "given by uid N": the caller's --effective, a claim (issue 23); the bare words are from
+// "given by uid N": the caller's --effective, a claim (docs/design.md §8); the bare words are from
 // files written before, which stored the caller's word as the source.
 bool known_start_source(std::string_view s) {
     constexpr std::string_view kGiven = "given by uid ";

@@ -23,8 +23,7 @@ Ceiling find_hang_ceiling(std::string_view text, std::string_view current_boot, 
     try {
         const auto who = stored_value ? Classifier::For::stored_value : Classifier::For::any_writer;
         const auto report = classified(text, current_boot).finish(who);
-        if (!report.hang_ceiling) return Ceiling{true, std::nullopt};
-        return Ceiling{true, report.hang_ceiling->value};
+        return Ceiling{true, report.hang_ceiling ? std::optional(report.hang_ceiling->value) : std::nullopt};
     } catch (const std::bad_alloc&) {
         return Ceiling{};
     }

@@ -35,17 +35,9 @@ std::string_view string_after(std::string_view line, std::string_view key) {
 
 std::string_view run_of(std::string_view line) { return string_after(line, "run"); }
 
-namespace {
-
-std::optional<units::MiB> mib_after(std::string_view line, std::string_view key) {
-    const auto n = number_after(line, key);
-    return n ? units::MiB::from_count(*n) : std::nullopt;
-}
-
-}  // namespace
-
 std::optional<EntryView> record_of(std::string_view line) {
     if (!line.ends_with('}')) return std::nullopt;
+    auto mib_after = [line](std::string_view key) { const auto n = number_after(line, key); return n ? units::MiB::from_count(*n) : std::nullopt; };
     EntryView e;
     e.v = 1;
     e.time = string_after(line, "time");
@@ -55,10 +47,10 @@ std::optional<EntryView> record_of(std::string_view line) {
     e.event = string_after(line, "event");
     if (const auto run = run_of(line); !run.empty()) e.run = run;
     e.step = number_after(line, "step");
-    e.from = mib_after(line, "from_mib");
-    e.to = mib_after(line, "to_mib");
-    e.readback = mib_after(line, "readback_mib");
-    e.effective = mib_after(line, "effective_mib");
+    e.from = mib_after("from_mib");
+    e.to = mib_after("to_mib");
+    e.readback = mib_after("readback_mib");
+    e.effective = mib_after("effective_mib");
     e.to_pages = number_after(line, "to_pages");
     e.page_size = number_after(line, "page_size");
     e.effective_source = string_after(line, "effective_source");

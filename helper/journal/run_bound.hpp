@@ -1,4 +1,4 @@
-// How many runs a caller other than root may hold open, and how long one may grow (issue 23).
+// How many runs a caller other than root may hold open, and how long one may grow (docs/design.md §8).
 // Run ids are the caller's choice, and compaction keeps every run that is not closed (an `end`,
 // and each step settled by its own records: system/journal/compaction.hpp): without a bound, a
 // group member's applies with fresh ids, or one run's endless records, would fill the journal

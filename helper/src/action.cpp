@@ -98,10 +98,10 @@ journal::Writer::Flush Action::flush_for(std::string_view event) const {
 
 journal::Record Action::record_of(const std::string& event, std::string reason) const {
     // A refusal of a caller other than root names no run: made-up run ids would otherwise each
-    // open a run the journal keeps until `recover` ends it (no unbounded ids, issue 23).
+    // open a run the journal keeps until `recover` ends it (no unbounded ids, docs/design.md §8).
     const bool runless = event == journal::event::refused && ctx_.caller.uid != 0;
     // --effective is the caller's word, never a measurement: journaled as its claim, with the
-    // source it named kept apart (issue 23).
+    // source it named kept apart (docs/design.md §8).
     const std::string claim = inv_.effective ? "given by uid " + std::to_string(ctx_.caller.uid) : "";
     return journal::Record{std::string(command_name(inv_.command)), event, runless ? std::nullopt : inv_.run,
                            runless ? std::nullopt : inv_.step, previous_, to_, readback_, std::move(reason),

@@ -8,6 +8,7 @@
 #include "src/persist_commands.hpp"
 #include "src/test_pause.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/journal/classifier.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::helper {
@@ -168,12 +169,12 @@ std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ct
 // suspect the journal holds (hang_ceiling.hpp, is_open_suspect), never a value no one wrote.
 std::optional<Failure> may_answer(Action& a, const Invocation& inv, Context& ctx) {
     const bool root = ctx.caller.uid == 0;
-    const std::string uid = "uid " + std::to_string(ctx.caller.uid);
-    if (inv.command == Command::forget_hang && !root)
-        return a.refuse(ExitCode::not_permitted, "only root lifts a hang ceiling (it binds every writer), not " + uid);
-    if (inv.command != Command::verdict) return std::nullopt;
-    if (inv.answer == journal::event::not_hung && !root)
-        return a.refuse(ExitCode::not_permitted, "only root answers not-hung (it settles a write for every writer), not " + uid);
+    const bool verdict = inv.command == Command::verdict;
+    if (!root && journal::is_roots_word_alone(command_name(inv.command), verdict ? *inv.answer : journal::event::forgotten))
+        return a.refuse(ExitCode::not_permitted, std::string(verdict ? "only root answers not-hung (it settles a write for every writer)"
+                                                                     : "only root lifts a hang ceiling (it binds every writer)") +
+                                                     ", not uid " + std::to_string(ctx.caller.uid));
+    if (!verdict) return std::nullopt;
     auto boot = ctx.kernel.read_boot_id();
     auto text = a.journal_for("the suspect to answer");
     if (!text) return text.error();

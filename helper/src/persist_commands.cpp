@@ -129,7 +129,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
     if (!same) {
         // A reset that went on without the lock since this command decided removed the stored
-        // value: it stays removed (issue 23). Seen before the save, nothing is stored; after it
+        // value: it stays removed (docs/design.md §8). Seen before the save, nothing is stored; after it
         // (the reset's removal came first), what this command stored is removed again.
         if (a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
         auto boot_id = ctx.kernel.read_boot_id();

@@ -187,7 +187,7 @@ std::optional<Refusal> journal_refusal(CliContext& ctx, const MachineReadings& m
     return std::nullopt;
 }
 
-// Idempotence (issue 24): the knob already reads what was asked for. Nothing is written or
+// Idempotence (docs/design.md §7): the knob already reads what was asked for. Nothing is written or
 // journaled, and the answer says so: exit 0, changed false.
 ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::string_view verb, bool reset) {
     if (ctx.json) {
@@ -211,7 +211,7 @@ policy::Policy as_policy(const PolicyView& v, MiB max_step) {
                           v.vouched, v.vouched_note, v.sha256};
 }
 
-// Everything the helper would refuse that wiredcap can know without writing (issue 24): the
+// Everything the helper would refuse that wiredcap can know without writing (docs/design.md §7): the
 // policy, permission, band, memory minus reserve and max_step, checked before any question, by
 // the helper's own rule (policy::refusal). A raise refused only for max_step names the ramp
 // that reaches it, with --ignore-hang-ceiling when the caller gave it (at or above the hang

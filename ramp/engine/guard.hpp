@@ -2,7 +2,7 @@
 // prompting process is killed outright (SIGKILL), stopped, or its own revert fails. docs/design.md
 // section 6: "the timer does not live only in the prompting process".
 //
-// It stands down only on evidence (issue 12). Two pipes: wiredcap -> guard carries requests,
+// It stands down only on evidence (docs/design.md §6, crash points and recover). Two pipes: wiredcap -> guard carries requests,
 // guard -> wiredcap the answers to the two that need one.
 //   arm <step> <revert-to-MiB|default> <deadline-ms> [<in-force-MiB>]   a step's value is (about
 //                               to be) in force; with its read-back once it awaits its answer
@@ -68,7 +68,7 @@ public:
     // Forks the guard. `tty_fd` and `saved` (optional) let it restore the terminal. Refuses once
     // read_metal() has run in this process: forking without exec is unsafe after Metal,
     // CoreGraphics or the Objective-C runtime are loaded (their threads), so a ramp starts its
-    // guard first (issue 12 item 5; enforced on every platform so Linux tests hold the order).
+    // guard first (docs/design.md §6, the guard process; enforced on every platform so Linux tests hold the order).
     [[nodiscard]] static Expected<Guard> start(const HelperClient& helper, std::string run_id, int tty_fd,
                                                const struct termios* saved);
     Guard(Guard&& other) noexcept;

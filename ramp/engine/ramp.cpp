@@ -405,12 +405,12 @@ Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, 
     if (!m.knob.value) return PlanError{ExitCode::unsupported_platform, "cannot read iogpu.wired_limit_mb: " + m.knob.error};
     if (!m.memsize.value) return PlanError{ExitCode::internal_error, "cannot read hw.memsize: " + m.memsize.error};
     if (!m.policy) return PlanError{no_band_code(installed_policy_path(ctx.helper.dev())), m.policy_error};
-    // A plan changes nothing: anyone may look at one (issue 24).
+    // A plan changes nothing: anyone may look at one (docs/design.md §7).
     if (!m.may_change && !req.dry_run) return PlanError{ExitCode::not_permitted, m.may_change_why};
     auto rec = recover(ctx, m, say);
     if (!rec) return PlanError{ExitCode::internal_error, rec.error().message};
     if (auto open = open_step(rec->report)) return PlanError{ExitCode::unresolved_journal, open_step_refusal(*open)};
-    // Every step starts from the cap the GPU has now, not from the knob's 0 (issue 11).
+    // Every step starts from the cap the GPU has now, not from the knob's 0 (docs/design.md §5).
     auto effective = effective_cap(m, read_metal(m, ctx.helper.dev()), s.from);
     if (!effective) return PlanError{ExitCode::usage, effective.error().message};
     auto plan = make_plan(PlanInput{*m.knob.value, effective->value, effective->source, *m.memsize.value, *m.policy,
@@ -520,7 +520,7 @@ int question_fd(UniqueFd& opened) {
     return opened.valid() ? opened.get() : -1;
 }
 
-// Idempotence (issue 24): when the knob already reads the target and nothing in the journal is
+// Idempotence (docs/design.md §7): when the knob already reads the target and nothing in the journal is
 // at risk, the ramp has nothing to do and says so, exit 0, with nothing journaled or written. "Already at" is the knob's read-back,
 // never Metal's figure: with the knob at 0 the OS default's cap may be at or above the target,
 // and then the plan refuses (a ramp only raises; `wiredcap set` pins the knob).

@@ -131,7 +131,7 @@ Expected<Entry> to_entry(const json::Value& o, std::size_t line) {
 
 // Cuts text, fed in pieces as it is read, into lines, and reads each as it is complete: no copy
 // of the file and no list of its lines is kept (a 1.5 MiB journal held whole, with an Entry per
-// line, was most of `status`'s memory and time: issue 25 point 4).
+// line, was most of `status`'s memory and time: bench/journal_scale.sh).
 class LineFeed {
 public:
     LineFeed(const RecordSink& sink, Notes& notes, std::size_t lines_before = 0)

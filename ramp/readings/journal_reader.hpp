@@ -66,7 +66,7 @@ Notes parse_journal(std::string_view text, const RecordSink& sink);
 // Reads the journal file; a missing file is an empty journal. Errors only for I/O failures.
 [[nodiscard]] Expected<Contents> read_journal(const std::string& path);
 // The same, each record handed to `sink` as it is read: the file is read in pieces, and neither
-// its text nor its entries are held (what status and recover read, issue 25 point 4). On an
+// its text nor its entries are held (what status and recover read, bench/journal_scale.sh). On an
 // error the sink may have had some records already: the caller drops what it made of them.
 [[nodiscard]] Expected<Notes> read_journal(const std::string& path, const RecordSink& sink,
                                            Position* end = nullptr);

@@ -38,7 +38,7 @@
 // Everything else -- closed runs, plain `reset` records of other boots, refusals,
 // torn lines -- is in the archive only.
 //
-// An *abandoned* run is closed by the compaction itself (issue 23): a run with no `end`, whose
+// An *abandoned* run is closed by the compaction itself (docs/design.md §8): a run with no `end`, whose
 // last record is from a known boot other than the compaction's (its process cannot be running:
 // the machine has restarted since), and with nothing at risk by its own records (each step
 // settled as above). `recover` would only have ended it `aborted`; nothing it holds decides
@@ -143,7 +143,7 @@ struct Compacted {
                               // or another compaction came first (the next upkeep tries again)
 };
 
-// A compaction in two steps, so that the helper's lock is held only for the second (issue 23:
+// A compaction in two steps, so that the helper's lock is held only for the second (docs/design.md §8:
 // a journal from before compaction, 70 MiB, took 2 s, and every command waiting for the lock
 // fails after 3 s). prepare_compaction reads the journal open as `fd` up to its last complete
 // line and decides what to keep, without the lock: the journal only grows by whole lines at its

@@ -31,7 +31,7 @@ std::optional<Failure> act(Action& a, std::string_view action, const std::string
 std::optional<Failure> save_guard(Action& a, const boot::Store& store, boot::State& s, Guard g,
                                   const std::string& boot_id, const std::string& reason, const std::string& why) {
     // A reset that went on without the lock removed the boot state: no move of the guard
-    // (not even to failed) writes it again (issue 23).
+    // (not even to failed) writes it again (docs/design.md §8).
     if (a.reset_went_on() || !store.present())
         return a.refuse(ExitCode::not_permitted, std::string(helper::kResetWentOn) +
                                                      "; the boot state it removed stays removed");
@@ -172,7 +172,7 @@ std::optional<Failure> boot_steps(Action& a, Context& ctx) {
 
 // A journal past this was not left by compaction (the upkeep keeps it near 1 MiB, and callers
 // other than root stop at 1.5 MiB): one from before compaction existed, tens of MiB. Reading it
-// to decide, or compacting it first, would take seconds (issue 23: "the boot action never
+// to decide, or compacting it first, would take seconds (docs/design.md §8: "the boot action never
 // spends more than a second on the journal").
 constexpr std::size_t kBootReadsAtMost = std::size_t{4} << 20;
 

@@ -68,7 +68,7 @@ struct StepRef {
     std::uint64_t uid = 0;     // who ran it (the journal's uid)
     bool forgotten = false;    // a hang recorded before a person's forget-hang: history only
     // A write from the OS default, measured against the effective cap its caller gave
-    // (--effective): that caller's claim, never a measurement (issue 23).
+    // (--effective): that caller's claim, never a measurement (docs/design.md §8).
     std::optional<units::MiB> claimed_from = std::nullopt;
 };
 
@@ -87,7 +87,7 @@ enum class RunState {
     awaiting_in_this_boot,       // applied or intended in this boot, not yet confirmed/reverted
     revert_unproven_in_this_boot,// ended in this boot, but its `end` says revert_failed or reads
                                  // back another value than the run's revert target, and no
-                                 // record since shows the step settled (issue 12)
+                                 // record since shows the step settled (docs/design.md §6, crash points and recover)
     ended_without_record,        // nothing at risk (last step confirmed or reverted), no "end"
 };
 
@@ -128,6 +128,11 @@ struct Report {
 // The journal replayed one record at a time in file order, holding no record: a journal read
 // line by line is classified without holding its lines. Nothing of a lent record (views into its
 // line) is kept by reference.
+// A record only root's word makes: a forget-hang (it lifts every hang before it) and a verdict's
+// not-hung (it settles a write for every writer). The helper refuses one from anyone else, and
+// the classifier reads one already in a journal from anyone else as nothing: one rule for both.
+[[nodiscard]] bool is_roots_word_alone(std::string_view command, std::string_view event) noexcept;
+
 class Classifier {
 public:
     explicit Classifier(std::string_view current_boot);

@@ -17,7 +17,7 @@ namespace wiredcap::journal {
 // A journal record's fields, listed once for both forms of a record: Entry holds its texts
 // (std::string), EntryView lends them (std::string_view into the line just read, valid only for
 // the call it is lent to). Reading a journal line by line, copying each string into an Entry was
-// a sixth of status's instructions on a 1.5 MiB journal (callgrind, issue 25 point 4); whoever
+// a sixth of status's instructions on a 1.5 MiB journal (callgrind, bench/journal_scale.sh); whoever
 // keeps a record makes an Entry of it (to_entry).
 template <class Text>
 struct BasicEntry {
@@ -95,7 +95,7 @@ BasicEntry<To> converted(const BasicEntry<From>& e) {
 [[nodiscard]] inline EntryView view_of(const Entry& e) { return detail::converted<std::string_view>(e); }  // views into e
 
 // Whether a record's field is the literal `word`: compared in place, not by a call to strlen and
-// compare (the replay asks this many times of every record of the journal, issue 25 point 4).
+// compare (the replay asks this many times of every record of the journal, bench/journal_scale.sh).
 template <std::size_t N>
 [[nodiscard]] bool is_word(std::string_view field, const char (&word)[N]) {
     return field.size() == N - 1 && std::memcmp(field.data(), word, N - 1) == 0;
