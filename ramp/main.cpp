@@ -412,7 +412,16 @@ int run(int argc, char** argv) {
     auto* watch = app.add_subcommand("watch", "The picture of memory status leads with, redrawn while a model loads: "
                                               "wired now against the cap, its peak, a warning near the cap");
     watch->add_option("--interval", o.watch.interval, "Time between samples, e.g. 2s or 1m (default 2s)");
-    watch->add_option("--count", o.watch.count, "Stop after N samples (for scripts; default: until q or Ctrl-C)");
+    // Checked as text: CLI11 would otherwise take "-1" as 2^64 - 1, a watch without end.
+    watch->add_option("--count", o.watch.count, "Stop after N samples (for scripts; default: until q or Ctrl-C)")
+        ->check(CLI::Validator(
+            [](const std::string& n) {
+                const bool digits = !n.empty() && n.find_first_not_of("0123456789") == std::string::npos;
+                return digits && n.find_first_not_of('0') != std::string::npos && n.size() <= 9
+                           ? std::string()
+                           : "'" + n + "' is not a number of samples (1 to 999999999)";
+            },
+            "N"));
     auto* metrics = app.add_subcommand("metrics", "The status readings for Prometheus (node_exporter's textfile collector)");
     metrics->add_option("--textfile-dir", o.metrics.textfile_dir,
                         "Write DIR/wiredcap.prom atomically instead of printing (the collector's directory)");

@@ -129,6 +129,19 @@ def case_piped_count_for_scripts():
     check("\x1b" not in p.stdout and p.stdout.isascii(), f"escape codes or non-ASCII when piped: {p.stdout!r}")
 
 
+def case_bad_values_are_usage_errors():
+    # Each wrong value is exit 2 with its reason, and nothing is sampled (no sample line). "-1"
+    # was taken as 2^64 - 1 samples: a watch that never ended.
+    for args, why in [(["--count", "-1"], "not a number of samples"), (["--count", "0"], "not a number of samples"),
+                      (["--count", "1.5"], "not a number of samples"), (["--count", "x"], "not a number of samples"),
+                      (["--interval", "0s"], "at least 1s"), (["--interval", "500ms"], "never guessed"),
+                      (["--interval", "2"], "unit"), (["--json", "--count", "1"], "status --json")]:
+        p = T.wc("watch", *args)
+        check(p.returncode == 2, f"watch {args} exited {p.returncode}, expected 2: {p.stderr}")
+        check(why in " ".join(p.stderr.split()), f"watch {args} does not say why ({why!r}): {p.stderr!r}")
+        check(" wired " not in p.stdout, f"watch {args} sampled anyway: {p.stdout!r}")
+
+
 def case_status_picture_on_terminals():
     T.wc("set", "80GiB", "--yes")
     for term, blocks in (("xterm-256color", True), ("dumb", False)):
