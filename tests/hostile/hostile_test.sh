@@ -1681,7 +1681,9 @@ persist_under_signals() {
 # step: the journal never passes the limit, every line is one whole record, each call left
 # exactly the records its answer says, and the records of every call that held the lock are
 # adjacent (intent, then its outcome). A reset that went on without the lock (after 0.3 s) is
-# named by its warning; its records are whole too.
+# named by its warning; its records are whole too. An apply that held the lock while such a
+# reset went on backs off (exit 4, "the reset stands"): refused before its write, or reverted
+# after it; a member's refusal names no run, so those are counted, not matched by run.
 # Each loop is one run, each call one step of it (a group member holds at most 4 runs open in a
 # boot: helper/journal/run_bound.hpp; the four member loops hold exactly that).
 concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN/STEP COMMAND EXIT FLAGS" to the log
@@ -1695,13 +1697,14 @@ concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN/STEP CO
   rc=$?
   grep -q 'went on without it' "$WORK/err.$loop" && flags+=(unlocked)
   grep -q 'the value was applied' "$WORK/err.$loop" && flags+=(applied-unrecorded)
+  grep -q 'the reset stands' "$WORK/err.$loop" && flags+=(reset-stands)
   local e
   for e in intent applied unchanged; do
     grep -q "could not record '$e'" "$WORK/err.$loop" && flags+=("lost-$e")
   done
   local IFS=,
   echo "$run/$step ${args[0]} $rc ${flags[*]:--}" >> "$WORK/calls.$loop"
-  [ "$rc" -eq 0 ] || [ "$rc" -eq 12 ] || cp "$WORK/err.$loop" "$WORK/unexpected.$run.$step"
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 12 ] || [ "$rc" -eq 4 ] || cp "$WORK/err.$loop" "$WORK/unexpected.$run.$step"
 }
 
 concurrent_helpers_keep_the_journal_whole() {
