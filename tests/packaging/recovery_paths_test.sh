@@ -41,7 +41,8 @@ text() {  # text FILE: as a reader sees it (roff escapes for -, " and space undo
 # of the line (the names hold spaces, so a space does not end one).
 paths() { text "$1" | grep -oE '/Volumes/[^"`)<>]*' | sed 's/[ .,;:]*$//'; }
 
-others=$(cd "$src" && find README.md SECURITY.md CONTRIBUTING.md docs packaging ramp tools -type f |
+# node_modules (the cross-build's pinned Zig under tools/cross/, 13,000 files) is npm's, not ours.
+others=$(cd "$src" && find README.md SECURITY.md CONTRIBUTING.md docs packaging ramp tools -name node_modules -prune -o -type f -print |
   while IFS= read -r f; do [ -f "$f" ] && grep -lI '/Volumes/' "$f"; done)
 for f in $others; do
   listed=0
