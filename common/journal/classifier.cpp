@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "wiredcap/units/format.hpp"
@@ -48,6 +49,9 @@ struct StepTrack {
     std::uint32_t self = 0;       // its place in Runs' steps
     std::uint32_t below = kNone;  // the run's step numbered next below this one (Runs' list)
     std::uint32_t risk_slot = kNone;  // its place in Runs' index of the steps at risk, if there
+    // Its run owner's last apply read back in the current boot, unless a later record of the
+    // owner's for the step took it back: what a `confirm` may confirm (Classifier::own_apply).
+    std::optional<MiB> owners_apply;
     bool intended = false;
     bool applied = false;  // applied, or unchanged (the kernel already held the value)
     bool failed = false;   // mismatch or write_failed: the value may or may not be in force
@@ -383,6 +387,8 @@ struct Classifier::State {
     Runs runs;
     std::optional<StepRef> last_confirmed;
     std::vector<Hang> boot_hangs;  // from the boot guard's trips, in journal order
+    // Per read-back value, its latest confirmation and where it stands in the journal.
+    std::map<std::uint64_t, std::pair<std::size_t, Confirmation>> confirmations;
     std::optional<LastRecord> last_boot_apply;
     OutsideRampScan outside;  // after current_boot: it keeps a view of it
     std::size_t order = 0;    // records added so far
@@ -444,6 +450,9 @@ void Classifier::add(const EntryView& e) {
         } else if (e.step) {
             step = &runs.step_of(run, *e.step);
             apply_step_event(*step, e, ev, order, runs.texts);
+            const bool read_back = is_word(e.command, command::apply) && (ev == Event::applied || ev == Event::unchanged);
+            if (e.uid == run.owner && !is_word(e.command, command::confirm))
+                step->owners_apply = read_back && e.boot == st.current_boot ? e.readback : std::nullopt;
             if (step->has_forward()) run.any_forward = true;
             runs.note_risk(*step);
         }
@@ -462,11 +471,15 @@ void Classifier::add(const EntryView& e) {
     if (is_boot_trip(e, ev) && e.to && e.to->count() != 0)
         st.boot_hangs.push_back(Hang{order, trip_ref(e, st.last_boot_apply ? &*st.last_boot_apply : nullptr)});
     // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
-    if (ev == Event::confirmed)
+    if (ev == Event::confirmed) {
         if (auto value = confirmed_value(e, step)) {
             if (e.run) runs.at(run_index).target = *value;
             set_confirmed(st.last_confirmed, e, *value);
         }
+        // Only the kernel's read-back says what a confirmation kept.
+        if (e.readback && e.step)
+            st.confirmations[e.readback->count()] = {order, Confirmation{std::string(e.run.value_or("")), *e.step}};
+    }
     st.outside.add(e, order);
     st.note_store(e, order);
 }
@@ -476,8 +489,40 @@ bool is_roots_word_alone(std::string_view command, std::string_view event) noexc
            (command == command::verdict && event == event::not_hung);
 }
 
+bool holds_a_step_open(RunState s) noexcept {
+    return s == RunState::awaiting_in_this_boot || s == RunState::revert_unproven_in_this_boot;
+}
+
+const UnresolvedRun* open_step(const Report& report) noexcept {
+    for (const auto& u : report.unresolved)
+        if (holds_a_step_open(u.state)) return &u;
+    return nullptr;
+}
+
 bool Classifier::may_answer(std::string_view boot, MiB value, bool root) const {
     return s_->outside.may_answer(boot, value, root);
+}
+
+std::optional<MiB> Classifier::own_apply(std::string_view run, std::uint64_t step, std::uint64_t uid) const {
+    const Runs& runs = s_->runs;
+    for (std::size_t i = 0; i < runs.count(); ++i) {
+        const RunTrack& r = runs.at(i);
+        if (!r.id.is(run)) continue;
+        const StepTrack* s = runs.highest(r, [&](const StepTrack& t) { return t.step == step; });
+        return s != nullptr && r.owner == uid ? s->owners_apply : std::nullopt;
+    }
+    return std::nullopt;
+}
+
+Standing Classifier::standing(MiB value) const {
+    const State& st = *s_;
+    const auto c = st.confirmations.find(value.count());
+    const std::size_t since = c == st.confirmations.end() ? 0 : c->second.first;
+    Standing out;
+    out.tripped = std::any_of(st.boot_hangs.begin(), st.boot_hangs.end(),
+                              [&](const Hang& h) { return h.order > since && h.ref.value <= value; });
+    if (c != st.confirmations.end() && !out.tripped) out.confirmation = c->second.second;
+    return out;
 }
 
 namespace {

@@ -208,7 +208,9 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, MiB va
 Expected<journal::Standing, Failure> standing_of(Action& a, MiB value) {
     auto text = a.journal_for("confirmations");
     if (!text) return text.error();
-    return journal::find_standing(*text, value);
+    const auto standing = journal::find_standing(*text, value);
+    if (!standing) return a.refuse(ExitCode::journal_failed, "cannot classify the journal for confirmations (out of memory)");
+    return *standing;
 }
 
 std::optional<Failure> withdraw_tripped_vouch(Action& a, policy::Policy& p, MiB value) {
@@ -219,8 +221,7 @@ std::optional<Failure> withdraw_tripped_vouch(Action& a, policy::Policy& p, MiB 
     return std::nullopt;
 }
 
-std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, Context& ctx, MiB value) {
-    if (value.count() == 0 || inv.ignore_hang_ceiling) return std::nullopt;
+std::optional<Failure> refuse_on_the_journal(Action& a, const Invocation& inv, Context& ctx, MiB value) {
     auto boot = ctx.kernel.read_boot_id();
     if (!boot) return a.refuse(ExitCode::journal_failed, "cannot read the boot id, so the journal cannot be checked "
                                                          "for hangs; nothing was changed");
@@ -229,7 +230,11 @@ std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, 
     const auto hang = journal::find_hang_ceiling(*text, *boot);
     if (!hang.known)
         return a.refuse(ExitCode::journal_failed, "cannot classify the journal for hangs (out of memory); nothing was changed");
-    if (!hang.value || value < *hang.value) return std::nullopt;
+    // A change measured from a value nobody confirmed, or one the open step's revert would undo.
+    if (const auto& open = hang.open_step; open && open->run != inv.run.value_or(""))
+        return a.refuse(ExitCode::unresolved_journal, "run " + open->run + " step " + std::to_string(open->step) +
+                                                          " is open in this boot: nothing was changed (see: wiredcap recover)");
+    if (!hang.value || value < *hang.value || inv.ignore_hang_ceiling) return std::nullopt;
     return a.refuse(ExitCode::refused_by_policy,
                     units::describe(value) + " is at or above " + units::describe(*hang.value) +
                         ", the lowest value that hung this machine (the journal's hang ceiling); "

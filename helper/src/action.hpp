@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "journal/confirmation.hpp"
+#include "journal/hang_ceiling.hpp"
 #include "journal/journal.hpp"
 #include "policy/policy.hpp"
 #include "src/commands.hpp"
@@ -73,7 +73,7 @@ public:
     // when the command holds it), then kept for the command's every decision, so they all rest
     // on the same records. Only a reset that went on without the lock appends meanwhile; a write
     // after it is refused (reset_went_on), and its records never add a hang, a confirmation, a
-    // trip or a caller's apply (journal/hang_ceiling.hpp, confirmation.hpp, own_apply.hpp).
+    // trip or a caller's apply (journal/hang_ceiling.hpp).
     [[nodiscard]] Expected<std::string_view> journal_text();
     // journal_text() for a check the command cannot go on without: unreadable, the command is
     // refused (journal_failed): "cannot check the journal for <what>: <why><then>".
@@ -125,7 +125,7 @@ struct Authorized {
 // policy file vouched for it (path and content hash).
 bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units::MiB value);
 
-// What the journal says about storing `value` for boot (journal/confirmation.hpp), from the
+// What the journal says about storing `value` for boot (journal/hang_ceiling.hpp), from the
 // action's reading; the journal unreadable: refused, never assumed clean.
 [[nodiscard]] Expected<journal::Standing, Failure> standing_of(Action& a, units::MiB value);
 
@@ -137,8 +137,10 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units:
 // A recorded hang binds every writer, the helper run directly too: under the lock, a non-zero
 // value at or above the journal's hang ceiling is refused (refused_by_policy) unless the person
 // gave --ignore-hang-ceiling (journaled with the record). Lowering below it stays allowed. The
-// journal or the boot id unreadable: refused, never assumed clean (reset never asks).
-[[nodiscard]] std::optional<Failure> refuse_at_hang_ceiling(Action& a, const Invocation& inv, Context& ctx,
+// journal or the boot id unreadable: refused, never assumed clean (reset never asks). While
+// another run's step is open in this boot (journal::open_step), any other non-zero value is
+// refused (unresolved_journal), as every front end refuses it.
+[[nodiscard]] std::optional<Failure> refuse_on_the_journal(Action& a, const Invocation& inv, Context& ctx,
                                                             units::MiB value);
 
 // The safe direction (back to the OS default, forgetting a stored boot value): the journal must

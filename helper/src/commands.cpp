@@ -1,7 +1,6 @@
 #include "src/commands.hpp"
 
 #include "journal/hang_ceiling.hpp"
-#include "journal/own_apply.hpp"
 #include "journal/run_bound.hpp"
 #include "process/hardening.hpp"
 #include "src/action.hpp"
@@ -112,7 +111,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     // written as one (or a move away from the OS default) would bind no hang if it hung.
     if (inv.revert && (a.previous_->count() == 0 || value > *a.previous_))
         return a.refuse(ExitCode::refused_by_policy, "--revert lowers iogpu.wired_limit_mb, never raises it");
-    if (auto f = refuse_at_hang_ceiling(a, inv, ctx, value)) return f;
+    if (auto f = refuse_on_the_journal(a, inv, ctx, value)) return f;
     policy::Policy& p = auth->policy;
     if (auto f = withdraw_tripped_vouch(a, p, value)) return f;
     note_vouched(a, ctx, p, value);
@@ -144,7 +143,7 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
 }
 
 // A confirmation counts only for a step this caller's helper applied and read back in this
-// boot, in this run, and which the kernel still holds (journal/own_apply.hpp); anything else is
+// boot, in this run, and which the kernel still holds (journal/hang_ceiling.hpp); anything else is
 // refused (not_permitted) and the refusal journaled.
 std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ctx) {
     const std::string step = "run " + *inv.run + " step " + std::to_string(*inv.step);

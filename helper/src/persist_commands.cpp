@@ -82,7 +82,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     a.out().num("requested_mib", value.count());
     auto auth = authorize(a, ctx);
     if (!auth) return auth.error();
-    if (auto f = refuse_at_hang_ceiling(a, inv, ctx, value)) return f;
+    if (auto f = refuse_on_the_journal(a, inv, ctx, value)) return f;
     policy::Policy& p = auth->policy;
     if (auto f = withdraw_tripped_vouch(a, p, value)) return f;
     // --unconfirmed: the boot action will move the knob from the OS default in one write, so the

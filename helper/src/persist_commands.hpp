@@ -2,7 +2,7 @@
 // file; wiredcap-system's boot action applies it):
 //
 //   persist SIZE [--unconfirmed]  store SIZE; it must be in the band and, unless --unconfirmed,
-//                                 confirmed in a ramp per the journal (journal/confirmation.hpp)
+//                                 confirmed in a ramp per the journal (journal/hang_ceiling.hpp)
 //   persist --off                 forget it (the safe direction: allowed like reset)
 //
 // and the boot guard as `read` reports it.

@@ -160,7 +160,7 @@ Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& ma
     for (const auto& w : notes.warnings) say << "journal: " << w << "\n";
     for (const auto& u : result.report.unresolved) {
         explain(u, say);
-        if (holds_a_step_open(u.state))
+        if (journal::holds_a_step_open(u.state))
             result.ramp_in_progress = true;
         else if (!record_outcome(ctx, u, machine.boot_id.value.value_or(""), say)) result.could_not_record = true;
     }

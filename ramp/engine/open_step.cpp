@@ -5,20 +5,11 @@
 
 namespace wiredcap::cli {
 
-bool holds_a_step_open(recovery::RunState s) {
-    return s == recovery::RunState::awaiting_in_this_boot || s == recovery::RunState::revert_unproven_in_this_boot;
-}
-
-std::optional<recovery::UnresolvedRun> open_step(const recovery::Report& report) {
-    for (const auto& u : report.unresolved)
-        if (holds_a_step_open(u.state)) return u;
-    return std::nullopt;
-}
-
 std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx, const MachineReadings& m) {
     auto report = recovery::analyse_file(journal_path(ctx.helper.dev()), m.boot_id.value.value_or(""));
     if (!report) return std::nullopt;
-    return open_step(*report);
+    if (const auto* open = journal::open_step(*report)) return *open;
+    return std::nullopt;
 }
 
 std::string open_step_clause(const recovery::UnresolvedRun& u) {

@@ -16,13 +16,8 @@
 
 namespace wiredcap::cli {
 
-// Whether a run in this state holds a step open (the one rule; recover and every writer ask it).
-[[nodiscard]] bool holds_a_step_open(recovery::RunState s);
-
-// The first run that holds a step open, per the report.
-[[nodiscard]] std::optional<recovery::UnresolvedRun> open_step(const recovery::Report& report);
-
-// The same, from the journal as it is now (in the boot `m` reads). Nullopt also when the journal
+// The first run that holds a step open (journal::open_step, the one rule, which the setuid
+// helper applies too), from the journal as it is now (in the boot `m` reads). Nullopt also when the journal
 // cannot be read: the caller's own reading of it then refuses, saying why.
 [[nodiscard]] std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx, const MachineReadings& m);
 

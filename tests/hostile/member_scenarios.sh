@@ -659,6 +659,30 @@ member_cannot_end_roots_run_hung() {
   journal_ok
 }
 
+# A ramp step that awaits confirmation binds the helper run directly too (journal::open_step, the
+# rule every front end applies): while root's step is open in this boot, a member's apply (in no
+# run or its own) and persist, and root's own apply outside that run, are refused (exit 10) with
+# nothing written; the run's own next step goes through; root's reset settles it, and then the
+# member's apply goes.
+helper_respects_an_open_step() {
+  fresh_fixture
+  AS=0:0: run -- apply 72GiB --run r-open --step 1; expect_rc 0; expect_knob 73728
+  local before; before=$(sim_history)
+  AS=$MEMBER
+  run -- apply 80GiB; expect_rc 10; expect_err 'run r-open step 1 is open in this boot'; expect_last_event refused
+  run -- apply 70GiB --run m-1 --step 1; expect_rc 10
+  run -- persist 72GiB --unconfirmed; expect_rc 10
+  AS=0:0: run -- apply 80GiB; expect_rc 10
+  [ "$(sim_history)" = "$before" ] || fail "a write while root's step was open: $(sim_history)"
+  expect_knob 73728
+  AS=0:0: run -- confirm --run r-open --step 1; expect_rc 0
+  AS=0:0: run -- apply 80GiB --run r-open --step 2; expect_rc 0; expect_knob 81920
+  AS=$MEMBER run -- apply 72GiB; expect_rc 10; expect_knob 81920
+  AS=0:0: run -- reset; expect_rc 0; expect_knob 0
+  AS=$MEMBER run -- apply 72GiB; expect_rc 0; expect_knob 73728
+  journal_ok
+}
+
 # `--by set` from a member is its word: status and recover name the writer as its claim.
 member_by_set_is_its_claim() {
   fresh_fixture

@@ -1,7 +1,6 @@
-// The persist check (helper/journal/confirmation.hpp): a value counts as confirmed only by the
+// The persist check (journal::Classifier::standing, through helper/journal/hang_ceiling.hpp): a value counts as confirmed only by the
 // helper's own confirm record with that read-back, and a later boot trip at or below it
 // withdraws the confirmation.
-#include "journal/confirmation.hpp"
 #include "journal/hang_ceiling.hpp"
 
 #include <gtest/gtest.h>
@@ -31,7 +30,7 @@ std::string applied(units::MiB v) {
 }
 // The latest standing confirmation of `value`, if any.
 std::optional<Confirmation> find_confirmation(std::string_view text, units::MiB value) {
-    return find_standing(text, value).confirmation;
+    return find_standing(text, value)->confirmation;
 }
 
 TEST(Confirmation, FindsTheLatestConfirmationOfTheValue) {
@@ -59,14 +58,15 @@ TEST(Confirmation, ABootTripAtOrBelowWithdrawsIt) {
 // What persist of a vouched value asks: a trip at or below it since the last confirmation (or
 // ever, without one) withdraws the vouch too; a later confirmation answers it.
 TEST(Confirmation, ATripAtOrBelowIsRememberedWithoutAConfirmation) {
-    EXPECT_FALSE(find_standing("", 96_GiB).tripped);
-    EXPECT_TRUE(find_standing(tripped(96_GiB), 96_GiB).tripped);
-    EXPECT_TRUE(find_standing(tripped(88_GiB), 96_GiB).tripped);
-    EXPECT_FALSE(find_standing(tripped(100_GiB), 96_GiB).tripped) << "a trip above it says nothing of it";
-    EXPECT_TRUE(find_standing(confirm(1, 96_GiB) + tripped(96_GiB), 96_GiB).tripped);
+    EXPECT_FALSE(find_standing("", 96_GiB)->tripped);
+    EXPECT_TRUE(find_standing(tripped(96_GiB), 96_GiB)->tripped);
+    EXPECT_TRUE(find_standing(tripped(88_GiB), 96_GiB)->tripped);
+    EXPECT_FALSE(find_standing(tripped(100_GiB), 96_GiB)->tripped) << "a trip above it says nothing of it";
+    EXPECT_TRUE(find_standing(confirm(1, 96_GiB) + tripped(96_GiB), 96_GiB)->tripped);
     const auto again = find_standing(tripped(96_GiB) + confirm(4, 96_GiB), 96_GiB);
-    EXPECT_FALSE(again.tripped);
-    EXPECT_TRUE(again.confirmation);
+    ASSERT_TRUE(again);
+    EXPECT_FALSE(again->tripped);
+    EXPECT_TRUE(again->confirmation);
 }
 
 TEST(Confirmation, TornOrForeignLinesNeverMatch) {

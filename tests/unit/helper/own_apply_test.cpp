@@ -1,6 +1,6 @@
-// What a confirm may confirm (helper/journal/own_apply.hpp): only the caller's own apply of the
+// What a confirm may confirm (journal::Classifier::own_apply, through helper/journal/hang_ceiling.hpp): only the caller's own apply of the
 // run's step, read back in this boot, and not taken back by a later record of that step.
-#include "journal/own_apply.hpp"
+#include "journal/hang_ceiling.hpp"
 
 #include <gtest/gtest.h>
 

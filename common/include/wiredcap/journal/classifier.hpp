@@ -96,6 +96,24 @@ struct UnresolvedRun {
     RunState state;
 };
 
+// Whether a run in this state holds a step open in this boot (awaiting confirmation, or ended
+// with its revert not shown): a state every writer respects. Only a reset, or that run's own
+// next record, goes through while one is open (docs/design.md, "A step awaiting confirmation").
+[[nodiscard]] bool holds_a_step_open(RunState s) noexcept;
+
+// What the journal says about storing a value for boot (persist): its latest confirmation with
+// that read-back, unless a boot guard's trip at or below the value came since (a value that may
+// have hung is not stored again until a later ramp confirms it); and whether such a trip came
+// (without a confirmation: ever), which withdraws a policy's vouch too.
+struct Confirmation {
+    std::string run;
+    std::uint64_t step = 0;
+};
+struct Standing {
+    std::optional<Confirmation> confirmation;
+    bool tripped = false;
+};
+
 // A record whose command or event this version does not know (a newer helper's, say): kept in
 // the journal, read as nothing, and shown as unknown.
 struct UnknownRecord {
@@ -119,6 +137,9 @@ struct Report {
     std::size_t unknown_count = 0;          // records with a word this version does not know
     std::vector<UnknownRecord> unknown;     // the first kUnknownShown of them
 };
+
+// The first run that holds a step open, per the report; null when none does.
+[[nodiscard]] const UnresolvedRun* open_step(const Report& report) noexcept;
 
 // Whether `boot` is known to be an earlier boot than the current one. When either identity
 // could not be read (the helper stamps "unknown"), nothing proves a reboot happened, and a
@@ -153,6 +174,14 @@ public:
     // outside a ramp last read back in that earlier boot was `value`, raised the cap and was in
     // force when the boot ended; and for a caller other than root, root has not answered it.
     [[nodiscard]] bool may_answer(std::string_view boot, units::MiB value, bool root) const;
+
+    // What a `confirm` by `uid` of the run's step may confirm: the read-back of that uid's own
+    // apply of it in the current boot, in a run it opened, not taken back by a later record of its
+    // own for the step (another uid's records change nothing). Nothing: not confirmable.
+    [[nodiscard]] std::optional<units::MiB> own_apply(std::string_view run, std::uint64_t step, std::uint64_t uid) const;
+
+    // Whether `value` may be stored for boot as confirmed (Standing).
+    [[nodiscard]] Standing standing(units::MiB value) const;
 
 private:
     struct State;
