@@ -5,7 +5,7 @@
 // readers still need, and keeps the file as it was as the one archive generation beside it
 // (`journal.jsonl.1`, replaced at each compaction). Every record also went to the system log.
 //
-// The readers are `persist`'s confirmation check and the hang ceiling (confirmation.hpp) in the
+// The readers are `persist`'s confirmation check and the hang ceiling (hang_ceiling.hpp) in the
 // helper, and `recover`/`status` (ramp/engine/recovery.hpp) in the CLI. A compaction must not
 // change any of their answers, for this boot or any later one. So it keeps, in their order:
 //   - every record of a run that is not closed. A run is closed when it has an `end` record

@@ -170,34 +170,17 @@ std::optional<Failure> boot_steps(Action& a, Context& ctx) {
     return Failure{ExitCode::internal_error, "unreachable guard state"};
 }
 
-// A journal past this was not left by compaction (the upkeep keeps it near 1 MiB, and callers
-// other than root stop at 1.5 MiB): one from before compaction existed, tens of MiB. Reading it
-// to decide, or compacting it first, would take seconds (docs/design.md §8: "the boot action never
-// spends more than a second on the journal").
-constexpr std::size_t kBootReadsAtMost = std::size_t{4} << 20;
-
-// Such a journal: nothing is decided on it (the guard does not move, nothing is applied; a hang
-// in it binds), and the run compacts it after its answer; the next run decides on what it kept.
-std::optional<Failure> wait_for_compaction(Action& a, const Context& ctx, std::size_t bytes) {
-    if (ctx.caller.uid != 0) return a.refuse(ExitCode::not_permitted, "boot is the LaunchDaemon's action: root only");
-    return act(a, journal::event::waiting, "the journal is " + std::to_string(bytes >> 20) +
-                                 " MiB, from before compaction: compacted by this run, decided on at the next one");
-}
-
 }  // namespace
 
 helper::Result boot_action(helper::Context& ctx, const Args& args) {
     if (!args.empty()) return usage_error("boot-action takes no arguments");
     helper::Invocation inv;
     inv.command = helper::Command::boot;  // its records are the journal's `boot` command
-    const std::size_t bytes = journal_bytes(ctx);
-    if (bytes > kBootReadsAtMost) {
-        Action a(inv, ctx);
-        helper::Result r = a.finish(wait_for_compaction(a, ctx, bytes));
-        upkeep_if_due(ctx);  // the long part without the helper's lock (journal/upkeep.hpp)
-        return r;
-    }
-    // The journal's upkeep first: then the boot action reads a journal of at most a few MiB.
+    // The journal's upkeep first (a compaction once it passes 1 MiB, the long part without the
+    // helper's lock: journal/upkeep.hpp), then the decision, at every run, on whatever the journal
+    // holds: one from before compaction (tens of MiB) costs its compaction's seconds once, and
+    // one that compaction cannot shrink (many uids' records that still decide something) is read
+    // as it is, never waited on.
     upkeep_if_due(ctx);
     Action a(inv, ctx);
     return a.finish(boot_steps(a, ctx));

@@ -1,7 +1,5 @@
 #include "src/upkeep_command.hpp"
 
-#include <sys/stat.h>
-
 #include <chrono>
 
 #include "journal/syslog_mirror.hpp"
@@ -41,12 +39,6 @@ helper::Result compact(helper::Context& ctx, const Args& args) {
     o.num("records", u->records).num("kept", u->kept);
     o.boolean("retry", u->retry).num("locked_ms", u->locked_ms);
     return helper::Result{ExitCode::ok, o.text(), ""};
-}
-
-std::size_t journal_bytes(const helper::Context& ctx) {
-    struct stat st {};
-    if (::stat(ctx.journal_path.c_str(), &st) != 0) return 0;
-    return static_cast<std::size_t>(st.st_size);
 }
 
 void upkeep_if_due(helper::Context& ctx) {

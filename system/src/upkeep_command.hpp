@@ -15,7 +15,4 @@ namespace wiredcap::system {
 // failure is told to the system log, and the next run tries again.
 void upkeep_if_due(helper::Context& ctx);
 
-// The journal's size (an fstat; 0 when it cannot be told).
-[[nodiscard]] std::size_t journal_bytes(const helper::Context& ctx);
-
 }  // namespace wiredcap::system
