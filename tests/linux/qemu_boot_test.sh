@@ -9,11 +9,13 @@
 # GTT total amdgpu would derive from pages_limit at init is written for it (say so), and
 # MemTotal is the simulated 128 GB machine's, not the VM's.
 #
-# Boots: (1) the trial of 108000MiB, read back and confirmed; (2) the default, which now
+# GRUB's boots: (1) the trial of 108000MiB, read back and confirmed; (2) the default, which now
 # carries the kept value; (3) a trial of 120GiB that "hangs" (the guest stops before reporting
 # and QEMU is killed); (4) the next boot, which comes up without the trial's value: GRUB
-# consumed the one-shot. ttm-after-boot records the hang; recover --json and status --json
-# read it from the journal.
+# consumed the one-shot. ttm-after-boot records the hang; status --json and recover read it
+# from the journal. Then systemd-boot's: (5) a trial of 120GiB armed as LoaderEntryOneShot in
+# OVMF's variable store (written from the host), which hangs; (6) the next boot, the default
+# entry, the variable gone from the store: systemd-boot consumed it; the hang is recorded.
 #
 # usage: qemu_boot_test.sh WIREDCAP SYSTEM SIM [ARTIFACT_DIR]
 # Skips (exit 77, said on stdout) only where QEMU cannot run. Each boot's serial log is kept
@@ -39,8 +41,8 @@ fi
 [ -s "$cache/version" ] || { echo "FAIL: no guest kernel in $cache (tools/install-deps fetches it)" >&2; exit 1; }
 kver=$(cat "$cache/version")
 
-root=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-qemu-boot.XXXXXX")
-work=$root/.qemu
+base=$(mktemp -d "${TMPDIR:-/tmp}/wiredcap-qemu-boot.XXXXXX")
+work=$base/qemu root=$base/grub sdroot=$base/sdboot
 mkdir -p "$work"
 qemu_pid=
 cleanup() {
@@ -49,10 +51,11 @@ cleanup() {
   if [ "$rc" -ne 0 ]; then
     rm -rf "$artifacts" && mkdir -p "$artifacts"
     cp "$work"/*.serial.log "$work"/*.json "$artifacts"/ 2>/dev/null || true
-    cp "$root/var/lib/wiredcap/journal.jsonl" "$artifacts"/ 2>/dev/null || true
-    echo "qemu_boot: serial logs and the journal kept in $artifacts" >&2
+    cp "$base/grub/var/lib/wiredcap/journal.jsonl" "$artifacts"/grub-journal.jsonl 2>/dev/null || true
+    cp "$base/sdboot/var/lib/wiredcap/journal.jsonl" "$artifacts"/sdboot-journal.jsonl 2>/dev/null || true
+    echo "qemu_boot: serial logs and the journals kept in $artifacts" >&2
   fi
-  rm -rf "$root"
+  rm -rf "$base"
 }
 trap cleanup EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -73,18 +76,27 @@ cp "$here/qemu/guest_init.sh" "$work/initrd/init"
 grub-mkimage -O x86_64-efi -p /boot/grub -o "$work/BOOTX64.EFI" \
   part_msdos fat normal linux loadenv test echo configfile gzio all_video sleep
 
-disk=$work/disk.img esp_offset=1048576
-truncate -s 48M "$disk"
-printf 'label: dos\nstart=2048, type=ef\n' | sfdisk -q "$disk"
-esp="$disk@@$esp_offset"
-mformat -i "$esp" -T $(( (48 * 1048576 - esp_offset) / 512 )) -h 64 -s 32 -v ESP ::
-mmd -i "$esp" ::/EFI ::/EFI/BOOT ::/boot ::/boot/grub
+# A 48 MiB disk image with one MBR partition of type EF, FAT on it: sfdisk and mtools work on
+# the file (mtools' IMAGE@@OFFSET), no loop device, no mount. Sets `esp` for mtools' -i.
+new_esp() {
+  local disk=$1 offset=1048576
+  truncate -s 48M "$disk"
+  printf 'label: dos\nstart=2048, type=ef\n' | sfdisk -q "$disk"
+  esp="$disk@@$offset"
+  mformat -i "$esp" -T $(( (48 * 1048576 - offset) / 512 )) -h 64 -s 32 -v ESP ::
+  mmd -i "$esp" ::/EFI ::/EFI/BOOT
+}
+disk=$work/grub-disk.img
+new_esp "$disk"
+mmd -i "$esp" ::/boot ::/boot/grub
 mcopy -i "$esp" "$work/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
 mcopy -i "$esp" "$cache/vmlinuz-$kver" "::/vmlinuz-$kver"
 mcopy -i "$esp" "$work/initrd.img" "::/initrd.img-$kver"
 
 # --- the machine wiredcap sees: a simulated 128 GB Strix Halo with GRUB --------------------
 "$sim" init --root "$root" --profile strix-128 >/dev/null
+vars=$work/grub-vars.fd
+cp "$ovmf_vars" "$vars"
 hang_above=30000000  # pages: the guest stops before reporting above this (guest_init.sh)
 cat > "$root/etc/default/grub" <<GRUB
 GRUB_DEFAULT=0
@@ -113,24 +125,25 @@ to_esp() {
 esp_env() { mcopy -n -i "$esp" ::/boot/grub/grubenv "$work/grubenv.now" && grub-editenv "$work/grubenv.now" list; }
 system_on_esp() { from_esp; local rc=0; sys "$@" || rc=$?; to_esp; return "$rc"; }
 
-# One boot of the VM; its serial console in NAME.serial.log. With `hang`, the guest is
+# One boot of the VM from $disk with the NVRAM $vars (the machine's own, kept across its
+# boots); its serial console in NAME.serial.log. With `hang`, the guest is
 # expected to stop before it reports: QEMU is killed a few seconds after the guest said it is
 # up (it never powers off by itself).
 boots=0
 boot() {
   local name=$1 mode=${2:-report} log=$work/$1.serial.log start=$SECONDS
   boots=$((boots + 1))
-  cp "$ovmf_vars" "$work/vars.fd"
   qemu-system-x86_64 -nodefaults -machine q35 -accel tcg -m 512 -smp 1 -display none -no-reboot \
-    -drive if=pflash,format=raw,readonly=on,file="$ovmf_code" -drive if=pflash,format=raw,file="$work/vars.fd" \
+    -drive if=pflash,format=raw,readonly=on,file="$ovmf_code" -drive if=pflash,format=raw,file="$vars" \
     -drive file="$disk",format=raw,if=virtio -net none -serial file:"$log" -monitor none &
   qemu_pid=$!
-  local limit=90 grub_at=- up_at=- seen
+  local limit=90 loader_at=- up_at=- seen
   while kill -0 "$qemu_pid" 2>/dev/null; do
-    # One look at the log a half second (a 2-core machine's CPU is the guest's): when GRUB
-    # and the guest's init first spoke, where a boot's time goes, and a hang.
-    seen=$(grep -ao -E 'Welcome to GRUB|wiredcap-guest: (up|hanging)' "$log" 2>/dev/null || true)
-    [ "$grub_at" != - ] || [[ $seen != *GRUB* ]] || grub_at=$((SECONDS - start))
+    # One look at the log a half second (a 2-core machine's CPU is the guest's): when the
+    # firmware started the boot loader and when the guest's init spoke (where a boot's time
+    # goes), and a hang.
+    seen=$(grep -ao -E 'BdsDxe: starting|wiredcap-guest: (up|hanging)' "$log" 2>/dev/null || true)
+    [ "$loader_at" != - ] || [[ $seen != *BdsDxe* ]] || loader_at=$((SECONDS - start))
     [ "$up_at" != - ] || [[ $seen != *up* ]] || up_at=$((SECONDS - start))
     if [ "$mode" = hang ] && [[ $seen == *hanging* ]]; then
       sleep 2; kill "$qemu_pid"; break
@@ -141,7 +154,7 @@ boot() {
   wait "$qemu_pid" 2>/dev/null || true
   qemu_pid=
   [ "$up_at" != - ] || [ -z "$(said "$name" up)" ] || up_at="<$((SECONDS - start))"
-  echo "qemu_boot: boot $boots ($name) took $((SECONDS - start)) s (GRUB at $grub_at s, init at $up_at s)"
+  echo "qemu_boot: boot $boots ($name) took $((SECONDS - start)) s (boot loader at $loader_at s, init at $up_at s)"
 }
 # What the guest printed as `wiredcap-guest: KEY VALUE`.
 # The serial console's lines (GRUB, the firmware and the kernel end lines in CR LF, or start
@@ -191,7 +204,7 @@ system_on_esp after-boot >/dev/null || fail "ttm-after-boot on the kept default 
 system_on_esp trial 120GiB >/dev/null
 boot hang hang
 [ -z "$(said hang pages_limit)" ] || fail "the hanging trial reported"
-[ -n "$(said hang up)" ] || fail "the hanging trial never came up to its hang"
+[ "$(said hang hanging)" = "$hung" ] || fail "the hanging boot did not run the trial's $hung pages"
 boot after-hang
 ! grep -q "ttm.pages_limit=$hung" <<<"$(said after-hang cmdline)" || fail "the boot after the hang still carries the trial's value"
 [ "$(said after-hang pages_limit)" = "$trial" ] || fail "the boot after the hang reads $(said after-hang pages_limit), not the kept $trial"
@@ -224,4 +237,64 @@ rc=0; system_on_esp trial 120GiB >/dev/null 2>&1 || rc=$?
 [ -z "$(esp_env | sed -n 's/^next_entry=//p')" ] || fail "a refused trial armed the ESP's one-shot"
 # The kept default reads back on the boot after the hang (nothing more to record).
 system_on_esp after-boot >/dev/null || fail "ttm-after-boot's default read-back after the hang exited $?"
+
+# --- systemd-boot: LoaderEntryOneShot in OVMF's NVRAM, a trial that hangs, the boot after ----
+# The ESP is the simulated root's /efi (loader.conf, the entries); the EFI variable that
+# ttm-trial writes in the root's efivarfs is put into this machine's OVMF variable store from
+# the host before the boot (qemu/ovmf_vars.py, edk2's layout), and read back from it after:
+# systemd-boot deletes it when it boots the entry (systemd-boot(7)).
+root=$sdroot
+"$sim" init --root "$root" --profile strix-128-sdboot >/dev/null
+guid=4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+oneshot_var=$root/sys/firmware/efi/efivars/LoaderEntryOneShot-$guid
+entry=$root/efi/loader/entries/arch-6.12.conf
+sed -i "s/^options .*/options ro console=ttyS0 loglevel=3 wiredcap_test.hang_above=$hang_above quiet/" "$entry"
+sed -n 's/^options //p' "$entry" > "$root/etc/kernel/cmdline"
+sed -i 's/^timeout .*/timeout 0/' "$root/efi/loader/loader.conf"
+vars=$work/sdboot-vars.fd
+cp "$ovmf_vars" "$vars"
+disk=$work/sdboot-disk.img
+new_esp "$disk"
+mmd -i "$esp" ::/loader ::/loader/entries
+mcopy -i "$esp" /usr/lib/systemd/boot/efi/systemd-bootx64.efi ::/EFI/BOOT/BOOTX64.EFI
+mcopy -i "$esp" "$cache/vmlinuz-$kver" ::/vmlinuz-linux
+mcopy -i "$esp" "$work/initrd.img" ::/initramfs-linux.img
+sd_to_esp() {
+  mcopy -o -i "$esp" "$root/efi/loader/loader.conf" ::/loader/
+  mdel -i "$esp" '::/loader/entries/*' 2>/dev/null || true
+  mcopy -o -i "$esp" "$root"/efi/loader/entries/* ::/loader/entries/
+  if [ -e "$oneshot_var" ] && ! python3 "$here/qemu/ovmf_vars.py" get "$vars" LoaderEntryOneShot "$guid" >/dev/null; then
+    python3 "$here/qemu/ovmf_vars.py" set "$vars" LoaderEntryOneShot "$guid" "$oneshot_var"
+  fi
+}
+sd_from_nvram() {  # efivarfs after a boot: what the firmware's store holds
+  if python3 "$here/qemu/ovmf_vars.py" get "$vars" LoaderEntryOneShot "$guid" > "$work/oneshot.now"; then
+    cp "$work/oneshot.now" "$oneshot_var"
+  else
+    rm -f "$oneshot_var"
+  fi
+}
+sd_to_esp
+sys trial 120GiB >/dev/null
+sd_to_esp
+python3 "$here/qemu/ovmf_vars.py" get "$vars" LoaderEntryOneShot "$guid" | tail -c +5 | tr -d '\0' |
+  grep -qx wiredcap-trial.conf || fail "OVMF's store does not hold LoaderEntryOneShot=wiredcap-trial.conf"
+boot sd-hang hang
+[ "$(said sd-hang hanging)" = "$hung" ] || fail "systemd-boot's one-shot boot did not run the trial's $hung pages"
+sd_from_nvram
+[ ! -e "$oneshot_var" ] || fail "systemd-boot left LoaderEntryOneShot in the firmware's store"
+boot sd-after-hang
+sd_from_nvram
+! grep -q "ttm.pages_limit" <<<"$(said sd-after-hang cmdline)" || fail "the boot after the hang carries a ttm.pages_limit"
+grep -q "^initrd=.initramfs-linux.img ro console=ttyS0" <<<"$(said sd-after-hang cmdline)" ||
+  fail "the boot after the hang is not the default entry: $(said sd-after-hang cmdline)"
+install_report sd-after-hang
+rc=0; sys after-boot >/dev/null 2>&1 || rc=$?
+[ "$rc" = 9 ] || fail "systemd-boot: ttm-after-boot after the hung trial exited $rc, not 9"
+[ "$(events)" = "ttm-trial:intent ttm-trial:trial-scheduled ttm-after-boot:hung " ] ||
+  fail "systemd-boot: the journal reads: $(events)"
+front status --json > "$work/sdboot-status.json"
+[ "$(json "d['hang_ceiling']['value']['pages']" < "$work/sdboot-status.json")" = "$hung" ] ||
+  fail "systemd-boot: status --json's hang ceiling is not $hung"
+[ "$(json "d['trial']['phase']" < "$work/sdboot-status.json")" = none ] || fail "systemd-boot: the trial is not settled"
 echo "qemu_boot: PASS, $boots boots in $SECONDS s"

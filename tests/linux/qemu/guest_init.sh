@@ -15,13 +15,14 @@ depmod
 modprobe ttm || say "modprobe-failed"
 pages=$(cat /sys/module/ttm/parameters/pages_limit 2>/dev/null || echo unreadable)
 # The test's stand-in for a value too high for the machine: a guest given
-# wiredcap_test.hang_above=N stops here, before it reports, when pages_limit is above N.
+# wiredcap_test.hang_above=N stops here, before it reports, when pages_limit is above N
+# (saying which value it hangs with: the trial's entry was the one booted).
 # shellcheck disable=SC2013  # the command line's words, split as the kernel splits them
 for word in $(cat /proc/cmdline); do
   case $word in
     wiredcap_test.hang_above=*)
       if [ "$pages" != unreadable ] && [ "$pages" -gt "${word#*=}" ]; then
-        say "hanging"
+        say "hanging $pages"
         while :; do sleep 3600; done
       fi ;;
   esac
