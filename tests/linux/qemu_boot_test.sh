@@ -35,6 +35,8 @@ for need in mformat mcopy mdel grub-mkimage grub-editenv sfdisk cpio; do
 done
 [ -e /usr/lib/grub/x86_64-efi/normal.mod ] || { echo "FAIL: grub-efi-amd64-bin is missing (tools/install-deps)" >&2; exit 1; }
 [ -e "$ovmf_code" ] || { echo "FAIL: ovmf is missing (tools/install-deps)" >&2; exit 1; }
+[ -e /usr/lib/systemd/boot/efi/systemd-bootx64.efi ] ||
+  { echo "FAIL: systemd-boot-efi is missing (tools/install-deps)" >&2; exit 1; }
 if ! file -L /bin/busybox 2>/dev/null | grep -q 'statically linked'; then
   echo "FAIL: busybox-static is missing (tools/install-deps)" >&2; exit 1
 fi
