@@ -66,6 +66,13 @@ bool is_unchanged_apply(std::string_view line) {
     return string_after(line, "command") == "apply" && string_after(line, "event") == journal::event::unchanged;
 }
 
+// A caller's claim (an effective cap only it vouches for) that a write acted on, by a uid other
+// than root's. (A refused call's claim moved nothing.)
+bool is_members_claim(std::string_view line) {
+    return is_forward(string_after(line, "event")) && number_after(line, "effective_mib") &&
+           number_after(line, "uid").value_or(0) != 0;
+}
+
 }  // namespace
 
 bool compaction_due(std::size_t size) { return size >= kCompactFrom; }
@@ -86,6 +93,9 @@ void Compaction::survey(std::string_view line) {
     }
     if (run.empty()) return;
     RunInfo& r = runs_[std::string(run)];
+    // A claim is kept (judge), and so its run whole: the claim alone would read as a step never
+    // settled, open in its boot and a hang after the next reboot.
+    if (is_members_claim(line)) r.must_stay = true;
     r.last_index = index;
     r.last_boot = std::string(string_after(line, "boot"));
     if (event == "end") {
@@ -158,12 +168,9 @@ bool Compaction::judge(std::string_view line) {
     // A record with a word this version does not know (a newer helper's) is not this version's
     // to judge unneeded: kept, as recover shows it.
     if (is_unknown_record(line)) return true;
-    // A caller's claim (an effective cap only it vouches for) that a write acted on stays on
-    // record, whatever it floods the journal with afterwards: its own records cannot push it
-    // out. (A refused call's claim moved nothing.)
-    if (is_forward(string_after(line, "event")) && number_after(line, "effective_mib") &&
-        number_after(line, "uid").value_or(0) != 0)
-        return true;
+    // A member's claim stays on record, whatever it floods the journal with afterwards: its own
+    // records cannot push it out.
+    if (is_members_claim(line)) return true;
     // Linux: every outcome, and the latest trial whole (it may still be at risk), but its refusals.
     if (is_linux_trial(line))
         return is_linux_outcome(line) ||

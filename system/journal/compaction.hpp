@@ -16,6 +16,8 @@
 //     caller other than root cannot open runs with refusals: those records carry no run id.);
 //   - every write's record (a forward one) that carries a caller's claim (effective_mib) by a
 //     uid other than root's: what a member claimed stays on record whatever it writes after;
+//     and, in a run, every record of that run (the claim alone would read as a step never
+//     settled: open in its boot, a hang after the next reboot);
 //   - every record of a closed run that holds the latest confirmation of some value, or the
 //     latest confirmation of all;
 //   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,

@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <ctime>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "journal/hang_ceiling.hpp"
 #include "journal/journal.hpp"
 #include "journal/pages_record.hpp"
 #include "journal/upkeep.hpp"
@@ -22,6 +24,11 @@
 
 namespace wiredcap::journal {
 namespace {
+
+// One record through the Writer, as Action::record writes it.
+Expected<Ok> append(Writer& w, const Record& r, const Stamp& s) {
+    return w.append_line(to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr))), s.uid);
+}
 
 using units::MiB;
 
@@ -232,7 +239,7 @@ TEST_F(CompactionFile, TheUpkeepPastTheThresholdCompactsAndRecordsIt) {
     const Record r{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
     // Root's: a member's records past its share (kMemberShare) are refused, and the old
     // records here are uid 501's.
-    ASSERT_TRUE(w->append(r, Stamp{"B1", 0}));
+    ASSERT_TRUE(append(*w, r, Stamp{"B1", 0}));
     EXPECT_EQ(test::TempTree::slurp(path_).size(), kCompactFrom - 60 + to_json_line(r, Stamp{"B1", 0}, 0).size())
         << "an append compacts nothing: the command's kernel write is not kept waiting";
     auto u = keep_up(*w, Stamp{"B1", 0});
@@ -246,7 +253,7 @@ TEST_F(CompactionFile, TheUpkeepPastTheThresholdCompactsAndRecordsIt) {
     // The archive is the journal as it was, the triggering record included.
     EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1").substr(0, old.size()), old);
     // Appends go on into the compacted journal.
-    ASSERT_TRUE(w->append(Record{"apply", "applied", std::string("next"), 1, std::nullopt, mib(98304), mib(98304), ""},
+    ASSERT_TRUE(append(*w, Record{"apply", "applied", std::string("next"), 1, std::nullopt, mib(98304), mib(98304), ""},
                           Stamp{"B1", 501}));
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"event\":\"applied\",\"run\":\"next\"");
 }
@@ -260,7 +267,7 @@ TEST_F(CompactionFile, AHelperThatWaitedForTheLockWritesToTheNewJournal) {
     compact_now();
     const std::string archive = test::TempTree::slurp(dir_ + "/journal.jsonl.1");
     ASSERT_TRUE(waiting->lock(std::chrono::milliseconds(500)));
-    ASSERT_TRUE(waiting->append(Record{"apply", "intent", std::string("late"), 1, std::nullopt, mib(81920), std::nullopt, ""},
+    ASSERT_TRUE(append(*waiting, Record{"apply", "intent", std::string("late"), 1, std::nullopt, mib(81920), std::nullopt, ""},
                                 Stamp{"B1", 501}));
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"run\":\"late\"");
     EXPECT_EQ(test::TempTree::slurp(dir_ + "/journal.jsonl.1"), archive) << "a record went to the archive";
@@ -333,7 +340,7 @@ TEST_F(CompactionFile, OutOfMemoryLeavesTheJournalWhole) {
         auto w = Writer::open(path, ::geteuid());
         if (!w || !w->lock(std::chrono::milliseconds(500))) return "cannot open";
         const Record rec{"apply", "intent", std::string("next"), 1, std::nullopt, mib(98304), std::nullopt, ""};
-        if (!w->append(rec, Stamp{"B1", 0})) return "cannot append";  // root: no share
+        if (!append(*w, rec, Stamp{"B1", 0})) return "cannot append";  // root: no share
         // No 1 MiB block to be had, whatever this process freed before: the address space is
         // limited, every free byte is taken in small blocks, and 256 KiB is given back for the
         // small allocations around the compaction's 1 MiB read buffer.
@@ -371,7 +378,7 @@ TEST_F(CompactionFile, ARecordWrittenWithoutTheLockFollowsACompaction) {
     auto unlocked = Writer::open(path_, ::geteuid());
     ASSERT_TRUE(unlocked) << test::error_of(unlocked);
     compact_now();
-    ASSERT_TRUE(unlocked->append(Record{"reset", "applied", std::nullopt, std::nullopt, std::nullopt, mib(0), mib(0), ""},
+    ASSERT_TRUE(append(*unlocked, Record{"reset", "applied", std::nullopt, std::nullopt, std::nullopt, mib(0), mib(0), ""},
                                  Stamp{"B1", 0}));
     EXPECT_CONTAINS(test::TempTree::slurp(path_), "\"command\":\"reset\",\"event\":\"applied\"");
 }
@@ -380,6 +387,33 @@ TEST_F(CompactionFile, ARecordWrittenWithoutTheLockFollowsACompaction) {
 
 // A record with a word this version does not know is not this version's to judge unneeded: a
 // compaction keeps it, in its place, with the records it needs anyway; a closed run is dropped.
+// A member's claim in a run it reverted and ended: the claim stays, and with it the whole run.
+// The claim alone read as a step never settled: open in its boot (every writer refused), and a
+// hang at the claimed write after the next reboot.
+TEST(Compaction, AMembersClaimKeepsItsRunWhole) {
+    const Stamp member{"B1", 65534};
+    auto line = [&](Record r) { return to_json_line(r, member, 1796113200); };
+    const auto claimed = [&](const std::string& event, std::optional<MiB> back) {
+        Record r{"apply", event, "lie", 1, mib(0), mib(81920), back, ""};
+        r.effective = mib(71680);
+        r.effective_source = "given by uid 65534";
+        return line(r);
+    };
+    const std::string lie = claimed("intent", std::nullopt) + claimed("applied", mib(81920)) +
+                            line(Record{"reset", "revert_intent", "lie", 1, mib(81920), mib(0), std::nullopt, "no"}) +
+                            line(Record{"reset", "revert_applied", "lie", 1, mib(81920), mib(0), mib(0), "no"}) +
+                            line(Record{"end", "end", "lie", std::nullopt, std::nullopt, std::nullopt, mib(0), "reverted"});
+    const std::string text = lie + completed_run("B1", "r1", 81920, 98304) + completed_run("B1", "r2", 81920, 98304);
+    const std::string kept = compact_text(text, 0);
+    EXPECT_NE(kept.find(lie), std::string::npos) << kept;
+    for (const std::string boot : {"B1", "B2"}) {
+        const auto before = find_hang_ceiling(text, boot), after = find_hang_ceiling(kept, boot);
+        EXPECT_EQ(after.value, before.value) << "in boot " << boot;
+        EXPECT_EQ(after.open_step.has_value(), before.open_step.has_value()) << "in boot " << boot;
+        EXPECT_FALSE(after.open_step) << "in boot " << boot;
+    }
+}
+
 TEST(Compaction, ARecordWithAWordNoDefinitionKnowsIsKept) {
     const std::string unknown_event = rec("B1", "apply", "teleported", std::nullopt, std::nullopt, 120, 120);
     const std::string unknown_command = rec("B1", "levitate", "applied");
