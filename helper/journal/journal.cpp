@@ -201,11 +201,7 @@ void take_back_partial_write(int fd, off_t size, std::string_view line) {
     if (::fstat(fd, &last) == 0 && last.st_size == now.st_size) (void)::ftruncate(fd, size);
 }
 
-Expected<Ok> Writer::append(const Record& r, const Stamp& s, Flush flush) {
-    return append_line(to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr))), s.uid, flush);
-}
-
-Expected<Ok> Writer::append_line(const std::string& line, uid_t uid, Flush flush) {
+Expected<Ok> Writer::append_line(const std::string& line, uid_t uid, Flush flush, Bound b) {
     if (auto torn = close_torn_line(); !torn) return torn;
     // Under the lock nobody else appends, except a reset that went on without it: its bytes,
     // before this record or between its start and end (O_APPEND puts the file offset at the end
@@ -215,7 +211,7 @@ Expected<Ok> Writer::append_line(const std::string& line, uid_t uid, Flush flush
     if (auto room = check_size_limit(*before, line.size(), path_); !room) return room;
     // The bound and the share decide whether a command starts; once its first record is in, its
     // outcome records follow whatever the size (an intent is never left without its outcome).
-    if (!appended_)
+    if (!appended_ && b == Bound::member)
         if (auto room = check_member_bound(fd_.get(), *before, line.size(), uid, path_); !room)
             return room;
     if (locked() && *before != own_end_) foreign_ = true;

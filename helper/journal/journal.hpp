@@ -98,11 +98,14 @@ public:
     // limit (RLIMIT_FSIZE, which a caller hands over) is refused before a byte is written.
     // Flush::later: written, not flushed; the next flushed record takes it to disk with it (one
     // fsync flushes the whole file). For what nothing depends on after a crash (Action::record).
-    enum class Flush { now, later };
-    [[nodiscard]] Expected<Ok> append(const Record& r, const Stamp& s, Flush flush = Flush::now);
-    // The same for a record's whole line (to_json_line's, or a longer one of wiredcap-system's),
+    // Bound::none: a change in the safe direction (a reset's intent), recorded past a member's
+    // bound and share: every change is journaled, and each such one undoes a bounded raise.
+    // The line is a record's whole line (to_json_line's, or a longer one of wiredcap-system's),
     // made for the caller `uid`.
-    [[nodiscard]] Expected<Ok> append_line(const std::string& line, uid_t uid, Flush flush = Flush::now);
+    enum class Flush { now, later };
+    enum class Bound { member, none };
+    [[nodiscard]] Expected<Ok> append_line(const std::string& line, uid_t uid, Flush flush = Flush::now,
+                                           Bound b = Bound::member);
 
     // wiredcap-system's upkeep (system/journal/upkeep.hpp), root's alone, compacts the journal
     // through the Writer's directory and file and puts the compacted file in its place.

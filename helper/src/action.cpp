@@ -111,7 +111,9 @@ journal::Record Action::record_of(const std::string& event, std::string reason) 
 
 std::optional<Failure> Action::record(std::string event, std::string reason) {
     if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
-    auto ok = writer_->append(record_of(event, std::move(reason)), stamp_, flush_for(event));
+    const bool safe_change = best_effort_ && event.ends_with(journal::event::intent);  // a reset's
+    auto ok = writer_->append_line(journal::to_json_line(record_of(event, std::move(reason)), stamp_, std::time(nullptr)),
+                                   stamp_.uid, flush_for(event), safe_change ? journal::Writer::Bound::none : journal::Writer::Bound::member);
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
     warn("could not record '" + event + "': " + ok.error().message);

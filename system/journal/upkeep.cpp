@@ -56,7 +56,8 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
     Record done{"journal", journal::event::compacted, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
                 "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) + " records; the rest are in " +
                     w.where_.name + ".1"};
-    if (auto ok = w.append(done, s); !ok) return ok.error();
+    if (auto ok = w.append_line(to_json_line(done, s, static_cast<std::int64_t>(std::time(nullptr))), s.uid); !ok)
+        return ok.error();
     auto after = size_of(w.fd_.get(), w.path_);
     if (!after) return after.error();
     u.bytes_after = *after;

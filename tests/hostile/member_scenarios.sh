@@ -103,7 +103,7 @@ member_cannot_confirm_what_it_did_not_apply() {
   run -- confirm --run m1 --step 1; expect_rc 4; expect_last_event refused
   # Applied, then changed by someone else: the step no longer holds, nothing to confirm.
   run -- apply 80GiB --run m2 --step 1 --effective 64GiB; expect_rc 0
-  "$HELPER" apply 72GiB >/dev/null 2>&1 || fail "root's apply failed"
+  "$HELPER" reset >/dev/null 2>&1 || fail "root's reset failed"
   run -- confirm --run m2 --step 1; expect_rc 4; expect_err 'no longer holds'
   journal_ok
 }
@@ -414,7 +414,12 @@ member_runs_are_bounded_and_abandoned_runs_close() {
   run -- apply 72GiB --run idle --step 1; expect_rc 0
   run -- confirm --run idle --step 1; expect_rc 0  # nothing at risk, and no end
   local i
-  for i in 1 2 3; do run -- apply 80GiB --run "open-$i" --step 1; expect_rc 0; done
+  # Each run confirmed, not ended: not closed, nothing at risk. (A step left open would refuse
+  # every other run's write: journal::open_step.)
+  for i in 1 2 3; do
+    run -- apply 80GiB --run "open-$i" --step 1; expect_rc 0
+    run -- confirm --run "open-$i" --step 1; expect_rc 0
+  done
   local history; history=$(sim_history)
   run -- apply 72GiB --run open-4 --step 1
   expect_rc 4; expect_err 'runs open in this boot'; expect_last_event refused
@@ -422,12 +427,16 @@ member_runs_are_bounded_and_abandoned_runs_close() {
   expect_history "$history"
   ! grep -q '"run":"open-4"' "$JOURNAL" || fail "a refused fresh run id reached the journal: $(grep open-4 "$JOURNAL")"
   run -- apply 72GiB --run open-1 --step 2; expect_rc 0; expect_knob 73728  # its own open run goes on
+  run -- confirm --run open-1 --step 2; expect_rc 0
   AS="0:0:"
-  for i in 1 2 3 4 5; do run -- apply 72GiB --run "root-$i" --step 1; expect_rc 0; done
+  for i in 1 2 3 4 5; do
+    run -- apply 72GiB --run "root-$i" --step 1; expect_rc 0
+    run -- confirm --run "root-$i" --step 1; expect_rc 0
+  done
   AS=$MEMBER
   run -- reset --run open-3 --step 1 --revert no; expect_rc 0
   run -- end --run open-3 --outcome reverted; expect_rc 0
-  run -- apply 72GiB --run open-4 --step 1; expect_rc 0  # a closed run freed its place
+  run -- apply 72GiB --run open-4 --step 1; expect_rc 0  # a closed run freed its place; left at risk
   sim reboot >/dev/null
   # Root's records after them (refusals of its own), so that the member's runs are no longer
   # among the most recent 1,000, which a compaction keeps whole whatever they are.
@@ -435,12 +444,17 @@ member_runs_are_bounded_and_abandoned_runs_close() {
 '\"boot\":\"NEW\",\"uid\":0,\"command\":\"apply\",\"event\":\"refused\",\"reason\":\"x\"}\n"))' "$JOURNAL" ||
     fail "cannot append root's records"
   system compact >/dev/null || fail "wiredcap-system compact failed"
-  grep -q '"uid":0,"command":"end","event":"end","run":"idle","reason":"abandoned"' "$JOURNAL" ||
-    fail "the abandoned run was not closed: $(grep '"run":"idle"' "$JOURNAL")"
-  ! grep -q '"run":"open-[124]","reason":"abandoned"' "$JOURNAL" || fail "a run with a step at risk was closed as abandoned"
-  grep -q '"uid":65534,"command":"apply","event":"unchanged","run":"open-2"' "$JOURNAL" || fail "a run at risk was dropped"
-  # A new boot: 4 runs again (below the hang ceiling the open runs left at 72 GiB).
-  for i in 5 6 7 8; do run -- apply 64GiB --run "next-$i" --step 1; expect_rc 0; done
+  for i in idle open-1 open-2; do
+    grep -q "\"uid\":0,\"command\":\"end\",\"event\":\"end\",\"run\":\"$i\",\"reason\":\"abandoned\"" "$JOURNAL" ||
+      fail "the abandoned run $i was not closed: $(grep "\"run\":\"$i\"" "$JOURNAL")"
+  done
+  ! grep -q '"run":"open-4","reason":"abandoned"' "$JOURNAL" || fail "a run with a step at risk was closed as abandoned"
+  grep -q '"uid":65534,"command":"apply","event":"applied","run":"open-4"' "$JOURNAL" || fail "a run at risk was dropped"
+  # A new boot: 4 runs again (below the hang ceiling open-4 left at 72 GiB).
+  for i in 5 6 7 8; do
+    run -- apply 64GiB --run "next-$i" --step 1; expect_rc 0
+    run -- confirm --run "next-$i" --step 1; expect_rc 0
+  done
   journal_ok
 }
 

@@ -19,6 +19,11 @@
 namespace wiredcap::journal {
 namespace {
 
+// One record through the Writer, as Action::record writes it.
+Expected<Ok> append(Writer& w, const Record& r, const Stamp& s) {
+    return w.append_line(to_json_line(r, s, static_cast<std::int64_t>(std::time(nullptr))), s.uid);
+}
+
 using namespace units::literals;
 using test::error_of;
 
@@ -187,7 +192,7 @@ TEST_F(JournalFile, ExistingJournalIsAppendedToNotTruncated) {
     {
         auto w = open(journal_);
         ASSERT_TRUE(w) << error_of(w);
-        auto a = w->append(minimal_record(), kStamp);
+        auto a = append(*w, minimal_record(), kStamp);
         ASSERT_TRUE(a) << error_of(a);
     }
     const auto lines = lines_of(test::TempTree::slurp(journal_));
@@ -279,13 +284,13 @@ TEST_F(JournalFile, FifoIsRefusedWithoutHanging) {
 TEST_F(JournalFile, EachAppendIsExactlyOneLine) {
     auto w = open(journal_);
     ASSERT_TRUE(w) << error_of(w);
-    ASSERT_TRUE(w->append(full_record(), kStamp));
+    ASSERT_TRUE(append(*w, full_record(), kStamp));
     const std::string after_one = test::TempTree::slurp(journal_);
     ASSERT_FALSE(after_one.empty());
     EXPECT_EQ(after_one.find('\n'), after_one.size() - 1) << after_one;
 
-    ASSERT_TRUE(w->append(minimal_record(), kStamp));
-    ASSERT_TRUE(w->append(full_record(), kStamp));
+    ASSERT_TRUE(append(*w, minimal_record(), kStamp));
+    ASSERT_TRUE(append(*w, full_record(), kStamp));
     const std::string text = test::TempTree::slurp(journal_);
     ASSERT_EQ(text.back(), '\n');
     const auto lines = lines_of(text);
@@ -299,7 +304,7 @@ TEST_F(JournalFile, AppendedRecordCarriesSchemaStampAndUtcTime) {
     auto w = open(journal_);
     ASSERT_TRUE(w) << error_of(w);
     const std::string before = utc_now();
-    ASSERT_TRUE(w->append(full_record(), kStamp));
+    ASSERT_TRUE(append(*w, full_record(), kStamp));
     const std::string after = utc_now();
     const auto lines = lines_of(test::TempTree::slurp(journal_));
     ASSERT_EQ(lines.size(), 1U);
@@ -318,7 +323,7 @@ TEST_F(JournalFile, AppendedLineIsPureAscii) {
     ASSERT_TRUE(w) << error_of(w);
     Record r = minimal_record();
     r.reason = "line\nbreak\x1b]0;title\x07 \xff\xfe";
-    ASSERT_TRUE(w->append(r, kStamp));
+    ASSERT_TRUE(append(*w, r, kStamp));
     const std::string text = test::TempTree::slurp(journal_);
     ASSERT_FALSE(text.empty());
     EXPECT_EQ(text.find('\n'), text.size() - 1);
@@ -333,8 +338,8 @@ TEST_F(JournalFile, TornLastLineIsClosedBeforeTheNextRecord) {
     tree_.file("journal/journal.jsonl", "{\"v\":1}\n" + torn);
     auto w = open(journal_);
     ASSERT_TRUE(w) << error_of(w);
-    ASSERT_TRUE(w->append(minimal_record(), kStamp));
-    ASSERT_TRUE(w->append(minimal_record(), kStamp));
+    ASSERT_TRUE(append(*w, minimal_record(), kStamp));
+    ASSERT_TRUE(append(*w, minimal_record(), kStamp));
     const std::string text = test::TempTree::slurp(journal_);
     const auto lines = lines_of(text);
     ASSERT_EQ(lines.size(), 4U) << text;
@@ -348,7 +353,7 @@ TEST_F(JournalFile, NoBlankLineIsAddedAfterAWholeLastLine) {
     tree_.file("journal/journal.jsonl", "{\"v\":1}\n");
     auto w = open(journal_);
     ASSERT_TRUE(w) << error_of(w);
-    ASSERT_TRUE(w->append(minimal_record(), kStamp));
+    ASSERT_TRUE(append(*w, minimal_record(), kStamp));
     const std::string text = test::TempTree::slurp(journal_);
     EXPECT_EQ(text.find("\n\n"), std::string::npos) << text;
     EXPECT_EQ(lines_of(text).size(), 2U);
@@ -362,7 +367,7 @@ TEST_F(JournalFile, AppendUnderTinyFileSizeLimitFails) {
         if (!w) return "open-error:" + w.error().message;
         struct rlimit lim {16, 16};
         if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) return "setrlimit failed";
-        auto a = w->append(full_record(), kStamp);
+        auto a = append(*w, full_record(), kStamp);
         return a ? "appended" : "error:" + a.error().message;
     });
     ASSERT_TRUE(r.finished);
@@ -377,11 +382,11 @@ TEST_F(JournalFile, AppendPastTheFileSizeLimitAfterTheRecordsThereFailsWhole) {
     const auto r = test::run_in_child([path]() -> std::string {
         std::signal(SIGXFSZ, SIG_IGN);
         auto w = Writer::open(path, ::geteuid());
-        if (!w || !w->append(full_record(), kStamp)) return "first append failed";
+        if (!w || !append(*w, full_record(), kStamp)) return "first append failed";
         const auto one = static_cast<rlim_t>(test::TempTree::slurp(path).size());
         struct rlimit lim {one + one / 2, one + one / 2};
         if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) return "setrlimit failed";
-        auto a = w->append(full_record(), kStamp);
+        auto a = append(*w, full_record(), kStamp);
         return a ? "appended" : "error:" + a.error().message;
     });
     ASSERT_TRUE(r.finished);
