@@ -177,14 +177,24 @@ def case_bad_values_are_usage_errors():
 
 def case_status_picture_on_terminals():
     T.wc("set", "80GiB", "--yes")
-    for term, blocks in (("xterm-256color", True), ("dumb", False)):
-        s = PtySession(T.argv("status"), env=env_for(term), size=(60, 80))
-        T.sessions.append((f"status TERM={term}", s))
+    shown = {}
+    for term, blocks, no_color in (("xterm-256color", True, False), ("xterm-256color", True, True),
+                                   ("dumb", False, False)):
+        env = env_for(term)
+        if no_color:
+            env["NO_COLOR"] = "1"  # no-color.org: wiredcap prints no colour, so nothing changes
+        else:
+            env.pop("NO_COLOR", None)
+        s = PtySession(T.argv("status"), env=env, size=(60, 80))
+        T.sessions.append((f"status TERM={term}" + (" NO_COLOR=1" if no_color else ""), s))
         check(s.wait(15) == 0, f"status exited non-zero on TERM={term}")
+        shown[(term, no_color)] = s.output
         bar = [line for line in s.output.split("\r\n") if line.startswith("  [") and line.endswith("]") and len(line) > 40]
         check(len(bar) == 1 and len(bar[0]) == 80, f"TERM={term}: no bar of 80 columns: {bar}")
         check(("\u2588" in bar[0]) == blocks and ("#" in bar[0]) != blocks, f"TERM={term}: the bar's glyphs: {bar}")
         check("\x1b" not in s.output, f"TERM={term}: escape codes in status: {s.output!r}")
+    check(shown[("xterm-256color", True)] == shown[("xterm-256color", False)],
+          "NO_COLOR=1 changed status on a terminal, which has no colour to take out")
 
 
 if __name__ == "__main__":
