@@ -1,6 +1,13 @@
 #include "commands/linux_status.hpp"
 
+#include <unistd.h>
+
 #include <ostream>
+
+#include "commands/linux_picture.hpp"
+#include "output/memory_bar.hpp"
+#include "output/terminal_width.hpp"
+#include "wiredcap/linux/sysfs_ttm.hpp"
 
 #include "engine/recovery.hpp"
 #include "policy/policy.hpp"
@@ -33,8 +40,19 @@ ExitCode run_linux_status(const std::string& root, const std::string& journal, c
     const linux_amd::SystemRoot system_root(root);
     const auto ceiling = linux_hang_ceiling(journal, system_root);
     const auto band_policy = linux_policy(policy);
-    if (json) out << linux_amd::status_json(system_root, ceiling, band_policy, journal, kVersion) << "\n";
-    else out << linux_amd::status_text(system_root, ceiling, band_policy, journal);
+    if (json) {
+        out << linux_amd::status_json(system_root, ceiling, band_policy, journal, kVersion) << "\n";
+        return ExitCode::ok;
+    }
+    // The picture first, as on a Mac: how memory is split, before the figures behind it.
+    linux_amd::SysfsTtmKernel kernel(system_root);
+    const auto r = kernel.read();
+    Expected<linux_amd::TtmBand> band = Error{"MemTotal or the page size is unknown"};
+    if (r.mem_total.value && r.page_size.value) band = linux_amd::ttm_band(band_policy, *r.mem_total.value, *r.page_size.value);
+    for (const auto& row : render_picture(linux_memory_picture(r, band, ceiling), output_width(STDOUT_FILENO),
+                                          glyphs_for(STDOUT_FILENO)))
+        out << row << "\n";
+    out << linux_amd::status_text(system_root, ceiling, band_policy, journal);
     return ExitCode::ok;
 }
 

@@ -12,11 +12,25 @@ constexpr const char* kHeadroomSource = "computed: memory minus the binding cap"
 
 }  // namespace
 
-std::optional<Bytes> binding_cap(const StatusReadings& s) {
-    const auto& knob = s.machine.knob.value;
+namespace {
+
+std::optional<Bytes> cap_in_force(const MachineReadings& m, const std::optional<Bytes>& os_default) {
+    const auto& knob = m.knob.value;
     if (!knob) return std::nullopt;
     if (knob->count() != 0) return Bytes(*knob);
-    return s.metal.working_set;
+    return os_default;
+}
+
+}  // namespace
+
+std::optional<Bytes> binding_cap(const StatusReadings& s) { return cap_in_force(s.machine, s.metal.working_set); }
+
+WatchSample wired_against_cap(const MachineReadings& m, const std::optional<Bytes>& os_default) {
+    const auto cap = cap_in_force(m, os_default);
+    // Wired memory is held: rounded up, never shown below what is held. A cap is what a model
+    // must fit under: rounded down.
+    return {m.wired_now.value ? units::ceil_cast<MiB>(*m.wired_now.value) : std::nullopt,
+            cap ? std::optional<MiB>(units::floor_cast<MiB>(*cap)) : std::nullopt};
 }
 
 std::optional<Bytes> headroom(const StatusReadings& s) {
@@ -32,15 +46,12 @@ MemoryPicture memory_picture(const StatusReadings& s, const std::function<std::s
     if (m.memsize.value) p.total = {units::floor_cast<MiB>(*m.memsize.value), "reading", "", marked("kernel hw.memsize")};
     else p.total = {std::nullopt, "", m.memsize.error, ""};
     const std::string wired_source = m.wired_now.source.empty() ? "kernel" : m.wired_now.source;
-    // Wired memory is held: rounded up, never shown below what is held.
-    const auto wired = m.wired_now.value ? units::ceil_cast<MiB>(*m.wired_now.value) : std::nullopt;
-    if (wired) p.wired = {wired, "reading", "", marked(wired_source)};
+    const WatchSample now = wired_against_cap(m, s.metal.working_set);
+    if (now.wired) p.wired = {now.wired, "reading", "", marked(wired_source)};
     else p.wired = {std::nullopt, "", m.wired_now.error, ""};
-    const auto cap = binding_cap(s);
     const bool by_knob = m.knob.value && m.knob.value->count() != 0;
     p.cap_by = !m.knob.value ? "knob unreadable" : by_knob ? "the knob" : "OS default";
-    // A cap is what a model must fit under: rounded down.
-    if (cap) p.cap = {units::floor_cast<MiB>(*cap), "reading", "", marked(by_knob ? m.knob.source : s.metal.source)};
+    if (now.cap) p.cap = {now.cap, "reading", "", marked(by_knob ? m.knob.source : s.metal.source)};
     else p.cap = {std::nullopt, "", m.knob.value ? s.metal.why_unknown : "the knob could not be read: " + m.knob.error, ""};
     if (const auto room = headroom(s)) p.headroom = {units::floor_cast<MiB>(*room), "computed", "", marked(kHeadroomSource)};
     else p.headroom = {std::nullopt, "", "a term is unknown", ""};

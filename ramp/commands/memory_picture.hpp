@@ -10,6 +10,7 @@
 
 #include "commands/status_readings.hpp"
 #include "output/memory_bar.hpp"
+#include "output/watch_view.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::cli {
@@ -17,6 +18,11 @@ namespace wiredcap::cli {
 // The cap the GPU lives under now, exact: the knob when it is set, else Metal's figure for the
 // OS default; nullopt when the knob is unreadable, or 0 and Metal unknown.
 [[nodiscard]] std::optional<units::Bytes> binding_cap(const StatusReadings& s);
+
+// Wired memory against the cap in force, rounded as the picture rounds them (wired up, the cap
+// down): the knob when it is set, else `os_default` (Metal's figure, when known). What watch
+// and a ramp's countdown gauge (cap_gauge) show.
+[[nodiscard]] WatchSample wired_against_cap(const MachineReadings& m, const std::optional<units::Bytes>& os_default);
 
 // Physical memory minus the binding cap; nullopt when either is unknown.
 [[nodiscard]] std::optional<units::Bytes> headroom(const StatusReadings& s);

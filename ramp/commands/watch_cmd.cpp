@@ -15,6 +15,7 @@
 #include "engine/terminal_prompt.hpp"
 #include "output/memory_bar.hpp"
 #include "output/terminal_width.hpp"
+#include "output/text_wrap.hpp"
 #include "output/watch_view.hpp"
 #include "wiredcap/units/duration.hpp"
 #include "wiredcap/units/format.hpp"
@@ -25,6 +26,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using units::MiB;
+
+// Samples kept for the sparkline: more than any terminal is wide, so a wider one shows more.
+constexpr std::size_t kHistoryMax = 1024;
 
 // While alive, keys reach watch one by one and unechoed (Ctrl-C still signals); the settings
 // found are put back on every way out, a hangup included (where the put may fail: no terminal).
@@ -81,14 +85,22 @@ std::string picture_heading(const StatusReadings& s, const WatchRequest& req, bo
 std::vector<std::string> frame(const StatusReadings& s, const WatchSample& sample, MiB peak,
                                const std::deque<std::optional<MiB>>& history, std::size_t width, Glyphs g) {
     auto lines = render_picture(memory_picture(s), width, g);
-    std::string gauge = "  wired now is ";
-    if (const auto pct = percent_of_cap(sample)) gauge += std::to_string(*pct) + "% of the cap";
-    else gauge += "of an unknown share of the cap";
-    lines.push_back(gauge + "; peak since start " + units::describe(peak));
-    const std::size_t cells = width > 24 ? width - 24 : 1;
-    lines.push_back("  wired, sample by sample: " + sparkline(history, sample.cap, cells, g));
+    lines.push_back("  " + cap_gauge(sample, width - 2, g));
+    lines.push_back("  peak since start " + units::describe(peak));
+    const std::string spark_head = "  wired, sample by sample: ";
+    const std::size_t cells = width > spark_head.size() + 1 ? width - spark_head.size() : 1;
+    lines.push_back(spark_head + sparkline(history, sample.cap, cells, g));
     if (const auto warn = near_cap_warning(sample)) lines.push_back("WARNING: " + *warn);
     return lines;
+}
+
+// The frame's lines as the rows a terminal `width` columns wide shows: each broken to fit, so
+// the count of rows to move over is known.
+std::vector<std::string> frame_rows(const std::vector<std::string>& lines, std::size_t width) {
+    std::vector<std::string> rows;
+    for (const auto& l : lines)
+        for (auto& r : wrap_line(l, width)) rows.push_back(std::move(r));
+    return rows;
 }
 
 }  // namespace
@@ -109,12 +121,12 @@ ExitCode run_watch(CliContext& ctx, const WatchRequest& req, int in_fd, int out_
     const bool in_place = ::isatty(out_fd) != 0 && term != nullptr && *term != '\0' && std::string_view(term) != "dumb";
     const SignalWatch signals;
     const KeysOneByOne keys(in_fd);
-    const std::size_t width = output_width(out_fd);
     const Glyphs glyphs = glyphs_for(out_fd);
     const auto start = Clock::now();
     std::deque<std::optional<MiB>> history;
     std::optional<MiB> peak;
-    std::size_t drawn = 0;  // lines of the last frame, moved over when redrawing
+    std::size_t drawn = 0;        // rows of the last frame, moved over when redrawing
+    std::size_t drawn_width = 0;  // the width it was drawn for
     for (std::uint64_t n = 0;; ++n) {
         const auto read = read_status(ctx);
         if (!read) {
@@ -125,14 +137,18 @@ ExitCode run_watch(CliContext& ctx, const WatchRequest& req, int in_fd, int out_
         const WatchSample sample{pic.wired.value, pic.cap.value};
         if (sample.wired && (!peak || *sample.wired > *peak)) peak = sample.wired;
         history.push_back(sample.wired);
-        if (history.size() > width) history.pop_front();
+        if (history.size() > kHistoryMax) history.pop_front();
         const auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start);
         if (n == 0) ctx.out << picture_heading(*read, req, keys.active()) << "\n";
         if (in_place) {
-            if (drawn > 0) ctx.out << "\x1b[" << drawn << "A\r\x1b[J";
-            const auto lines = frame(*read, sample, peak.value_or(MiB::zero()), history, width, glyphs);
-            for (const auto& l : lines) ctx.out << l << "\n";
-            drawn = lines.size();
+            // The width is read again each frame: the terminal may have been resized. Then the
+            // last frame's rows may have been reflowed; the new one starts below it instead.
+            const std::size_t width = output_width(out_fd);
+            if (drawn > 0 && width == drawn_width) ctx.out << "\x1b[" << drawn << "A\r\x1b[J";
+            const auto rows = frame_rows(frame(*read, sample, peak.value_or(MiB::zero()), history, width, glyphs), width);
+            for (const auto& r : rows) ctx.out << r << "\n";
+            drawn = rows.size();
+            drawn_width = width;
         } else {
             ctx.out << sample_line(elapsed, sample, peak) << "\n";
             if (const auto warn = near_cap_warning(sample)) ctx.out << "+" << elapsed.count() << "s WARNING: " << *warn << "\n";

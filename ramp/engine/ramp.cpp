@@ -20,6 +20,7 @@
 #include "readings/readings.hpp"
 #include "commands/policy_cause.hpp"
 #include "commands/policy_check.hpp"
+#include "commands/memory_picture.hpp"
 #include "commands/recover_cmd.hpp"
 #include "engine/terminal_prompt.hpp"
 #include "json_contract.hpp"
@@ -470,7 +471,7 @@ ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Pla
 }
 
 ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& signals, const Plan& plan,
-                          const Settings& s, const RampRequest& req, std::ostream& say) {
+                          const Settings& s, const RampRequest& req, std::ostream& say, const Terminal::Sampler& gauge) {
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const std::size_t step = i + 1;
         if (auto sig = signals.pending()) return stop_before(session, step, *sig, say);
@@ -492,7 +493,7 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         // apply() succeeded only with a read-back, so this names the value the kernel holds.
         const std::string question = fmt::format("Step {}/{} at {}. Keep it? yes / stop / no", step, plan.steps.size(),
                                                  units::to_string(session.last_readback().value_or(plan.steps[i])));
-        const Answer a = term.ask(question, deadline, signals);
+        const Answer a = term.ask(question, deadline, signals, gauge);
         session.answered(answer_name(a));
         if (a == Answer::yes && session.confirm(step)) continue;
         if (a == Answer::stop && session.confirm(step)) {
@@ -510,6 +511,15 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
     session.end(journal::outcome::completed);
     say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed   [kernel read-back]\n";
     return ExitCode::ok;
+}
+
+// The countdown's gauge: wired memory against the cap the knob holds, read through the helper
+// each time (a step's value is never 0, so the OS default's figure is not needed).
+Terminal::Sampler countdown_gauge(const HelperClient& helper) {
+    return [&helper] {
+        const auto m = read_machine(helper);
+        return m ? wired_against_cap(*m, std::nullopt) : WatchSample{};
+    };
 }
 
 // Where a ramp's questions go: standard error when it is a terminal, else the controlling
@@ -657,7 +667,8 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     if (req.ignore_hang_ceiling) every.emplace_back("--ignore-hang-ceiling");
     session.apply_args(effective_args(prepared->effective), std::move(every));
     const ExitCode code = req.unattended ? ramp_unattended(session, signals, prepared->plan, *settings, req, say)
-                                         : ramp_interactive(session, *term, signals, prepared->plan, *settings, req, say);
+                                         : ramp_interactive(session, *term, signals, prepared->plan, *settings, req, say,
+                                                            countdown_gauge(ctx.helper));
     if (ctx.json) ctx.out << session.summary(code) << "\n";
     return code;
 }

@@ -13,6 +13,9 @@
 #include <string_view>
 #include <utility>
 
+#include "output/memory_bar.hpp"
+#include "output/text_wrap.hpp"
+
 namespace wiredcap::cli {
 namespace {
 
@@ -264,15 +267,19 @@ namespace {
 // One prompt in progress: what is typed, what is shown, and when it is over.
 class Prompt {
 public:
-    Prompt(int in, int out, const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals)
-        : in_(in), out_(out), question_(question), deadline_(deadline), signals_(signals) {}
+    Prompt(int in, int out, const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals,
+           const Terminal::Sampler& sample)
+        : in_(in), out_(out), question_(question), deadline_(deadline), signals_(signals), sample_(sample) {}
 
     Answer run() {
         for (;;) {
             if (auto s = signals_.pending()) return *s;
             const auto left = deadline_ - steady_clock::now();
             if (left <= steady_clock::duration::zero()) return Answer::timeout;
-            if (seconds_left(left) != shown_seconds_) redraw(left);
+            if (seconds_left(left) != shown_seconds_) {
+                if (sample_ && !dumb_) last_sample_ = sample_();
+                redraw(left);
+            }
             if (auto a = wait_for_input(poll_timeout_ms(left))) return *a;
         }
     }
@@ -289,17 +296,28 @@ private:
         const std::size_t width = columns_of(out_);
         const std::string& typed = editor_.line();
         if (!question_on_own_rows_ && question_.size() + 1 + tail.size() + typed.size() < width) {
-            write_all(out_, "\r\033[K" + question_ + " " + tail + typed);
+            const std::size_t spare = width - (question_.size() + 1 + tail.size() + typed.size());
+            write_all(out_, "\r\033[K" + question_ + " " + gauge(spare > 1 ? spare - 1 : 0) + tail + typed);
             return;
         }
         if (!question_on_own_rows_) {
             write_all(out_, "\r\033[K" + question_ + "\n");
             question_on_own_rows_ = true;
         }
-        // What is typed, cut from the left to the room there is (the whole line is still read).
-        const std::size_t room = width > tail.size() + 1 ? width - tail.size() - 1 : 0;
+        // The gauge leaves room for a word being typed; what is typed is cut from the left to
+        // the room there is (the whole line is still read).
+        const std::size_t row = width > tail.size() + 1 ? width - tail.size() - 1 : 0;
+        const std::string g = gauge(row > kTypingRoom ? row - kTypingRoom : 0);
+        const std::size_t room = row - display_width(g);
         const std::string shown = typed.size() > room ? typed.substr(typed.size() - room) : typed;
-        write_all(out_, "\r\033[K" + tail + shown);
+        write_all(out_, "\r\033[K" + g + tail + shown);
+    }
+
+    // The gauge and a space after it in at most `columns` (none without a sampler).
+    std::string gauge(std::size_t columns) const {
+        if (!last_sample_ || columns < 2) return {};
+        const std::string g = cap_gauge(*last_sample_, std::min(columns - 1, kGaugeMost), glyphs_);
+        return g.empty() ? g : g + " ";
     }
     void redraw() { redraw(deadline_ - steady_clock::now()); }
 
@@ -381,6 +399,12 @@ private:
     const std::string& question_;
     steady_clock::time_point deadline_;
     const SignalWatch& signals_;
+    const Terminal::Sampler& sample_;
+    std::optional<WatchSample> last_sample_;  // the gauge's, taken when the countdown ticks
+    Glyphs glyphs_ = glyphs_for(out_);
+    // The gauge takes at most this much of the line, and leaves this much to what is typed.
+    static constexpr std::size_t kGaugeMost = 32;
+    static constexpr std::size_t kTypingRoom = 8;
     LineEditor editor_;
     long long shown_seconds_ = -1;
     bool dumb_ = dumb_terminal();
@@ -390,11 +414,12 @@ private:
 
 }  // namespace
 
-Answer Terminal::ask(const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals) {
+Answer Terminal::ask(const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals,
+                     const Sampler& sample) {
     // Only what is typed after the question is shown counts: "yes" typed ahead (or a stray
     // burst of "yes\nyes\n") must not confirm a step nobody has seen.
     ::tcflush(in_, TCIFLUSH);
-    Prompt prompt(in_, out_, question, deadline, signals);
+    Prompt prompt(in_, out_, question, deadline, signals, sample);
     const Answer a = prompt.run();
     write_all(out_, "\n");
     return a;

@@ -17,8 +17,11 @@
 #include <termios.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
+
+#include "output/watch_view.hpp"
 
 #include "wiredcap/units/expected.hpp"
 
@@ -57,9 +60,12 @@ public:
     [[nodiscard]] const struct termios& saved() const noexcept { return saved_; }
     [[nodiscard]] int in_fd() const noexcept { return in_; }
 
-    // Shows `question` with a countdown to `deadline` and waits for one of the answers.
+    // Shows `question` with a countdown to `deadline` and waits for one of the answers. With
+    // `sample`, the countdown line carries watch's gauge (cap_gauge) of wired memory against
+    // the cap, sampled once a second; on a dumb terminal, where nothing is redrawn, it is not.
+    using Sampler = std::function<WatchSample()>;
     [[nodiscard]] Answer ask(const std::string& question, std::chrono::steady_clock::time_point deadline,
-                             const SignalWatch& signals);
+                             const SignalWatch& signals, const Sampler& sample = {});
 
 private:
     Terminal(int in_fd, int out_fd, const struct termios& saved) : in_(in_fd), out_(out_fd), saved_(saved) {}

@@ -124,6 +124,7 @@ std::vector<std::string> render_picture(const MemoryPicture& p, std::size_t widt
     lines.push_back(legend_line(" ", "physical memory", p.total));
     lines.push_back(legend_line(gs.wired, "wired now", p.wired));
     lines.push_back(legend_line(gs.cap, "GPU cap (" + p.cap_by + ")", p.cap));
+    for (const auto& [label, figure] : p.also) lines.push_back(legend_line(" ", label, figure));
     lines.push_back(legend_line(gs.headroom, "headroom left to the OS", p.headroom));
     if (p.reserve) lines.push_back(legend_line("R", "reserve for the OS", *p.reserve));
     if (p.band_top) lines.push_back(legend_line("^", "band top", *p.band_top));

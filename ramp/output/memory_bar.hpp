@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wiredcap/units/quantity.hpp"
@@ -42,6 +43,8 @@ struct MemoryPicture {
     std::optional<Figure> reserve;       // the policy's reserve, marked where it starts
     std::optional<Figure> band_top;      // the policy's max
     std::optional<Figure> hang_ceiling;  // the lowest value that hung, from the journal
+    // Other figures of the cap in the legend, not drawn (Linux: the driver's GTT, KFD's bank).
+    std::vector<std::pair<std::string, Figure>> also;
 };
 
 // The bar's cells alone, `cells` wide: a cell holding any wired memory shows it, and so does a

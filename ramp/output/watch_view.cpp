@@ -35,6 +35,21 @@ std::string sample_line(std::chrono::seconds elapsed, const WatchSample& s, std:
     return line + ", peak " + mib_text(peak);
 }
 
+std::string cap_gauge(const WatchSample& s, std::size_t width, Glyphs g) {
+    const auto pct = percent_of_cap(s);
+    const std::string share = (pct ? std::to_string(*pct) : std::string("?")) + "%";
+    // "wired |" + cells + "| " + share + " of cap": the bar wants a few cells to say anything.
+    constexpr std::size_t kMinCells = 4;
+    const std::size_t around = 9 + share.size() + 7;
+    if (width >= around + kMinCells) {
+        const units::MiB cap = s.cap.value_or(units::MiB::zero());
+        return "wired |" + bar_cells(cap, s.wired, s.cap, width - around, g) + "| " + share + " of cap";
+    }
+    for (std::string text : {"wired " + share + " of cap", "wired " + share})
+        if (text.size() <= width) return text;
+    return {};
+}
+
 std::string sparkline(const std::deque<std::optional<MiB>>& wired, std::optional<MiB> cap, std::size_t cells,
                       Glyphs g) {
     static constexpr std::array<std::string_view, 8> kBlocks{"\u2581", "\u2582", "\u2583", "\u2584",

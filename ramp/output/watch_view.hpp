@@ -36,6 +36,12 @@ struct WatchSample {
 [[nodiscard]] std::string sample_line(std::chrono::seconds elapsed, const WatchSample& s,
                                       std::optional<units::MiB> peak);
 
+// The gauge of wired memory against the cap in force, no wider than `width` columns: `watch`
+// draws it and so does a ramp's countdown, from this one function. The widest that fits of
+// "wired |####======| 94% of cap" (the bar is the cap, filled to wired memory, rounded up),
+// "wired 94% of cap" and "wired 94%"; empty when none does. Unknown: "?" for the figure.
+[[nodiscard]] std::string cap_gauge(const WatchSample& s, std::size_t width, Glyphs g);
+
 // The last samples' wired memory against the cap, one character each, oldest first, at most
 // `cells` of them (each rounded up to its level; '?' for an unknown one).
 [[nodiscard]] std::string sparkline(const std::deque<std::optional<units::MiB>>& wired, std::optional<units::MiB> cap,

@@ -247,5 +247,36 @@ linux_host_is_refused() {
   [ "$RC" = 0 ] && [[ $OUT == *'"msg": "wiredcap.linux-status/1"'* ]] || fail "wiredcap_info on the Linux host: $OUT"
 }
 
+# A fleet converging with set after every reboot: a raise set wrote is a suspect after each one
+# (recover exits 10). Only the play's own word, after_planned_reboot, settles them: explicitly,
+# as not-hung verdicts in the journal; never by habit, never in check mode.
+verdicts() { grep -c '"command":"verdict","event":"not-hung"' "$JOURNAL" || true; }
+recover_rc() { "$WORK/bin/wiredcap" recover </dev/null >/dev/null 2>&1; echo $?; }
+planned_reboot_settles_only_when_said() {
+  setup
+  play "$(cap_task value=170GiB)"
+  recap_is changed=1 failed=0
+  sim reboot >/dev/null
+  [ "$(recover_rc)" = 10 ] || fail "no suspect after the reboot"
+  # Converging again without the word: the value is set again, the suspect stays.
+  play "$(cap_task value=170GiB)"
+  recap_is changed=1 failed=0
+  [ "$(recover_rc)" = 10 ] && [ "$(verdicts)" = 0 ] || fail "a suspect was settled without the play's word"
+  sim reboot >/dev/null
+  play "$(cap_task value=170GiB after_planned_reboot=true)" --check
+  recap_is changed=1 failed=0
+  [ "$(recover_rc)" = 10 ] && [ "$(verdicts)" = 0 ] || fail "check mode answered a suspect"
+  play "$(cap_task value=170GiB after_planned_reboot=true)" -v
+  recap_is changed=1 failed=0
+  [ "$(recover_rc)" = 0 ] || fail "recover still exits $(recover_rc) after the planned reboot was said"
+  # Both boots' suspects (the value set before each reboot), each with its own verdict.
+  [ "$(verdicts)" = 2 ] || fail "not one not-hung verdict per suspect journaled: $(cat "$JOURNAL")"
+  [[ $OUT == *'"settled_mib": [174080, 174080]'* ]] || fail "the settled suspects are not returned: $OUT"
+  expect_knob 174080; history_is 174080,174080,174080
+  # Nothing left to settle, the cap in place: nothing changes.
+  play "$(cap_task value=170GiB after_planned_reboot=true)"
+  recap_is changed=0 failed=0
+}
+
 "$scenario"
 echo "PASS: $scenario"

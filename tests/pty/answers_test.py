@@ -18,7 +18,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ramp_test  # noqa: E402
 from pty_driver import PtySession  # noqa: E402
-from ramp_test import check  # noqa: E402
+from ramp_test import GAUGE, check  # noqa: E402
 
 KEYS = {"yes": "yes\r", "no": "no\r", "y": "y\r", "n": "n\r", "maybe": "maybe\r", "empty": "\r", "eof": "\x04"}
 STEP1 = 81920  # 80 GiB
@@ -177,7 +177,7 @@ def ask_forget(answer):
 
 # ---- ramp: keep this step? -------------------------------------------------------------------------
 
-RAMP_Q = rf"Step 1/1 at {STEP1} MiB\. Keep it\? yes / stop / no \[\d+ s left\] > "
+RAMP_Q = rf"Step 1/1 at {STEP1} MiB\. Keep it\? yes / stop / no {GAUGE}\[\d+ s left\] > "
 
 
 def ask_ramp(answer):

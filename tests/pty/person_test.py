@@ -8,6 +8,8 @@
   lines it prints are counted (a handful, not one a second).
 - dumb_terminal_gets_no_escape_codes: TERM=dumb: no escape sequence at all, the question and
   its deadline printed once; at 40 columns (dumb_terminal_at_40_columns) in lines that fit.
+- countdown_gauge_follows_wired_memory: the countdown line carries watch's gauge of wired
+  memory against the cap, sampled each second, within 40 and 120 columns.
 - dry_run_needs_no_privileges: a plan changes nothing, so a caller who may not change the cap
   may still look at one (root only: runs wiredcap as nobody).
 
@@ -87,6 +89,35 @@ def case_countdown_at_40_columns():
           f"({len(re.findall(r's left]', countdown))} redraws)")
     check(len(re.findall(r"s left\]", countdown)) >= 9, "the countdown was not redrawn each second")
     check(lines <= 4, f"the countdown printed {lines} lines at 40 columns, expected a handful: {countdown!r}")
+
+
+def case_countdown_gauge_follows_wired_memory():
+    """The countdown line carries watch's gauge, wired memory against the cap in force (the
+    step's read-back, 81920 MiB): sampled each second, so a model loading during the countdown
+    shows; at 40 columns its short form, at 120 the bar, every redrawn row within the width."""
+    T.sim("wired", "6GiB")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LC_ALL", "LC_CTYPE", "LANG")}
+    env["TERM"] = "xterm"
+    for cols, first in ((40, r"wired 8% of cap \[\d+ s left\] > "),
+                        (120, QUESTION1 + r" wired \|#+=+\| 8% of cap \[\d+ s left\] > ")):
+        T.sim("wired", "6GiB")
+        argv = T.argv("ramp", "--to", "96GiB", "--step", "16GiB", "--timeout", "20s")
+        s = PtySession(argv, env=env, size=(24, cols))
+        T.sessions.append((f"countdown gauge at {cols} columns; wired 6 GiB, then 76 GiB; no", s))
+        s.read_until(first, 10)
+        start = s.output.rfind("Step 1/2")
+        T.sim("wired", "76GiB")  # 77824 MiB of 81920: 95%
+        s.read_until(r"wired (\|#+\| )?95% of cap \[\d+ s left\] > ", 5)
+        s.send("no\r")
+        code = s.wait(15)
+        check(code == 9, f"no exited {code}, expected 9 (reverted)")
+        shown = s.output[start:s.output.find("reverted", start)]
+        rows = rows_advanced(shown, cols)
+        check(rows <= 4, f"the countdown with its gauge moved down {rows} rows at {cols} columns: {shown!r}")
+        for redraw in shown.split("\r\x1b[K")[1:]:
+            check(len(redraw.rstrip("\n")) < cols, f"a redraw of {len(redraw)} columns at {cols}: {redraw!r}")
+        print(f"at {cols} columns the countdown's gauge: {re.findall(r'wired [^[]*', shown)[-1]!r}")
+    check(T.history() == [STEP1, 0, STEP1, 0], f"writes {T.history()}, expected step 1 and its revert, twice")
 
 
 def case_dumb_terminal_gets_no_escape_codes():

@@ -8,6 +8,7 @@ a closed terminal end it, the terminal's settings (`stty -a`) as they were.
 """
 import fcntl
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -20,7 +21,7 @@ from pty_driver import PtySession  # noqa: E402
 from ramp_test import check, settings_restored  # noqa: E402
 
 T = None
-WARNING = r"WARNING: wired memory is within 10% of the cap: 4096 MiB \(4\.00 GiB, 4\.29 GB\) left"
+WARNING = r"WARNING: wired memory is within 10% of the cap: 4096 MiB \(4\.00 GiB, 4\.29 GB\)\s+left"
 
 
 def env_for(term):
@@ -59,11 +60,11 @@ def start_watch(term="xterm-256color", *extra):
 
 def case_rising_wired_warns_and_q_ends():
     s, stty_before = start_watch()
-    s.read_until(r"wired now is 8% of the cap")
+    s.read_until(r"wired \|[^|]*\| 8% of cap")
     check("\u2588" in s.output, f"no block characters on a UTF-8 terminal: {s.output!r}")
     check("WARNING" not in s.output, "a warning with 6 GiB of 80 GiB wired")
     T.sim("wired", "60GiB")
-    s.read_until(r"wired now is 75% of the cap; peak since start 61440 MiB")
+    s.read_until(r"wired \|[^|]*\| 75% of cap\r\n  peak since start 61440 MiB")
     check("WARNING" not in s.output[s.pos:], "a warning at 75% of the cap")
     T.sim("wired", "76GiB")
     s.read_until(WARNING)
@@ -71,7 +72,7 @@ def case_rising_wired_warns_and_q_ends():
     # Redrawn in place: the cursor moved up over the last frame, not a new screen per sample.
     check("\x1b[" in s.output and "A\r\x1b[J" in s.output, "watch did not redraw in place")
     T.sim("wired", "20GiB")
-    s.read_until(r"wired now is 25% of the cap; peak since start 77824 MiB")
+    s.read_until(r"wired \|[^|]*\| 25% of cap\r\n  peak since start 77824 MiB")
     s.send("q")
     code = s.wait(5)
     check(code == 0, f"q: watch exited {code}")
@@ -81,12 +82,44 @@ def case_rising_wired_warns_and_q_ends():
 
 def ended_by(action, label):
     s, stty_before = start_watch()
-    s.read_until(r"wired now is 8% of the cap")
+    s.read_until(r"wired \|[^|]*\| 8% of cap")
     action(s)
     code = s.wait(5)
     check(code == 0, f"{label}: watch exited {code}")
     settings_restored(s, f"after {label}")
     check(stty_a(s) == stty_before, f"stty -a differs after {label}")
+
+
+def frame_after(s, cols):
+    """The terminal is resized to `cols` columns (TIOCSWINSZ on it: the kernel tells the program
+    with SIGWINCH); returns the rows of the first whole frame drawn after that, escape codes
+    taken out, as they are shown."""
+    fcntl.ioctl(s.slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, cols, 0, 0))
+    s.read_until(r"memory\s+picture\s+\(physical\s+memory\s+in\s+" + str(cols - 4) + r"\s+columns", 10)
+    start = s.output.rfind("memory picture", 0, s.pos)
+    s.read_until(r"wired, sample by sample: [^\r]*\r\n", 10)
+    text = re.sub(r"\x1b\[[0-9;?]*[@-~]", "", s.output[start:s.pos])
+    return [row for row in text.replace("\r", "").split("\n") if row]
+
+
+def case_resize_follows_the_terminal():
+    """A person narrows and widens the window while watch runs: the next frame is drawn for the
+    new width, every row within it, the bar as wide as the terminal."""
+    s, stty_before = start_watch()
+    s.read_until(r"wired \|[^|]*\| 8% of cap")
+    for cols in (60, 100, 40):
+        rows = frame_after(s, cols)
+        wide = [row for row in rows if len(row) > cols]
+        check(not wide, f"at {cols} columns, rows wider than the terminal: {wide}")
+        bar = [row for row in rows if row.startswith("  [") and row.endswith("]")]
+        check(len(bar) == 1 and len(bar[0]) == cols, f"at {cols} columns, the bar: {bar}")
+        gauge = [row for row in rows if re.fullmatch(r"  wired \|[^|]*\| 8% of cap", row)]
+        check(len(gauge) == 1 and len(gauge[0]) == cols, f"at {cols} columns, the gauge: {rows}")
+        print(f"after a resize to {cols} columns: a frame of {len(rows)} rows, none wider")
+    s.send("q")
+    check(s.wait(5) == 0, "q did not end watch after the resizes")
+    settings_restored(s, "after the resizes and q")
+    check(stty_a(s) == stty_a_fresh(40, 40), "stty -a differs after watch (at the terminal's new size)")
 
 
 def case_ctrl_c_ends_it():
@@ -99,7 +132,7 @@ def case_sigterm_ends_it():
 
 def case_closing_the_terminal_ends_it():
     s, _ = start_watch()
-    s.read_until(r"wired now is 8% of the cap")
+    s.read_until(r"wired \|[^|]*\| 8% of cap")
     s.hangup()
     code = s.wait(5)
     check(code is not None and code >= 0, f"watch was killed by signal {-code} when its terminal closed")
@@ -144,14 +177,24 @@ def case_bad_values_are_usage_errors():
 
 def case_status_picture_on_terminals():
     T.wc("set", "80GiB", "--yes")
-    for term, blocks in (("xterm-256color", True), ("dumb", False)):
-        s = PtySession(T.argv("status"), env=env_for(term), size=(60, 80))
-        T.sessions.append((f"status TERM={term}", s))
+    shown = {}
+    for term, blocks, no_color in (("xterm-256color", True, False), ("xterm-256color", True, True),
+                                   ("dumb", False, False)):
+        env = env_for(term)
+        if no_color:
+            env["NO_COLOR"] = "1"  # no-color.org: wiredcap prints no colour, so nothing changes
+        else:
+            env.pop("NO_COLOR", None)
+        s = PtySession(T.argv("status"), env=env, size=(60, 80))
+        T.sessions.append((f"status TERM={term}" + (" NO_COLOR=1" if no_color else ""), s))
         check(s.wait(15) == 0, f"status exited non-zero on TERM={term}")
+        shown[(term, no_color)] = s.output
         bar = [line for line in s.output.split("\r\n") if line.startswith("  [") and line.endswith("]") and len(line) > 40]
         check(len(bar) == 1 and len(bar[0]) == 80, f"TERM={term}: no bar of 80 columns: {bar}")
         check(("\u2588" in bar[0]) == blocks and ("#" in bar[0]) != blocks, f"TERM={term}: the bar's glyphs: {bar}")
         check("\x1b" not in s.output, f"TERM={term}: escape codes in status: {s.output!r}")
+    check(shown[("xterm-256color", True)] == shown[("xterm-256color", False)],
+          "NO_COLOR=1 changed status on a terminal, which has no colour to take out")
 
 
 if __name__ == "__main__":

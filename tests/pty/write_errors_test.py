@@ -117,6 +117,40 @@ def case_recover_and_persist():
     lost("persist", "--off")
 
 
+def case_watch_and_status_field():
+    lost("watch", "--count", "1")
+    lost("status", "--field", "memsize")
+    lost("status", "--field", "memsize", "--field", "wired_limit")
+
+
+def case_linux_front():
+    """The same on a simulated Linux APU (--linux-root): status, metrics, recover and reset lose
+    their answer with 19; set keeps its own code (18: one trial boot scheduled, not held yet),
+    and the trial it scheduled is journaled all the same."""
+    root = os.path.join(T.work, "linux")
+    sim_linux = os.path.join(os.path.dirname(T.sim_bin), "wiredcap-sim-linux")
+    subprocess.run([sim_linux, "init", "--root", root, "--profile", "strix-128"], check=True, capture_output=True)
+    journal = os.path.join(root, "var", "lib", "wiredcap", "journal.jsonl")
+    os.makedirs(os.path.dirname(journal), exist_ok=True)
+    dev = ["--journal", journal, "--policy", os.path.join(root, "etc", "wiredcap.conf")]
+
+    def linux(*args, code=OUTPUT_FAILED):
+        argv = [T.wiredcap, *dev, args[0], "--linux-root", root, *args[1:]]
+        with open("/dev/full", "w") as dev_full:
+            p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=dev_full, stderr=subprocess.PIPE, text=True,
+                               timeout=60)
+        T.commands.append((argv, p.returncode, "", p.stderr))
+        check(p.returncode == code, f"{' '.join(args)} --linux-root >/dev/full exited {p.returncode}, expected {code}")
+        check("standard output could not be written" in p.stderr, f"no message on stderr: {p.stderr!r}")
+
+    for args in (["status"], ["status", "--json"], ["metrics"], ["recover"], ["reset"]):
+        linux(*args)
+    linux("set", "40GiB", code=18)
+    with open(journal) as f:
+        scheduled = [line for line in f if '"event":"trial-scheduled"' in line and '"to_mib":40960' in line]
+    check(len(scheduled) == 1, "the trial set scheduled is not journaled")
+
+
 def case_stderr_full():
     """recover --json narrates on stderr: that stream lost is reported by the exit code."""
     check(T.wc("set", "80GiB", "--yes").returncode == 0, "set 80GiB --yes failed")

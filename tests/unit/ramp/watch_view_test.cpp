@@ -40,5 +40,29 @@ TEST(WatchView, SparklineKeepsTheLastSamplesRoundedUp) {
     EXPECT_EQ(sparkline(h, std::nullopt, 2, Glyphs::ascii), "??");
 }
 
+TEST(WatchView, GaugeIsTheWidestFormThatFits) {
+    const WatchSample s{mib(6144), mib(81920)};  // 7.5%: the bar's first of 10 cells, "8%"
+    EXPECT_EQ(cap_gauge(s, 28, Glyphs::ascii), "wired |#=========| 8% of cap");
+    EXPECT_EQ(cap_gauge(s, 22, Glyphs::ascii), "wired |#===| 8% of cap");
+    EXPECT_EQ(cap_gauge(s, 40, Glyphs::ascii).size(), 40u);
+    EXPECT_EQ(cap_gauge(s, 21, Glyphs::ascii), "wired 8% of cap");
+    EXPECT_EQ(cap_gauge(s, 15, Glyphs::ascii), "wired 8% of cap");
+    EXPECT_EQ(cap_gauge(s, 14, Glyphs::ascii), "wired 8%");
+    EXPECT_EQ(cap_gauge(s, 8, Glyphs::ascii), "wired 8%");
+    EXPECT_EQ(cap_gauge(s, 7, Glyphs::ascii), "");
+    EXPECT_EQ(cap_gauge(s, 0, Glyphs::ascii), "");
+}
+
+TEST(WatchView, GaugeNeverShowsLessWiredThanThereIs) {
+    // One MiB over nine tenths fills the tenth cell; at or above the cap, every cell.
+    EXPECT_EQ(cap_gauge({mib(73729), mib(81920)}, 29, Glyphs::ascii), "wired |##########| 91% of cap");
+    EXPECT_EQ(cap_gauge({mib(90000), mib(81920)}, 30, Glyphs::ascii), "wired |##########| 110% of cap");
+    EXPECT_EQ(cap_gauge({std::nullopt, mib(81920)}, 28, Glyphs::ascii), "wired |?=========| ?% of cap");
+    EXPECT_EQ(cap_gauge({mib(1), std::nullopt}, 28, Glyphs::ascii), "wired |??????????| ?% of cap");
+    // Block characters take one column each: the gauge stays within its width.
+    const std::string blocks = cap_gauge({mib(6144), mib(81920)}, 28, Glyphs::blocks);
+    EXPECT_EQ(blocks, "wired |\u2588\u2592\u2592\u2592\u2592\u2592\u2592\u2592\u2592\u2592| 8% of cap");
+}
+
 }  // namespace
 }  // namespace wiredcap::cli

@@ -33,6 +33,16 @@ options:
     description: Also store C(value) for boot (C(wiredcap persist)); it must have been confirmed in a ramp on the Mac, or be vouched for by the policy.
     type: bool
     default: false
+  after_planned_reboot:
+    description:
+      - This play rebooted the Mac on purpose (an C(ansible.builtin.reboot) task before this one), so
+        a raise C(wiredcap set) wrote that was in force then did not hang it. Every such suspect is
+        answered C(wiredcap recover --not-hung) first, journaled by wiredcap's helper with the
+        caller's uid (root's answer alone settles one); C(recover) then exits 0 again.
+      - Never set it after a restart nobody planned (a hang ends in one too), nor always, by habit;
+        a value in force for days can still hang when a larger model wires memory.
+    type: bool
+    default: false
   executable:
     description: The wiredcap program (default, the package's C(/usr/local/libexec/wiredcap/wiredcap), then C(wiredcap) on C(PATH), C(/usr/local/bin), C(/opt/homebrew/bin)); as root it must be root's, in directories only root may write.
     type: path
@@ -53,6 +63,12 @@ EXAMPLES = r"""
 - name: Back to the OS default
   wiredcap.macos.wiredcap_cap:
     state: default
+- name: The patch window's reboot, planned by this play
+  ansible.builtin.reboot:
+- name: Planned, so no hang - settle what set left in force, then converge again
+  wiredcap.macos.wiredcap_cap:
+    value: 176GiB
+    after_planned_reboot: true
 """
 
 RETURN = r"""
@@ -63,6 +79,11 @@ wired_limit_mib:
 persisted_mib:
   description: The value stored for boot after the task (null when none).
   type: int
+  returned: always
+settled_mib:
+  description: With after_planned_reboot, the suspects answered not-hung (in check mode, those that would be), in MiB.
+  type: list
+  elements: int
   returned: always
 """
 
@@ -96,6 +117,26 @@ def wanted(module, before):
     return {"wired_limit_mib": mib, "persisted_mib": mib if module.params["persist"] else before["persisted_mib"]}
 
 
+def suspects(module):
+    """The values `wiredcap recover` holds as suspects (it exits 10 while there is one); reading
+    them changes nothing."""
+    rc, answer, err = wiredcap.run(module, ["recover"])
+    if rc not in (0, 10) or answer is None:
+        module.fail_json(msg=wiredcap.message(answer, err, rc), rc=rc, wiredcap=answer)
+    return [s.get("value") for s in answer.get("suspects") or []]
+
+
+def settle_planned_reboot(module):
+    """after_planned_reboot: the play's own word that its reboot was planned, given explicitly
+    for every suspect (recover --not-hung); never inferred from how long a value was in force."""
+    if not module.params["after_planned_reboot"]:
+        return []
+    found = suspects(module)
+    if found and not module.check_mode:
+        wiredcap.answer_or_fail(module, ["recover", "--not-hung"])
+    return found
+
+
 def apply(module, before):
     """Runs wiredcap; True when a read-back says something changed."""
     if to_default(module):
@@ -114,19 +155,22 @@ def main():
             value=dict(type="str"),
             state=dict(type="str", choices=["present", "default"], default="present"),
             persist=dict(type="bool", default=False),
+            after_planned_reboot=dict(type="bool", default=False),
             executable=dict(type="path"),
         ),
         required_if=[("state", "present", ("value",))],
         supports_check_mode=True,
     )
     before = state_of(wiredcap.mac_status(module))
+    settled = settle_planned_reboot(module)
     if module.check_mode:
         after = wanted(module, before)
-        module.exit_json(changed=after != before, diff={"before": as_text(before), "after": as_text(after)},
-                         **before)
-    changed = apply(module, before)
+        module.exit_json(changed=after != before or bool(settled),
+                         diff={"before": as_text(before), "after": as_text(after)}, settled_mib=settled, **before)
+    changed = apply(module, before) or bool(settled)
     after = state_of(wiredcap.status(module))  # the read-back, not the request
-    module.exit_json(changed=changed, diff={"before": as_text(before), "after": as_text(after)}, **after)
+    module.exit_json(changed=changed, diff={"before": as_text(before), "after": as_text(after)},
+                     settled_mib=settled, **after)
 
 
 if __name__ == "__main__":
