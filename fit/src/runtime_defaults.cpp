@@ -45,7 +45,8 @@ constexpr std::array<RuntimeDefaults, 5> kDefaults{{
     {Runtime::mlx, "mlx", "mlx-lm 0.32.0 (commit d78bf58e), mlx 0.32.2 (commit 846d1762)",
      4096, "no context is reserved: the cache grows with the text (mlx_lm/models/cache.py KVCache, step = 256); 4096 tokens assumed",
      1, false, "mlx_lm.generate: one sequence",
-     true, "mx.fast.scaled_dot_product_attention: the scores of a step are never kept",
+     true, "mlx_lm/models/cache.py:353-354: V kept as computed, not transposed (as llama.cpp with flash attention); "
+           "whether the scores are kept is the compute term's",
      2048, 2048, "mlx_lm/generate.py:307: prefill_step_size = 2048",
      KvType::f16, "the model's dtype, 2 bytes (mlx_lm/generate.py:308: kv_bits = None)",
      false, "mlx-lm loads no projector (mlx-vlm does)",
