@@ -248,10 +248,10 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
         a.notes.push_back("an MLA model converted without " + x.p + "attention.key_length_mla: llama.cpp caches "
                           "full K and V for every head (reconvert for the small MLA cache)");
     }
-    if (!mla) {  // an MLA layer's heads are not its cache rows': left unknown (mlx_compute.hpp)
-        a.query_head_length = **k_len;
-        a.value_head_length = **v_len;
-    }
+    // The heads attention runs with (mlx_compute.hpp): an MLA model's per-head lengths are the
+    // *_mla keys, not its cache rows'.
+    a.query_head_length = mla ? k_mla : **k_len;
+    a.value_head_length = mla ? v_mla : **v_len;
     for (const auto heads : **kv_heads)
         if (heads > kMaxHeads) return Error{"the model's KV head count is not a real model's"};
     auto kinds = layer_kinds(h, *arch, x, **kv_heads, a);

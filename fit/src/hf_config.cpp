@@ -150,7 +150,11 @@ Expected<Architecture> hf_architecture(const std::string& text) {
         if (*rank > kMaxWidth || *rope > kMaxWidth) return Error{"config.json's MLA sizes are not a real model's"};
         k_row = *rank + *rope;
         v_row = 0;
-        a.query_head_length = a.value_head_length = std::nullopt;  // not head_dim: left unknown
+        // The heads attention runs with: the query's nope and rope parts, the value's own length.
+        const auto nope = uint_at(*c, "qk_nope_head_dim");
+        const auto v_head = uint_at(*c, "v_head_dim");
+        a.query_head_length = nope && *nope <= kMaxWidth ? std::optional<std::uint64_t>(*nope + *rope) : std::nullopt;
+        a.value_head_length = v_head;
         a.rule = "llama.cpp src/llama-kv-cache.cpp: MLA keeps the latent and rope key as K, no V cache";
         a.notes.push_back("MLA: kv_lora_rank " + std::to_string(*rank) + " + qk_rope_head_dim " + std::to_string(*rope) +
                           " per token and layer, no V cache");

@@ -39,7 +39,18 @@ Expected<ComputeEstimate> estimate_mlx_compute(const Architecture& arch, const K
     const auto scores = fused ? std::optional<std::uint64_t>(0) : sum({product({*arch.query_heads, e.kv_cells, kDtype}), e.kv_cells});
     const auto hidden = product({kHiddenInFlight, *arch.embedding, kDtype});
     const auto per_token_attention = sum({scores, hidden});
-    const auto attention = per_token_attention ? product({e.tokens, *per_token_attention}) : std::nullopt;
+    const auto chunk_attention = per_token_attention ? product({e.tokens, *per_token_attention}) : std::nullopt;
+    // MLA (mlx_lm/models/deepseek_v3.py:158-160): a prefill chunk expands the cached latent into
+    // every head's K and V over all the keys; counted at the query's whole head length, the
+    // larger, or at the latent's width when the files do not give the heads'.
+    const bool mla = std::any_of(arch.layers.begin(), arch.layers.end(), [](const AttentionLayer& l) { return !l.has_v; });
+    const std::uint64_t latent = arch.layers.empty() ? 0 : arch.layers.front().k_values;
+    const auto expanded = !mla ? std::optional<std::uint64_t>(0)
+                               : product({*arch.query_heads, e.kv_cells, kDtype,
+                                          arch.query_head_length && arch.value_head_length
+                                              ? *arch.query_head_length + *arch.value_head_length
+                                              : 2 * latent});
+    const auto attention = sum({chunk_attention, expanded});
     const auto per_token_ffn = arch.feed_forward_values ? sum({*arch.feed_forward_values, product({2, *arch.embedding})})
                                                         : std::optional<std::uint64_t>(0);
     const auto ffn = per_token_ffn ? product({e.tokens, *per_token_ffn, kDtype}) : std::nullopt;

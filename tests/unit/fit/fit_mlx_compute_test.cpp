@@ -123,6 +123,24 @@ TEST(FitMlxCompute, WithAWindowTheTotalIsTheRulesFigure) {
     }
 }
 
+// MLA (DeepSeek-V3): the cache is the latent and the rope key (576 values a layer); a prefill
+// chunk expands the latent into every head's K and V over all the keys (deepseek_v3.py:158-160),
+// and a query head of 192 against a value head of 128 runs unfused: the scores are kept.
+TEST(FitMlxCompute, MlaExpandsItsLatentIntoEveryHead) {
+    const ModelInfo m = safetensors_model(R"({"model_type":"deepseek_v3","num_hidden_layers":61,
+      "num_attention_heads":128,"num_key_value_heads":128,"hidden_size":7168,"kv_lora_rank":512,
+      "q_lora_rank":1536,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,
+      "intermediate_size":18432,"moe_intermediate_size":2048,"num_experts_per_tok":8,
+      "vocab_size":129280,"max_position_embeddings":163840})");
+    const Answer a = fit(m);
+    const std::uint64_t T = 2048, ctx = 4096, d = 2, layer_kv = 576 * d * ctx;
+    const std::uint64_t attention = T * (128 * ctx * d + ctx + 4 * 7168 * d) + 128 * ctx * d * (192 + 128);
+    const std::uint64_t ffn = T * (2 * 18432 + 2 * 7168) * d;  // the dense layers' (the experts': 2 x 8 x 2048)
+    EXPECT_EQ(a.kv.total.count(), 61 * layer_kv);
+    EXPECT_EQ(a.compute.bytes.count(), std::max(attention, ffn) + layer_kv);
+    EXPECT_EQ(a.total, kWeights + 61 * layer_kv + std::max(attention, ffn) + layer_kv);
+}
+
 // A model of windowed layers only attends over the rotating cache: window + chunk - 1 keys.
 TEST(FitMlxCompute, AWindowOnlyModelAttendsOverItsWindow) {
     ModelInfo m = safetensors_model(kGemma12B);

@@ -10,6 +10,8 @@
 //                  + n_head x n_kv x d          the scores, only where mlx's fused kernel is not
 //                                               used (below)
 //                  + n_kv x 1 )                 their causal mask, bool
+//              + n_head x n_kv x (d_q + d_v) x d  MLA only: the latent expanded into every head's
+//                                               K and V (mlx_lm/models/deepseek_v3.py:158-160)
 //   feed-fwd   T x (g x n_ff + 2 x n_embd) x d  as llama.cpp's rule counts it (compute_buffer.hpp)
 //   output     2 x n_vocab x 4                  the last token's logits and log-probabilities
 //   + one layer's K and V                       the cache's concatenation holds the old cache
