@@ -282,6 +282,9 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
     auto ffn = feed_forward_values(h, x);
     if (!ffn) return ffn.error();
     a.feed_forward_values = *ffn;
+    if (const auto used = meta_uint(h, x.p + "expert_used_count"); used && *used != 0 && *used <= kMaxHeads &&
+                                                                    h.metadata.contains(x.p + "expert_count"))
+        a.experts_used = *used;
     a.vocabulary = meta_uint(h, x.p + "vocab_size");
     if (!a.vocabulary) a.vocabulary = h.token_count;
     if ((a.query_heads && *a.query_heads > kMaxHeads) || (a.embedding && *a.embedding > kMaxWidth) ||

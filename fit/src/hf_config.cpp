@@ -189,6 +189,7 @@ Expected<Architecture> hf_architecture(const std::string& text) {
     auto ffn = feed_forward_values(*c);
     if (!ffn) return ffn.error();
     a.feed_forward_values = *ffn;
+    if (const auto used = uint_at(*c, "num_experts_per_tok"); used && *used != 0) a.experts_used = *used;  // feed_forward_values refused one past kMaxHeads
     if ((a.embedding && *a.embedding > kMaxWidth) || (a.vocabulary && *a.vocabulary > kMaxWidth * 16))
         return Error{"config.json's hidden_size or vocab_size is not a real model's"};
     a.notes.push_back("safetensors: sized by llama.cpp's rule for this architecture; MLX (mlx-lm) keeps "

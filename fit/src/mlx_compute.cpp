@@ -51,8 +51,12 @@ Expected<ComputeEstimate> estimate_mlx_compute(const Architecture& arch, const K
                                               ? *arch.query_head_length + *arch.value_head_length
                                               : 2 * latent});
     const auto attention = sum({chunk_attention, expanded});
-    const auto per_token_ffn = arch.feed_forward_values ? sum({*arch.feed_forward_values, product({2, *arch.embedding})})
-                                                        : std::optional<std::uint64_t>(0);
+    // A mixture of experts also copies each token's input once per expert used, sorted by
+    // expert (mlx_lm/models/switch_layers.py:181-185, _gather_sort).
+    const auto sorted_input = product({arch.experts_used.value_or(0), *arch.embedding});
+    const auto per_token_ffn = arch.feed_forward_values
+                                   ? sum({*arch.feed_forward_values, product({2, *arch.embedding}), sorted_input})
+                                   : std::optional<std::uint64_t>(0);
     const auto ffn = per_token_ffn ? product({e.tokens, *per_token_ffn, kDtype}) : std::nullopt;
     const auto output = product({2, arch.vocabulary.value_or(0), 4});
     if (!attention || !ffn || !output) return Error{"the compute term's size overflows 64 bits: is --context too large?"};

@@ -123,6 +123,22 @@ TEST(FitMlxCompute, WithAWindowTheTotalIsTheRulesFigure) {
     }
 }
 
+// A mixture of experts (Qwen3-30B-A3B: 8 of 128 experts of 768, hidden 2048, heads of 128):
+// the feed-forward is the peak, the experts' gate and up and the input sorted by expert once
+// for each expert used (switch_layers.py:181-185).
+TEST(FitMlxCompute, AMixtureCopiesItsInputForEachExpertUsed) {
+    const ModelInfo m = safetensors_model(R"({"model_type":"qwen3_moe","num_hidden_layers":48,
+      "num_attention_heads":32,"num_key_value_heads":4,"head_dim":128,"hidden_size":2048,
+      "intermediate_size":6144,"moe_intermediate_size":768,"num_experts":128,"num_experts_per_tok":8,
+      "vocab_size":151936,"max_position_embeddings":40960})");
+    const Answer a = fit(m);
+    const std::uint64_t T = 2048, ctx = 4096, d = 2, layer_kv = 2 * 4 * 128 * d * ctx;
+    const std::uint64_t ffn = T * (2 * 8 * 768 + 2 * 2048 + 8 * 2048) * d;
+    ASSERT_GT(ffn, T * 4 * 2048 * d);  // above the attention's hidden states (fused kernel)
+    EXPECT_EQ(a.compute.bytes.count(), ffn + layer_kv);
+    EXPECT_EQ(a.total, kWeights + 48 * layer_kv + ffn + layer_kv);
+}
+
 // MLA (DeepSeek-V3): the cache is the latent and the rope key (576 values a layer); a prefill
 // chunk expands the latent into every head's K and V over all the keys (deepseek_v3.py:158-160),
 // and a query head of 192 against a value head of 128 runs unfused: the scores are kept.
@@ -135,7 +151,9 @@ TEST(FitMlxCompute, MlaExpandsItsLatentIntoEveryHead) {
     const Answer a = fit(m);
     const std::uint64_t T = 2048, ctx = 4096, d = 2, layer_kv = 576 * d * ctx;
     const std::uint64_t attention = T * (128 * ctx * d + ctx + 4 * 7168 * d) + 128 * ctx * d * (192 + 128);
-    const std::uint64_t ffn = T * (2 * 18432 + 2 * 7168) * d;  // the dense layers' (the experts': 2 x 8 x 2048)
+    // The widest layer's gate and up: the dense layers' 2 x 18432 (the experts': 2 x 8 x 2048);
+    // and the input sorted by expert, 8 copies (switch_layers.py:181-185).
+    const std::uint64_t ffn = T * (2 * 18432 + 2 * 7168 + 8 * 7168) * d;
     EXPECT_EQ(a.kv.total.count(), 61 * layer_kv);
     EXPECT_EQ(a.compute.bytes.count(), std::max(attention, ffn) + layer_kv);
     EXPECT_EQ(a.total, kWeights + 61 * layer_kv + std::max(attention, ffn) + layer_kv);

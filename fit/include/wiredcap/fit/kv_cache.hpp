@@ -82,6 +82,8 @@ struct Architecture {
     // when gated (the gate's and the up's), n_ff when not; for a mixture of experts, 2 x the
     // experts' n_ff x the experts used per token. nullopt when the files do not say.
     std::optional<std::uint64_t> feed_forward_values;
+    // Experts each token is routed to in a mixture of experts; nullopt for a dense model.
+    std::optional<std::uint64_t> experts_used;
     RecurrentState recurrent;                      // per recurrent layer and sequence
     // Attention layers that keep a recurrent state beside their KV cache (Falcon-H1: every
     // layer, llama-model.cpp create_memory's filter_attn and filter_recr both true).

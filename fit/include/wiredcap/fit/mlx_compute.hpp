@@ -12,7 +12,9 @@
 //                  + n_kv x 1 )                 their causal mask, bool
 //              + n_head x n_kv x (d_q + d_v) x d  MLA only: the latent expanded into every head's
 //                                               K and V (mlx_lm/models/deepseek_v3.py:158-160)
-//   feed-fwd   T x (g x n_ff + 2 x n_embd) x d  as llama.cpp's rule counts it (compute_buffer.hpp)
+//   feed-fwd   T x (g x n_ff + 2 x n_embd) x d  as llama.cpp's rule counts it (compute_buffer.hpp),
+//              + T x k x n_embd x d           a mixture's input sorted by expert, once for each of
+//                                               the k it uses (mlx_lm/models/switch_layers.py:181-185)
 //   output     2 x n_vocab x 4                  the last token's logits and log-probabilities
 //   + one layer's K and V                       the cache's concatenation holds the old cache
 //                                               beside the new (mlx_lm/models/cache.py:347-348,
