@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "checked_math.hpp"
+#include "wiredcap/fit/mlx_compute.hpp"
+
 namespace wiredcap::fit {
 namespace {
 
@@ -10,38 +13,19 @@ constexpr std::uint64_t kF32 = 4;
 constexpr std::uint64_t kF16 = 2;
 constexpr std::uint64_t kHiddenInFlight = 4;  // input, Q, attention output, residual
 
-// a x b x c ..., or nullopt on overflow.
-std::optional<std::uint64_t> product(std::initializer_list<std::uint64_t> factors) {
-    std::uint64_t out = 1;
-    for (const auto f : factors) {
-        if (f != 0 && out > UINT64_MAX / f) return std::nullopt;
-        out *= f;
-    }
-    return out;
-}
+}  // namespace
 
-std::optional<std::uint64_t> sum(std::initializer_list<std::optional<std::uint64_t>> terms) {
-    std::uint64_t out = 0;
-    for (const auto& t : terms) {
-        if (!t || out > UINT64_MAX - *t) return std::nullopt;
-        out += *t;
-    }
-    return out;
-}
-
-// The cells the scores span: a full layer's when the model has one, else a window's.
 std::uint64_t score_cells(const KvEstimate& kv) {
     if (kv.full_layers != 0) return kv.full_cells;
     if (kv.window_layers != 0) return kv.window_cells;
     return 0;  // recurrent layers only: no attention scores
 }
 
-}  // namespace
-
 Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvRequest& req, const KvEstimate& kv) {
     ComputeEstimate e;
     e.tokens = std::min(kv.full_cells, micro_batch(req));
     e.kv_cells = score_cells(kv);
+    e.rule = runtime_defaults(Runtime::llama_cpp).compute_source;
     if (!arch.query_heads || !arch.embedding) {
         e.bytes = units::Bytes::from_count_or_throw(kComputeFallbackBytes);
         e.basis = "estimate: fixed 1 GiB; the model lacks heads or width";
@@ -81,6 +65,13 @@ Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvReq
                   (implied ? ", flash (quantized V)" : flash ? ", flash" : "") + unknown;
     else e.basis = "estimate: output logits of " + tokens;
     return e;
+}
+
+Expected<ComputeEstimate> estimate_compute_for(Runtime runtime, const Architecture& arch, const KvRequest& req,
+                                              const KvEstimate& kv) {
+    auto c = runtime == Runtime::mlx ? estimate_mlx_compute(arch, req, kv) : estimate_compute(arch, req, kv);
+    if (c) c->rule = runtime_defaults(runtime).compute_source;
+    return c;
 }
 
 }  // namespace wiredcap::fit

@@ -248,6 +248,10 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
         a.notes.push_back("an MLA model converted without " + x.p + "attention.key_length_mla: llama.cpp caches "
                           "full K and V for every head (reconvert for the small MLA cache)");
     }
+    // The heads attention runs with (mlx_compute.hpp): an MLA model's per-head lengths are the
+    // *_mla keys, not its cache rows'.
+    a.query_head_length = mla ? k_mla : **k_len;
+    a.value_head_length = mla ? v_mla : **v_len;
     for (const auto heads : **kv_heads)
         if (heads > kMaxHeads) return Error{"the model's KV head count is not a real model's"};
     auto kinds = layer_kinds(h, *arch, x, **kv_heads, a);
@@ -278,6 +282,9 @@ Expected<Architecture> gguf_architecture(const GgufHeader& h) {
     auto ffn = feed_forward_values(h, x);
     if (!ffn) return ffn.error();
     a.feed_forward_values = *ffn;
+    if (const auto used = meta_uint(h, x.p + "expert_used_count"); used && *used != 0 && *used <= kMaxHeads &&
+                                                                    h.metadata.contains(x.p + "expert_count"))
+        a.experts_used = *used;
     a.vocabulary = meta_uint(h, x.p + "vocab_size");
     if (!a.vocabulary) a.vocabulary = h.token_count;
     if ((a.query_heads && *a.query_heads > kMaxHeads) || (a.embedding && *a.embedding > kMaxWidth) ||

@@ -89,6 +89,23 @@ bool chunked_layers(const json& c, std::uint64_t layers, std::vector<LayerCache>
     return true;
 }
 
+// The feed-forward outputs one token holds at once, for the compute term (compute_buffer.hpp):
+// the gate's and the up's, 2 x intermediate_size (every gated MLP; a plain one holds half, so
+// this is never the smaller); for a mixture of experts, 2 x the experts' width
+// (moe_intermediate_size, else intermediate_size as Mixtral's config gives it) x the experts
+// used per token, when that is the wider. nullopt when the config does not say.
+Expected<std::optional<std::uint64_t>> feed_forward_values(const json& c) {
+    using Out = std::optional<std::uint64_t>;
+    const auto dense = uint_at(c, "intermediate_size");
+    const auto expert = uint_at(c, "moe_intermediate_size");
+    const auto used = uint_at(c, "num_experts_per_tok");
+    const std::uint64_t width = expert.value_or(dense.value_or(0));
+    if (dense.value_or(0) > kMaxWidth || width > kMaxWidth || used.value_or(0) > kMaxHeads)
+        return Error{"config.json's intermediate_size, moe_intermediate_size or num_experts_per_tok is not a real model's"};
+    const std::uint64_t out = std::max(2 * dense.value_or(0), 2 * width * used.value_or(0));
+    return out == 0 ? Out() : Out(out);
+}
+
 }  // namespace
 
 Expected<Architecture> hf_architecture(const std::string& text) {
@@ -123,6 +140,8 @@ Expected<Architecture> hf_architecture(const std::string& text) {
     if (kv_heads > kMaxHeads || *head_dim > kMaxWidth) return Error{"config.json's head sizes are not a real model's"};
     std::uint64_t k_row = kv_heads * *head_dim;
     std::uint64_t v_row = k_row;
+    a.query_head_length = *head_dim;
+    a.value_head_length = *head_dim;
     // MLA (DeepSeek-V2/V3/R1, Kimi K2): llama.cpp caches the latent (kv_lora_rank) and the rope
     // key (qk_rope_head_dim) once per token and layer, and no V.
     if (const auto rank = uint_at(*c, "kv_lora_rank"); rank && *rank != 0) {
@@ -131,6 +150,11 @@ Expected<Architecture> hf_architecture(const std::string& text) {
         if (*rank > kMaxWidth || *rope > kMaxWidth) return Error{"config.json's MLA sizes are not a real model's"};
         k_row = *rank + *rope;
         v_row = 0;
+        // The heads attention runs with: the query's nope and rope parts, the value's own length.
+        const auto nope = uint_at(*c, "qk_nope_head_dim");
+        const auto v_head = uint_at(*c, "v_head_dim");
+        a.query_head_length = nope && *nope <= kMaxWidth ? std::optional<std::uint64_t>(*nope + *rope) : std::nullopt;
+        a.value_head_length = v_head;
         a.rule = "llama.cpp src/llama-kv-cache.cpp: MLA keeps the latent and rope key as K, no V cache";
         a.notes.push_back("MLA: kv_lora_rank " + std::to_string(*rank) + " + qk_rope_head_dim " + std::to_string(*rope) +
                           " per token and layer, no V cache");
@@ -162,6 +186,10 @@ Expected<Architecture> hf_architecture(const std::string& text) {
     a.query_heads = *heads;
     a.embedding = uint_at(*c, "hidden_size");
     a.vocabulary = uint_at(*c, "vocab_size");
+    auto ffn = feed_forward_values(*c);
+    if (!ffn) return ffn.error();
+    a.feed_forward_values = *ffn;
+    if (const auto used = uint_at(*c, "num_experts_per_tok"); used && *used != 0) a.experts_used = *used;  // feed_forward_values refused one past kMaxHeads
     if ((a.embedding && *a.embedding > kMaxWidth) || (a.vocabulary && *a.vocabulary > kMaxWidth * 16))
         return Error{"config.json's hidden_size or vocab_size is not a real model's"};
     a.notes.push_back("safetensors: sized by llama.cpp's rule for this architecture; MLX (mlx-lm) keeps "

@@ -125,6 +125,7 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     Sum k;
     Sum v;
     Sum per_token;
+    std::uint64_t largest = 0;
     const std::uint64_t widest_v = widest_v_values(arch);
     for (std::size_t i = 0; i < arch.layers.size(); ++i) {
         const AttentionLayer& l = arch.layers[i];
@@ -146,6 +147,10 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
         const std::uint64_t cells = windowed ? e.window_cells : e.full_cells;
         k.add_product(*kb, cells);
         v.add_product(*vb, cells);
+        Sum layer;
+        layer.add_product(*kb + *vb, cells);  // row sums cannot overflow: each row <= its layer's bytes
+        if (!layer.ok) return overflow();
+        largest = std::max(largest, layer.value);
         if (windowed) {
             ++e.window_layers;
         } else {
@@ -170,6 +175,7 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     e.total = units::Bytes::from_count_or_throw(*total);
     e.recurrent = units::Bytes::from_count_or_throw(recurrent.value);
     e.per_token = units::Bytes::from_count_or_throw(per_token.value);
+    e.largest_layer = units::Bytes::from_count_or_throw(largest);
     return e;
 }
 

@@ -196,9 +196,6 @@ Expected<RuntimeRequest> runtime_request(std::optional<Runtime> named, const Req
     r.v_type = f.v_type.value_or(base);
     if (!f.k_type || !f.v_type) b.assume("cache type", std::string(kv_type_name(base)), cache_source);
 
-    if (rt == Runtime::mlx)
-        b.out.notes.push_back("the compute buffer is llama.cpp's rule, a stand-in: mlx-lm allocates a prefill "
-                              "step's activations as it runs, which fit does not model from its source");
     if (!m.projector_files.empty()) {
         b.out.projector_counted = d.loads_projector;
         if (!d.loads_projector)

@@ -138,7 +138,7 @@ void render_json(const FitAnswer& a, const std::string& path, std::ostream& out)
     // The compute buffer, the one need beyond weights and cache: an estimate by a stated rule
     // (or the fixed fallback when the model does not give what the rule needs).
     o.object("overhead", cli::contract::need_from_bytes(a.compute.bytes, a.compute.basis).boolean("estimate", true)
-                             .str("rule", a.compute.by_rule ? std::string(kComputeRule) : "fixed fallback")
+                             .str("rule", a.compute.by_rule ? std::string(a.compute.rule) : "fixed fallback")
                              .num("micro_batch", a.compute.tokens).num("kv_cells", a.compute.kv_cells));
     o.object("total", cli::contract::need_from_bytes(a.total, kTotalSource));
     const auto& v = a.verdict;
@@ -242,9 +242,9 @@ std::optional<Bytes> total_of(const ModelInfo& m, const KvEstimate& kv, const Co
     return b ? checked_add(*b, c.bytes) : std::nullopt;
 }
 
-std::optional<Bytes> total_at(const ModelInfo& m, const KvRequest& r) {
+std::optional<Bytes> total_at(const ModelInfo& m, Runtime rt, const KvRequest& r) {
     const auto kv = estimate_kv(m.arch, r);
-    const auto c = kv ? estimate_compute(m.arch, r, *kv) : Expected<ComputeEstimate>(Error{""});
+    const auto c = kv ? estimate_compute_for(rt, m.arch, r, *kv) : Expected<ComputeEstimate>(Error{""});
     return c ? total_of(m, *kv, *c) : std::nullopt;
 }
 
@@ -258,7 +258,7 @@ void what_would_fit(FitAnswer& a, const std::optional<cli::PolicyView>& policy) 
     a.over_by = checked_sub(a.total, limit);
     if (policy && policy->min > *v.highest) return;
     const auto fits = [&](const KvRequest& r) {
-        const auto t = total_at(a.model, r);
+        const auto t = total_at(a.model, a.runtime.runtime, r);
         return t && *t <= limit;
     };
     KvRequest r = a.kv_request;
@@ -321,7 +321,7 @@ Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitReque
     }
     auto kv = estimate_kv(model->arch, kvr);
     if (!kv) return FitError{ExitCode::usage, kv.error().message};
-    auto compute = estimate_compute(model->arch, kvr, *kv);
+    auto compute = estimate_compute_for(rt->runtime, model->arch, kvr, *kv);
     if (!compute) return FitError{ExitCode::usage, compute.error().message};
     const auto total = total_of(*model, *kv, *compute);
     if (!total) return FitError{ExitCode::usage, "the model's total size overflows 64 bits"};

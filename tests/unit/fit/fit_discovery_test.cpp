@@ -154,6 +154,22 @@ TEST_F(FitDiscovery, OllamaParamsLayerProjectorAndAdapter) {
     const auto kv = estimate_kv(m->arch, r->request);
     ASSERT_TRUE(kv);
     EXPECT_EQ(kv->total.count(), llama70b_kv(32768));
+    // Ollama's variables, as the environment fit runs in sets them: OLLAMA_NUM_PARALLEL=2 gives
+    // two sequences of 32768 each (llm/llama_server.go:375-376: -c num_ctx x np -np np),
+    // OLLAMA_KV_CACHE_TYPE=q8_0 both cache types (:394: 34 bytes per 32 values), and
+    // OLLAMA_CONTEXT_LENGTH yields to the params layer (model options first).
+    OllamaEnvironment env;
+    env.num_parallel = "2";
+    env.kv_cache_type = "q8_0";
+    env.context_length = "8192";
+    env.flash_attention = "1";
+    const auto set = runtime_request(std::nullopt, {}, *m, units::Bytes::from_count_or_throw(16ULL << 30), std::nullopt, env);
+    ASSERT_TRUE(set) << set.error().message;
+    EXPECT_EQ(set->request.context, 32768u);
+    EXPECT_EQ(set->request.parallel, 2u);
+    const auto kv_set = estimate_kv(m->arch, set->request);
+    ASSERT_TRUE(kv_set);
+    EXPECT_EQ(kv_set->total.count(), std::uint64_t{80} * 2 * (8 * 128 / 32 * 34) * 32768 * 2);
     // A params layer that is not JSON is refused with its name, not skipped.
     write_file((root / "blobs" / ("sha256-" + params_digest)).string(), R"({"num_ctx":"big"})");
     const auto bad = read_model("vision-tuned");
@@ -463,20 +479,25 @@ TEST_F(FitDiscovery, AProjectorOrAdapterNamedAloneIsSaidAsSuch) {
     EXPECT_NE(m.error().message.find("is a LoRA adapter"), std::string::npos) << m.error().message;
 }
 
-// A file fit cannot read says why, not that it lacks the GGUF magic.
-TEST_F(FitDiscovery, AnUnreadableFileSaysWhy) {
+// A file fit cannot read says why, not that it lacks the GGUF magic: a FIFO is said to be one
+// (and never opened, which would block); a file it may not read, below (as root, every file is
+// readable: hostile.fit_unreadable_model_is_said runs it as nobody, with an unlistable folder).
+TEST_F(FitDiscovery, AFifoIsSaidToBeOne) {
     const std::string fifo = (dir_ / "model.gguf").string();
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     auto m = read_model(fifo);
     ASSERT_FALSE(m);
     EXPECT_NE(m.error().message.find("is a FIFO"), std::string::npos) << m.error().message;
+}
+
+TEST_F(FitDiscovery, AnUnreadableFileSaysWhy) {
     const std::string locked = (dir_ / "locked.gguf").string();
     llama70b(64ULL << 20).write_sparse(locked);
     ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
     if (::geteuid() == 0) GTEST_SKIP() << "root reads a mode-0 file";
-    m = read_model(locked);
-    ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("Permission denied"), std::string::npos) << m.error().message;
+    const auto r = read_model(locked);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("Permission denied"), std::string::npos) << r.error().message;
 }
 
 }  // namespace

@@ -15,13 +15,16 @@
 //                           LLM_ARCH_QWEN35/QWEN3NEXT: recurrent unless (i + 1) % interval == 0
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <tuple>
 
 #include "wiredcap/fit/gguf_architecture.hpp"
 #include "wiredcap/fit/gguf_header.hpp"
 #include "wiredcap/fit/hf_config.hpp"
 #include "wiredcap/fit/kv_cache.hpp"
+#include "wiredcap/fit/runtime_request.hpp"
 #include "model_writer.hpp"
 #include "parsed_architecture.hpp"
 
@@ -446,6 +449,91 @@ TEST(FitKvCache, TheContextIsPaddedTo256CellsAsTheRuntimesAllocateIt) {
         const KvEstimate e = kv(a, context, KvType::f16, parallel);
         EXPECT_EQ(e.full_cells, cells) << context << " x " << parallel;
         EXPECT_EQ(e.total.count(), 2 * 2 * row * cells) << context << " x " << parallel;
+    }
+}
+
+// --- Every family under every runtime's defaults -------------------------------------------------
+// The request each runtime makes when no flag is given, written out from its source (the lines
+// runtime_defaults.cpp cites), and the cache each family then holds by its rule above:
+//   llama.cpp     trained context, 1 sequence, -ub 512          (common/common.h, commit 001d906a)
+//   llama-server  trained context in one unified cache, 4 slots: a window holds
+//                 pad256(window x 4 + 512), a recurrent state is kept per slot
+//                 (tools/server: "setting n_parallel = 4 and kv_unified = true")
+//   ollama        262144 tokens for 48 GiB and more of GPU memory, capped at the trained
+//                 context, 1 sequence, -ub 512 (server/routes.go:2050-2057, llm/server.go:113)
+//   lm-studio     4096 tokens, 1 sequence, -ub 512, flash attention off (assumed)
+//   mlx           4096 tokens, 1 sequence, prefill chunks of 2048 (mlx_lm/generate.py:307)
+// The cache and recurrent state are exact by the rule; the compute term, an estimate, is held to
+// its rule in fit_compute_buffer_test.cpp and fit_mlx_compute_test.cpp.
+struct Family {
+    const char* name;
+    GgufWriter gguf;
+    std::uint64_t trained;
+    std::uint64_t full_row;     // K + V bytes per cell of every full layer together, f16
+    std::uint64_t window_row;   // the same for the windowed (sliding or chunked) layers
+    std::uint64_t window;       // their window (0: none)
+    std::uint64_t state;        // recurrent state bytes per sequence
+};
+
+GgufWriter llama31_8b_gguf(bool moe) {
+    GgufWriter w;
+    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.context_length", 131072)
+        .u32("llama.embedding_length", 4096).u32("llama.attention.head_count", 32)
+        .u32("llama.attention.head_count_kv", 8);
+    if (moe) w.u32("llama.expert_count", 8).u32("llama.expert_used_count", 2);  // Mixtral's shape
+    return w;
+}
+
+std::vector<Family> families() {
+    const std::uint64_t falcon_state = 44 * (3 * (3072 + 2 * 256) + 256 * 3072) * 4;
+    const std::uint64_t qwen_state = 48 * (3 * (6144 + 2 * 16 * 128) + 128 * 6144) * 4;
+    return {
+        {"dense", llama31_8b_gguf(false), 131072, 32 * f16_row(2 * 8 * 128), 0, 0, 0},
+        {"MoE", llama31_8b_gguf(true), 131072, 32 * f16_row(2 * 8 * 128), 0, 0, 0},
+        {"MLA", deepseek_r1_gguf(), 163840, 61 * f16_row(576), 0, 0, 0},
+        {"SWA", gpt_oss_gguf(), 131072, 12 * f16_row(2 * 8 * 64), 12 * f16_row(2 * 8 * 64), 128, 0},
+        {"chunked", llama4_scout_gguf(), 10485760, 12 * f16_row(2 * 8 * 128), 36 * f16_row(2 * 8 * 128), 8192, 0},
+        {"hybrid", qwen35_gguf(), 262144, 16 * f16_row(2 * 4 * 256), 0, 0, qwen_state},
+        {"Falcon-H1", falcon_h1_gguf(), 262144, 44 * f16_row(2 * 2 * 128), 0, 0, falcon_state},
+        {"LFM2", lfm2_gguf("lfm2"), 128000, 6 * f16_row(2 * 8 * 64), 0, 0, 10 * 2048 * 2 * 4},
+        {"lfm2moe", lfm2_gguf("lfm2moe"), 128000, 6 * f16_row(2 * 8 * 64), 0, 0, 10 * 2048 * 2 * 4},
+    };
+}
+
+struct RuntimeCase {
+    Runtime runtime;
+    std::uint64_t context;  // 0: the trained context (capped there in any case)
+    std::uint64_t seqs;
+    bool unified;
+    std::uint64_t ubatch;
+};
+
+std::uint64_t pad256(std::uint64_t n) { return (n + 255) / 256 * 256; }
+
+TEST(FitKvFamilies, EveryFamilyUnderEveryRuntimesDefaults) {
+    const RuntimeCase runtimes[] = {{Runtime::llama_cpp, 0, 1, false, 512},
+                                    {Runtime::llama_server, 0, 4, true, 512},
+                                    {Runtime::ollama, 262144, 1, false, 512},
+                                    {Runtime::lm_studio, 4096, 1, false, 512},
+                                    {Runtime::mlx, 4096, 1, false, 2048}};
+    const auto gib64 = units::Bytes::from_count_or_throw(std::uint64_t{64} << 30);
+    for (const Family& f : families()) {
+        ModelInfo m;
+        m.arch = from_gguf(f.gguf);
+        for (const RuntimeCase& rc : runtimes) {
+            const auto r = runtime_request(rc.runtime, {}, m, gib64, gib64, {});
+            ASSERT_TRUE(r) << f.name;
+            const std::uint64_t ctx = rc.context == 0 ? f.trained : std::min(rc.context, f.trained);
+            const std::uint64_t full = pad256(ctx);  // one stream: one sequence, or one unified cache
+            const std::uint64_t window = std::min(full, pad256(f.window * rc.seqs + rc.ubatch));
+            const std::uint64_t expected = f.full_row * full + (f.window ? f.window_row * window : 0);
+            const auto e = estimate_kv(m.arch, r->request);
+            ASSERT_TRUE(e) << f.name << " " << runtime_defaults(rc.runtime).name;
+            const std::string at = std::string(f.name) + " under " + std::string(runtime_defaults(rc.runtime).name);
+            EXPECT_EQ(r->request.parallel, rc.seqs) << at;
+            EXPECT_EQ(e->total.count(), expected) << at;
+            EXPECT_EQ(e->recurrent.count(), f.state * rc.seqs) << at;
+        }
     }
 }
 

@@ -68,7 +68,7 @@ TEST(FitRuntime, EveryRowSaysItsVersionAndItsSources) {
         const auto& d = runtime_defaults(r);
         EXPECT_EQ(d.runtime, r);
         for (const auto s : {d.version, d.context_source, d.slots_source, d.flash_source, d.batch_source, d.cache_source,
-                             d.projector_source})
+                             d.projector_source, d.compute_source})
             EXPECT_FALSE(s.empty()) << d.name;
         EXPECT_EQ(runtime_of(d.name), r) << d.name;
     }

@@ -22,13 +22,14 @@
 // MiB at 4096, n_ubatch 512, no flash attention; tests/unit/fit/fit_compute_buffer_test.cpp).
 // Not modelled: a mixture's routing and shared experts (small beside its experts), a
 // backend's own scratch (Metal's flash-attention reduction), runtimes
-// other than llama.cpp (MLX allocates as it goes).
+// other than llama.cpp (mlx-lm's is its own: mlx_compute.hpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "wiredcap/fit/kv_cache.hpp"
+#include "wiredcap/fit/runtime_defaults.hpp"
 #include "wiredcap/units/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
@@ -45,13 +46,19 @@ struct ComputeEstimate {
     std::uint64_t kv_cells = 0;  // n_kv: the cells the attention scores span
     bool by_rule = false;        // false: the figure is the fixed fallback
     std::string basis;           // what the figure is, for its line: "estimate: ..."
+    std::string_view rule;       // the runtime's rule it follows, cited (runtime_defaults.cpp)
 };
-
-inline constexpr std::string_view kComputeRule =
-    "llama.cpp src/llama-context.cpp graph_reserve, laid out by ggml-alloc: the largest of one "
-    "layer's attention, its feed-forward and the output logits, for one micro-batch";
 
 [[nodiscard]] Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvRequest& req,
                                                          const KvEstimate& kv);
+
+// The compute term of the runtime that runs the model: mlx-lm's own (mlx_compute.hpp) for MLX;
+// llama.cpp's rule above for the others, which all run llama.cpp (Ollama, LM Studio, the server).
+[[nodiscard]] Expected<ComputeEstimate> estimate_compute_for(Runtime runtime, const Architecture& arch,
+                                                             const KvRequest& req, const KvEstimate& kv);
+
+// The cells one layer's attention scores span: a full layer's when the model has one, else a
+// sliding or chunked layer's; 0 for a model of recurrent layers only.
+[[nodiscard]] std::uint64_t score_cells(const KvEstimate& kv);
 
 }  // namespace wiredcap::fit
