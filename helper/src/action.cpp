@@ -109,8 +109,9 @@ journal::Record Action::record_of(const std::string& event, std::string reason) 
                            inv_.effective ? inv_.effective_source.value_or("given") : ""};
 }
 
+// A check (--check) records nothing, its refusals neither: it asks, and changes nothing to ask.
 std::optional<Failure> Action::record(std::string event, std::string reason) {
-    if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
+    if (inv_.check || (!writer_ && best_effort_)) return std::nullopt;  // nothing to record; no journal at all
     auto ok = writer_->append(record_of(event, std::move(reason)), stamp_, flush_for(event));
     if (ok) return std::nullopt;
     if (!best_effort_) return Failure{ExitCode::journal_failed, ok.error().message};
