@@ -302,7 +302,7 @@ check_mode_predicts_the_run() {
     verdict_play "$WORK/check.json" "$task" --check
     [ "$(machine_print)" = "$before" ] || fail "$name: check mode wrote something: $before -> $(machine_print)"
     verdict_play "$WORK/real.json" "$task"
-    verdict=$(python3 - "$WORK/check.json" "$WORK/real.json" <<'PY'
+    verdict=$(python3 - "$WORK/check.json" "$WORK/real.json" 2>&1 <<'PY'
 import json, sys
 check, real = (json.load(open(f)) for f in sys.argv[1:])
 for k in ("failed", "rc", "msg", "changed"):
