@@ -41,6 +41,11 @@ namespace {
 
 using wiredcap::ExitCode;
 
+// set, reset and persist: the dry run is the real run's decision, the helper's included.
+constexpr const char* kDryRunHelp =
+    "Make every check the real run makes, the helper's under its lock, then stop: nothing is written "
+    "or journaled, nothing asked; exit as the real run would";
+
 // Shown once, in the top-level help (and in wiredcap(1)); each subcommand's help leaves it out.
 constexpr const char* kExitCodeHelp = R"(Exit codes (0 only when the cap holds what was asked for):
   0 ok                    1 internal error          2 usage error
@@ -74,6 +79,7 @@ struct Options {
     wiredcap::cli::MetricsRequest metrics;
     wiredcap::cli::WatchRequest watch;
     bool yes_asks_nothing = false;  // reset/persist --yes, ramp --unattended --yes: nothing is asked
+    bool reset_dry_run = false;     // reset --dry-run
     std::optional<std::string> help_verb;
     std::vector<std::string> status_fields;  // status --field NAME, repeatable  // wiredcap help [VERB]
     std::string linux_root;  // --linux-root of status, set, reset, recover: the Linux AMD backend
@@ -175,6 +181,7 @@ void add_persist(CLI::App& app, Options& o) {
                       "With --unconfirmed: store SIZE below the effective cap (lowers it at every boot)");
     persist->add_flag("--ignore-hang-ceiling", o.persist.ignore_hang_ceiling, "Allow a value at or above one that hung before");
     persist->add_flag("-y,--yes", o.yes_asks_nothing, "Accepted for scripts; persist asks nothing");
+    persist->add_flag("--dry-run", o.persist.dry_run, kDryRunHelp);
 }
 
 // A size may be typed as two arguments, `96 GiB`: the parser reads "96 GiB" (one space).
@@ -222,6 +229,7 @@ std::optional<std::string> linux_unsupported(const CLI::App& app, const Options&
     if (o.json && !app.got_subcommand("status")) return std::string("--json is status's only on Linux");
     if (o.set.ignore_hang_ceiling) return std::string("--ignore-hang-ceiling does not exist on Linux");
     if (o.set.from) return std::string("--from does not exist on Linux: the driver is read back");
+    if (o.set.dry_run || o.reset_dry_run) return std::string("--dry-run does not exist on Linux yet");
     if (o.recover.answer) return std::string("--hung/--not-hung do not exist on Linux");
     return std::nullopt;
 }
@@ -313,7 +321,7 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
         return wiredcap::cli::run_metrics(ctx, o.metrics);
     }
     if (is("set")) return wiredcap::cli::run_set(ctx, o.set, STDIN_FILENO);
-    if (is("reset")) return wiredcap::cli::run_reset(ctx);
+    if (is("reset")) return wiredcap::cli::run_reset(ctx, o.reset_dry_run);
     if (is("policy")) return wiredcap::cli::run_policy_check(ctx, o.policy_file);
     if (is("ramp")) {
         for (const auto* opt : o.ramp_model_options)
@@ -430,8 +438,11 @@ int run(int argc, char** argv) {
     set->add_flag("-y,--yes", o.set.yes, "Do not ask before raising the cap (for scripts)");
     set->add_flag("--ignore-hang-ceiling", o.set.ignore_hang_ceiling, "Allow a value at or above one that hung before");
     set->add_option("--from", o.set.from, "The GPU's cap now, when wiredcap cannot read it (no Metal); journaled");
-    app.add_subcommand("reset", "Back to the OS default (iogpu.wired_limit_mb = 0), and forget any value stored for boot; always permitted")
-        ->add_flag("-y,--yes", o.yes_asks_nothing, "Accepted for scripts; reset asks nothing");
+    set->add_flag("--dry-run", o.set.dry_run, kDryRunHelp);
+    auto* reset = app.add_subcommand(
+        "reset", "Back to the OS default (iogpu.wired_limit_mb = 0), and forget any value stored for boot; always permitted");
+    reset->add_flag("-y,--yes", o.yes_asks_nothing, "Accepted for scripts; reset asks nothing");
+    reset->add_flag("--dry-run", o.reset_dry_run, kDryRunHelp);
     auto* policy = app.add_subcommand("policy", "The permitted band");
     policy->require_subcommand(1);
     auto* check = policy->add_subcommand("check", "Validate a policy file as the helper would (default: the installed one)");

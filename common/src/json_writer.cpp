@@ -36,9 +36,6 @@ JsonObject& JsonObject::raw(std::string_view key, std::string_view json) {
 
 JsonObject& JsonObject::str(std::string_view key, std::string_view value) { return raw(key, json_quote(value)); }
 JsonObject& JsonObject::num(std::string_view key, std::uint64_t value) { return raw(key, std::to_string(value)); }
-JsonObject& JsonObject::signed_num(std::string_view key, std::int64_t value) {
-    return raw(key, std::to_string(value));
-}
 JsonObject& JsonObject::boolean(std::string_view key, bool value) { return raw(key, value ? "true" : "false"); }
 JsonObject& JsonObject::null(std::string_view key) { return raw(key, "null"); }
 JsonObject& JsonObject::strings(std::string_view key, const std::vector<std::string>& values) {

@@ -109,8 +109,9 @@ journal::Record Action::record_of(const std::string& event, std::string reason) 
                            inv_.effective ? inv_.effective_source.value_or("given") : ""};
 }
 
+// A check (--check) records nothing, its refusals neither: it asks, and changes nothing to ask.
 std::optional<Failure> Action::record(std::string event, std::string reason) {
-    if (!writer_ && best_effort_) return std::nullopt;  // already warned: no journal at all
+    if (inv_.check || (!writer_ && best_effort_)) return std::nullopt;  // nothing to record; no journal at all
     const bool safe_change = best_effort_ && event.ends_with(journal::event::intent);  // a reset's
     auto ok = writer_->append_line(journal::to_json_line(record_of(event, std::move(reason)), stamp_, std::time(nullptr)),
                                    stamp_.uid, flush_for(event), safe_change ? journal::Writer::Bound::none : journal::Writer::Bound::member);

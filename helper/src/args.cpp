@@ -113,13 +113,14 @@ Expected<std::size_t> parse_dev_options(const Args& args, DevOptions& dev) {
     return i;
 }
 
-// The options after the command: --ignore-hang-ceiling alone, the others with a value, each
-// at most once.
+// The options after the command: --ignore-hang-ceiling and --check alone, the others with a
+// value, each at most once.
 Expected<Ok> parse_ramp_options(const Args& args, std::size_t i, Invocation& inv) {
     for (; i < args.size(); i += 2) {
         const std::string_view opt = args[i];
-        if (opt == "--ignore-hang-ceiling" && !inv.ignore_hang_ceiling) {
-            inv.ignore_hang_ceiling = true;
+        bool* flag = opt == "--ignore-hang-ceiling" ? &inv.ignore_hang_ceiling : opt == "--check" ? &inv.check : nullptr;
+        if (flag != nullptr && !*flag) {
+            *flag = true;
             i -= 1;  // a flag: the loop's step of 2 moves on by one
             continue;
         }
@@ -168,7 +169,8 @@ Expected<Ok> check_combination(const Invocation& inv) {
         {ramp_command && inv.revert && !ramp, "--revert needs --run and --step"},
         {c == Command::confirm && (!ramp || inv.revert || inv.outcome), "confirm needs exactly --run and --step"},
         {c == Command::end && (!ramp || !inv.outcome || inv.step || inv.revert), "end needs exactly --run and --outcome"},
-        {ramp_free && ramp_options, std::string(command_name(c)) + " takes no ramp options"}};
+        {ramp_free && ramp_options, std::string(command_name(c)) + " takes no ramp options"},
+        {inv.check && !ramp_command && c != Command::persist, "--check belongs to apply, reset and persist"}};
     for (const auto& [broken, why] : rules)
         if (broken) return usage(why);
     return Ok{};

@@ -3,13 +3,13 @@
 //   wiredcap-helper [DEV-OPTIONS] read
 //   wiredcap-helper [DEV-OPTIONS] apply SIZE  [--run ID --step N] [--revert REASON]
 //                                             [--effective SIZE --effective-source WORD]
-//                                             [--ignore-hang-ceiling] [--by WRITER]
-//   wiredcap-helper [DEV-OPTIONS] reset       [--run ID --step N] [--revert REASON]
+//                                             [--ignore-hang-ceiling] [--by WRITER] [--check]
+//   wiredcap-helper [DEV-OPTIONS] reset       [--run ID --step N] [--revert REASON] [--check]
 //   wiredcap-helper [DEV-OPTIONS] confirm --run ID --step N
 //   wiredcap-helper [DEV-OPTIONS] end --run ID --outcome OUTCOME
 //   wiredcap-helper [DEV-OPTIONS] persist SIZE [--unconfirmed [--lower]]
 //                                  [--effective SIZE --effective-source WORD]
-//                                  [--ignore-hang-ceiling] | persist --off
+//                                  [--ignore-hang-ceiling] [--check] | persist --off [--check]
 //   wiredcap-helper [DEV-OPTIONS] boot
 //   wiredcap-helper [DEV-OPTIONS] verdict SIZE --boot ID --answer hung|not-hung
 //   wiredcap-helper [DEV-OPTIONS] forget-hang SIZE --why WHY
@@ -25,6 +25,9 @@
 // --by: which wiredcap command asked (journaled, to name the writer of a write that hung).
 // verdict: a person's answer on a suspect (a raised write in force in boot ID when it went down);
 // forget-hang: a person clears the hang ceiling SIZE. Both only journal (recovery.hpp reads them).
+// --check (apply, reset, persist): every check of the real command, under the lock, then it stops
+// before its first write; nothing is written, not even a refusal to the journal (wiredcap's
+// --dry-run asks this, so that a dry run's verdict is the helper's own).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +64,7 @@ struct Invocation {
     std::optional<units::MiB> effective;  // apply (knob 0), persist --unconfirmed: the OS default's effective cap
     std::optional<std::string> effective_source;  // one of kEffectiveSources
     bool ignore_hang_ceiling = false;     // apply, persist
+    bool check = false;                   // apply, reset, persist: decide, then write nothing
     std::optional<std::string> by;        // apply: one of kWriters
     std::optional<std::string> boot;      // verdict: the boot id the suspect write was in force in
     std::optional<std::string> answer;    // verdict: one of kAnswers

@@ -121,6 +121,7 @@ std::optional<Failure> apply_steps(Action& a, const Invocation& inv, Context& ct
     if (auto why = needs_effective(inv, p, *a.previous_)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (auto why = policy::refusal(p, auth->memsize, *a.previous_, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
+    if (inv.check) return std::nullopt;  // every check passed: the write is the next step
     auto f = *a.previous_ == value ? unchanged(a, value) : write_and_verify(a, ctx, value, inv.revert);
     report_direction(a, inv);
     return f;
@@ -134,6 +135,7 @@ std::optional<Failure> reset_steps(Action& a, const Invocation& inv, Context& ct
     if (auto f = within_run_bound(a, inv, ctx, true)) return f;  // a plain reset is never bounded
     if (auto f = read_previous(a, ctx)) return f;
     a.out().num("requested_mib", 0);
+    if (inv.check) return std::nullopt;
     auto f = *a.previous_ == MiB::zero() ? unchanged(a, MiB::zero()) : write_and_verify(a, ctx, MiB::zero(), inv.revert);
     if (inv.run) return f;
     auto removed = remove_persisted(a, ctx, journal::event::persist_removed);
@@ -222,7 +224,7 @@ Result run(const Invocation& inv, Context& ctx) {
         case Command::verdict:
         case Command::forget_hang:
         case Command::end: return a.finish(journal_only_steps(a, inv, ctx));
-        case Command::persist: return a.finish(inv.off ? persist_off_steps(a, ctx) : persist_steps(a, inv, ctx));
+        case Command::persist: return a.finish(inv.off ? persist_off_steps(a, inv, ctx) : persist_steps(a, inv, ctx));
         case Command::boot:  // wiredcap-system's (root's own program); never parsed here
         case Command::read: break;
     }

@@ -127,6 +127,10 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     const bool same = old && *old && (*old)->value == value && (*old)->confirmed == confirmed &&
                       (*old)->start == start &&
                       ((*old)->guard == Guard::armed || (*old)->guard == Guard::healthy);
+    if (inv.check) {  // every check passed: the store is the next step
+        a.out().boolean("would_change", !same);
+        return std::nullopt;
+    }
     if (!same) {
         // A reset that went on without the lock since this command decided removed the stored
         // value: it stays removed (docs/design.md §8). Seen before the save, nothing is stored; after it
@@ -151,9 +155,10 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     return a.record(same ? journal::event::unchanged : journal::event::persisted, basis);
 }
 
-std::optional<Failure> persist_off_steps(Action& a, Context& ctx) {
+std::optional<Failure> persist_off_steps(Action& a, const Invocation& inv, Context& ctx) {
     a.out().boolean("off", true);
     if (auto f = authorize_safe_direction(a, ctx, false)) return f;
+    if (inv.check) return std::nullopt;
     auto removed = remove_persisted(a, ctx, "removed");
     if (!removed) return a.refuse(removed.error().code, removed.error().message);
     a.out().boolean("changed", *removed).object("persisted_mib", persisted_read_back(ctx));

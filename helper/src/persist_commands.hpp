@@ -23,6 +23,6 @@ namespace wiredcap::helper {
 [[nodiscard]] Expected<bool, Failure> remove_persisted(Action& a, const Context& ctx, const std::string& done);
 
 [[nodiscard]] std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx);
-[[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, Context& ctx);
+[[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, const Invocation& inv, Context& ctx);
 
 }  // namespace wiredcap::helper

@@ -16,13 +16,13 @@ Commands:
   read
   apply SIZE [--run ID --step N] [--revert REASON]
              [--effective SIZE [--effective-source SOURCE]] [--by WRITER]
-             [--ignore-hang-ceiling]
-  reset [--run ID --step N] [--revert REASON]
+             [--ignore-hang-ceiling] [--check]
+  reset [--run ID --step N] [--revert REASON] [--check]
   confirm --run ID --step N
   end --run ID --outcome OUTCOME
   persist SIZE [--unconfirmed [--lower] [--effective SIZE
-               [--effective-source SOURCE]]] [--ignore-hang-ceiling]
-  persist --off
+               [--effective-source SOURCE]]] [--ignore-hang-ceiling] [--check]
+  persist --off [--check]
   verdict SIZE --boot ID --answer ANSWER
   forget-hang SIZE --why WHY
 

@@ -96,11 +96,11 @@ _wiredcap() {
     case $cmd in
         "") if [[ $cur == -* ]]; then words="$global_opts -h"; else words=$commands; fi ;;
         convert) if [[ $cur == -* ]]; then words="--to $global_opts"; fi ;;
-        set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from --linux-root $global_opts"; else words=default; fi ;;
+        set) if [[ $cur == -* ]]; then words="--yes --ignore-hang-ceiling --from --dry-run --linux-root $global_opts"; else words=default; fi ;;
         metrics) if [[ $cur == -* ]]; then words="--textfile-dir $global_opts"; fi ;;
         status) if [[ $cur == -* ]]; then words="--field --linux-root $global_opts"; fi ;;
         watch) if [[ $cur == -* ]]; then words="--interval --count $global_opts"; fi ;;
-        reset) if [[ $cur == -* ]]; then words="--yes --linux-root $global_opts"; fi ;;
+        reset) if [[ $cur == -* ]]; then words="--yes --dry-run --linux-root $global_opts"; fi ;;
         help) if [[ $cur == -* ]]; then words=$global_opts; else words=${commands% help}; fi ;;
         recover) if [[ $cur == -* ]]; then words="--hung --not-hung --forget-hang --why --yes --linux-root $global_opts"; fi ;;
         ramp) if [[ $cur == -* ]]; then words="$ramp_opts $global_opts"; fi ;;
@@ -118,11 +118,11 @@ _wiredcap() {
             # no fixed list (default: the journal's last confirmed value).
             if [[ $cur == -* ]]; then
                 if [[ -n $persist_off ]]; then
-                    words="--yes --linux-root $global_opts"
+                    words="--yes --dry-run --linux-root $global_opts"
                 elif [[ -n $persist_store ]]; then
-                    words="$persist_store_opts --yes --linux-root $global_opts"
+                    words="$persist_store_opts --yes --dry-run --linux-root $global_opts"
                 else
-                    words="--off $persist_store_opts --yes --linux-root $global_opts"
+                    words="--off $persist_store_opts --yes --dry-run --linux-root $global_opts"
                 fi
             fi
             ;;

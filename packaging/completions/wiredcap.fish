@@ -71,6 +71,7 @@ complete -c wiredcap -n '__fish_seen_subcommand_from recover' -l why -x -a 'maco
 complete -c wiredcap -n '__fish_seen_subcommand_from recover' -s y -l yes -d 'Forget the hang ceiling without asking'
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l ignore-hang-ceiling -d 'Allow a value at or above one that hung before'
 complete -c wiredcap -n '__fish_seen_subcommand_from set' -l from -x -d 'The GPU cap now, when Metal cannot be read'
+complete -c wiredcap -n '__fish_seen_subcommand_from set reset persist' -l dry-run -d 'Every check of the real run, then nothing is written'
 complete -c wiredcap -n '__fish_seen_subcommand_from set; and not __fish_seen_subcommand_from default' -a default -d 'The OS default (same as reset)'
 
 # policy check [FILE]

@@ -34,10 +34,10 @@ std::optional<PersistError> off_conflict(const PersistRequest& req) {
     if (req.size)
         return usage("persist --off forgets the stored value and takes no SIZE (got " + units::quote_input(*req.size) +
                      "); to store a value: wiredcap persist SIZE");
-    if (req.unconfirmed) return usage("--unconfirmed is for storing a value; persist --off takes no other option");
-    if (req.lower) return usage("--lower is for storing a value; persist --off takes no other option");
+    if (req.unconfirmed) return usage("--unconfirmed is for storing a value; persist --off takes no other option but --dry-run");
+    if (req.lower) return usage("--lower is for storing a value; persist --off takes no other option but --dry-run");
     if (req.ignore_hang_ceiling)
-        return usage("--ignore-hang-ceiling is for storing a value; persist --off takes no other option");
+        return usage("--ignore-hang-ceiling is for storing a value; persist --off takes no other option but --dry-run");
     return std::nullopt;
 }
 
@@ -259,6 +259,43 @@ ExitCode report_off(CliContext& ctx, const HelperReply& reply) {
     return ExitCode::ok;
 }
 
+// A dry run's answer (--check): the helper made every check of the real command under its lock
+// and stopped before the store (or the removal). Refused: the real run's refusal and exit code.
+// Permitted: exit 0, what is stored now (the helper's read of the boot state file) and whether
+// the run would change it (the helper's own comparison for a store).
+ExitCode report_check(CliContext& ctx, const HelperReply& reply, const std::optional<PersistChoice>& c,
+                      const MachineReadings& m) {
+    JsonObject o = json_head(!c, m.simulated()).boolean("dry_run", true);
+    if (c) o.num("requested_mib", c->value.count()).str("requested_from", c->from);
+    if (!reply.json) return fail(ctx, o, reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code(), reply.error);
+    const json::Value& j = *reply.json;
+    if (!reply.ok()) return fail(ctx, o, refusal_code(ctx, reply), reply.error);
+    const ReadBack now = m.boot_guard ? ReadBack{m.boot_guard->persisted, m.boot_guard->error}
+                                      : ReadBack{std::nullopt, "the helper reported no boot state"};
+    // Forgetting changes something when a value is stored (or may be); a store, when the helper's
+    // comparison with what is stored says so.
+    const bool would_change = c ? flag(j, "would_change") : now.value.has_value() || !now.error.empty();
+    const std::string basis = basis_of(j);
+    if (ctx.json) {
+        if (c) {
+            if (basis.empty()) o.null("basis"); else o.str("basis", basis);
+        }
+        o.object("persisted", persisted_json(now)).boolean("changed", false).boolean("would_change", would_change);  // not a journal word: a key of the answer
+        if (const auto b = at_boot_of(j)) o.object("at_boot", at_boot_json(*b));
+        ctx.out << o.boolean("ok", true).text() << "\n";
+        return ExitCode::ok;
+    }
+    ctx.out << (m.simulated() ? "SIMULATED " : "") << "dry run: wiredcap persist would ";
+    if (!would_change) ctx.out << "change nothing";
+    else if (c) ctx.out << "store " << units::describe(c->value) << " for boot";
+    else ctx.out << "forget the value stored for boot";
+    ctx.out << "\n" << stored_line(m.simulated(), now);
+    if (c) ctx.out << basis_line(basis, *c, c->from != kFromCommandLine);
+    if (const auto b = at_boot_of(j)) ctx.out << at_boot_text(*b);
+    ctx.out << "permitted: every check passed, the helper's under its lock; nothing was changed\n";
+    return ExitCode::ok;
+}
+
 // --unconfirmed: the boot action moves the knob from the OS default in one write, so its one
 // step counts from the OS default's effective cap, read now (Metal; the simulator's model of it),
 // which the helper journals and stores with the value. With the knob set, Metal follows the knob
@@ -316,6 +353,10 @@ ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& ar
         helper_args.insert(helper_args.end(), start->begin(), start->end());
     }
     if (choice->at_or_above_ceiling) helper_args.emplace_back("--ignore-hang-ceiling");  // journaled
+    if (req.dry_run) {
+        helper_args.emplace_back("--check");
+        return report_check(ctx, ctx.helper.run(helper_args), *choice, *machine);
+    }
     return report_store(ctx, ctx.helper.run(helper_args), *choice, *machine);
 }
 
@@ -370,6 +411,14 @@ ExitCode run_persist(CliContext& ctx, const PersistRequest& req) {
     if (!args) {
         ctx.err << "wiredcap persist: " << args.error().message << "\n";
         return args.error().code;
+    }
+    if (args->off && req.dry_run) {
+        auto machine = read_machine(ctx.helper);
+        if (!machine) {
+            ctx.err << "wiredcap persist: " << machine.error().message << "\n";
+            return ExitCode::internal_error;
+        }
+        return report_check(ctx, ctx.helper.run({"persist", "--off", "--check"}), std::nullopt, *machine);
     }
     if (args->off) return report_off(ctx, ctx.helper.run({"persist", "--off"}));
     return store(ctx, req, *args);

@@ -4,6 +4,9 @@
 // needs first: SIZE parsed strictly, the journal's last confirmed value when SIZE is left out,
 // and a refusal at or above the hang ceiling. It reports the helper's read-back of the boot
 // state file, never the value it asked for.
+//
+// --dry-run: every check of the real run, the helper's under its lock (persist ... --check),
+// then nothing is stored or forgotten and nothing journaled; exit as the real run would.
 #pragma once
 
 #include <optional>
@@ -23,6 +26,7 @@ struct PersistRequest {
     bool unconfirmed = false;
     bool lower = false;  // with --unconfirmed: a value below the effective cap, said out loud
     bool ignore_hang_ceiling = false;
+    bool dry_run = false;  // every check, the helper's too; nothing stored, forgotten or journaled
 };
 
 struct PersistError {

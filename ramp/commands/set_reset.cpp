@@ -136,6 +136,53 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
     return ExitCode::ok;
 }
 
+// A dry run's answer: the helper made every check of the real command under its lock and
+// stopped before its first write (--check). Refused, it is the real run's refusal, with its exit
+// code; permitted, exit 0 and what the run would change, from the helper's reading of the knob
+// (and, for reset, whether a value is stored for boot). Nothing was changed either way.
+ExitCode report_check(CliContext& ctx, const HelperReply& reply, std::string_view verb, const std::optional<Before>& before,
+                      bool forgets_stored) {
+    const json::Value* j = reply.json ? &*reply.json : nullptr;
+    const auto previous = j ? reading_mib(*j, "previous_mib") : std::nullopt;
+    const json::Value* req = j ? json::get(*j, "requested_mib") : nullptr;
+    const auto requested = req ? json::as_u64(*req) : std::nullopt;
+    const json::Value* backend = j ? json::get(*j, "backend") : nullptr;
+    const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
+    const ExitCode code = reply.ok() ? ExitCode::ok : reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code();
+    const std::string error = reply.error.empty() ? "the helper gave no answer" : reply.error;
+    const bool would_change = previous && requested && (*previous != *requested || forgets_stored);
+    if (ctx.json) {
+        JsonObject o = contract::head("wiredcap.change/2");
+        o.str("command", verb).boolean("ok", code == ExitCode::ok).boolean("simulated", simulated).boolean("dry_run", true);
+        const JsonObject now = contract::size_of_count(previous, "kernel", "the helper reported no reading");
+        o.object("previous", now).object("wired_limit", now).boolean("changed", false);
+        if (requested) o.num("requested_mib", *requested);
+        if (code == ExitCode::ok) o.boolean("would_change", would_change);
+        if (before) {
+            o.str("direction", direction_name(before->direction));
+            o.object("effective_before", contract::size(before->effective.value, before->effective.source, ""));
+        }
+        if (code != ExitCode::ok) o.num("exit", static_cast<std::uint64_t>(to_int(code))).str("error", error);
+        ctx.out << o.text() << "\n";
+    }
+    if (code != ExitCode::ok) {
+        ctx.err << "wiredcap " << verb << ": " << error << "\n";
+        return code;
+    }
+    if (ctx.json) return ExitCode::ok;
+    const std::string to = requested && *requested != 0 ? units::describe(*MiB::from_count(*requested)) : "0 (the OS default)";
+    ctx.out << (simulated ? "SIMULATED " : "") << "dry run: wiredcap " << verb << " would "
+            << (!would_change ? "change nothing" : "set iogpu.wired_limit_mb to " + to);
+    if (before && would_change)
+        ctx.out << " (" << (before->direction == Direction::raise   ? "a raise"
+                            : before->direction == Direction::lower ? "a lowering"
+                                                                    : "the same cap")
+                << " of the GPU's cap from " << effective_text(before->effective) << ")";
+    if (forgets_stored) ctx.out << ", and forget the value stored for boot";
+    ctx.out << "\npermitted: every check passed, the helper's under its lock; nothing was changed\n";
+    return ExitCode::ok;
+}
+
 // A raise, or any change away from the OS default, asks first. No terminal to ask on is a usage
 // error (pass --yes); a person saying no is not (exit 13, declined).
 std::string from_text(const Before& b, MiB current) {
@@ -189,21 +236,27 @@ std::optional<Refusal> journal_refusal(CliContext& ctx, const MachineReadings& m
 
 // Idempotence (docs/design.md §7): the knob already reads what was asked for. Nothing is written or
 // journaled, and the answer says so: exit 0, changed false.
-ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::string_view verb, bool reset) {
+ExitCode already(CliContext& ctx, const MachineReadings& m, MiB value, std::string_view verb, bool reset, bool dry_run) {
     if (ctx.json) {
         JsonObject o = contract::head("wiredcap.change/2");
         o.str("command", verb).boolean("ok", true).boolean("simulated", m.simulated());
+        if (dry_run) o.boolean("dry_run", true).boolean("would_change", false);
         o.object("previous", contract::size(value, m.knob.source, "")).object("wired_limit", contract::size(value, m.knob.source, ""));
         o.boolean("changed", false).num("requested_mib", value.count());
         if (reset) o.boolean("persist_removed", false);  // not a journal word: a key of the helper's answer
         ctx.out << o.text() << "\n";
         return ExitCode::ok;
     }
-    ctx.out << (m.simulated() ? "SIMULATED " : "") << "already at " << (value.count() == 0 ? "the OS default" : units::describe(value))
+    ctx.out << (m.simulated() ? "SIMULATED " : "") << (dry_run ? "dry run: " : "") << "already at " << (value.count() == 0 ? "the OS default" : units::describe(value))
             << ": iogpu.wired_limit_mb reads " << (value.count() == 0 ? "0 (the OS default)" : units::to_string(value))
             << "   [" << m.knob.source
             << "]; nothing was changed\n";
     return ExitCode::ok;
+}
+
+std::vector<std::string> with_check(std::vector<std::string> args) {
+    args.emplace_back("--check");
+    return args;
 }
 
 policy::Policy as_policy(const PolicyView& v, MiB max_step) {
@@ -248,7 +301,7 @@ std::string_view direction_name(Direction d) {
 }
 
 ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
-    if (req.size == "default") return run_reset(ctx);
+    if (req.size == "default") return run_reset(ctx, req.dry_run);
     auto value = units::parse_size_as<MiB>(req.size);
     if (!value) {
         ctx.err << "wiredcap set: " << value.error().message << "\n";
@@ -269,13 +322,15 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
         return ExitCode::internal_error;
     }
     // Without a knob to read the helper refuses with the platform's own answer.
+    if (!machine->knob.value && req.dry_run)
+        return report_check(ctx, ctx.helper.run({"apply", units::to_string(*value), "--check"}), "set", std::nullopt, false);
     if (!machine->knob.value) return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
     if (auto no = journal_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
         ctx.err << "wiredcap set: " << no->why << "\n";
         return no->code;
     }
     if (*machine->knob.value == *value && nothing_at_risk(ctx, *machine))
-        return already(ctx, *machine, *value, "set", false);
+        return already(ctx, *machine, *value, "set", false, req.dry_run);
     auto effective = effective_cap(*machine, read_metal(*machine, ctx.helper.dev()), *from);
     if (!effective) {
         ctx.err << "wiredcap set: " << effective.error().message << "\n";
@@ -288,7 +343,7 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     const Before before{direction_of(effective->value, *value), *effective};
     const MiB current = *machine->knob.value;
     const bool ask = before.direction == Direction::raise || (current.count() == 0 && *value != current);
-    if (ask && !req.yes) {
+    if (ask && !req.yes && !req.dry_run) {
         if (::isatty(tty_in_fd) == 0) return no_terminal(ctx, before, current, *value);
         if (!confirmed_change(ctx, before, current, *value)) return ExitCode::declined;
     }
@@ -296,16 +351,20 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     const auto extra = effective_args(*effective);
     args.insert(args.end(), extra.begin(), extra.end());
     if (req.ignore_hang_ceiling) args.emplace_back("--ignore-hang-ceiling");
+    if (req.dry_run) return report_check(ctx, ctx.helper.run(with_check(args)), "set", before, false);
     return report(ctx, ctx.helper.run(args), "set", before);
 }
 
 // A reset with nothing to do (the knob reads 0 and nothing is stored for boot) writes nothing.
 // Anything less certain goes to the helper, which always lets root reset.
-ExitCode run_reset(CliContext& ctx) {
-    if (auto m = read_machine(ctx.helper); m && m->knob.value && m->knob.value->count() == 0 && m->boot_guard &&
-                                           !m->boot_guard->persisted && m->boot_guard->error.empty() &&
-                                           nothing_at_risk(ctx, *m))
-        return already(ctx, *m, MiB::zero(), "reset", true);
+ExitCode run_reset(CliContext& ctx, bool dry_run) {
+    auto m = read_machine(ctx.helper);
+    if (m && m->knob.value && m->knob.value->count() == 0 && m->boot_guard && !m->boot_guard->persisted &&
+        m->boot_guard->error.empty() && nothing_at_risk(ctx, *m))
+        return already(ctx, *m, MiB::zero(), "reset", true, dry_run);
+    // Whether a value is stored for boot: the helper's `read` of the boot state file.
+    const bool stored = m && m->boot_guard && m->boot_guard->persisted;
+    if (dry_run) return report_check(ctx, ctx.helper.run({"reset", "--check"}), "reset", std::nullopt, stored);
     return report(ctx, ctx.helper.run({"reset"}), "reset");
 }
 

@@ -841,3 +841,94 @@ member_cannot_starve_roots_commands() {
   note "the member's resets meanwhile: $(cat "$WORK/member.n" 2>&1)"
   journal_ok
 }
+
+# member_cli ARGS...: wiredcap as installed, run by nobody in the group (CLI_GROUPS='': in none)
+# against the setuid helper, with --json. In a private mount namespace /var/lib/wiredcap shows the
+# fixture (its journal bound at journal.jsonl), so the paths wiredcap has compiled in are the ones
+# the setuid test helper has: wiredcap reads the journal and the simulated Metal the helper
+# decides on. Sets OUT ERR RC.
+member_cli() {
+  "${PRIVATE_NS[@]}" bash -c '
+    fixture=$1 groups=$2; shift 2
+    { mount -t tmpfs wcap-dry-run /var/lib && mkdir /var/lib/wiredcap && mount --bind "$fixture" /var/lib/wiredcap &&
+      mount --bind "$fixture/journal/journal.jsonl" /var/lib/wiredcap/journal.jsonl; } >&2 || exit 99
+    if [ -n "$groups" ]; then exec setpriv --reuid=65534 --regid=65534 --groups "$groups" -- "$@"; fi
+    exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"' sh "$FIXTURE" "${CLI_GROUPS-$GID}" \
+    "$WIREDCAP" --helper "$HELPER" "$@" --json >"$WORK/cli.out" 2>"$WORK/cli.err"
+  RC=$?; OUT=$(cat "$WORK/cli.out"); ERR=$(cat "$WORK/cli.err")
+  [ "$RC" != 99 ] || fail "cannot show the fixture at /var/lib/wiredcap: $ERR"
+}
+# What a run could write: the simulator's write history, the journal, the value stored for boot.
+machine_print() {
+  printf '%s|%s|%s' "$(sim_history)" "$(md5sum <"$JOURNAL")" "$(cat "$FIXTURE/journal/boot.state" 2>/dev/null)"
+}
+# dry_then_real RC ARGS...: `wiredcap ARGS --dry-run` as the member exits RC and writes nothing;
+# then the real run exits the same.
+dry_then_real() {
+  local want=$1 before dry
+  shift
+  before=$(machine_print)
+  member_cli "$@" --dry-run; dry=$RC
+  [ "$(machine_print)" = "$before" ] || fail "wiredcap $* --dry-run wrote something: $before -> $(machine_print)"
+  [ "$dry" = "$want" ] || fail "wiredcap $* --dry-run exits $dry, expected $want: $OUT $ERR"
+  if [ "$dry" = 0 ]; then
+    printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["dry_run"] is True and d["changed"] is False and "would_change" in d, d' ||
+      fail "wiredcap $* --dry-run: not a dry run's answer: $OUT"
+  fi
+  member_cli "$@"
+  [ "$RC" = "$dry" ] || fail "wiredcap $* exits $RC where its dry run exits $dry: $OUT $ERR"
+  note "wiredcap $*: exit $RC, the dry run's and the real run's"
+}
+# helper_check_then_real RC ARGS...: the helper's own check (--check) as the member exits RC and
+# writes nothing, not even its refusal; then the real command exits the same.
+helper_check_then_real() {
+  local want=$1 before
+  shift
+  before=$(machine_print)
+  run -- "$@" --check
+  [ "$(machine_print)" = "$before" ] || fail "wiredcap-helper $* --check wrote something: $before -> $(machine_print)"
+  [ "$RC" = "$want" ] || fail "wiredcap-helper $* --check exits $RC, expected $want: $OUT $ERR"
+  run -- "$@"
+  [ "$RC" = "$want" ] || fail "wiredcap-helper $* exits $RC where its check exits $want: $OUT $ERR"
+  note "wiredcap-helper $*: exit $RC, the check's and the real command's"
+}
+
+# A dry run is the real run's decision (issue 42): `wiredcap set/persist/reset --dry-run` as a
+# member against the real setuid helper makes every check the real run makes -- wiredcap's, then
+# the helper's under its lock (band from root's policy, max_step from the value in force, the
+# hang ceiling, who may, an open ramp step) -- exits as the real run then does, and leaves the
+# simulator's write history, the journal and the boot state as they were. The helper's --check
+# alone, likewise, for the values wiredcap would already refuse itself.
+member_dry_run_is_the_real_decision() {
+  fresh_fixture
+  private_mount_ns || { echo "SKIP: $PRIVATE_NS_WHY"; exit 77; }
+  AS=0:0: run -- reset; expect_rc 0
+  touch "$FIXTURE/journal.jsonl"  # where the journal is bound in member_cli's namespace
+  dry_then_real 0 set 160GiB --yes; expect_knob 163840
+  AS=0:0: run -- reset; expect_rc 0
+  dry_then_real 3 set 175GiB --yes
+  dry_then_real 3 set 180GiB --yes
+  CLI_GROUPS='' dry_then_real 4 set 160GiB --yes
+  dry_then_real 3 persist 160GiB
+  dry_then_real 0 persist 160GiB --unconfirmed
+  dry_then_real 0 persist --off
+  helper_check_then_real 3 apply 175GiB --effective 158GiB
+  helper_check_then_real 3 apply 180GiB --effective 158GiB
+  helper_check_then_real 0 apply 160GiB --effective 158GiB
+  AS=0:0: run -- reset; expect_rc 0
+  # A step of root's ramp awaits confirmation in this boot: every writer waits (exit 10).
+  AS=0:0: run -- apply 150GiB --run r-open --step 1 --effective 158GiB; expect_rc 0
+  dry_then_real 10 set 152GiB --yes
+  dry_then_real 10 persist 152GiB --unconfirmed
+  dry_then_real 0 reset
+  # Root's step at 164 GiB hung (it was in force when the machine went down): the hang ceiling.
+  AS=0:0: run -- apply 164GiB --run r-hung --step 1 --effective 158GiB; expect_rc 0
+  sim reboot >/dev/null
+  dry_then_real 3 set 168GiB --yes
+  dry_then_real 3 persist 164GiB --unconfirmed
+  helper_check_then_real 3 apply 168GiB --effective 158GiB
+  helper_check_then_real 3 persist 166GiB --unconfirmed --effective 158GiB
+  dry_then_real 0 set 160GiB --yes; expect_knob 163840
+  dry_then_real 0 reset; expect_knob 0
+  journal_ok
+}

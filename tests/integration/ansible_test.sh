@@ -278,5 +278,81 @@ planned_reboot_settles_only_when_said() {
   recap_is changed=0 failed=0
 }
 
+# Check mode and the real run side by side: from the same machine, the task's verdict
+# in check mode -- failed or not, wiredcap's exit code (rc), its message, changed -- is the real
+# run's, for a value in the band, one more than max_step from the OS default's 158 GiB, one
+# outside the band, the vouched one, one at a hang ceiling, the default, and with persist: true a
+# value that could not be stored for boot (refused before set changes anything, in both modes)
+# and one that can. Check mode writes nothing: the simulator's write history, the journal and the
+# boot state are as before it.
+verdict_play() {  # verdict_play OUTFILE TASK [--check]: the task's result as one JSON line
+  local out=$1 task=$2
+  shift 2
+  play "$task
+      register: r
+      ignore_errors: true
+    - ansible.builtin.copy:
+        content: \"{{ {'failed': r.failed | default(false), 'rc': r.rc | default(0), 'msg': r.msg | default(''), 'changed': r.changed} | to_json }}\"
+        dest: $out
+      check_mode: false" "$@"
+  [ -s "$out" ] || fail "no result of the task ($RC): $OUT"
+}
+# (a journal not there yet and an empty one are the same: no record; taking the helper's lock
+# makes the file, as any call that takes it does).
+machine_print() {  # what a run could have written: the write history, the journal, the boot state
+  printf '%s|%s|%s' "$(sim history | paste -sd,)" "$(cat "$JOURNAL" 2>/dev/null | md5sum)" \
+    "$(cat "$WORK/journal/boot.state" 2>/dev/null)"
+}
+check_mode_predicts_the_run() {
+  local name params prep before verdict
+  local cases=(
+    'in-band|value=160GiB|'
+    'over-step|value=175GiB|'
+    'outside-band|value=180GiB|'
+    'vouched|value=176GiB|'
+    'hang-ceiling|value=168GiB|hang'
+    'below-the-hang-ceiling|value=160GiB|hang'
+    'default|value=default|set'
+    'persist-refused|value=160GiB persist=true|'
+    'persist-vouched|value=176GiB persist=true|'
+  )
+  local c
+  for c in "${cases[@]}"; do
+    IFS='|' read -r name params prep <<<"$c"
+    setup
+    # A hang at 164 GiB: root's ramp step applied in the boot before, never confirmed.
+    if [ "$prep" = hang ]; then
+      "$HELPER" --policy "$POLICY" --journal "$JOURNAL" --sim-state "$STATE" apply 164GiB --run r-hung --step 1 \
+        --effective 158GiB >/dev/null 2>&1 || fail "$name: cannot apply the step that hangs"
+      sim reboot >/dev/null
+    fi
+    [ "$prep" = set ] && { "$WORK/bin/wiredcap" set 160GiB --yes >/dev/null 2>&1 || fail "$name: cannot set 160 GiB"; }
+    # shellcheck disable=SC2086  # the parameters are words
+    local task; task=$(cap_task $params)
+    before=$(machine_print)
+    verdict_play "$WORK/check.json" "$task" --check
+    [ "$(machine_print)" = "$before" ] || fail "$name: check mode wrote something: $before -> $(machine_print)"
+    verdict_play "$WORK/real.json" "$task"
+    verdict=$(python3 - "$WORK/check.json" "$WORK/real.json" 2>&1 <<'PY'
+import json, sys
+check, real = (json.load(open(f)) for f in sys.argv[1:])
+for k in ("failed", "rc", "msg", "changed"):
+    if check[k] != real[k]:
+        sys.exit("%s differs: check mode %r, the real run %r" % (k, check[k], real[k]))
+print("failed rc=%s" % real["rc"] if real["failed"] else "changed=%s" % real["changed"])
+PY
+) || fail "$name: check mode is not the real run's verdict: $verdict"
+    note "$name: $verdict in both"
+    case $name in
+      in-band|vouched|below-the-hang-ceiling|default|persist-vouched) [[ $verdict == changed=True ]] ;;
+      *) [[ $verdict == 'failed rc=3' ]] ;;
+    esac || fail "$name: the verdict is not the one expected: $verdict"
+    # A persist that is refused is refused before set: the real run changed nothing either.
+    if [ "$name" = persist-refused ]; then
+      [ "$(machine_print)" = "$before" ] || fail "persist-refused: the real run changed the machine: $(machine_print)"
+    fi
+  done
+}
+
 "$scenario"
 echo "PASS: $scenario"

@@ -84,39 +84,16 @@ TEST(ExactDecimal, FractionsAreWrittenInFull) {
     EXPECT_EQ(exact_decimal(Bytes::max(), SizeUnit::terabytes), "18446744.073709551615");
 }
 
-TEST(RoundedDecimal, RoundsHalfUp) {
-    EXPECT_EQ(rounded_decimal(237568_MiB, SizeUnit::gibibytes, 2), "232.00");
-    EXPECT_EQ(rounded_decimal(237568_MiB, SizeUnit::gigabytes, 2), "249.11");
-    EXPECT_EQ(rounded_decimal(5_MB, SizeUnit::gigabytes, 2), "0.01");
-    EXPECT_EQ(rounded_decimal(4999999_B, SizeUnit::gigabytes, 2), "0.00");
-    EXPECT_EQ(rounded_decimal(5_MB, SizeUnit::gigabytes, 3), "0.005");
-    EXPECT_EQ(rounded_decimal(500_MB, SizeUnit::gigabytes, 0), "1");
-    EXPECT_EQ(rounded_decimal(499999999_B, SizeUnit::gigabytes, 0), "0");
-    EXPECT_EQ(rounded_decimal(512_KiB, SizeUnit::mebibytes, 0), "1");
-    EXPECT_EQ(rounded_decimal(511_KiB, SizeUnit::mebibytes, 0), "0");
-    EXPECT_EQ(rounded_decimal(1_B, SizeUnit::tebibytes, 12), "0.000000000001");
-    EXPECT_EQ(rounded_decimal(1_B, SizeUnit::tebibytes, 11), "0.00000000000");
+TEST(FixedDecimal, PadsTheFractionWithZeros) {
+    EXPECT_EQ(truncated_decimal(1_B, SizeUnit::bytes, 3), "1.000");
+    EXPECT_EQ(truncated_decimal(1_MB, SizeUnit::gigabytes, 3), "0.001");
+    EXPECT_EQ(truncated_decimal(0_B, SizeUnit::gigabytes, 2), "0.00");
 }
 
-TEST(RoundedDecimal, CarriesIntoTheWholePart) {
-    EXPECT_EQ(rounded_decimal(995_MB, SizeUnit::gigabytes, 2), "1.00");
-    EXPECT_EQ(rounded_decimal(994999999_B, SizeUnit::gigabytes, 2), "0.99");
-    EXPECT_EQ(rounded_decimal(9995_MB, SizeUnit::gigabytes, 2), "10.00");
-    EXPECT_EQ(rounded_decimal(999999999_B, SizeUnit::gigabytes, 8), "1.00000000");
-    EXPECT_EQ(rounded_decimal(1023_MiB, SizeUnit::gibibytes, 2), "1.00");
-    EXPECT_EQ(rounded_decimal(Bytes::max(), SizeUnit::kilobytes, 0), "18446744073709552");
-}
-
-TEST(RoundedDecimal, PadsTheFractionWithZeros) {
-    EXPECT_EQ(rounded_decimal(1_B, SizeUnit::bytes, 3), "1.000");
-    EXPECT_EQ(rounded_decimal(1_MB, SizeUnit::gigabytes, 3), "0.001");
-    EXPECT_EQ(rounded_decimal(0_B, SizeUnit::gigabytes, 2), "0.00");
-}
-
-TEST(RoundedDecimal, EighteenDecimalsAtMost) {
-    EXPECT_EQ(rounded_decimal(Bytes::max(), SizeUnit::bytes, 18), "18446744073709551615.000000000000000000");
-    EXPECT_EQ(rounded_decimal(Bytes::max(), SizeUnit::tebibytes, 18), "16777215.999999999999090505");
-    EXPECT_THROW((void)rounded_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
+TEST(FixedDecimal, EighteenDecimalsAtMost) {
+    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::bytes, 18), "18446744073709551615.000000000000000000");
+    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::tebibytes, 18), "16777215.999999999999090505");
+    EXPECT_THROW((void)truncated_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
 }
 
 }  // namespace

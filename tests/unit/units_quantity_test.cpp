@@ -196,20 +196,12 @@ TYPED_TEST(EveryQuantity, CheckedArithmeticReturnsNulloptAtTheEdges) {
     EXPECT_EQ(checked_add(*Q::from_count(Q::max_count - 1), one), Q::max());
     EXPECT_EQ(checked_sub(Q::zero(), one), std::nullopt);
     EXPECT_EQ(checked_sub(one, one), Q::zero());
-    EXPECT_EQ(checked_mul(Q::max(), 2), std::nullopt);
-    EXPECT_EQ(checked_mul(Q::max(), kU64Max), std::nullopt);
-    EXPECT_EQ(checked_mul(Q::max(), 0), Q::zero());
-    EXPECT_EQ(checked_mul(Q::max(), 1), Q::max());
-    EXPECT_EQ(checked_mul(Q::zero(), kU64Max), Q::zero());
-    EXPECT_EQ(checked_mul(*Q::from_count(Q::max_count / 2 + 1), 2), std::nullopt);
-    EXPECT_EQ(checked_mul(*Q::from_count(Q::max_count / 2), 2), Q::from_count(Q::max_count / 2 * 2));
 }
 
 TEST(QuantityArithmetic, OperatorsOnLiterals) {
     EXPECT_EQ(232_GiB + 4_GiB, 236_GiB);
     EXPECT_EQ(232_GiB - 4096_MiB, 233472_MiB);
     EXPECT_EQ(1_GB + 1_MB, 1001_MB);
-    EXPECT_EQ(checked_mul(4_GiB, 3), 12_GiB);
     EXPECT_THROW((void)(0_MiB - 1_MiB), OverflowError);
     EXPECT_THROW((void)(MiB::max() + 1_MiB), OverflowError);
     EXPECT_THROW((void)(MiB::max() + 1_GiB), OverflowError);

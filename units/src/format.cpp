@@ -20,17 +20,17 @@ std::string u128_to_string(u128 v) {
     return s;
 }
 
-enum class Rounding { down, half_up, up };
+enum class Rounding { down, up };
 
-// `bytes` in `unit` with `decimals` places, rounded as asked: the three public forms differ only
-// in this. b * 10^18 < 2^124, so 2 * b + u cannot overflow.
+// `bytes` in `unit` with `decimals` places, rounded as asked: the two public forms differ only
+// in this. b * 10^18 < 2^124, so b + u cannot overflow.
 std::string fixed_decimal(Bytes bytes, SizeUnit unit, unsigned decimals, Rounding how, const char* name) {
     if (decimals > 18) throw std::invalid_argument(std::string(name) + ": at most 18 decimals");
     u128 scale = 1;
     for (unsigned i = 0; i < decimals; ++i) scale *= 10;
     const u128 u = info(unit).bytes;
     const u128 b = static_cast<u128>(bytes.count()) * scale;
-    const u128 scaled = how == Rounding::down ? b / u : how == Rounding::up ? (b + u - 1) / u : (2 * b + u) / (2 * u);
+    const u128 scaled = how == Rounding::down ? b / u : (b + u - 1) / u;
     std::string out = u128_to_string(scaled / scale);
     if (decimals == 0) return out;
     std::string frac = u128_to_string(scaled % scale);
@@ -53,10 +53,6 @@ std::string exact_decimal(Bytes bytes, SizeUnit unit) {
         r %= u;
     }
     return out;
-}
-
-std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {
-    return fixed_decimal(bytes, unit, decimals, Rounding::half_up, "rounded_decimal");
 }
 
 std::string rounded_up_decimal(Bytes bytes, SizeUnit unit, unsigned decimals) {

@@ -19,7 +19,6 @@ class JsonObject {
 public:
     JsonObject& str(std::string_view key, std::string_view value);
     JsonObject& num(std::string_view key, std::uint64_t value);
-    JsonObject& signed_num(std::string_view key, std::int64_t value);
     JsonObject& boolean(std::string_view key, bool value);
     JsonObject& null(std::string_view key);
     JsonObject& object(std::string_view key, const JsonObject& value);

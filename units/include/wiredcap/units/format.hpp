@@ -13,9 +13,6 @@ namespace wiredcap::units {
 // Always finite: every unit is 2^a * 5^b bytes.
 [[nodiscard]] std::string exact_decimal(Bytes bytes, SizeUnit unit);
 
-// The value of `bytes` in `unit` rounded half-up to `decimals` places: "249.11".
-[[nodiscard]] std::string rounded_decimal(Bytes bytes, SizeUnit unit, unsigned decimals);
-
 // The value of `bytes` in `unit` cut (rounded down) to `decimals` places: "249.10". Every figure
 // wiredcap prints for orientation uses this: a cut never shows a limit above what it is.
 [[nodiscard]] std::string truncated_decimal(Bytes bytes, SizeUnit unit, unsigned decimals);

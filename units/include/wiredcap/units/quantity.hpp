@@ -122,12 +122,6 @@ public:
         if (b.n_ > a.n_) return std::nullopt;
         return Quantity{a.n_ - b.n_};
     }
-    // Scaling by a plain factor is the one place a raw integer meets a quantity: "3 steps of
-    // 4 GiB" is a size, "4 GiB + 3" is not.
-    [[nodiscard]] friend constexpr std::optional<Quantity> checked_mul(const Quantity& a, std::uint64_t k) noexcept {
-        if (k != 0 && a.n_ > max_count / k) return std::nullopt;
-        return Quantity{a.n_ * k};
-    }
 
     friend constexpr Quantity operator+(const Quantity& a, const Quantity& b) {
         return or_throw(checked_add(a, b), "size addition overflows");

@@ -14,7 +14,10 @@ description:
   - Every change is checked against the policy in C(/etc/wiredcap.conf), read back from the
     kernel and journaled by wiredcap's helper; C(changed) comes from the read-back.
   - A refusal (outside the band, more than one step from the OS default without a ramp or a
-    vouched value, at or above a hang ceiling) fails the task with wiredcap's own message.
+    vouched value, at or above a hang ceiling) fails the task with wiredcap's own message and
+    exit code (C(rc)).
+  - With I(persist=true), C(wiredcap persist VALUE --dry-run) runs first, so a value that could
+    not be stored for boot fails the task before the cap is changed.
   - On an AMD Linux host the task fails, in check mode too, saying that wiredcap changes the cap
     there only by a trial boot that a reboot and a confirmation as root must follow, which this
     module does not drive; nothing is changed. M(wiredcap.macos.wiredcap_info) works there.
@@ -48,7 +51,7 @@ options:
     type: path
 attributes:
   check_mode:
-    description: Runs only C(wiredcap status) and C(wiredcap convert); reports what the run would change.
+    description: Runs wiredcap's dry runs (C(set), C(persist), C(reset) with C(--dry-run)), which make every check of the real run, the helper's under its lock, and change nothing; the task fails where the real run would, with the same message and C(rc), and C(changed) is what the real run would change.
     support: full
   diff_mode:
     description: Shows the knob and the value stored for boot before and after, in MiB.
@@ -137,11 +140,29 @@ def settle_planned_reboot(module):
     return found
 
 
+def dry_run(module, args):
+    """wiredcap's decision on ARGS without acting on it (--dry-run): every check of the real run,
+    the helper's under its lock; the task fails where the run would, with wiredcap's message and
+    exit code. True when the run would change something."""
+    return bool(wiredcap.answer_or_fail(module, args + ["--dry-run"]).get("would_change"))
+
+
+def check(module):
+    """Check mode: the dry runs of what apply() runs, in its order."""
+    if to_default(module):
+        return dry_run(module, ["reset"])
+    value = module.params["value"]
+    stores = module.params["persist"] and dry_run(module, ["persist", value])
+    return dry_run(module, ["set", value, "--yes"]) or stores
+
+
 def apply(module, before):
     """Runs wiredcap; True when a read-back says something changed."""
     if to_default(module):
         return bool(wiredcap.answer_or_fail(module, ["reset"]).get("changed"))
     value = module.params["value"]
+    if module.params["persist"]:
+        dry_run(module, ["persist", value])  # a persist that would be refused fails before set changes anything
     changed = bool(wiredcap.answer_or_fail(module, ["set", value, "--yes"]).get("changed"))
     if module.params["persist"]:
         stored = wiredcap.answer_or_fail(module, ["persist", value], changed=changed, diff={"before": as_text(before)})
@@ -164,9 +185,10 @@ def main():
     before = state_of(wiredcap.mac_status(module))
     settled = settle_planned_reboot(module)
     if module.check_mode:
-        after = wanted(module, before)
-        module.exit_json(changed=after != before or bool(settled),
-                         diff={"before": as_text(before), "after": as_text(after)}, settled_mib=settled, **before)
+        changed = check(module) or bool(settled)
+        after = wanted(module, before) if changed else before
+        module.exit_json(changed=changed, diff={"before": as_text(before), "after": as_text(after)},
+                         settled_mib=settled, **before)
     changed = apply(module, before) or bool(settled)
     after = state_of(wiredcap.status(module))  # the read-back, not the request
     module.exit_json(changed=changed, diff={"before": as_text(before), "after": as_text(after)},
