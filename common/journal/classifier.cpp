@@ -499,6 +499,10 @@ const UnresolvedRun* open_step(const Report& report) noexcept {
     return nullptr;
 }
 
+bool open_step_refuses(const StepRef& open, std::uint64_t uid, std::string_view run) noexcept {
+    return open.run != run && (uid != 0 || open.uid == 0);
+}
+
 bool Classifier::may_answer(std::string_view boot, MiB value, bool root) const {
     return s_->outside.may_answer(boot, value, root);
 }

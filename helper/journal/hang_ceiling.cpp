@@ -45,8 +45,9 @@ std::optional<Standing> find_standing(std::string_view text, units::MiB value) n
     return answered(text, "", [value](const Classifier& c) { return c.standing(value); });
 }
 
-std::optional<units::MiB> find_own_apply(std::string_view text, const StepToConfirm& s) noexcept {
-    return answered(text, s.boot, [&s](const Classifier& c) { return c.own_apply(s.run, s.step, s.uid); }).value_or(std::nullopt);
+std::optional<units::MiB> find_own_apply(std::string_view text, std::string_view run, std::uint64_t step, std::uint64_t uid,
+                                         std::string_view boot) noexcept {
+    return answered(text, boot, [&](const Classifier& c) { return c.own_apply(run, step, uid); }).value_or(std::nullopt);
 }
 
 bool is_open_suspect(std::string_view text, std::string_view boot, units::MiB value, std::string_view current_boot,

@@ -30,13 +30,10 @@ struct Ceiling {
 // read back, in this boot, for the same caller and run. A confirmation is what `persist` (and the
 // boot action after it) trusts as "reached step by step and kept": a caller's own word for a step
 // that never ran would let it store any value in the band for boot, past max_step.
-struct StepToConfirm {
-    std::string_view run;
-    std::uint64_t step;
-    std::uint64_t uid;      // the caller's: another user's step is not this caller's to confirm
-    std::string_view boot;  // the current boot: a step from before a reboot may have hung it
-};
-[[nodiscard]] std::optional<units::MiB> find_own_apply(std::string_view journal_text, const StepToConfirm& s) noexcept;
+// The step is `run`'s `step`; `uid` is the caller's (another user's step is not its to confirm),
+// `boot` the current one (a step from before a reboot may have hung it).
+[[nodiscard]] std::optional<units::MiB> find_own_apply(std::string_view journal_text, std::string_view run, std::uint64_t step,
+                                                      std::uint64_t uid, std::string_view boot) noexcept;
 
 // Whether `value` may be stored for boot as confirmed (Classifier::standing); nothing when the
 // journal could not be classified.

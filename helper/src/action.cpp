@@ -234,7 +234,7 @@ std::optional<Failure> refuse_on_the_journal(Action& a, const Invocation& inv, C
     if (!hang.known)
         return a.refuse(ExitCode::journal_failed, "cannot classify the journal for hangs (out of memory); nothing was changed");
     // A change measured from a value nobody confirmed, or one the open step's revert would undo.
-    if (const auto& open = hang.open_step; open && open->run != inv.run.value_or(""))
+    if (const auto& open = hang.open_step; open && journal::open_step_refuses(*open, ctx.caller.uid, inv.run.value_or("")))
         return a.refuse(ExitCode::unresolved_journal, "run " + open->run + " step " + std::to_string(open->step) +
                                                           " is open in this boot: nothing was changed (see: wiredcap recover)");
     if (!hang.value || value < *hang.value || inv.ignore_hang_ceiling) return std::nullopt;

@@ -138,8 +138,9 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units:
 // value at or above the journal's hang ceiling is refused (refused_by_policy) unless the person
 // gave --ignore-hang-ceiling (journaled with the record). Lowering below it stays allowed. The
 // journal or the boot id unreadable: refused, never assumed clean (reset never asks). While
-// another run's step is open in this boot (journal::open_step), any other non-zero value is
-// refused (unresolved_journal), as every front end refuses it.
+// another run's step is open in this boot (journal::open_step), any other value is refused
+// (unresolved_journal) as every front end refuses it, but root's past a member's step
+// (journal::open_step_refuses).
 [[nodiscard]] std::optional<Failure> refuse_on_the_journal(Action& a, const Invocation& inv, Context& ctx,
                                                             units::MiB value);
 

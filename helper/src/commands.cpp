@@ -153,8 +153,7 @@ std::optional<Failure> confirmable(Action& a, const Invocation& inv, Context& ct
     if (!boot) return a.refuse(ExitCode::not_permitted, "cannot read the boot id, so " + step + " cannot be confirmed");
     auto text = a.journal_for("the step to confirm");
     if (!text) return text.error();
-    const journal::StepToConfirm own{*inv.run, *inv.step, ctx.caller.uid, *boot};
-    const auto applied = journal::find_own_apply(*text, own);
+    const auto applied = journal::find_own_apply(*text, *inv.run, *inv.step, ctx.caller.uid, *boot);
     if (!applied)
         return a.refuse(ExitCode::not_permitted, step + " was not applied and read back by uid " +
                                                      std::to_string(ctx.caller.uid) + " in this boot: only such a "

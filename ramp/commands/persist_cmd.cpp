@@ -336,7 +336,7 @@ ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& ar
                     contents.error().message + "; the last confirmed value and the hang ceiling are unknown");
     const auto report = recovery::analyse(contents->entries, machine->boot_id.value.value_or(""));
     // A value stored while a step awaits confirmation would be chosen on a state nobody settled.
-    if (auto open = open_step(report))
+    if (const auto* open = open_step_refusing(report))
         return fail(ctx, json_head(false, machine->simulated()), ExitCode::unresolved_journal, open_step_refusal(*open));
     auto choice = choose_persist_value(args, report, req.ignore_hang_ceiling, "journal " + path);
     if (!choice) return fail(ctx, json_head(false, machine->simulated()), choice.error().code, choice.error().message);

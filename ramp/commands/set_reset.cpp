@@ -228,7 +228,7 @@ std::optional<Refusal> journal_refusal(CliContext& ctx, const MachineReadings& m
         return Refusal{ExitCode::refused_by_policy,
                        report.error().message + "; the hang ceiling, and whether a ramp step awaits confirmation, "
                                                 "are unknown, so nothing was changed"};
-    if (auto open = open_step(*report)) return Refusal{ExitCode::unresolved_journal, open_step_refusal(*open)};
+    if (const auto* open = open_step_refusing(*report)) return Refusal{ExitCode::unresolved_journal, open_step_refusal(*open)};
     auto why = hang_refusal(*report, value, ignore);
     if (why) return Refusal{ExitCode::refused_by_policy, *why};
     return std::nullopt;

@@ -1,14 +1,21 @@
 #include "engine/open_step.hpp"
 
+#include <unistd.h>
+
 #include "engine/guard.hpp"
 #include "wiredcap/units/format.hpp"
 
 namespace wiredcap::cli {
 
+const recovery::UnresolvedRun* open_step_refusing(const recovery::Report& report) {
+    const auto* open = journal::open_step(report);
+    return open != nullptr && journal::open_step_refuses(open->at, ::getuid(), "") ? open : nullptr;
+}
+
 std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx, const MachineReadings& m) {
     auto report = recovery::analyse_file(journal_path(ctx.helper.dev()), m.boot_id.value.value_or(""));
     if (!report) return std::nullopt;
-    if (const auto* open = journal::open_step(*report)) return *open;
+    if (const auto* open = open_step_refusing(*report)) return *open;
     return std::nullopt;
 }
 

@@ -16,8 +16,11 @@
 
 namespace wiredcap::cli {
 
-// The first run that holds a step open (journal::open_step, the one rule, which the setuid
-// helper applies too), from the journal as it is now (in the boot `m` reads). Nullopt also when the journal
+// The open step that refuses this caller's write, per the report: journal::open_step and
+// journal::open_step_refuses, the rule the setuid helper applies too (a new write names no run).
+[[nodiscard]] const recovery::UnresolvedRun* open_step_refusing(const recovery::Report& report);
+
+// The same, from the journal as it is now (in the boot `m` reads). Nullopt also when the journal
 // cannot be read: the caller's own reading of it then refuses, saying why.
 [[nodiscard]] std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx, const MachineReadings& m);
 

@@ -410,7 +410,7 @@ Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, 
     if (!m.may_change && !req.dry_run) return PlanError{ExitCode::not_permitted, m.may_change_why};
     auto rec = recover(ctx, m, say);
     if (!rec) return PlanError{ExitCode::internal_error, rec.error().message};
-    if (auto open = open_step(rec->report)) return PlanError{ExitCode::unresolved_journal, open_step_refusal(*open)};
+    if (const auto* open = open_step_refusing(rec->report)) return PlanError{ExitCode::unresolved_journal, open_step_refusal(*open)};
     // Every step starts from the cap the GPU has now, not from the knob's 0 (docs/design.md §5).
     auto effective = effective_cap(m, read_metal(m, ctx.helper.dev()), s.from);
     if (!effective) return PlanError{ExitCode::usage, effective.error().message};

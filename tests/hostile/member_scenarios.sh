@@ -673,11 +673,11 @@ member_cannot_end_roots_run_hung() {
   journal_ok
 }
 
-# A ramp step that awaits confirmation binds the helper run directly too (journal::open_step, the
-# rule every front end applies): while root's step is open in this boot, a member's apply (in no
-# run or its own) and persist, and root's own apply outside that run, are refused (exit 10) with
-# nothing written; the run's own next step goes through; root's reset settles it, and then the
-# member's apply goes.
+# A ramp step that awaits confirmation binds the helper run directly too (journal::open_step and
+# open_step_refuses, the rule every front end applies): while root's step is open in this boot, a
+# member's apply (in no run or its own) and persist, and root's own apply outside that run, are
+# refused (exit 10) with nothing written; the run's own next step goes through; root's reset
+# settles it, and then the member's apply goes. A member's open step never holds root back.
 helper_respects_an_open_step() {
   fresh_fixture
   AS=0:0: run -- apply 72GiB --run r-open --step 1; expect_rc 0; expect_knob 73728
@@ -694,6 +694,11 @@ helper_respects_an_open_step() {
   AS=$MEMBER run -- apply 72GiB; expect_rc 10; expect_knob 81920
   AS=0:0: run -- reset; expect_rc 0; expect_knob 0
   AS=$MEMBER run -- apply 72GiB; expect_rc 0; expect_knob 73728
+  # A member's open step binds the member's other writes, never root's (no member holds root back).
+  AS=$MEMBER run -- apply 80GiB --run m-open --step 1; expect_rc 0; expect_knob 81920
+  AS=$MEMBER run -- apply 72GiB; expect_rc 10; expect_knob 81920
+  AS=0:0: run -- apply 72GiB; expect_rc 0; expect_knob 73728
+  AS=0:0: run -- persist 72GiB --unconfirmed; expect_rc 0
   journal_ok
 }
 

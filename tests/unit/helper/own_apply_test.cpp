@@ -21,7 +21,12 @@ std::string line(const std::string& command, const std::string& event, uid_t uid
     return to_json_line(Record{command, event, run, step, 80_GiB, 96_GiB, read_back ? std::optional(96_GiB) : std::nullopt, ""},
                         Stamp{boot, uid}, 1764410000);
 }
-const StepToConfirm kStep{"r-1", 3, 501, "B1"};
+// The step confirm asks about: run r-1's step 3, by uid 501, in boot B1.
+struct StepToConfirm {};
+const StepToConfirm kStep{};
+std::optional<units::MiB> find_own_apply(const std::string& text, StepToConfirm) {
+    return journal::find_own_apply(text, "r-1", 3, 501, "B1");
+}
 
 TEST(OwnApply, TheCallersAppliedStepInThisBootIsConfirmable) {
     EXPECT_EQ(find_own_apply(line("apply", "intent") + line("apply", "applied"), kStep), 96_GiB);

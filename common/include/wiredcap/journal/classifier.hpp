@@ -141,6 +141,10 @@ struct Report {
 // The first run that holds a step open, per the report; null when none does.
 [[nodiscard]] const UnresolvedRun* open_step(const Report& report) noexcept;
 
+// Whether that open step refuses a write by `uid` in run `run` (empty: none): every write outside
+// its run, except root's past another uid's step (a member cannot hold root's commands back).
+[[nodiscard]] bool open_step_refuses(const StepRef& open, std::uint64_t uid, std::string_view run) noexcept;
+
 // Whether `boot` is known to be an earlier boot than the current one. When either identity
 // could not be read (the helper stamps "unknown"), nothing proves a reboot happened, and a
 // ramp that may be running now must not be declared hung.
