@@ -170,7 +170,9 @@ ExitCode report_check(CliContext& ctx, const HelperReply& reply, std::string_vie
         return code;
     }
     if (ctx.json) return ExitCode::ok;
-    const std::string to = requested && *requested != 0 ? units::describe(*MiB::from_count(*requested)) : "0 (the OS default)";
+    // value_or, not *requested: GCC's -O3 flow analysis calls the optional's value maybe-uninitialized.
+    const std::uint64_t to_mib = requested.value_or(0);
+    const std::string to = to_mib != 0 ? units::describe(*MiB::from_count(to_mib)) : "0 (the OS default)";
     ctx.out << (simulated ? "SIMULATED " : "") << "dry run: wiredcap " << verb << " would "
             << (!would_change ? "change nothing" : "set iogpu.wired_limit_mb to " + to);
     if (before && would_change)
