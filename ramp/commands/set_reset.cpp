@@ -145,18 +145,21 @@ ExitCode report_check(CliContext& ctx, const HelperReply& reply, std::string_vie
     const json::Value* j = reply.json ? &*reply.json : nullptr;
     const auto previous = j ? reading_mib(*j, "previous_mib") : std::nullopt;
     const json::Value* req = j ? json::get(*j, "requested_mib") : nullptr;
-    const auto requested = req ? json::as_u64(*req) : std::nullopt;
+    // A count and a flag, not an optional: GCC's -O3 flow analysis called the optional's value
+    // maybe-uninitialized (the release build's warnings are errors).
+    const bool has_requested = req != nullptr && json::as_u64(*req).has_value();
+    const std::uint64_t requested = has_requested ? *json::as_u64(*req) : 0;
     const json::Value* backend = j ? json::get(*j, "backend") : nullptr;
     const bool simulated = backend && json::as_string(*backend) && *json::as_string(*backend) == "simulated";
     const ExitCode code = reply.ok() ? ExitCode::ok : reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code();
     const std::string error = reply.error.empty() ? "the helper gave no answer" : reply.error;
-    const bool would_change = previous && requested && (*previous != *requested || forgets_stored);
+    const bool would_change = previous && has_requested && (*previous != requested || forgets_stored);
     if (ctx.json) {
         JsonObject o = contract::head("wiredcap.change/2");
         o.str("command", verb).boolean("ok", code == ExitCode::ok).boolean("simulated", simulated).boolean("dry_run", true);
         const JsonObject now = contract::size_of_count(previous, "kernel", "the helper reported no reading");
         o.object("previous", now).object("wired_limit", now).boolean("changed", false);
-        if (requested) o.num("requested_mib", *requested);
+        if (has_requested) o.num("requested_mib", requested);
         if (code == ExitCode::ok) o.boolean("would_change", would_change);
         if (before) {
             o.str("direction", direction_name(before->direction));
@@ -170,9 +173,7 @@ ExitCode report_check(CliContext& ctx, const HelperReply& reply, std::string_vie
         return code;
     }
     if (ctx.json) return ExitCode::ok;
-    // value_or, not *requested: GCC's -O3 flow analysis calls the optional's value maybe-uninitialized.
-    const std::uint64_t to_mib = requested.value_or(0);
-    const std::string to = to_mib != 0 ? units::describe(*MiB::from_count(to_mib)) : "0 (the OS default)";
+    const std::string to = requested != 0 ? units::describe(*MiB::from_count(requested)) : "0 (the OS default)";
     ctx.out << (simulated ? "SIMULATED " : "") << "dry run: wiredcap " << verb << " would "
             << (!would_change ? "change nothing" : "set iogpu.wired_limit_mb to " + to);
     if (before && would_change)
