@@ -26,7 +26,7 @@
 //
 // The start_ lines are written only when the start is known; files written before they existed
 // end at reason= and are read as before (their one step counts from the band's min); files
-// written before issue 23 end at start_source.
+// written before start_said existed end at start_source.
 // Parsing is exact: these lines in this order, nothing else. Anything else is an error, and the
 // boot action then applies nothing.
 #pragma once

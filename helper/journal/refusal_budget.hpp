@@ -1,7 +1,7 @@
 // How many refusals of one outsider reach the system log. An outsider (neither root nor in the
 // policy's group) is refused before root's journal is opened, so its refusals go to the system
-// log only; without a bound, a loop of calls writes a line each (issue 23: 500 calls, 500 lines
-// in 3 s). Each uid gets kRefusalsPerWindow lines per kRefusalWindow; the last of them says
+// log only; without a bound, a loop of calls writes a line each (500 calls, 500 lines in 3 s,
+// as measured once; docs/design.md §8). Each uid gets kRefusalsPerWindow lines per kRefusalWindow; the last of them says
 // that further refusals are not logged until the window ends.
 //
 // The count lives in `.refusals/UID` inside the journal's directory: a directory of root's,

@@ -1,5 +1,5 @@
 // Why there is no band: the helper answers every policy failure with 11; a script needs to tell
-// a Mac too small for the built-in band from a missing, unreadable or malformed file (issue 24).
+// a Mac too small for the built-in band from a missing, unreadable or malformed file (docs/design.md §5).
 #pragma once
 
 #include <string>

@@ -118,7 +118,7 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
     auto parsed = text ? policy::parse(*text, *machine->memsize.value) : Expected<policy::Policy>(text.error());
     if (!parsed && text) parsed = Error{path + ": " + parsed.error().message};
     if (!parsed) {
-        // A file that is not there, or cannot be read, is not a malformed one (issue 24).
+        // A file that is not there, or cannot be read, is not a malformed one (docs/design.md §5).
         const PolicyFileState state = text ? PolicyFileState::present : policy_file_state(path);
         const ExitCode code = state == PolicyFileState::no_file      ? ExitCode::policy_missing
                               : state == PolicyFileState::unreadable ? ExitCode::policy_unreadable

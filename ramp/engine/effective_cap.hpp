@@ -1,4 +1,4 @@
-// The effective cap: the GPU's cap as it is now, the starting point of every raise (issue 11).
+// The effective cap: the GPU's cap as it is now, the starting point of every raise (docs/design.md §5).
 // With iogpu.wired_limit_mb at 0 it is the OS default, which only Metal knows (its
 // recommendedMaxWorkingSetSize; the simulator's model of it on a simulated Mac). With the knob
 // set, Metal follows the knob exactly, so the knob stands in when Metal cannot be read. When

@@ -32,7 +32,7 @@ std::optional<PlanError> check_request(const PlanInput& in, MiB step) {
     return std::nullopt;
 }
 
-// A target at or above the journal's hang ceiling is refused as a whole (issue 24): a plan cut
+// A target at or above the journal's hang ceiling is refused as a whole (docs/design.md §6, Plan): a plan cut
 // short below it would end without reaching what was asked for, and a script must never read
 // that as success. The refusal names the highest step of the same plan below the ceiling, as a
 // `ramp --to` the tool accepts, when there is one.

@@ -74,7 +74,7 @@ std::optional<std::string> executable_dir() {
 }
 
 // A helper call may be the revert that keeps the ramp's promise, so nothing that ends a session
-// may end it halfway (issue 12). Its own process group: the SIGHUP a hangup sends to the
+// may end it halfway (docs/design.md §6, Steps, the prompt and revert). Its own process group: the SIGHUP a hangup sends to the
 // terminal's foreground group, the shell's SIGHUP to its job and Ctrl-C's SIGINT do not reach
 // it. The job-control and termination signals start blocked: the helper's hardening
 // (helper/process/hardening.cpp) blocks every signal and never unblocks, so one that arrives

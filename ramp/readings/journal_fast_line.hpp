@@ -1,7 +1,7 @@
 // One journal line read quickly, when it is exactly in the form the helper writes (json_writer:
 // one flat object, no whitespace, ASCII, strings without escapes, counts as plain digits). A
 // journal of 1.5 MiB is some 6,000 such lines, and reading each through the full JSON parser was
-// most of `status`'s and `recover`'s time (perf, issue 25 point 4). Any other line -- an escape,
+// most of `status`'s and `recover`'s time (perf, bench/journal_scale.sh). Any other line -- an escape,
 // a key twice, a number that is not a plain count, a schema other than 1, a field missing or of
 // another type -- is not read here (nullopt): the full parser reads it and says what is wrong,
 // so both give the same entry for every line (tests/unit/ramp/journal_fast_line_test.cpp).
@@ -25,7 +25,7 @@ namespace wiredcap::journal_view {
 // counted) when the text up to its first newline is a line in the helper's order, which is then
 // in `out` as read_plain_record reads it; else 0, and `out` holds nothing to use. The reading finds
 // the line's end itself: the journal's reader looked for each newline first, and that search was
-// a tenth of the reading on a 1.5 MiB journal (callgrind, issue 25 point 4).
+// a tenth of the reading on a 1.5 MiB journal (callgrind, bench/journal_scale.sh).
 [[nodiscard]] std::size_t read_helper_line(std::string_view text, std::size_t number, EntryView& out);
 
 // The two readings read_plain_record tries, in turn, named for the tests (which hold each to the

@@ -26,7 +26,7 @@ struct MetalReading {
 
 // Whether read_metal() has run in this process (on every platform, simulated or not): after it
 // a Mac has Metal, CoreGraphics and the Objective-C runtime loaded, and their threads make a
-// fork without exec unsafe. Guard::start refuses from then on (issue 12 item 5).
+// fork without exec unsafe. Guard::start refuses from then on (docs/design.md §6, The guard process).
 [[nodiscard]] bool metal_was_read() noexcept;
 
 }  // namespace wiredcap::cli
