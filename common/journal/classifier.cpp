@@ -5,6 +5,7 @@
 #include "journal/chunked.hpp"
 #include "journal/outside_ramps.hpp"
 #include "journal/replay_texts.hpp"
+#include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 #include <algorithm>
@@ -222,7 +223,7 @@ private:
 };
 
 // The events the replay tells apart, named once per record (each record was compared with a
-// dozen words, most of them more than once: callgrind, bench/journal_scale.sh). The forward ones first.
+// dozen words, most of them more than once: callgrind, bench/journal_scale.sh).
 enum class Event { intent, applied, unchanged, mismatch, write_failed, revert_applied, confirmed, end, tripped, other };
 
 Event event_of(std::string_view w) {
@@ -239,17 +240,6 @@ Event event_of(std::string_view w) {
     }
 }
 
-// A record that puts its step at risk: the value asked for may be in force.
-bool is_forward(Event e) { return e <= Event::write_failed; }
-
-// An `unchanged` record is written both for a forward apply of the value already in force and
-// for a revert that found its target already in force (the helper does not prefix it with
-// "revert_"). The second kind names a different value than the step asked for: it means the
-// revert's target holds, so the step is no longer at risk.
-bool is_unchanged_revert(const StepTrack& s, const EntryView& e, Event ev) {
-    return ev == Event::unchanged && s.has_forward() && s.value && e.to && *e.to != *s.value;
-}
-
 void apply_forward(StepTrack& s, const EntryView& e, Event ev, ReplayTexts& texts) {
     if (!s.value) s.value = e.to ? e.to : e.readback;
     texts.set(s.time, e.time);
@@ -262,13 +252,12 @@ void apply_forward(StepTrack& s, const EntryView& e, Event ev, ReplayTexts& text
 
 void apply_step_event(StepTrack& s, const EntryView& e, Event ev, std::size_t index, ReplayTexts& texts) {
     if (s.first_index == 0) s.first_index = index;
-    if (is_unchanged_revert(s, e, ev) || ev == Event::revert_applied || ev == Event::confirmed) {
-        s.at_risk = false;
-    } else if (is_forward(ev)) {
-        apply_forward(s, e, ev, texts);
+    auto count = [](const std::optional<MiB>& v) { return v ? std::optional<std::uint64_t>(v->count()) : std::nullopt; };
+    switch (step_effect(e.event, count(s.value), count(e.to))) {  // the one rule (step_risk.hpp)
+        case StepEffect::settled: s.at_risk = false; break;
+        case StepEffect::at_risk: apply_forward(s, e, ev, texts); break;
+        case StepEffect::none: break;
     }
-    // refused, revert_intent, revert_mismatch, revert_write_failed: nothing changed for the
-    // better, so the step keeps whatever risk it had.
 }
 
 StepRef ref_of(const RunTrack& r, const StepTrack& s) {
@@ -437,7 +426,7 @@ void Classifier::add(const EntryView& e) {
         RunTrack& run = runs.at(run_index);
         if (!run.owned) run.owner = e.uid;  // its first record's
         run.owned = true;
-        if (!run.target && e.from && is_forward(ev)) run.target = e.from;
+        if (!run.target && e.from && is_forward_event(e.event)) run.target = e.from;
         if (ev == Event::end) {
             run.ended = true;
             run.last_end.readback = e.readback;

@@ -1,9 +1,9 @@
 #include "journal/run_bound.hpp"
 
-#include <algorithm>
 #include <map>
 
 #include "journal/record_fields.hpp"
+#include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
@@ -12,15 +12,9 @@ namespace {
 struct RunState {
     bool ended = false;
     std::size_t records = 0;
-    std::map<std::uint64_t, bool> settled;  // per step: its last forward-or-settling record settles it
-    [[nodiscard]] bool closed() const {
-        return ended && std::all_of(settled.begin(), settled.end(), [](const auto& step) { return step.second; });
-    }
+    RunSteps steps;  // the caller's own records of each step (step_risk.hpp)
+    [[nodiscard]] bool closed() const { return ended && steps.settled(); }
 };
-
-bool is_forward(std::string_view e) {
-    return e == journal::event::intent || e == journal::event::applied || e == journal::event::unchanged || e == journal::event::mismatch || e == journal::event::write_failed;
-}
 
 }  // namespace
 
@@ -37,14 +31,11 @@ RunUse run_use(std::string_view text, const CallersRun& c) {
         const std::string_view event = string_after(line, "event");
         if (!callers && runs.count(run) == 0) return;
         RunState& r = runs[run];
-        if (event == "end") r.ended = true;
+        if (is_word(event, event::end)) r.ended = true;
         if (!callers) return;
         ++r.records;
-        const auto step = number_after(line, "step");
-        if (!step) return;
-        auto& s = r.settled.try_emplace(*step, true).first->second;
-        if (is_forward(event)) s = false;
-        else if (event == journal::event::confirmed || event == journal::event::revert_applied) s = true;
+        if (const auto step = number_after(line, "step"))
+            r.steps.add(*step, event, number_after(line, "to_mib"), number_after(line, "readback_mib"));
     });
     RunUse use;
     use.anothers = anothers;

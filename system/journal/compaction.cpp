@@ -16,16 +16,11 @@
 #include "wiredcap/durable_write.hpp"
 #include "journal/record_fields.hpp"
 #include "policy/trusted_path.hpp"
+#include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
 namespace {
-
-bool is_forward(std::string_view event) {
-    return event == journal::event::intent || event == journal::event::applied || event == journal::event::unchanged || event == journal::event::mismatch ||
-           event == journal::event::write_failed;
-}
-bool is_settling(std::string_view event) { return event == journal::event::confirmed || event == journal::event::revert_applied; }
 
 bool is_plain_reset(std::string_view line) {
     const auto event = string_after(line, "event");
@@ -56,7 +51,7 @@ bool is_unknown_record(std::string_view line) {
 bool is_needed_without_run(std::string_view line) {
     const auto command = string_after(line, "command");
     const auto event = string_after(line, "event");
-    return command == "boot" || command == "persist" || (command == "apply" && is_forward(event)) ||
+    return command == "boot" || command == "persist" || (command == "apply" && is_forward_event(event)) ||
            command == "verdict" || command == journal::command::forget_hang || event == journal::event::confirmed;
 }
 
@@ -69,7 +64,7 @@ bool is_unchanged_apply(std::string_view line) {
 // A caller's claim (an effective cap only it vouches for) that a write acted on, by a uid other
 // than root's. (A refused call's claim moved nothing.)
 bool is_members_claim(std::string_view line) {
-    return is_forward(string_after(line, "event")) && number_after(line, "effective_mib") &&
+    return is_forward_event(string_after(line, "event")) && number_after(line, "effective_mib") &&
            number_after(line, "uid").value_or(0) != 0;
 }
 
@@ -102,11 +97,8 @@ void Compaction::survey(std::string_view line) {
         r.ended = true;
         return;
     }
-    const auto step = number_after(line, "step");
-    if (!step) return;
-    auto& settled = r.step_settled.try_emplace(*step, true).first->second;  // no forward record yet
-    if (is_forward(event)) settled = false;
-    else if (is_settling(event)) settled = true;
+    if (const auto step = number_after(line, "step"))
+        r.steps.add(*step, event, number_after(line, "to_mib"), number_after(line, "readback_mib"));
 }
 
 // A record read back in a boot marks every write outside a ramp before it in that boot as read
@@ -125,17 +117,11 @@ void Compaction::note_read_back(std::string_view line, std::size_t index) {
     else reads_back_.insert(index);
 }
 
-bool Compaction::settled(const RunInfo& r) const {
-    for (const auto& [step, settled] : r.step_settled)
-        if (!settled) return false;
-    return true;
-}
-
-bool Compaction::closed(const RunInfo& r) const { return (r.ended || r.abandoned) && !r.must_stay && settled(r); }
+bool Compaction::closed(const RunInfo& r) const { return (r.ended || r.abandoned) && !r.must_stay && r.steps.settled(); }
 
 // No end, nothing at risk, last seen in a known boot other than this one (compaction.hpp).
 bool Compaction::is_abandoned(const RunInfo& r) const {
-    if (!closer_ || r.ended || !settled(r)) return false;
+    if (!closer_ || r.ended || !r.steps.settled()) return false;
     const std::string_view now = closer_->boot;
     return !recent(r.last_index) && !now.empty() && now != "unknown" && !r.last_boot.empty() && r.last_boot != "unknown" && r.last_boot != now;
 }

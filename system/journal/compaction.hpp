@@ -9,11 +9,9 @@
 // helper, and `recover`/`status` (ramp/engine/recovery.hpp) in the CLI. A compaction must not
 // change any of their answers, for this boot or any later one. So it keeps, in their order:
 //   - every record of a run that is not closed. A run is closed when it has an `end` record
-//     and each of its steps is settled by its own records: of
-//     the step's forward records (intent, applied, unchanged, mismatch, write_failed) and its
-//     settling ones (confirmed, revert_applied), the last is a settling one -- or the step has
-//     no forward record at all. (A run never ended is shown by `recover`, which ends it; a
-//     caller other than root cannot open runs with refusals: those records carry no run id.);
+//     and no step at risk by its own records (step_risk.hpp: the classifier's rule). (A run
+//     never ended is shown by `recover`, which ends it; a caller other than root cannot open
+//     runs with refusals: those records carry no run id.);
 //   - every write's record (a forward one) that carries a caller's claim (effective_mib) by a
 //     uid other than root's: what a member claimed stays on record whatever it writes after;
 //     and, in a run, every record of that run (the claim alone would read as a step never
@@ -68,6 +66,7 @@
 
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
+#include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {
@@ -106,14 +105,12 @@ private:
         bool must_stay = false;       // holds a latest confirmation, or a recent record
         std::size_t last_index = 0;   // of its most recent record
         std::string last_boot;        // of its most recent record
-        std::map<std::uint64_t, bool> step_settled;  // per step: is its last forward-or-settling
-                                                     // record a settling one?
+        RunSteps steps;               // whether a step is at risk, by its own records
     };
     void decide();
     void note_read_back(std::string_view line, std::size_t index);
     [[nodiscard]] bool judge(std::string_view line);
     [[nodiscard]] bool closed(const RunInfo& r) const;
-    [[nodiscard]] bool settled(const RunInfo& r) const;
     [[nodiscard]] bool is_abandoned(const RunInfo& r) const;
     [[nodiscard]] bool recent(std::size_t index) const { return index + keep_recent_ >= surveyed_; }
 
