@@ -507,6 +507,12 @@ std::optional<MiB> Classifier::own_apply(std::string_view run, std::uint64_t ste
     return std::nullopt;
 }
 
+std::vector<std::size_t> Classifier::outside_ramps_in_use() const {
+    std::vector<std::size_t> orders;
+    s_->outside.add_in_use(orders);
+    return orders;
+}
+
 Standing Classifier::standing(MiB value) const {
     const State& st = *s_;
     const auto c = st.confirmations.find(value.count());

@@ -144,6 +144,16 @@ bool OutsideRampScan::may_answer(std::string_view boot, MiB value, bool root) co
     return root || v == verdicts_.end() || !v->second.root;
 }
 
+void OutsideRampScan::add_in_use(std::vector<std::size_t>& orders) const {
+    for (const auto* writes : {&unread_, &boot_writes_, &trials_})
+        for (const Write& w : *writes) orders.push_back(w.order);
+    for (const auto& [boot, w] : last_change_) {
+        orders.push_back(w.order);
+        if (auto v = verdicts_.find({boot, w.ref.value.count()}); v != verdicts_.end()) orders.push_back(v->second.order);
+    }
+    if (forgotten_) orders.push_back(forgotten_->order);
+}
+
 std::string writer_of(const EntryView& e) {
     if (is_word(e.command, command::boot)) return writer::boot_action;
     if (e.command.starts_with(command::ttm_prefix)) return writer::linux_trial;

@@ -50,6 +50,9 @@ public:
     [[nodiscard]] OutsideRamps result() const;
     // Classifier::may_answer's answer (classifier.hpp).
     [[nodiscard]] bool may_answer(std::string_view boot, units::MiB value, bool root) const;
+    // The orders of the records the answers above rest on: every other run-less write and
+    // verdict may go (the compaction's keep rule).
+    void add_in_use(std::vector<std::size_t>& orders) const;
 
 private:
     struct Write {

@@ -44,21 +44,20 @@ bool is_unknown_record(std::string_view line) {
            (!journal::is_known_command(command) || !journal::is_known_event(event));
 }
 
-// Run-less records a reader needs: the boot action's (trips and the applies before them), every
-// store of a value for boot (the hang ceiling's waiver), a confirmation, every write outside a
-// ramp (`set`, the helper run directly: one never read back is a hang, one read back may be a
-// suspect), and a person's verdict on a suspect or forgetting of a hang ceiling.
+// Run-less records a reader needs whatever else the journal holds: the boot action's (trips and
+// the applies before them), every store of a value for boot (the hang ceiling's waiver), a
+// confirmation, and root's forgetting of a hang ceiling.
 bool is_needed_without_run(std::string_view line) {
     const auto command = string_after(line, "command");
-    const auto event = string_after(line, "event");
-    return command == "boot" || command == "persist" || (command == "apply" && is_forward_event(event)) ||
-           command == "verdict" || command == journal::command::forget_hang || event == journal::event::confirmed;
+    return command == "boot" || command == "persist" || command == journal::command::forget_hang ||
+           string_after(line, "event") == journal::event::confirmed;
 }
 
-// A run-less apply of the value in force: nothing was written (a cron job's `set` may add one
-// every few minutes). What a reader takes from it, its read-back, is kept by reads_back_.
-bool is_unchanged_apply(std::string_view line) {
-    return string_after(line, "command") == "apply" && string_after(line, "event") == journal::event::unchanged;
+// A write outside a ramp (`set`, the helper run directly) or a person's verdict on one: kept only
+// while the classifier's answers rest on it (Classifier::outside_ramps_in_use).
+bool is_outside_ramp_write_or_verdict(std::string_view line) {
+    const auto command = string_after(line, "command");
+    return (command == "apply" && is_forward_event(string_after(line, "event"))) || command == "verdict";
 }
 
 // A caller's claim (an effective cap only it vouches for) that a write acted on, by a uid other
@@ -79,7 +78,22 @@ void Compaction::survey(std::string_view line) {
         last_linux_trial_ = index;
     const auto event = string_after(line, "event");
     const auto run = run_of(line);
-    note_read_back(line, index);
+    if (const auto r = record_of(line)) {
+        classifier_.add(*r);
+        line_of_order_.push_back(index);
+    }
+    const auto uid = number_after(line, "uid").value_or(0);
+    if (is_members_claim(line)) latest_claim_[uid] = {index, std::string(run)};
+    // A write's intent and outcome: the outcome reads the intent back (same boot), so keeping the
+    // two together never leaves an intent that reads as a write never read back.
+    if (run.empty() && string_after(line, "command") == "apply" && is_forward_event(event)) {
+        const std::string boot(string_after(line, "boot"));
+        const auto it = last_intent_.find(uid);
+        if (it != last_intent_.end() && it->second.second == boot && number_after(line, "readback_mib"))
+            intent_of_[index] = it->second.first;
+        if (event == journal::event::intent) last_intent_[uid] = {index, boot};
+        else if (it != last_intent_.end()) last_intent_.erase(it);
+    }
     if (event == journal::event::confirmed) {
         const auto value = number_after(line, "readback_mib");
         // A confirmation whose value cannot be read keeps its run: nothing is assumed about it.
@@ -88,9 +102,6 @@ void Compaction::survey(std::string_view line) {
     }
     if (run.empty()) return;
     RunInfo& r = runs_[std::string(run)];
-    // A claim is kept (judge), and so its run whole: the claim alone would read as a step never
-    // settled, open in its boot and a hang after the next reboot.
-    if (is_members_claim(line)) r.must_stay = true;
     r.last_index = index;
     r.last_boot = std::string(string_after(line, "boot"));
     if (event == "end") {
@@ -99,22 +110,6 @@ void Compaction::survey(std::string_view line) {
     }
     if (const auto step = number_after(line, "step"))
         r.steps.add(*step, event, number_after(line, "to_mib"), number_after(line, "readback_mib"));
-}
-
-// A record read back in a boot marks every write outside a ramp before it in that boot as read
-// back (outside_ramps.cpp, hang_ceiling.cpp): the first one after such a write's intent is kept
-// (its run whole), so that the write is not taken for a hang. The intents themselves are kept.
-void Compaction::note_read_back(std::string_view line, std::size_t index) {
-    const std::string boot(string_after(line, "boot"));
-    const auto command = string_after(line, "command");
-    if (run_of(line).empty() && string_after(line, "event") == journal::event::intent &&
-        (command == "apply" || command == "boot")) {
-        intent_unread_.insert(boot);
-        return;
-    }
-    if (!number_after(line, "readback_mib") || intent_unread_.erase(boot) == 0) return;
-    if (const auto run = run_of(line); !run.empty()) runs_[std::string(run)].must_stay = true;
-    else reads_back_.insert(index);
 }
 
 bool Compaction::closed(const RunInfo& r) const { return (r.ended || r.abandoned) && !r.must_stay && r.steps.settled(); }
@@ -133,6 +128,15 @@ void Compaction::decide() {
     if (auto it = runs_.find(latest_confirmed_run_); it != runs_.end()) it->second.must_stay = true;
     for (auto& [id, r] : runs_)
         if (recent(r.last_index)) r.must_stay = true;
+    // A member's latest claim stays on record, and so its run whole: the claim alone would read
+    // as a step never settled, open in its boot and a hang after the next reboot.
+    for (const auto& [uid, claim] : latest_claim_)
+        if (auto it = runs_.find(claim.second); it != runs_.end()) it->second.must_stay = true;
+    for (const std::size_t order : classifier_.outside_ramps_in_use()) in_use_.insert(line_of_order_[order - 1]);
+    for (const auto& [uid, claim] : latest_claim_) in_use_.insert(claim.first);
+    // A kept write keeps its intent: the journal still shows each write's two records.
+    for (const auto& [outcome, intent] : intent_of_)
+        if (in_use_.count(outcome) != 0 || recent(outcome)) in_use_.insert(intent);
     decided_ = true;
 }
 
@@ -154,9 +158,6 @@ bool Compaction::judge(std::string_view line) {
     // A record with a word this version does not know (a newer helper's) is not this version's
     // to judge unneeded: kept, as recover shows it.
     if (is_unknown_record(line)) return true;
-    // A member's claim stays on record, whatever it floods the journal with afterwards: its own
-    // records cannot push it out.
-    if (is_members_claim(line)) return true;
     // Linux: every outcome, and the latest trial whole (it may still be at risk), but its refusals.
     if (is_linux_trial(line))
         return is_linux_outcome(line) ||
@@ -167,8 +168,7 @@ bool Compaction::judge(std::string_view line) {
         // (outside_ramps.cpp, hang_ceiling.cpp): that boot's resets are kept, as a kept run's.
         if (string_after(line, "command") == "boot" && string_after(line, "event") == journal::event::intent)
             boots_of_kept_runs_.insert(std::string(string_after(line, "boot")));
-        if (reads_back_.count(index) != 0) return true;
-        if (is_unchanged_apply(line)) return false;
+        if (is_outside_ramp_write_or_verdict(line)) return in_use_.count(index) != 0;
         if (is_needed_without_run(line)) return true;
         return is_plain_reset(line) && boots_of_kept_runs_.count(std::string(string_after(line, "boot"))) != 0;
     }

@@ -12,20 +12,17 @@
 //     and no step at risk by its own records (step_risk.hpp: the classifier's rule). (A run
 //     never ended is shown by `recover`, which ends it; a caller other than root cannot open
 //     runs with refusals: those records carry no run id.);
-//   - every write's record (a forward one) that carries a caller's claim (effective_mib) by a
-//     uid other than root's: what a member claimed stays on record whatever it writes after;
-//     and, in a run, every record of that run (the claim alone would read as a step never
-//     settled: open in its boot, a hang after the next reboot);
+//   - each member's latest claim (a write's record carrying effective_mib, by a uid other than
+//     root's), and in a run that run whole (the claim alone would read as a step never settled);
 //   - every record of a closed run that holds the latest confirmation of some value, or the
 //     latest confirmation of all;
-//   - every record of `persist` and of the boot action (`boot`), any run-less confirmation,
-//     every run-less `apply` (a `set`, or the helper run directly) but an `unchanged` one
-//     (nothing was written: the value was in force), and every `verdict` and `forget-hang`;
-//   - after each run-less `apply` or `boot` intent, the first record of its boot that was read
-//     back (readback_mib), with its run whole: it marks every write outside a ramp before it in
-//     its boot as read back, not a hang (ramp/engine/outside_ramps.cpp, hang_ceiling.cpp). An
-//     `unchanged` apply is of use to a reader only as that, so the others (a cron job's `set`
-//     of the value in force adds one every few minutes) are dropped;
+//   - every record of `persist` and of the boot action (`boot`), any run-less confirmation and
+//     root's `forget-hang`;
+//   - of the writes outside a ramp (`set`, the helper run directly) and the verdicts on them,
+//     only those the classifier's answers rest on (Classifier::outside_ramps_in_use: a write
+//     never read back in its boot, the last change of each boot, the verdict that answers it),
+//     each kept write with its intent. Per uid that is a handful of records whatever it wrote,
+//     so a member's share of the journal is bounded by what compaction keeps;
 //   - of Linux's try-once trials (`ttm-*`, wiredcap-system): every `hung`, `forgotten` and
 //     `made-default`, and every record from the latest trial's intent on but refusals;
 //   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
@@ -61,11 +58,13 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include <sys/types.h>
 
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/expected.hpp"
+#include "wiredcap/journal/classifier.hpp"
 #include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
@@ -108,7 +107,6 @@ private:
         RunSteps steps;               // whether a step is at risk, by its own records
     };
     void decide();
-    void note_read_back(std::string_view line, std::size_t index);
     [[nodiscard]] bool judge(std::string_view line);
     [[nodiscard]] bool closed(const RunInfo& r) const;
     [[nodiscard]] bool is_abandoned(const RunInfo& r) const;
@@ -123,8 +121,12 @@ private:
     std::unordered_set<std::string> not_whole_;
     std::size_t surveyed_ = 0;
     std::size_t judged_ = 0;
-    std::set<std::string> intent_unread_;           // boots with a run-less write not read back
-    std::unordered_set<std::size_t> reads_back_;    // run-less lines that read such writes back
+    Classifier classifier_{""};                       // every record, for the run-less ones in use
+    std::vector<std::size_t> line_of_order_;          // the classifier's order -> the line's index
+    std::unordered_set<std::size_t> in_use_;          // run-less lines the classifier's answers rest on
+    std::map<std::uint64_t, std::pair<std::size_t, std::string>> latest_claim_;  // uid -> its latest claim's line, run
+    std::map<std::uint64_t, std::pair<std::size_t, std::string>> last_intent_;  // uid -> its open intent's line, boot
+    std::unordered_map<std::size_t, std::size_t> intent_of_;  // a run-less write's outcome -> its intent
     std::optional<std::size_t> last_linux_trial_;  // the latest ttm-trial intent's line
     bool decided_ = false;
 };

@@ -1058,6 +1058,52 @@ PY
   [ "$(journal_size)" -eq "$size" ] || fail "a reset that changed nothing grew the journal past the share: $(tail -n 1 "$JOURNAL")"
 }
 
+# Twelve members, each at its share of the journal with its own `set`s (a claim each) in an
+# earlier boot: 4.5 MiB, three times the member bound. Compaction keeps of them what still
+# decides something (the classifier's in-use records) and each uid's latest claim, so the
+# journal comes back under the bound, the boot action decides (applies root's stored value),
+# and a member may act again.
+members_at_their_share_are_compacted_to_what_decides() {
+  fresh_fixture
+  AS="0:0:"
+  run -- persist 80GiB --unconfirmed; expect_rc 0
+  python3 -S - "$JOURNAL" "$MEMBER_SHARE" <<'PY' || fail "cannot write the journal"
+import sys
+path, share = sys.argv[1], int(sys.argv[2])
+now = open(path).read()
+rec = ('{"v":1,"time":"2026-12-01T08:40:00Z","boot":"OLD","uid":%d,"command":"apply","event":"%s",'
+       '"from_mib":0,"to_mib":%d%s,"effective_mib":65536,"effective_source":"given by uid %d","by":"set"}\n')
+out = []
+for uid in range(65520, 65532):
+    mine, n = 0, 0
+    while mine < share - 400:
+        to = 73728 + 8192 * (n % 2)
+        pair = rec % (uid, "intent", to, "", uid) + rec % (uid, "applied", to, ',"readback_mib":%d' % to, uid)
+        out.append(pair); mine += len(pair); n += 1
+for event, back in (("intent", ''), ("applied", ',"readback_mib":0')):
+    out.append('{"v":1,"time":"2026-12-01T09:00:00Z","boot":"OLD","uid":65531,"command":"reset","event":"%s",'
+               '"to_mib":0%s}\n' % (event, back))
+open(path, "w").write("".join(out) + now)
+PY
+  local size; size=$(journal_size)
+  [ "$size" -gt $((2 * MEMBER_BOUND)) ] || fail "the members' journal is only $size bytes"
+  sim reboot >/dev/null
+  OUT=$(system boot-action 2>"$WORK/stderr"); RC=$?; ERR=$(cat "$WORK/stderr")
+  expect_rc 0; expect_out '"action":"applied"'; expect_history '81920 MiB '
+  # What is left: the most recent records (kKeepRecent, 1,000) and each uid's latest claim.
+  [ "$(journal_size)" -lt "$MEMBER_SHARE" ] || fail "the compacted journal is $(journal_size) bytes"
+  [ "$(grep -c . "$JOURNAL")" -lt 1100 ] || fail "the compaction kept $(grep -c . "$JOURNAL") records"
+  local uid
+  for uid in $(seq 65520 65531); do
+    grep -q "\"uid\":$uid,\"command\":\"apply\",\"event\":\"applied\".*\"effective_mib\":65536" "$JOURNAL" ||
+      fail "uid $uid's latest claim was not kept"
+  done
+  AS=$MEMBER
+  run -- apply 72GiB; expect_rc 0; expect_knob 73728
+  note "12 members' $size bytes compacted to $(journal_size); the boot action applied, a member applied"
+  journal_ok
+}
+
 # The share decides whether a command starts, never half of it: a member whose intent fits its
 # share and whose outcome would not gets both records (an intent is never left without its
 # outcome; the overshoot is one command's records).

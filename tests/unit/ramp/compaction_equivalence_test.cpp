@@ -271,6 +271,7 @@ std::string describe(const std::optional<StepRef>& r) {
 std::string describe(const Report& r, const std::set<std::string>& closed = {}) {
     std::string s = "last_confirmed " + describe(r.last_confirmed) + "\nhang_ceiling " + describe(r.hang_ceiling) + "\n";
     for (const auto& h : r.hangs) s += "hang " + describe(h) + "\n";
+    for (const auto& x : r.suspects) s += "suspect " + describe(x) + "\n";
     for (const auto& u : r.unresolved)
         if (closed.count(u.at.run) == 0)
             s += "unresolved " + describe(u.at) + " state " + std::to_string(static_cast<int>(u.state)) + "\n";

@@ -184,6 +184,10 @@ public:
     // own for the step (another uid's records change nothing). Nothing: not confirmable.
     [[nodiscard]] std::optional<units::MiB> own_apply(std::string_view run, std::uint64_t step, std::uint64_t uid) const;
 
+    // The 1-based orders (as added) of the run-less writes, verdicts and forgets the answers rest
+    // on, unordered: the compaction drops every other one of them.
+    [[nodiscard]] std::vector<std::size_t> outside_ramps_in_use() const;
+
     // Whether `value` may be stored for boot as confirmed (Standing).
     [[nodiscard]] Standing standing(units::MiB value) const;
 
