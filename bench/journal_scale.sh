@@ -33,7 +33,7 @@
 # and a 40-run hyperfine -N of the same commands:
 #   Profile first (perf, status on 1.5 MiB): 94% reading the journal, of it 65% nlohmann's parse
 #   of each line and 21% making entries of the values. The helper's own lines are now read
-#   without the JSON parser (ramp/readings/journal_fast_line.hpp).
+#   without the JSON parser (cli/include/wiredcap/cli/readings/journal_fast_line.hpp).
 #   status: empty 13.8 ms (user+sys 4.3 ms), 1.5 MiB 46.7 ms (12.7 ms): 3.4x wall, 3.0x CPU.
 #   recover: empty 10.2 ms (3.7 ms), 1.5 MiB 77.3 ms (22.1 ms). sysctl -n: 2.3 ms (0.9 ms).
 #   Then still 3.4x: what was left was allocation (a string per field of 9,688 entries, page

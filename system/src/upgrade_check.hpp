@@ -3,7 +3,7 @@
 // step awaits confirmation, the ramp's guard reverts it through the setuid helper as a group
 // member; a payload that lays the helper down 0755 until postinstall runs would refuse that
 // revert and leave the raised cap in force. The answer is the journal's, read by the rule
-// `status` and `recover` use (ramp/engine/recovery.hpp): no second reading of it here.
+// `status` and `recover` use (ramp/include/wiredcap/ramp/recovery.hpp): no second reading of it here.
 #pragma once
 
 #include "src/dispatch.hpp"

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pty_driver import PtySession, render_screen  # noqa: E402
 
 TIMEOUT_S = 3            # --timeout of every interactive ramp here
-GUARD_GRACE_S = 3        # ramp/engine/guard.hpp kGuardGrace
+GUARD_GRACE_S = 3        # ramp/include/wiredcap/ramp/guard.hpp kGuardGrace
 STEP1, STEP2, STEP3 = 81920, 98304, 114688   # 80, 96, 112 GiB in MiB
 POLICY = ["min = 64GiB", "max = 176GiB", "reserve = 16GiB", "max_step = 16GiB"]
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "commands/convert.hpp"
+#include "wiredcap/cli/commands/convert.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/version.hpp"
 

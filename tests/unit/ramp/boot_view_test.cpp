@@ -1,7 +1,7 @@
-// What `wiredcap status` says about the value stored for boot (ramp/commands/boot_view.cpp): the first-line
+// What `wiredcap status` says about the value stored for boot (cli/commands/boot_view.cpp): the first-line
 // alert, the guard's line in each state, and the one computed figure, checked exactly here
 // because the golden transcripts must mask it (the simulated uptime follows the wall clock).
-#include "commands/boot_view.hpp"
+#include "wiredcap/cli/commands/boot_view.hpp"
 
 #include <gtest/gtest.h>
 

@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/recovery.hpp"
+#include "wiredcap/ramp/recovery.hpp"
 #include "journal/compaction.hpp"
 #include "journal/hang_ceiling.hpp"
 #include "journal/journal.hpp"
 #include "journal/pages_record.hpp"
 #include "journal/record_fields.hpp"
-#include "readings/journal_reader.hpp"
+#include "wiredcap/cli/readings/journal_reader.hpp"
 
 namespace wiredcap::recovery {
 namespace {

@@ -2,7 +2,7 @@
 // over the cap never drawn as if it fitted.
 #include <gtest/gtest.h>
 
-#include "commands/fit_picture.hpp"
+#include "wiredcap/cli/commands/fit_picture.hpp"
 
 namespace wiredcap::fit {
 namespace {

@@ -1,8 +1,8 @@
 // The verdict against the cap now, the policy's highest value and memory minus the reserve.
 #include <gtest/gtest.h>
 
-#include "commands/fit_cmd.hpp"
-#include "commands/fit_verdict.hpp"
+#include "wiredcap/cli/commands/fit_cmd.hpp"
+#include "wiredcap/cli/commands/fit_verdict.hpp"
 #include "wiredcap/units/parse.hpp"
 
 namespace wiredcap::fit {

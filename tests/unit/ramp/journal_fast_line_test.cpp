@@ -1,7 +1,7 @@
-// The plain-record reading (ramp/readings/journal_fast_line.hpp) against the full JSON parser:
+// The plain-record reading (cli/include/wiredcap/cli/readings/journal_fast_line.hpp) against the full JSON parser:
 // on every line it reads, the same entry; the helper's own records it reads all; anything else
 // it leaves to the full parser.
-#include "readings/journal_fast_line.hpp"
+#include "wiredcap/cli/readings/journal_fast_line.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +13,7 @@
 
 #include "journal/journal.hpp"
 #include "journal/pages_record.hpp"
-#include "readings/json_value.hpp"
+#include "wiredcap/cli/readings/json_value.hpp"
 
 namespace wiredcap::journal_view {
 namespace {

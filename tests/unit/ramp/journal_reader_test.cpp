@@ -1,6 +1,6 @@
 // Reading the helper's journal. Input lines are made by the helper's own writer
 // (journal::to_json_line), so a change to the format on either side shows up here.
-#include "readings/journal_reader.hpp"
+#include "wiredcap/cli/readings/journal_reader.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
-// The shared JSON shapes (ramp/json_contract.*) and the --json failure answer (ramp/json_mode.*).
+// The shared JSON shapes (cli/include/wiredcap/cli/json_contract.*) and the --json failure answer (ramp/json_mode.*).
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 
-#include "json_contract.hpp"
-#include "json_mode.hpp"
-#include "readings/json_value.hpp"
+#include "wiredcap/cli/json_contract.hpp"
+#include "wiredcap/cli/json_mode.hpp"
+#include "wiredcap/cli/readings/json_value.hpp"
 #include "wiredcap/units/quantity.hpp"
 #include "wiredcap/version.hpp"
 

@@ -2,7 +2,7 @@
 // exactly, everything else is refused; so is a repeated key, a document nested deeper than
 // kMaxDepth or longer than kMaxText. The parser is the library's; these tests pin down what
 // wiredcap relies on, so a library update that changes any of it fails here.
-#include "readings/json_value.hpp"
+#include "wiredcap/cli/readings/json_value.hpp"
 
 #include <gtest/gtest.h>
 

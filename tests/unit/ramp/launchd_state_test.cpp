@@ -1,8 +1,8 @@
 // The LaunchDaemon's state as status and persist report it: launchctl print-disabled in both of
 // its formats, and what each combination of loaded/enabled makes wiredcap say.
-#include "readings/launchd_state.hpp"
+#include "wiredcap/cli/readings/launchd_state.hpp"
 
-#include "readings/daemon_texts.hpp"
+#include "wiredcap/cli/readings/daemon_texts.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "output/memory_bar.hpp"
-#include "output/text_wrap.hpp"
+#include "wiredcap/cli/output/memory_bar.hpp"
+#include "wiredcap/cli/output/text_wrap.hpp"
 
 namespace wiredcap::cli {
 namespace {

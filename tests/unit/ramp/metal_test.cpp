@@ -1,7 +1,7 @@
-// The Metal reading's interpretation (ramp/readings/metal_probe.cpp): what `status` says for each way
-// the macOS probe (ramp/readings/metal_darwin.cpp) can end. The probe itself needs a Mac and is only
+// The Metal reading's interpretation (cli/readings/metal_probe.cpp): what `status` says for each way
+// the macOS probe (cli/readings/metal_darwin.cpp) can end. The probe itself needs a Mac and is only
 // cross-compiled (tools/cross-build); everything it reports is turned into a reading here.
-#include "readings/metal_probe.hpp"
+#include "wiredcap/cli/readings/metal_probe.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "readings/metal.hpp"
+#include "wiredcap/cli/readings/metal.hpp"
 
 namespace wiredcap::cli {
 namespace {

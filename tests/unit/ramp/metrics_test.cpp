@@ -1,8 +1,8 @@
 // The Prometheus exposition of `wiredcap metrics` (commands/metrics_cmd.cpp), from readings made
 // up here: label values escaped as the text format wants, an unknown reading left out (never 0),
 // no readings at all as wiredcap_up 0, and every sample line under its family's HELP and TYPE.
-#include "commands/metrics_cmd.hpp"
-#include "commands/journal_metrics.hpp"
+#include "wiredcap/cli/commands/metrics_cmd.hpp"
+#include "wiredcap/cli/commands/journal_metrics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// `wiredcap persist`'s own decisions (ramp/commands/persist_cmd.cpp): the command line, and which value
+// `wiredcap persist`'s own decisions (cli/commands/persist_cmd.cpp): the command line, and which value
 // to store. Every bad value is refused before the helper runs, with its own message and the
 // exit code a script can rely on (2 usage, 3 refused at the hang ceiling).
-#include "commands/persist_cmd.hpp"
+#include "wiredcap/cli/commands/persist_cmd.hpp"
 
 #include <gtest/gtest.h>
 

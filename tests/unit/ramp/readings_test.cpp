@@ -1,7 +1,7 @@
-// The helper's `read` line as wiredcap's typed readings (ramp/readings/readings.cpp), for the members
+// The helper's `read` line as wiredcap's typed readings (cli/readings/readings.cpp), for the members
 // issue 7 added: `uptime_s` and `boot_guard`. Every member keeps its source, and a member the
 // helper left out (or could not read) stays unknown: never 0, never a default.
-#include "readings/readings.hpp"
+#include "wiredcap/cli/readings/readings.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/terminal_prompt.hpp"
+#include "wiredcap/ramp/terminal_prompt.hpp"
 #include "src/args.hpp"
 
 namespace wiredcap::cli {

@@ -1,4 +1,4 @@
-#include "suggest.hpp"
+#include "wiredcap/cli/suggest.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 
 #include <sstream>
 
-#include "output/footnotes.hpp"
-#include "output/terminal_width.hpp"
-#include "output/text_wrap.hpp"
-#include "output/wrapping_buf.hpp"
+#include "wiredcap/cli/output/footnotes.hpp"
+#include "wiredcap/cli/output/terminal_width.hpp"
+#include "wiredcap/cli/output/text_wrap.hpp"
+#include "wiredcap/cli/output/wrapping_buf.hpp"
 
 namespace wiredcap::cli {
 namespace {

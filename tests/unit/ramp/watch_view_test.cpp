@@ -1,7 +1,7 @@
 // What watch shows of a sample: never further from the cap than it is, and warned near it.
 #include <gtest/gtest.h>
 
-#include "output/watch_view.hpp"
+#include "wiredcap/cli/output/watch_view.hpp"
 
 namespace wiredcap::cli {
 namespace {
