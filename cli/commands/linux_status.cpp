@@ -10,8 +10,8 @@
 #include "wiredcap/linux/sysfs_ttm.hpp"
 
 #include "wiredcap/ramp/recovery.hpp"
-#include "policy/policy.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/policy/policy.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/cli/readings/journal_reader.hpp"
 #include "wiredcap/linux/status_json.hpp"
 #include "wiredcap/linux/status_text.hpp"

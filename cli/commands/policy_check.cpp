@@ -11,8 +11,8 @@
 
 #include "wiredcap/cli/commands/policy_cause.hpp"
 #include "wiredcap/cli/json_contract.hpp"
-#include "policy/policy.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/policy/policy.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/cli/readings/readings.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/unique_fd.hpp"

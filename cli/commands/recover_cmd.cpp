@@ -11,7 +11,7 @@
 #include "wiredcap/cli/readings/journal_reader.hpp"
 #include "wiredcap/cli/readings/metal.hpp"
 #include "wiredcap/cli/json_contract.hpp"
-#include "policy/policy.hpp"
+#include "wiredcap/policy/policy.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/journal/vocabulary.hpp"

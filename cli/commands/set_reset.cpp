@@ -19,7 +19,7 @@
 #include "wiredcap/cli/commands/policy_check.hpp"
 #include "wiredcap/cli/commands/fit_verdict.hpp"
 #include "wiredcap/units/casts.hpp"
-#include "policy/policy.hpp"
+#include "wiredcap/policy/policy.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"

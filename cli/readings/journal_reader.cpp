@@ -22,7 +22,7 @@ namespace {
 // larger is not a journal this program should load into memory.
 constexpr std::size_t kMaxJournalBytes = std::size_t{64} << 20;
 
-// The schema this reader understands (helper/journal/journal.hpp: kSchemaVersion).
+// The schema this reader understands (helper/include/wiredcap/helper/journal/journal.hpp: kSchemaVersion).
 constexpr std::uint64_t kSchemaVersion = 1;
 
 std::string at_line(std::size_t line, const std::string& why) { return "line " + std::to_string(line) + ": " + why; }

@@ -1,9 +1,9 @@
-#include "journal/run_bound.hpp"
+#include "wiredcap/helper/journal/run_bound.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "journal/record_fields.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {

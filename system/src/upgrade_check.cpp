@@ -1,4 +1,4 @@
-#include "src/upgrade_check.hpp"
+#include "wiredcap/system/upgrade_check.hpp"
 
 #include "wiredcap/ramp/recovery.hpp"
 #include "wiredcap/json_writer.hpp"

@@ -1,5 +1,5 @@
 // libFuzzer target for the journal's one classifier and both of its readers: the bytes are a
-// journal's text. The helper reads it with its field reader (helper/journal/record_fields.hpp)
+// journal's text. The helper reads it with its field reader (helper/include/wiredcap/helper/journal/record_fields.hpp)
 // and the CLI with its JSON reader (cli/include/wiredcap/cli/readings/journal_reader.hpp); each feeds the classifier
 // (wiredcap/journal/classifier.hpp). Whatever the text, neither may crash or throw, the helper's
 // answer is always known on a text this small, and each report holds together: the ceiling is
@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "journal/hang_ceiling.hpp"
-#include "journal/record_fields.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
 #include "wiredcap/cli/readings/journal_reader.hpp"
 #include "wiredcap/journal/classifier.hpp"
 

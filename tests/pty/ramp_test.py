@@ -396,7 +396,7 @@ REVERT_WAYS = ["no", "eof", "interrupt", "terminate", "hangup", "timeout", "guar
 
 def case_revert_reason_in_journal():
     """The journal records why each step was reverted (docs/design.md section 6: records carry a
-    reason; helper/journal/journal.hpp: "reason: why (refusals, failures, reverts)")."""
+    reason; helper/include/wiredcap/helper/journal/journal.hpp: "reason: why (refusals, failures, reverts)")."""
     wrong = []
     for way in REVERT_WAYS:
         T.build()

@@ -11,7 +11,7 @@
 
 #include "wiredcap/cli/readings/metal.hpp"
 #include "wiredcap/cli/readings/readings.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::cli {

@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "wiredcap/cli/readings/helper_client.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::cli {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "wiredcap/cli/readings/readings.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/ramp/recovery.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/units/quantity.hpp"

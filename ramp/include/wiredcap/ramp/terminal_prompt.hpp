@@ -23,7 +23,7 @@
 
 #include "wiredcap/cli/output/watch_view.hpp"
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::cli {
 

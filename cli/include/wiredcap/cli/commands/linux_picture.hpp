@@ -9,7 +9,7 @@
 #include "wiredcap/cli/output/memory_bar.hpp"
 #include "wiredcap/kernel/ttm.hpp"
 #include "wiredcap/linux/band.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::cli {

@@ -15,7 +15,7 @@
 #include "wiredcap/cli/cli_context.hpp"
 #include "wiredcap/ramp/recovery.hpp"
 #include "wiredcap/exit_codes.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::cli {

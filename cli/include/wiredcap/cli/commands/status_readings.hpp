@@ -13,7 +13,7 @@
 #include "wiredcap/cli/readings/launchd_state.hpp"
 #include "wiredcap/cli/readings/metal.hpp"
 #include "wiredcap/cli/readings/readings.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::cli {
 

@@ -4,7 +4,7 @@
 // most of `status`'s and `recover`'s time (perf, bench/journal_scale.sh). Any other line -- an escape,
 // a key twice, a number that is not a plain count, a schema other than 1, a field missing or of
 // another type -- is not read here (nullopt): the full parser reads it and says what is wrong,
-// so both give the same entry for every line (tests/unit/ramp/journal_fast_line_test.cpp).
+// so both give the same entry for every line (tests/unit/cli/journal_fast_line_test.cpp).
 #pragma once
 
 #include <cstddef>

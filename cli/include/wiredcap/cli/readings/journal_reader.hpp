@@ -1,4 +1,4 @@
-// Reading the helper's journal (format: helper/journal/journal.hpp). wiredcap only reads it;
+// Reading the helper's journal (format: helper/include/wiredcap/helper/journal/journal.hpp). wiredcap only reads it;
 // only the helper writes it.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 #include "wiredcap/journal/record.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "wiredcap/cli/readings/helper_client.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::cli {
@@ -36,7 +36,7 @@ struct PolicyView {
     std::string sha256;  // of the policy file (empty: built-in band, or not reported)
 };
 
-// The boot guard's states (helper/boot/boot_state.hpp): the LaunchDaemon's boot action tries a
+// The boot guard's states (helper/include/wiredcap/helper/boot/boot_state.hpp): the LaunchDaemon's boot action tries a
 // stored value once per boot and never again after a boot that did not become healthy.
 enum class GuardState { armed, trying, healthy, tripped, failed };
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::identity {
 

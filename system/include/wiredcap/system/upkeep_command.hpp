@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "src/dispatch.hpp"
+#include "wiredcap/system/dispatch.hpp"
 
 namespace wiredcap::system {
 

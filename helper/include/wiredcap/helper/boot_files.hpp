@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "boot/boot_state.hpp"
-#include "src/action.hpp"
+#include "wiredcap/helper/boot/boot_state.hpp"
+#include "wiredcap/helper/action.hpp"
 
 namespace wiredcap::helper {
 

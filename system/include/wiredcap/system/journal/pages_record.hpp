@@ -1,5 +1,5 @@
 // Linux's ttm-* records (wiredcap-system's ttm verbs, docs/linux.md, "The journal"): a journal
-// record (helper/journal/journal.hpp) whose knob counts pages, so its values are pages of a page
+// record (helper/include/wiredcap/helper/journal/journal.hpp) whose knob counts pages, so its values are pages of a page
 // size read from the system, never MiB:
 //   {"v":1,...,"command":"ttm-trial","event":"intent","param":"ttm.pages_limit",
 //    "to_pages":26214400,"page_size":4096,"place":"..."}
@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 
 namespace wiredcap::journal {
 

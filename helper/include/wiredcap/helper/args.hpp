@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

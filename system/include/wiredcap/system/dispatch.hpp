@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/commands.hpp"
+#include "wiredcap/helper/answer.hpp"
 
 namespace wiredcap::system {
 

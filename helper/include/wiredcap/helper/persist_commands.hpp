@@ -10,8 +10,8 @@
 
 #include <optional>
 
-#include "policy/policy.hpp"
-#include "src/action.hpp"
+#include "wiredcap/policy/policy.hpp"
+#include "wiredcap/helper/action.hpp"
 
 namespace wiredcap::helper {
 

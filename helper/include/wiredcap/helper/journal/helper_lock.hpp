@@ -17,7 +17,7 @@
 #include <string>
 
 #include "wiredcap/unique_fd.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::journal {
 

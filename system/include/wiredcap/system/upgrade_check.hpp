@@ -6,7 +6,7 @@
 // `status` and `recover` use (ramp/include/wiredcap/ramp/recovery.hpp): no second reading of it here.
 #pragma once
 
-#include "src/dispatch.hpp"
+#include "wiredcap/system/dispatch.hpp"
 
 namespace wiredcap::system {
 

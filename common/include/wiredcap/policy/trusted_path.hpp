@@ -15,7 +15,7 @@
 #include <string>
 
 #include "wiredcap/unique_fd.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::trusted {
 

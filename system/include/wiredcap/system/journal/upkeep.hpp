@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "journal/journal.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::journal {
 

@@ -67,7 +67,7 @@
 #include <sys/types.h>
 
 #include "wiredcap/unique_fd.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {

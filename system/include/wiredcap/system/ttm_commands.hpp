@@ -4,7 +4,7 @@
 // read the arguments and shape the one JSON line.
 #pragma once
 
-#include "src/dispatch.hpp"
+#include "wiredcap/system/dispatch.hpp"
 
 namespace wiredcap::system {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/literals.hpp"
 #include "wiredcap/units/quantity.hpp"
 

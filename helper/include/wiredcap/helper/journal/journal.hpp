@@ -8,7 +8,7 @@
 //    "effective_source":"given by uid 501","ignore_hang_ceiling":true,"by":"set",
 //    "vouched":"vouched by the policy file ... (sha256 ...)","effective_said":"metal"}
 // Linux's ttm-* records add pages to these fields (docs/linux.md, "The journal"); only
-// wiredcap-system writes them (system/journal/pages_record.hpp), through Writer::append_line.
+// wiredcap-system writes them (system/include/wiredcap/system/journal/pages_record.hpp), through Writer::append_line.
 // Absent values are omitted, never written as 0. Every line is ASCII (json_writer escapes).
 // Each record is written with one write(2) and flushed to stable storage (F_FULLFSYNC on
 // macOS, fsync elsewhere) before the helper goes on; a torn last line left by a crash is
@@ -24,11 +24,11 @@
 #include <string>
 #include <string_view>
 
-#include "journal/helper_lock.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/helper/journal/helper_lock.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/unique_fd.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::journal {
@@ -38,7 +38,7 @@ inline constexpr int kSchemaVersion = 1;
 // The most the journal holds before it takes no more records of a caller other than root: a
 // group member's flood (fresh run ids, refusals, claims) cannot grow it without limit, nor make
 // root's commands read an ever larger file. Root's records are always taken (root's reset
-// above all). wiredcap-system compacts the journal back (system/journal/upkeep.hpp) at boot
+// above all). wiredcap-system compacts the journal back (system/include/wiredcap/system/journal/upkeep.hpp) at boot
 // and every minute once it passes 1 MiB; readers stay fast up to this size
 // (bench/journal_scale.sh).
 inline constexpr std::size_t kMemberBound = std::size_t{1536} << 10;
@@ -85,7 +85,7 @@ struct Stamp {
 // record is not this helper's to cut (it stays, after a torn line that readers skip).
 void take_back_partial_write(int fd, off_t size, std::string_view line);
 
-struct Upkeep;  // system/journal/upkeep.hpp
+struct Upkeep;  // system/include/wiredcap/system/journal/upkeep.hpp
 
 class Writer {
 public:
@@ -107,7 +107,7 @@ public:
     [[nodiscard]] Expected<Ok> append_line(const std::string& line, uid_t uid, Flush flush = Flush::now,
                                            Bound b = Bound::member);
 
-    // wiredcap-system's upkeep (system/journal/upkeep.hpp), root's alone, compacts the journal
+    // wiredcap-system's upkeep (system/include/wiredcap/system/journal/upkeep.hpp), root's alone, compacts the journal
     // through the Writer's directory and file and puts the compacted file in its place.
     friend Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::milliseconds lock_wait);
 

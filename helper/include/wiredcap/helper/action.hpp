@@ -10,10 +10,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "journal/hang_ceiling.hpp"
-#include "journal/journal.hpp"
-#include "policy/policy.hpp"
-#include "src/commands.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/policy/policy.hpp"
+#include "wiredcap/helper/args.hpp"
+#include "wiredcap/helper/answer.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::helper {

@@ -39,7 +39,7 @@
 #include <string_view>
 
 #include "wiredcap/unique_fd.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::boot {

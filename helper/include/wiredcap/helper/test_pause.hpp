@@ -12,7 +12,7 @@
 
 #include <string_view>
 
-#include "src/commands.hpp"
+#include "wiredcap/helper/answer.hpp"
 
 namespace wiredcap::helper {
 

@@ -1,4 +1,4 @@
-// The ttm-* verbs' journal: the project's one journal (helper/journal/journal.hpp), through the
+// The ttm-* verbs' journal: the project's one journal (helper/include/wiredcap/helper/journal/journal.hpp), through the
 // same writer every privileged command uses -- appended, flushed, closed after a torn line,
 // followed across a compaction -- and the same hang-ceiling reader (hang_ceiling.hpp), so that
 // `wiredcap-system compact`, `wiredcap status` and `wiredcap recover` see Linux's trials as
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 #include "wiredcap/linux/system_root.hpp"
 #include "wiredcap/linux/trial_journal.hpp"
 
