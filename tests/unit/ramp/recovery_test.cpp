@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 #include "wiredcap/cli/readings/journal_reader.hpp"
 #include "wiredcap/units/literals.hpp"
 

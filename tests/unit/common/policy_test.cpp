@@ -1,5 +1,5 @@
 // The policy file parser and validator, the built-in band, and refusal() (docs/design.md section 5).
-#include "policy/policy.hpp"
+#include "wiredcap/policy/policy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "policy/sha256.hpp"
-#include "temp_tree.hpp"
+#include "wiredcap/policy/sha256.hpp"
+#include "../temp_tree.hpp"
 
 namespace wiredcap::policy {
 namespace {

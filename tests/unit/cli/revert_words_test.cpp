@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "wiredcap/ramp/terminal_prompt.hpp"
-#include "src/args.hpp"
+#include "wiredcap/helper/args.hpp"
 
 namespace wiredcap::cli {
 namespace {

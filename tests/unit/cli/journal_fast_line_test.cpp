@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "journal/journal.hpp"
-#include "journal/pages_record.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/system/journal/pages_record.hpp"
 #include "wiredcap/cli/readings/json_value.hpp"
 
 namespace wiredcap::journal_view {

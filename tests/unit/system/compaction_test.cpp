@@ -1,7 +1,7 @@
-// Journal compaction (system/journal/compaction.hpp, wiredcap-system's upkeep.hpp): what is kept, and the file swap. That no
-// reader's answer changes is tests/unit/ramp/compaction_equivalence_test.cpp's, which links the
+// Journal compaction (system/include/wiredcap/system/journal/compaction.hpp, wiredcap-system's upkeep.hpp): what is kept, and the file swap. That no
+// reader's answer changes is tests/unit/system/compaction_equivalence_test.cpp's, which links the
 // CLI's recovery too.
-#include "journal/compaction.hpp"
+#include "wiredcap/system/journal/compaction.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -16,11 +16,11 @@
 
 #include <gtest/gtest.h>
 
-#include "journal/hang_ceiling.hpp"
-#include "journal/journal.hpp"
-#include "journal/pages_record.hpp"
-#include "journal/upkeep.hpp"
-#include "temp_tree.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/system/journal/pages_record.hpp"
+#include "wiredcap/system/journal/upkeep.hpp"
+#include "../temp_tree.hpp"
 
 namespace wiredcap::journal {
 namespace {

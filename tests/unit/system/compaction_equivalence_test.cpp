@@ -1,4 +1,4 @@
-// A compaction (helper/journal/compaction.hpp) must not change what any reader of the journal
+// A compaction (system/include/wiredcap/system/journal/compaction.hpp) must not change what any reader of the journal
 // concludes, in this boot or any later one: `recover` and `status` (recovery::analyse), and the
 // helper's own checks behind `persist` and the boot action (find_confirmation,
 // find_hang_ceiling). Journals here are generated at random from every kind of record the helper
@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "wiredcap/ramp/recovery.hpp"
-#include "journal/compaction.hpp"
-#include "journal/hang_ceiling.hpp"
-#include "journal/journal.hpp"
-#include "journal/pages_record.hpp"
-#include "journal/record_fields.hpp"
+#include "wiredcap/system/journal/compaction.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/system/journal/pages_record.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
 #include "wiredcap/cli/readings/journal_reader.hpp"
 
 namespace wiredcap::recovery {

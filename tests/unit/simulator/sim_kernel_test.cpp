@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "default_state_path.hpp"
-#include "make_kernel.hpp"
+#include "wiredcap/helper/kernel/make_kernel.hpp"
 #include "sim_kernel.hpp"
 #include "sim_kernel.hpp"
 #include "sim_profiles.hpp"

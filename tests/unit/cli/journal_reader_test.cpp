@@ -15,7 +15,7 @@
 #include <iostream>
 #include <string>
 
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::journal_view {

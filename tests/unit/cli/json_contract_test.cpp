@@ -1,4 +1,4 @@
-// The shared JSON shapes (cli/include/wiredcap/cli/json_contract.*) and the --json failure answer (ramp/json_mode.*).
+// The shared JSON shapes (cli/include/wiredcap/cli/json_contract.*) and the --json failure answer (cli/include/wiredcap/cli/json_mode.hpp).
 #include <gtest/gtest.h>
 
 #include <sstream>

@@ -1,7 +1,7 @@
 // Loading files that decide what root does, sudo/doas style (docs/design.md sections 5 and 8):
 // realpath on the directory, an O_NOFOLLOW walk checking every directory, and fstat checks on
 // the file's own descriptor.
-#include "policy/trusted_path.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "temp_tree.hpp"
+#include "../temp_tree.hpp"
 
 namespace wiredcap::trusted {
 namespace {

@@ -1,4 +1,4 @@
-// The Prometheus exposition of `wiredcap metrics` (commands/metrics_cmd.cpp), from readings made
+// The Prometheus exposition of `wiredcap metrics` (cli/commands/metrics_cmd.cpp), from readings made
 // up here: label values escaped as the text format wants, an unknown reading left out (never 0),
 // no readings at all as wiredcap_up 0, and every sample line under its family's HELP and TYPE.
 #include "wiredcap/cli/commands/metrics_cmd.hpp"
