@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: a journal of a million records (issue 13: a long-lived machine). Measures
-# wiredcap-system's compaction of it (system/journal/compaction.hpp, `wiredcap-system compact`;
+# wiredcap-system's compaction of it (system/include/wiredcap/system/journal/compaction.hpp, `wiredcap-system compact`;
 # the setuid helper never compacts), and then, in one hyperfine run against the system's
 # `sysctl -n` as the baseline (issue 25 point 4): `wiredcap status` and `wiredcap recover` on an
 # empty journal, on the compacted one, and on the largest journal the helper leaves between two
@@ -12,7 +12,7 @@
 # Usage: bench/journal_scale.sh [RECORDS] [RUNS]   (default 1000000 records, 5 runs; builds the
 # release preset first; needs hyperfine and python3)
 #
-# The journal is generated in the helper's own record format (helper/journal/journal.hpp):
+# The journal is generated in the helper's own record format (helper/include/wiredcap/helper/journal/journal.hpp):
 # RECORDS records of completed two-step ramps (intent, applied, confirmed for each step, an
 # `end`, then a reset), 20 ramps per boot; the last ramp is cut short mid-step, which reads as a
 # hang at 72 GiB. No journal grows that large any more (members are refused past 1.5 MiB and
@@ -33,7 +33,7 @@
 # and a 40-run hyperfine -N of the same commands:
 #   Profile first (perf, status on 1.5 MiB): 94% reading the journal, of it 65% nlohmann's parse
 #   of each line and 21% making entries of the values. The helper's own lines are now read
-#   without the JSON parser (ramp/readings/journal_fast_line.hpp).
+#   without the JSON parser (cli/include/wiredcap/cli/readings/journal_fast_line.hpp).
 #   status: empty 13.8 ms (user+sys 4.3 ms), 1.5 MiB 46.7 ms (12.7 ms): 3.4x wall, 3.0x CPU.
 #   recover: empty 10.2 ms (3.7 ms), 1.5 MiB 77.3 ms (22.1 ms). sysctl -n: 2.3 ms (0.9 ms).
 #   Then still 3.4x: what was left was allocation (a string per field of 9,688 entries, page

@@ -28,7 +28,7 @@
 #                                                           fleet tools to validate against
 #
 # Paths are literal, not GNUInstallDirs: wiredcap has the helper's installed path compiled in
-# as ${CMAKE_INSTALL_PREFIX}/libexec/wiredcap/wiredcap-helper (ramp/CMakeLists.txt), so install
+# as ${CMAKE_INSTALL_PREFIX}/libexec/wiredcap/wiredcap-helper (cli/CMakeLists.txt), so install
 # with the prefix the build was configured with.
 #
 # Nothing goes to /etc, /var or /Library: the policy file, the journal directory and the

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "wiredcap/kernel/kernel.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::kernel {

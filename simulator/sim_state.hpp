@@ -59,7 +59,7 @@
 #include <vector>
 
 #include "sim_profiles.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::kernel::sim {

@@ -2,9 +2,9 @@
 // confirmed, which values hung the machine, which ramps never concluded.
 #include "wiredcap/journal/classifier.hpp"
 
-#include "journal/chunked.hpp"
-#include "journal/outside_ramps.hpp"
-#include "journal/replay_texts.hpp"
+#include "wiredcap/journal/chunked.hpp"
+#include "wiredcap/journal/outside_ramps.hpp"
+#include "wiredcap/journal/replay_texts.hpp"
 #include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

@@ -1,5 +1,5 @@
 // Writes outside a ramp, replayed from the journal in file order (outside_ramps.hpp).
-#include "journal/outside_ramps.hpp"
+#include "wiredcap/journal/outside_ramps.hpp"
 
 #include "wiredcap/journal/vocabulary.hpp"
 

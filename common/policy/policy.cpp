@@ -1,9 +1,9 @@
-#include "policy/policy.hpp"
+#include "wiredcap/policy/policy.hpp"
 
 #include <array>
 #include <map>
 
-#include "policy/sha256.hpp"
+#include "wiredcap/policy/sha256.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/duration.hpp"
 #include "wiredcap/units/format.hpp"

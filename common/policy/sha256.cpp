@@ -1,4 +1,4 @@
-#include "policy/sha256.hpp"
+#include "wiredcap/policy/sha256.hpp"
 
 #include <array>
 #include <cstddef>

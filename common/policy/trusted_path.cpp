@@ -1,4 +1,4 @@
-#include "policy/trusted_path.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

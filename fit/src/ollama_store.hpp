@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "wiredcap/fit/model_files.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::fit {
 

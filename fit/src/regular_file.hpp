@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::fit {
 

@@ -1,4 +1,4 @@
-#include "boot/boot_state.hpp"
+#include "wiredcap/helper/boot/boot_state.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,9 +10,9 @@
 #include <charconv>
 #include <cstring>
 
-#include "journal/journal.hpp"
-#include "journal/owned_by_root.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/helper/journal/owned_by_root.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/durable_write.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

@@ -1,4 +1,4 @@
-#include "identity/caller.hpp"
+#include "wiredcap/helper/identity/caller.hpp"
 
 #include <grp.h>
 #include <unistd.h>

@@ -1,9 +1,9 @@
-#include "journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
 
 #include <new>
 #include <utility>
 
-#include "journal/record_fields.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
 #include "wiredcap/journal/classifier.hpp"
 
 namespace wiredcap::journal {

@@ -1,4 +1,4 @@
-#include "journal/helper_lock.hpp"
+#include "wiredcap/helper/journal/helper_lock.hpp"
 
 #include <sys/file.h>
 #include <time.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "journal/owned_by_root.hpp"
+#include "wiredcap/helper/journal/owned_by_root.hpp"
 
 namespace wiredcap::journal {
 

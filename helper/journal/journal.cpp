@@ -1,4 +1,4 @@
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -11,9 +11,9 @@
 #include <string_view>
 #include <ctime>
 
-#include "journal/owned_by_root.hpp"
-#include "journal/syslog_mirror.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/helper/journal/owned_by_root.hpp"
+#include "wiredcap/helper/journal/syslog_mirror.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/durable_write.hpp"
 
 namespace wiredcap::journal {

@@ -1,4 +1,4 @@
-#include "journal/owned_by_root.hpp"
+#include "wiredcap/helper/journal/owned_by_root.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

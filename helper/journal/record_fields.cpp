@@ -1,8 +1,8 @@
-#include "journal/record_fields.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
 
 #include <charconv>
 
-#include "policy/trusted_path.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 
 namespace wiredcap::journal {
 

@@ -1,4 +1,4 @@
-#include "journal/refusal_budget.hpp"
+#include "wiredcap/helper/journal/refusal_budget.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -7,8 +7,8 @@
 
 #include <cstdio>
 
-#include "journal/owned_by_root.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/helper/journal/owned_by_root.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/unique_fd.hpp"
 
 namespace wiredcap::journal {

@@ -1,8 +1,8 @@
-#include "journal/run_bound.hpp"
+#include "wiredcap/helper/journal/run_bound.hpp"
 
 #include <map>
 
-#include "journal/record_fields.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
 #include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

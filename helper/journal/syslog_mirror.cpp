@@ -1,4 +1,4 @@
-#include "journal/syslog_mirror.hpp"
+#include "wiredcap/helper/journal/syslog_mirror.hpp"
 
 #include <syslog.h>
 

@@ -1,4 +1,4 @@
-#include "make_kernel.hpp"
+#include "wiredcap/helper/kernel/make_kernel.hpp"
 
 #ifdef __APPLE__
 #include "darwin_kernel.hpp"

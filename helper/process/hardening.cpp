@@ -1,4 +1,4 @@
-#include "process/hardening.hpp"
+#include "wiredcap/helper/process/hardening.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "process/setuid_state.hpp"
+#include "wiredcap/helper/process/setuid_state.hpp"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>

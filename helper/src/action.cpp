@@ -1,15 +1,15 @@
-#include "src/action.hpp"
+#include "wiredcap/helper/action.hpp"
 
 #include <ctime>
 #include <utility>
 
-#include "journal/hang_ceiling.hpp"
-#include "journal/record_fields.hpp"
-#include "journal/refusal_budget.hpp"
-#include "journal/syslog_mirror.hpp"
-#include "process/hardening.hpp"
-#include "src/test_pause.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
+#include "wiredcap/helper/journal/refusal_budget.hpp"
+#include "wiredcap/helper/journal/syslog_mirror.hpp"
+#include "wiredcap/helper/process/hardening.hpp"
+#include "wiredcap/helper/test_pause.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

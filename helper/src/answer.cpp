@@ -1,4 +1,4 @@
-#include "src/answer.hpp"
+#include "wiredcap/helper/answer.hpp"
 
 #include <cstdint>
 

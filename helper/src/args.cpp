@@ -1,4 +1,4 @@
-#include "src/args.hpp"
+#include "wiredcap/helper/args.hpp"
 
 #include <algorithm>
 #include <charconv>

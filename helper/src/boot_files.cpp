@@ -1,4 +1,4 @@
-#include "src/boot_files.hpp"
+#include "wiredcap/helper/boot_files.hpp"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "src/entry.hpp"
+#include "wiredcap/helper/entry.hpp"
 
 #include <unistd.h>
 
@@ -8,15 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include "identity/caller.hpp"
-#include "make_kernel.hpp"
-#include "policy/trusted_path.hpp"
-#include "process/hardening.hpp"
-#include "process/setuid_state.hpp"
-#include "src/answer.hpp"
-#include "src/args.hpp"
-#include "src/commands.hpp"
-#include "src/usage.hpp"
+#include "wiredcap/helper/identity/caller.hpp"
+#include "wiredcap/helper/kernel/make_kernel.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
+#include "wiredcap/helper/process/hardening.hpp"
+#include "wiredcap/helper/process/setuid_state.hpp"
+#include "wiredcap/helper/answer.hpp"
+#include "wiredcap/helper/args.hpp"
+#include "wiredcap/helper/commands.hpp"
+#include "wiredcap/helper/usage.hpp"
 #include "wiredcap/durable_write.hpp"
 #include "wiredcap/exit_codes.hpp"
 #include "wiredcap/json_writer.hpp"

@@ -1,12 +1,12 @@
 // wiredcap-helper: the privileged program. Everything happens in helper_main; this file only
 // supplies the paths compiled into this particular binary (production or setuid-test build).
-#include "src/entry.hpp"
+#include "wiredcap/helper/entry.hpp"
 
 #ifndef WIREDCAP_POLICY_PATH
 #error "WIREDCAP_POLICY_PATH must be defined by the build"
 #endif
 
-#include "process/hardening.hpp"
+#include "wiredcap/helper/process/hardening.hpp"
 #include "wiredcap/durable_write.hpp"
 
 int main(int argc, char** argv) {

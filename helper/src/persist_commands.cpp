@@ -1,6 +1,6 @@
-#include "src/persist_commands.hpp"
+#include "wiredcap/helper/persist_commands.hpp"
 
-#include "src/boot_files.hpp"
+#include "wiredcap/helper/boot_files.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

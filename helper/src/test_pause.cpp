@@ -1,6 +1,6 @@
 // Compiled only into test builds: the library wiredcap_helper_test_hooks exists only with
 // WIREDCAP_HELPER_DEV_OPTIONS (helper/CMakeLists.txt).
-#include "src/test_pause.hpp"
+#include "wiredcap/helper/test_pause.hpp"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "policy/trusted_path.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 
 namespace wiredcap::helper {
 

@@ -1,6 +1,6 @@
 #include "wiredcap/linux/band.hpp"
 
-#include "policy/policy.hpp"
+#include "wiredcap/policy/policy.hpp"
 #include "wiredcap/units/format.hpp"
 
 namespace wiredcap::linux_amd {

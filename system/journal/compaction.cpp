@@ -1,4 +1,4 @@
-#include "journal/compaction.hpp"
+#include "wiredcap/system/journal/compaction.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "journal/journal.hpp"
-#include "journal/owned_by_root.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/helper/journal/owned_by_root.hpp"
 #include "wiredcap/durable_write.hpp"
-#include "journal/record_fields.hpp"
-#include "policy/trusted_path.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
 #include "wiredcap/journal/step_risk.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

@@ -1,4 +1,4 @@
-#include "journal/pages_record.hpp"
+#include "wiredcap/system/journal/pages_record.hpp"
 
 namespace wiredcap::journal {
 

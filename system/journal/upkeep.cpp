@@ -1,4 +1,4 @@
-#include "journal/upkeep.hpp"
+#include "wiredcap/system/journal/upkeep.hpp"
 
 #include <sys/stat.h>
 
@@ -7,7 +7,7 @@
 #include <ctime>
 #include <exception>
 
-#include "journal/compaction.hpp"
+#include "wiredcap/system/journal/compaction.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 namespace wiredcap::journal {

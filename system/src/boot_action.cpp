@@ -1,12 +1,12 @@
-#include "src/boot_action.hpp"
+#include "wiredcap/system/boot_action.hpp"
 
 #include <cstdint>
 #include <string>
 
-#include "boot/boot_state.hpp"
-#include "journal/hang_ceiling.hpp"
-#include "src/boot_files.hpp"
-#include "src/upkeep_command.hpp"
+#include "wiredcap/helper/boot/boot_state.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/helper/boot_files.hpp"
+#include "wiredcap/system/upkeep_command.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

@@ -1,11 +1,11 @@
-#include "src/dispatch.hpp"
+#include "wiredcap/system/dispatch.hpp"
 
-#include "src/boot_action.hpp"
+#include "wiredcap/system/boot_action.hpp"
 #ifdef WIREDCAP_LINUX_BACKEND
-#include "src/ttm_commands.hpp"
+#include "wiredcap/system/ttm_commands.hpp"
 #endif
-#include "src/upgrade_check.hpp"
-#include "src/upkeep_command.hpp"
+#include "wiredcap/system/upgrade_check.hpp"
+#include "wiredcap/system/upkeep_command.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::system {

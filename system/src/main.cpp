@@ -1,6 +1,6 @@
 // wiredcap-system: root's own program (system_main.hpp). This file only supplies the paths
 // compiled into this binary: the same policy, journal and simulated Mac as wiredcap-helper's.
-#include "src/system_main.hpp"
+#include "wiredcap/system/system_main.hpp"
 
 #ifndef WIREDCAP_POLICY_PATH
 #error "WIREDCAP_POLICY_PATH must be defined by the build"

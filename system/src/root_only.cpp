@@ -1,4 +1,4 @@
-#include "src/root_only.hpp"
+#include "wiredcap/system/root_only.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "process/hardening.hpp"
+#include "wiredcap/helper/process/hardening.hpp"
 
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>

@@ -1,4 +1,4 @@
-#include "src/system_main.hpp"
+#include "wiredcap/system/system_main.hpp"
 
 #include <unistd.h>
 
@@ -8,13 +8,13 @@
 #include <string_view>
 #include <vector>
 
-#include "identity/caller.hpp"
-#include "make_kernel.hpp"
-#include "policy/trusted_path.hpp"
-#include "process/hardening.hpp"
-#include "src/answer.hpp"
-#include "src/dispatch.hpp"
-#include "src/root_only.hpp"
+#include "wiredcap/helper/identity/caller.hpp"
+#include "wiredcap/helper/kernel/make_kernel.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
+#include "wiredcap/helper/process/hardening.hpp"
+#include "wiredcap/helper/answer.hpp"
+#include "wiredcap/system/dispatch.hpp"
+#include "wiredcap/system/root_only.hpp"
 #include "wiredcap/durable_write.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/version.hpp"

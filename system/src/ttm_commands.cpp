@@ -1,4 +1,4 @@
-#include "src/ttm_commands.hpp"
+#include "wiredcap/system/ttm_commands.hpp"
 
 #include <limits.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "policy/policy.hpp"
-#include "policy/trusted_path.hpp"
-#include "src/ttm_journal.hpp"
+#include "wiredcap/policy/policy.hpp"
+#include "wiredcap/policy/trusted_path.hpp"
+#include "wiredcap/system/ttm_journal.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/linux/driver_ready.hpp"
 #include "wiredcap/linux/trial.hpp"

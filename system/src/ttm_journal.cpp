@@ -1,10 +1,10 @@
-#include "src/ttm_journal.hpp"
+#include "wiredcap/system/ttm_journal.hpp"
 
 #include <ctime>
 
-#include "journal/hang_ceiling.hpp"
-#include "journal/pages_record.hpp"
-#include "journal/record_fields.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/system/journal/pages_record.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
 #include "wiredcap/units/casts.hpp"
 
 namespace wiredcap::system {

@@ -1,12 +1,12 @@
-#include "src/upgrade_check.hpp"
+#include "wiredcap/system/upgrade_check.hpp"
 
-#include "engine/recovery.hpp"
+#include "wiredcap/ramp/recovery.hpp"
 #include "wiredcap/json_writer.hpp"
 
 namespace wiredcap::system {
 namespace {
 
-// The command that settles a run in each state, in recover's words (ramp/commands/recover_cmd.cpp):
+// The command that settles a run in each state, in recover's words (cli/commands/recover_cmd.cpp):
 // in this boot a reset puts the OS default back (after the ramp, if one runs, has ended); a run
 // of an earlier boot is a person's to judge with recover.
 std::optional<std::string> settle_command(recovery::RunState s) {

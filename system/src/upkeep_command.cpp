@@ -1,9 +1,9 @@
-#include "src/upkeep_command.hpp"
+#include "wiredcap/system/upkeep_command.hpp"
 
 #include <chrono>
 
-#include "journal/syslog_mirror.hpp"
-#include "journal/upkeep.hpp"
+#include "wiredcap/helper/journal/syslog_mirror.hpp"
+#include "wiredcap/system/journal/upkeep.hpp"
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 

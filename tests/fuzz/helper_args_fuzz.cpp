@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/args.hpp"
+#include "wiredcap/helper/args.hpp"
 #include "wiredcap/units/format.hpp"
 
 #include "fuzz_checks.hpp"

@@ -1,6 +1,6 @@
 // libFuzzer target for the journal's one classifier and both of its readers: the bytes are a
-// journal's text. The helper reads it with its field reader (helper/journal/record_fields.hpp)
-// and the CLI with its JSON reader (ramp/readings/journal_reader.hpp); each feeds the classifier
+// journal's text. The helper reads it with its field reader (helper/include/wiredcap/helper/journal/record_fields.hpp)
+// and the CLI with its JSON reader (cli/include/wiredcap/cli/readings/journal_reader.hpp); each feeds the classifier
 // (wiredcap/journal/classifier.hpp). Whatever the text, neither may crash or throw, the helper's
 // answer is always known on a text this small, and each report holds together: the ceiling is
 // the lowest hang not forgotten, the unknown records shown are at most kUnknownShown of those
@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "journal/hang_ceiling.hpp"
-#include "journal/record_fields.hpp"
-#include "readings/journal_reader.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/record_fields.hpp"
+#include "wiredcap/cli/readings/journal_reader.hpp"
 #include "wiredcap/journal/classifier.hpp"
 
 #include "fuzz_checks.hpp"

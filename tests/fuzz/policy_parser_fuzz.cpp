@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "policy/policy.hpp"
+#include "wiredcap/policy/policy.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 

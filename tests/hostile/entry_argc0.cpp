@@ -6,7 +6,7 @@
 //   entry-argc0 null-argv | empty-argv | argc1-null | negative-argc | control
 #include <cstring>
 
-#include "src/entry.hpp"
+#include "wiredcap/helper/entry.hpp"
 
 int main(int argc, char** argv) {
     if (argc != 2) return 120;

@@ -886,7 +886,7 @@ PY
 # apply through the same setuid helper goes in past it, and root's and the member's reset work;
 # once wiredcap-system has compacted the journal the member may act again.
 MEMBER_BOUND=$((1536 * 1024))
-MEMBER_SHARE=$((MEMBER_BOUND / 4))  # one caller's share of it (helper/journal/journal.hpp)
+MEMBER_SHARE=$((MEMBER_BOUND / 4))  # one caller's share of it (helper/include/wiredcap/helper/journal/journal.hpp)
 # journal_of_root_records BYTES: root's closed ramps from an earlier boot, BYTES long.
 journal_of_root_records() {
   mkdir -p "$FIXTURE/journal" && chmod 755 "$FIXTURE/journal"
@@ -1769,7 +1769,7 @@ persist_under_signals() {
 # own run, and journal::open_step binds the helper). A member's refusal names no run, so those
 # are counted, not matched by run.
 # Each loop is one run, each call one step of it (a group member holds at most 4 runs open in a
-# boot: helper/journal/run_bound.hpp; the four member loops hold exactly that).
+# boot: helper/include/wiredcap/helper/journal/run_bound.hpp; the four member loops hold exactly that).
 concurrent_call() {  # concurrent_call AS LOOP I: one call; appends "RUN/STEP COMMAND EXIT FLAGS" to the log
   local as=$1 loop=$2 i=$3 run="L$2" step=$(($3 + 1)) args flags=() rc
   case $((i % 3)) in

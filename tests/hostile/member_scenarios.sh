@@ -109,7 +109,7 @@ member_cannot_confirm_what_it_did_not_apply() {
 }
 
 # pause_at POINT: the next helper to reach POINT waits there (a test build's hook,
-# helper/src/test_pause.hpp) until resume_from POINT. Its caller cannot stop it any more.
+# helper/include/wiredcap/helper/test_pause.hpp) until resume_from POINT. Its caller cannot stop it any more.
 pause_at() { touch "$FIXTURE/journal/test-pause-$1"; }
 wait_paused_at() {
   local i
@@ -402,7 +402,7 @@ member_claim_is_labelled_and_bounded() {
 }
 
 # Issue 23 point 3: a member cannot fill the journal with runs that never close. In one boot it
-# holds at most 4 runs that are not closed (helper/journal/run_bound.hpp): a 5th fresh run id,
+# holds at most 4 runs that are not closed (helper/include/wiredcap/helper/journal/run_bound.hpp): a 5th fresh run id,
 # by apply or by a ramp's reset, is refused (exit 4, journaled without the run, nothing
 # written); its own open runs go on, a run it closes (step reverted, run ended) frees a place,
 # and root is never bounded. After a reboot, wiredcap-system's compaction closes the member's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Journal compaction through the real binaries (system/journal/compaction.hpp):
+# Journal compaction through the real binaries (system/include/wiredcap/system/journal/compaction.hpp):
 #   compaction_test.sh WIREDCAP HELPER SYSTEM SIM WORKDIR
 #
 # A journal of years of closed ramps (generated in the helper's own format) followed by what the
@@ -13,7 +13,7 @@ WIREDCAP=$1 HELPER=$2 SYSTEM=$3 SIM=$4 WORK=$5
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 PY=$(python3 -c 'import sys; print(sys.executable)') || fail "python3 is needed"
-THRESHOLD=$((1024 * 1024))  # kCompactFrom (system/journal/compaction.hpp)
+THRESHOLD=$((1024 * 1024))  # kCompactFrom (system/include/wiredcap/system/journal/compaction.hpp)
 
 new_tree m2ultra-192
 standard_policy

@@ -75,7 +75,7 @@ fi
 helper=$prefix/libexec/wiredcap/wiredcap-helper
 check "helper_path is PREFIX/libexec/wiredcap/wiredcap-helper" j "f['helper_path'] == '$helper'"
 check "which is the path wiredcap has compiled in (ramp/CMakeLists.txt)" \
-  grep -qF 'WIREDCAP_HELPER_INSTALL_PATH="${CMAKE_INSTALL_PREFIX}/libexec/wiredcap/wiredcap-helper"' "$src/ramp/CMakeLists.txt"
+  grep -qF 'WIREDCAP_HELPER_INSTALL_PATH="${CMAKE_INSTALL_PREFIX}/libexec/wiredcap/wiredcap-helper"' "$src/cli/CMakeLists.txt"
 check "and the install puts the helper there (cmake/Install.cmake)" \
   grep -qE 'install\(TARGETS wiredcap-helper RUNTIME DESTINATION libexec/wiredcap ' "$src/cmake/Install.cmake"
 

@@ -80,7 +80,7 @@ check "a value stored for boot: the report names it, and the knob after a boot n
   -n "$(grep '^needs a Mac: the knob a minute after a real boot' "$work/stdout")"
 
 # The Settings pane by the simulated Mac's macOS release, from status --json (one table of
-# texts: ramp/readings/daemon_texts.cpp): 15.6 for the default profile, 26.1 for m4-16.
+# texts: cli/readings/daemon_texts.cpp): 15.6 for the default profile, 26.1 for m4-16.
 fresh
 "$sim_tool" --state "$work/sim" launchd disabled
 "$smoke" --simulated "$wiredcap" "${sim_args[@]}" </dev/null >"$work/stdout" 2>&1

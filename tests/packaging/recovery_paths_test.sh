@@ -29,10 +29,10 @@ documented_in=(
   SECURITY.md
   docs/recovery.md
   packaging/man/wiredcap.1
-  ramp/commands/boot_view.cpp
-  ramp/commands/boot_view.hpp
+  cli/commands/boot_view.cpp
+  cli/include/wiredcap/cli/commands/boot_view.hpp
 )
-gives_path=(docs/recovery.md packaging/man/wiredcap.1 ramp/commands/boot_view.cpp)
+gives_path=(docs/recovery.md packaging/man/wiredcap.1 cli/commands/boot_view.cpp)
 
 text() {  # text FILE: as a reader sees it (roff escapes for -, " and space undone; C++ \" undone)
   sed 's/\\-/-/g; s/\\(dq/"/g; s/\\"/"/g; s/\\ / /g' "$src/$1"
@@ -66,12 +66,12 @@ done
 
 for f in "${gives_path[@]}"; do
   body=$(text "$f")
-  if [ "$f" = ramp/commands/boot_view.cpp ]; then
+  if [ "$f" = cli/commands/boot_view.cpp ]; then
     # The alert builds the path from its parts: the Data volume's constant, /private, the switch.
     check "$f: builds kRecoveryDataVolume + \"/private\" + the switch" \
       grep -q 'kRecoveryDataVolume) + "/private" + switch_path' <<<"$body"
-    check "ramp/commands/boot_view.hpp: kRecoveryDataVolume is \"$data_volume\"" \
-      grep -qF "kRecoveryDataVolume = \"$data_volume\"" <(text ramp/commands/boot_view.hpp)
+    check "cli/include/wiredcap/cli/commands/boot_view.hpp: kRecoveryDataVolume is \"$data_volume\"" \
+      grep -qF "kRecoveryDataVolume = \"$data_volume\"" <(text cli/include/wiredcap/cli/commands/boot_view.hpp)
   else
     check "$f gives $recovery_switch" grep -qF "\"$recovery_switch\"" <<<"$body"
   fi

@@ -3,7 +3,7 @@ input (Ctrl-D), on a pseudo-terminal and a simulated Mac.
 
     python3 answers_test.py QUESTION-ANSWER WIREDCAP WIREDCAP_SIM WORKDIR
 
-The rule (ramp/engine/typed_answer.hpp): a word a question does not know is asked again, never
+The rule (ramp/include/wiredcap/ramp/typed_answer.hpp): a word a question does not know is asked again, never
 taken as another answer; "y" is yes only where yes is harmless, and where yes raises the cap
 (or lifts what keeps it down) the full word is asked for, saying so. Outcomes are read from the
 simulator's write history and from the journal (through recover --json), not from messages.

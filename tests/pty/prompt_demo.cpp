@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/terminal_prompt.hpp"
+#include "wiredcap/ramp/terminal_prompt.hpp"
 
 namespace {
 

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pty_driver import PtySession, render_screen  # noqa: E402
 
 TIMEOUT_S = 3            # --timeout of every interactive ramp here
-GUARD_GRACE_S = 3        # ramp/engine/guard.hpp kGuardGrace
+GUARD_GRACE_S = 3        # ramp/include/wiredcap/ramp/guard.hpp kGuardGrace
 STEP1, STEP2, STEP3 = 81920, 98304, 114688   # 80, 96, 112 GiB in MiB
 POLICY = ["min = 64GiB", "max = 176GiB", "reserve = 16GiB", "max_step = 16GiB"]
 
@@ -396,7 +396,7 @@ REVERT_WAYS = ["no", "eof", "interrupt", "terminate", "hangup", "timeout", "guar
 
 def case_revert_reason_in_journal():
     """The journal records why each step was reverted (docs/design.md section 6: records carry a
-    reason; helper/journal/journal.hpp: "reason: why (refusals, failures, reverts)")."""
+    reason; helper/include/wiredcap/helper/journal/journal.hpp: "reason: why (refusals, failures, reverts)")."""
     wrong = []
     for way in REVERT_WAYS:
         T.build()

@@ -37,7 +37,7 @@ from ramp_test import STEP1, STEP2, check, wait_until  # noqa: E402
 
 TIMEOUT_S = 20        # the ramp's --timeout: room for the other shell's commands
 SILENT_TIMEOUT_S = 6  # root_reset_settles_the_step lets the deadline pass
-GUARD_GRACE_S = 3     # ramp/engine/guard.hpp kGuardGrace
+GUARD_GRACE_S = 3     # ramp/include/wiredcap/ramp/guard.hpp kGuardGrace
 UNRESOLVED = 10
 OUTSIDE = 106496      # 104 GiB, written by `wiredcap-sim sysctl` (no journal record)
 STEP_Q = r"Step {} at {} MiB\. Keep it\?"

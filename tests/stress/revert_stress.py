@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from pty_driver import PtySession  # noqa: E402
 
 TIMEOUT_S = 3                 # --timeout of every ramp here
-GUARD_GRACE_S = 3             # ramp/engine/guard.hpp kGuardGrace
+GUARD_GRACE_S = 3             # ramp/include/wiredcap/ramp/guard.hpp kGuardGrace
 PROMISE_S = TIMEOUT_S + GUARD_GRACE_S
 STEP1, STEP2 = 81920, 98304   # 80 GiB (confirmed), 96 GiB (the step that must be undone)
 POLICY = "min = 64GiB\nmax = 176GiB\nreserve = 16GiB\nmax_step = 16GiB\n"

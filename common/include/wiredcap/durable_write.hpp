@@ -1,12 +1,12 @@
 // Writing a file so that it survives a power cut: every byte written, then flushed to stable
 // storage. The helper's journal and boot state, root's compaction and wiredcap's atomic files
-// (ramp/output/atomic_file.cpp) share these two steps.
+// (cli/output/atomic_file.cpp) share these two steps.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap {
 

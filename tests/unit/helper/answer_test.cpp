@@ -1,7 +1,7 @@
 // The answer's write path (helper/src/answer.cpp): a failed write to standard output or error
 // leaves the exit code as the command decided it, even with no memory left for a message about
 // the failure (a caller's tiny RLIMIT_AS): answer() allocates nothing and cannot throw.
-#include "src/answer.hpp"
+#include "wiredcap/helper/answer.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_tree.hpp"
+#include "../temp_tree.hpp"
 
 namespace {
 // Set in a forked child only: from then on every operator new fails, as it does once a tiny

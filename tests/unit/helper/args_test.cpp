@@ -1,6 +1,6 @@
 // The helper's argv parser (docs/design.md section 8): a small fixed grammar; every other shape is
 // a usage error that says what was wrong.
-#include "src/args.hpp"
+#include "wiredcap/helper/args.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "temp_tree.hpp"
+#include "../temp_tree.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::helper {

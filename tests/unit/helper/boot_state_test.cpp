@@ -1,6 +1,6 @@
-// The boot state file (helper/boot/boot_state.hpp): exact format both ways, refusal of anything
+// The boot state file (helper/include/wiredcap/helper/boot/boot_state.hpp): exact format both ways, refusal of anything
 // else, and the store's atomic replace, remove and trust checks.
-#include "boot/boot_state.hpp"
+#include "wiredcap/helper/boot/boot_state.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "temp_tree.hpp"
+#include "../temp_tree.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::boot {

@@ -2,7 +2,7 @@
 // policy's group, looked up in the group database and matched against the real gid and the
 // supplementary groups. Callers are built directly: identity comes from the kernel, and
 // these tests check the decision, not getuid().
-#include "identity/caller.hpp"
+#include "wiredcap/helper/identity/caller.hpp"
 
 #include <grp.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "temp_tree.hpp"
+#include "../temp_tree.hpp"
 
 namespace wiredcap::identity {
 namespace {

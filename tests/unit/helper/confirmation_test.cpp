@@ -1,14 +1,14 @@
-// The persist check (journal::Classifier::standing, through helper/journal/hang_ceiling.hpp): a value counts as confirmed only by the
+// The persist check (journal::Classifier::standing, through helper/include/wiredcap/helper/journal/hang_ceiling.hpp): a value counts as confirmed only by the
 // helper's own confirm record with that read-back, and a later boot trip at or below it
 // withdraws the confirmation.
-#include "journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "journal/journal.hpp"
-#include "journal/pages_record.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/system/journal/pages_record.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::journal {

@@ -1,6 +1,6 @@
 // The journal (docs/design.md sections 6 and 8): append-only JSON lines, schema v1, one write and
 // one flush per record, opened and checked like a trusted file.
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "temp_tree.hpp"
+#include "../temp_tree.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::journal {

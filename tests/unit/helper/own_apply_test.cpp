@@ -1,12 +1,12 @@
-// What a confirm may confirm (journal::Classifier::own_apply, through helper/journal/hang_ceiling.hpp): only the caller's own apply of the
+// What a confirm may confirm (journal::Classifier::own_apply, through helper/include/wiredcap/helper/journal/hang_ceiling.hpp): only the caller's own apply of the
 // run's step, read back in this boot, and not taken back by a later record of that step.
-#include "journal/hang_ceiling.hpp"
+#include "wiredcap/helper/journal/hang_ceiling.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::journal {

@@ -1,7 +1,7 @@
-// The outsider's budget of system-log lines (helper/journal/refusal_budget.hpp): ten a minute
+// The outsider's budget of system-log lines (helper/include/wiredcap/helper/journal/refusal_budget.hpp): ten a minute
 // per uid, the tenth saying the rest are muted, a new window after a minute, a count per uid,
 // kept in a directory only its owner can open.
-#include "journal/refusal_budget.hpp"
+#include "wiredcap/helper/journal/refusal_budget.hpp"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_tree.hpp"
+#include "../temp_tree.hpp"
 
 namespace wiredcap::journal {
 namespace {

@@ -1,13 +1,13 @@
 // How many runs a caller other than root holds open, and how long its run is
-// (helper/journal/run_bound.hpp): only its own records of this boot count, and a run closes
+// (helper/include/wiredcap/helper/journal/run_bound.hpp): only its own records of this boot count, and a run closes
 // with an end once each of its steps is settled by its own records.
-#include "journal/run_bound.hpp"
+#include "wiredcap/helper/journal/run_bound.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "journal/journal.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::journal {

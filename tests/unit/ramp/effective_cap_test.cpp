@@ -1,10 +1,10 @@
 // The effective cap (issue 11 item 1): Metal's reading when there is one, the knob when it is
 // set and Metal cannot be read, --from SIZE only when neither says; never a silent guess.
-#include "engine/effective_cap.hpp"
+#include "wiredcap/ramp/effective_cap.hpp"
 
 #include <gtest/gtest.h>
 
-#include "commands/set_reset.hpp"
+#include "wiredcap/cli/commands/set_reset.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::cli {

@@ -1,10 +1,10 @@
 // The guard process: it reverts a step nobody confirmed, when the prompting process dies or
 // when the deadline (plus the grace) passes, and does nothing at all otherwise. A fake helper
 // (a shell script that logs its arguments) stands in for wiredcap-helper.
-#include "engine/guard.hpp"
+#include "wiredcap/ramp/guard.hpp"
 
-#include "readings/metal.hpp"
-#include "readings/readings.hpp"
+#include "wiredcap/cli/readings/metal.hpp"
+#include "wiredcap/cli/readings/readings.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

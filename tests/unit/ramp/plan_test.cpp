@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "wiredcap/units/duration.hpp"
-#include "engine/plan.hpp"
+#include "wiredcap/ramp/plan.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::cli {

@@ -1,6 +1,6 @@
 // The probe: the person's own check command, run through /bin/sh, never as root, killed with
 // its whole process group when it runs past its timeout.
-#include "engine/probe.hpp"
+#include "wiredcap/ramp/probe.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>

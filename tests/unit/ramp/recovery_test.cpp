@@ -1,7 +1,7 @@
 // What `wiredcap recover` concludes from the journal (docs/design.md section 6). Each journal here
 // is written with the helper's own record writer and read back with the journal reader, so
 // the stories below are the bytes the real programs would exchange.
-#include "engine/recovery.hpp"
+#include "wiredcap/ramp/recovery.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
 
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "journal/journal.hpp"
-#include "readings/journal_reader.hpp"
+#include "wiredcap/helper/journal/journal.hpp"
+#include "wiredcap/cli/readings/journal_reader.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace wiredcap::units {

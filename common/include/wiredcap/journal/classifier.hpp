@@ -26,7 +26,7 @@
 // Records are taken in file order, never by their times (one second holds many records, and a
 // clock can be set back). Memory grows with the runs and steps the journal holds, and the helper
 // reads at most journal::kMaxJournalBytes of it. Allocation failure is the caller's to catch
-// (the helper's adapter, helper/journal/hang_ceiling.hpp, turns it into "cannot tell": refused).
+// (the helper's adapter, helper/include/wiredcap/helper/journal/hang_ceiling.hpp, turns it into "cannot tell": refused).
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // One journal record's fields, as every reader of the journal takes them: the CLI's parsers
-// (ramp/readings/journal_reader.hpp) and the setuid helper's (helper/journal/record_fields.hpp)
+// (cli/include/wiredcap/cli/readings/journal_reader.hpp) and the setuid helper's (helper/include/wiredcap/helper/journal/record_fields.hpp)
 // each fill one, and the classifier (classifier.hpp) reads only this. The format is the
-// helper's (helper/journal/journal.hpp); the words in it are vocabulary.hpp's.
+// helper's (helper/include/wiredcap/helper/journal/journal.hpp); the words in it are vocabulary.hpp's.
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::fit {
 

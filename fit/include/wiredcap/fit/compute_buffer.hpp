@@ -30,7 +30,7 @@
 
 #include "wiredcap/fit/kv_cache.hpp"
 #include "wiredcap/fit/runtime_defaults.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::fit {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "wiredcap/fit/byte_reader.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::fit {

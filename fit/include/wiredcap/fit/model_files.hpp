@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "wiredcap/fit/kv_cache.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::fit {

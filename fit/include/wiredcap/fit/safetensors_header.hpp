@@ -9,7 +9,7 @@
 #include <string>
 
 #include "wiredcap/fit/byte_reader.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::fit {

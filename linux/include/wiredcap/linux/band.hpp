@@ -1,7 +1,7 @@
 // The band for TTM's pages_limit: which values a trial may take, in pages of the running
 // kernel's page size (docs/bands.md, "Linux").
 //
-// Root sets it in /etc/wiredcap.conf, the Mac's file and syntax (common/policy/policy.hpp):
+// Root sets it in /etc/wiredcap.conf, the Mac's file and syntax (common/include/wiredcap/policy/policy.hpp):
 // min, max, reserve and max_step, sizes with units, each turned into whole pages exactly.
 // Without the file, the built-in band: from kBuiltinLow up to MemTotal minus kReserveFloor,
 // which covers what owners run (108000 MiB, 120 GiB, 124 GiB on a 128 GB Strix Halo) because
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/literals.hpp"
 #include "wiredcap/units/pages.hpp"
 #include "wiredcap/units/quantity.hpp"

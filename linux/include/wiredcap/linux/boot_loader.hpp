@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "wiredcap/linux/system_root.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::linux_amd {
 

@@ -23,7 +23,7 @@
 #include "wiredcap/linux/boot_loader.hpp"
 #include "wiredcap/linux/shell_assignment.hpp"
 #include "wiredcap/linux/system_root.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::linux_amd {
 

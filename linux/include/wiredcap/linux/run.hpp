@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::linux_amd {
 

@@ -11,7 +11,7 @@
 
 #include "wiredcap/linux/band.hpp"
 #include "wiredcap/linux/system_root.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 
 namespace wiredcap::linux_amd {

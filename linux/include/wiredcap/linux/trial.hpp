@@ -29,7 +29,7 @@
 #include "wiredcap/linux/trial_journal.hpp"
 #include "wiredcap/linux/trial_state.hpp"
 #include "wiredcap/linux/verb_command.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/pages.hpp"
 
 namespace wiredcap::linux_amd {

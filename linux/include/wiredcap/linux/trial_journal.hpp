@@ -1,7 +1,7 @@
 // Where the ttm-* verbs record what they do and find what a trial taught: the project's one
 // journal (docs/design.md section 3), not a file of their own. wiredcap_linux names only what it
 // needs; root's wiredcap-system gives it the shared writer and hang-ceiling reader
-// (system/src/ttm_journal.hpp), so Linux's records are appended, flushed, compacted and read
+// (system/include/wiredcap/system/ttm_journal.hpp), so Linux's records are appended, flushed, compacted and read
 // like every other writer's. Records (docs/linux.md, "The journal"): command is the verb
 // (ttm-trial, ttm-after-boot, ttm-confirm, ttm-reset, ttm-forget-hang), the value is in pages
 // (to_pages, readback_pages, page_size), never in MiB.
@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "wiredcap/linux/trial_state.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/pages.hpp"
 #include "wiredcap/units/quantity.hpp"
 

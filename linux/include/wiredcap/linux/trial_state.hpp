@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "wiredcap/linux/system_root.hpp"
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/pages.hpp"
 #include "wiredcap/units/quantity.hpp"
 
@@ -34,7 +34,7 @@ struct TrialState {
 };
 
 // How long a trial boot must stay up before after-boot marks it healthy: the Mac's
-// healthy_after default (common/policy/policy.hpp), 10 minutes.
+// healthy_after default (common/include/wiredcap/policy/policy.hpp), 10 minutes.
 inline constexpr std::uint64_t kHealthyAfterS = 600;
 
 // The state; a fresh one when the file is absent. Strict: a line that is not key=value, an

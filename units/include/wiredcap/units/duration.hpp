@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string_view>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 
 namespace wiredcap::units {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "wiredcap/units/expected.hpp"
+#include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 #include "wiredcap/units/size_unit.hpp"
 

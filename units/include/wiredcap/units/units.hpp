@@ -2,7 +2,7 @@
 #pragma once
 
 #include "wiredcap/units/casts.hpp"     // IWYU pragma: export
-#include "wiredcap/units/expected.hpp"  // IWYU pragma: export
+#include "wiredcap/expected.hpp"  // IWYU pragma: export
 #include "wiredcap/units/format.hpp"    // IWYU pragma: export
 #include "wiredcap/units/literals.hpp"  // IWYU pragma: export
 #include "wiredcap/units/pages.hpp"     // IWYU pragma: export
