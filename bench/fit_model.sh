@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: `wiredcap fit` on models whose weights are 100 GiB and more (sparse files: the
-# bytes are a hole, so only a program that reads the weights would be slow). Target (issue 17):
+# bytes are a hole, so only a program that reads the weights would be slow). Target:
 # well under a second, because only the headers are read.
 #   a GGUF split into 3 parts, 3 x 40 GiB, with a 128000-entry tokenizer vocabulary;
 #   a safetensors directory of 30 shards, 4 GiB each, with config.json.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark: `wiredcap fit` against other readers of the same headers, as ratios from ONE
-# hyperfine run on the release build (issue 27):
+# hyperfine run on the release build:
 #   a Llama-3.1-70B-shaped GGUF (128256-token vocabulary, 280147 merges, 724 tensors): wiredcap
 #     against @huggingface/gguf (npm), which reads the metadata and tensor table and nothing
 #     else; target: well ahead.

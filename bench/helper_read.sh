@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: `wiredcap-helper read` against the system's `sysctl -n` reading one value.
 # Reports the time ratio (hyperfine, many runs, warm caches) and peak memory (/usr/bin/time -v).
-# Target (issue 3): at most 1.5x the time of `sysctl -n`, comparable memory.
+# Target: at most 1.5x the time of `sysctl -n`, comparable memory.
 #
 # Usage: bench/helper_read.sh [RUNS]   (builds the release preset first; needs hyperfine)
 # On Linux the helper reads the simulated Mac (a state file) and `sysctl -n kernel.ostype`

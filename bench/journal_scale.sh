@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Benchmark: a journal of a million records (issue 13: a long-lived machine). Measures
+# Benchmark: a journal of a million records (a long-lived machine). Measures
 # wiredcap-system's compaction of it (system/include/wiredcap/system/journal/compaction.hpp, `wiredcap-system compact`;
 # the setuid helper never compacts), and then, in one hyperfine run against the system's
-# `sysctl -n` as the baseline (issue 25 point 4): `wiredcap status` and `wiredcap recover` on an
+# `sysctl -n` as the baseline: `wiredcap status` and `wiredcap recover` on an
 # empty journal, on the compacted one, and on the largest journal the helper leaves between two
 # compactions (1.5 MiB: journal::kMemberBound for callers other than root), and `persist` on the
 # compacted one. Reports hyperfine's mean and median per command, the ratio to sysctl and, for
@@ -28,7 +28,7 @@
 #     267 MiB; then status 113 ms, recover 91 ms, persist 114 ms.
 #   1.5 MiB uncompacted (the most the helper leaves between compactions): status 251-329 ms,
 #     recover 310-368 ms. 12 MiB uncompacted: status 1.4-2.3 s.
-# Figures (2026-12-02, issue 25 point 4, release build, 2 cores at load 16-17: wall times are
+# Figures (2026-12-02, release build, 2 cores at load 16-17: wall times are
 # mostly waiting for a core, so the CPU times are given too), `bench/journal_scale.sh 100000 5`
 # and a 40-run hyperfine -N of the same commands:
 #   Profile first (perf, status on 1.5 MiB): 94% reading the journal, of it 65% nlohmann's parse
@@ -38,7 +38,7 @@
 #   recover: empty 10.2 ms (3.7 ms), 1.5 MiB 77.3 ms (22.1 ms). sysctl -n: 2.3 ms (0.9 ms).
 #   Then still 3.4x: what was left was allocation (a string per field of 9,688 entries, page
 #   faults: 5 ms of system time) and recovery's replay.
-# Figures (2026-12-02 later, issue 25 point 4, release build, 2 shared cores at load 4.6-5.8):
+# Figures (2026-12-02 later, release build, 2 shared cores at load 4.6-5.8):
 #   Profile (perf record of 10 status runs at 1.5 MiB, then perf stat and callgrind): 44% of
 #   the process in the kernel, nearly all page faults (2,284 per status against 272 on an empty
 #   journal): the text read whole into a string grown by doubling, and 9,688 entries of ~380
@@ -65,7 +65,7 @@
 #   the journal (~1,000 runs, ~560 bytes each: 150 page faults), the read(2) copies.
 #   Before compaction: status 78 s at 400,000 records (quadratic replay, since fixed), and
 #     1,000,000 records refused (over 64 MiB).
-# Figures (2026-12-02, afternoon, issue 25 point 4 continued, release build -Werror, 2 shared
+# Figures (2026-12-02, afternoon, release build -Werror, 2 shared
 #   cores; no hardware counters in this VM, so perf stat gives only task-clock and page faults):
 #   Profile first (callgrind, instructions of the wiredcap process; the helper it runs is apart):
 #     status: empty 3.55 million, 1.5 MiB 30.74 million: read_plain_record 16.5 million (54%:
@@ -105,7 +105,7 @@
 #   set, the run index) and their teardown; the process itself (exec, dynamic linking: 1.9
 #   million instructions, the helper run for the readings). On arm64 the string scan is the
 #   8-byte word (no NEON path: not testable here).
-# Figures (2026-12-02, evening, issue 25 point 4: the machine quiet at last, load 1.5-2.6 and
+# Figures (2026-12-02, evening: the machine quiet at last, load 1.5-2.6 and
 #   nothing else running; release build; `bench/journal_scale.sh 100000 30`, three runs at
 #   15:33, 16:39 and 17:21 UTC; the first before the helper's l26 changes, which touch no reader):
 #   status  1.5 MiB / empty: 1.36x, 1.62x, 1.26x (CPU 1.35x, 1.58x, 1.27x); empty 14.7-14.9 ms,
@@ -117,7 +117,7 @@
 #     journal does not need.
 #   sysctl -n: 3.7-5.6 ms. Two runs of three within 1.5x on every like-for-like ratio; the 16:39
 #     run, the load still falling from a test suite (2.0), was over it for status and settled.
-# Figures (2026-12-02, night, issue 25 point 4 continued, release build; the machine loaded by
+# Figures (2026-12-02, night, release build; the machine loaded by
 #   other engineers' builds and test suites, load 3.9-8.2, so instructions were the measure):
 #   callgrind of the wiredcap process, as this script runs it (its journals, --sim-state):
 #     status empty 3.55 -> 3.55 million, 1.5 MiB 20.68 -> 16.55 million (5.8x -> 4.7x empty);
@@ -139,7 +139,7 @@
 #     digits ~130, the string scans and literal compares), the replay (~470: a heap string
 #     for each step's time, longer than std::string holds inline, the run index's node, the
 #     steps' vector; their teardown at the end, 0.7 million), cutting lines (~65).
-# Figures (2026-12-03, issue 25 point 4, release build, the machine quiet: nothing else ran,
+# Figures (2026-12-03, release build, the machine quiet: nothing else ran,
 #   load 0.4-2.0 by uptime), `bench/journal_scale.sh 100000 40`:
 #   Before the replay's changes below (bff1fc3), three runs at 23:58, 00:00 and 00:01 UTC:
 #     status 1.5 MiB / empty 1.33x, 1.22x, 1.34x; recover settled / empty 1.36x, 1.28x, 1.54x;

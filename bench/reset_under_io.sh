@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark: root's `reset` while another user writes and syncs hundreds of MB (issue 23,
-# point 6). Reset promises to finish within a second whatever anyone else does; each of its
+# Benchmark: root's `reset` while another user writes and syncs hundreds of MB.
+# Reset promises to finish within a second whatever anyone else does; each of its
 # syncs waits behind the other user's dirty pages. Before each reset a member raises the cap
 # and stores a value for boot, so every reset does the most it can: intent, write, outcome,
 # the boot state's removal (3 journal and directory syncs, and the simulator's 2 for its own

@@ -36,10 +36,13 @@
 #include "wiredcap/units/parse.hpp"
 #include "wiredcap/version.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace {
 
 using wiredcap::ExitCode;
+using wiredcap::cli::fail;
+using wiredcap::cli::say;
 
 // set, reset and persist: the dry run is the real run's decision, the helper's included.
 constexpr const char* kDryRunHelp =
@@ -245,8 +248,8 @@ ExitCode print_usage(const CLI::App& app, const std::optional<std::string>& verb
     }
     const auto found = app.get_subcommands([&](const CLI::App* a) { return a->get_name() == *verb; });
     if (found.empty() || *verb == "help") {
-        err << "wiredcap help: no command " << wiredcap::units::quote_input(*verb) << " (run 'wiredcap help')\n";
-        return ExitCode::usage;
+        return fail(err, "help", ExitCode::usage, "no command ",
+                    wiredcap::units::quote_input(*verb), " (run 'wiredcap help')");
     }
     out << found.front()->help();
     return ExitCode::ok;
@@ -265,8 +268,8 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
     // try-once story (commands/linux_front.hpp); elsewhere, the Mac's (the simulated Mac here).
     // watch draws the Mac's picture; on Linux, status --linux-root gives the readings.
     if (is("watch") && wiredcap::cli::linux_target(o.linux_root, o.dev)) {
-        err << "wiredcap watch: the Mac's only for now; on Linux: wiredcap status (docs/linux.md)\n";
-        return ExitCode::unsupported_platform;
+        return fail(err, "watch", ExitCode::unsupported_platform,
+                    "the Mac's only for now; on Linux: wiredcap status (docs/linux.md)");
     }
     if (is("ramp") || is("persist"))
         if (const auto linux_host = wiredcap::cli::linux_target(o.linux_root, o.dev))
@@ -284,8 +287,7 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
                 return wiredcap::cli::run_linux_status(linux_host->root, wiredcap::cli::journal_path(o.dev),
                                                        wiredcap::cli::installed_policy_path(o.dev), o.json, out, err);
             if (auto why = linux_unsupported(app, o)) {
-                err << "wiredcap: " << *why << " (docs/linux.md)\n";
-                return ExitCode::usage;
+                return fail(err, "", ExitCode::usage, *why, " (docs/linux.md)");
             }
             if (is("set")) return wiredcap::cli::run_linux_set(*linux_host, o.set.size, out, err);
             if (is("reset")) return wiredcap::cli::run_linux_reset(*linux_host, out, err);
@@ -294,29 +296,30 @@ ExitCode run_command(CLI::App& app, Options& o, std::ostream& out, std::ostream&
 #endif
     if (is("help")) return print_usage(app, o.help_verb, out, err);
     if (is("ramp") && o.yes_asks_nothing && !o.ramp.unattended) {
-        err << "wiredcap ramp: --yes cannot confirm a step before it is applied and seen; without a person, "
-               "name the check that decides: --unattended --check CMD\n";
-        return ExitCode::usage;
+        return fail(err, "ramp", ExitCode::usage,
+                    "--yes cannot confirm a step before it is applied and seen; without a person, "
+                    "name the check that decides: --unattended --check CMD");
     }
     if (is("status") && !o.status_fields.empty()) {
         if (o.json) {
-            err << "wiredcap status: --field prints bare values; --json the whole object: choose one\n";
-            return ExitCode::usage;
+            return fail(err, "status", ExitCode::usage,
+                        "--field prints bare values; --json the whole object: choose one");
         }
         return wiredcap::cli::run_status_fields(ctx, o.status_fields);
     }
     if (is("status")) return wiredcap::cli::run_status(ctx);
     if (is("watch")) {
         if (o.json) {
-            err << "wiredcap watch: a live view for people; for JSON: wiredcap status --json\n";
-            return ExitCode::usage;
+            return fail(err, "watch", ExitCode::usage,
+                        "a live view for people; for JSON: wiredcap status --json");
         }
         return wiredcap::cli::run_watch(ctx, o.watch, STDIN_FILENO, STDOUT_FILENO);
     }
     if (is("metrics")) {
         if (o.json) {
-            err << "wiredcap metrics: prints the Prometheus text format, not JSON (for JSON: wiredcap status --json)\n";
-            return ExitCode::usage;
+            return fail(
+                err, "metrics", ExitCode::usage,
+                "prints the Prometheus text format, not JSON (for JSON: wiredcap status --json)");
         }
         return wiredcap::cli::run_metrics(ctx, o.metrics);
     }
@@ -486,7 +489,7 @@ int run(int argc, char** argv) {
         // CLI11's own exit numbers would collide with ours: every usage error is 2.
         const auto unknown = unknown_command(app, argc, argv);
         const std::string message = unknown ? *unknown : std::string(e.what());
-        std::cerr << "wiredcap: " << message << "\n(run 'wiredcap --help' for usage)\n";
+        say(std::cerr, "", message, "\n(run 'wiredcap --help' for usage)");
         if (wiredcap::cli::wants_json(argc, argv))
             std::cout << wiredcap::cli::contract::error(command_word(app, argc, argv), ExitCode::usage, message) << "\n";
         return wiredcap::to_int(ExitCode::usage);
@@ -505,7 +508,7 @@ int run(int argc, char** argv) {
         if (!o.persist_size.empty()) o.persist.size = size_text(o.persist_size);
         return dispatch(app, o);
     } catch (const std::exception& e) {
-        std::cerr << "wiredcap: internal error: " << e.what() << "\n";
+        say(std::cerr, "", "internal error: ", e.what());
         return wiredcap::to_int(ExitCode::internal_error);
     }
 }

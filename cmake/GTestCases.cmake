@@ -9,11 +9,11 @@ option(WIREDCAP_TEST_EACH_CASE "One CTest test per GoogleTest case (off: one tes
 
 function(wiredcap_gtest target prefix)
   if(WIREDCAP_TEST_EACH_CASE)
-    gtest_discover_tests(${target} TEST_PREFIX "${prefix}." DISCOVERY_TIMEOUT 30)
+    gtest_discover_tests(${target} TEST_PREFIX "${prefix}." DISCOVERY_TIMEOUT 30 PROPERTIES LABELS unit)
   else()
     add_test(NAME unit.${target} COMMAND ${target})
     # Started first (COST): the longest tests of a sanitized run, so that none is left alone
     # at the end. The time limit is a backstop against a hang only.
-    set_tests_properties(unit.${target} PROPERTIES COST 500 TIMEOUT 1800)
+    set_tests_properties(unit.${target} PROPERTIES COST 500 TIMEOUT 1800 LABELS unit)
   endif()
 endfunction()

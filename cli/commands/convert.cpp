@@ -6,6 +6,7 @@
 
 #include "wiredcap/cli/json_contract.hpp"
 #include "wiredcap/units/units.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -20,8 +21,7 @@ std::string shown(const std::string& input) {
 }
 
 ExitCode fail(std::ostream& err, const std::string& message) {
-    err << "wiredcap convert: " << message << "\n";
-    return ExitCode::usage;
+    return cli::fail(err, "convert", ExitCode::usage, message);
 }
 
 // With --to: one exact value, or the nearest-values error.

@@ -19,6 +19,7 @@
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::fit {
 namespace {
@@ -361,8 +362,7 @@ ExitCode check_exit_code(Verdict v) {
 ExitCode run_fit(cli::CliContext& ctx, const FitRequest& req) {
     auto a = analyse(ctx, req);
     if (!a) {
-        ctx.err << "wiredcap fit: " << a.error().message << "\n";
-        return a.error().code;
+        return cli::fail(ctx.err, "fit", a.error().code, a.error().message);
     }
     if (ctx.json) render_json(*a, req.path, ctx.out);
     else render_human(*a, req.path, ctx.out);

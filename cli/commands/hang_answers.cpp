@@ -9,6 +9,7 @@
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -89,9 +90,8 @@ ExitCode forget_hang(const CliContext& ctx, const recovery::Report& rep, const R
     const std::string what = units::describe(c.value) + " " + recovery::hang_origin(c);
     if (!req.yes) {
         if (ctx.json || ::isatty(tty_in_fd) == 0) {
-            ctx.err << "wiredcap recover: forgetting the hang ceiling (" << what
-                    << ") needs confirmation; no terminal to ask on, so pass --yes\n";
-            return ExitCode::usage;
+            return fail(ctx.err, "recover", ExitCode::usage, "forgetting the hang ceiling (", what,
+                        ") needs confirmation; no terminal to ask on, so pass --yes");
         }
         const std::string text =
             "Forget the hang ceiling: " + what + "? Later writes may go at or above it again. Type yes to continue: ";
@@ -105,8 +105,9 @@ ExitCode forget_hang(const CliContext& ctx, const recovery::Report& rep, const R
     // Every hang below the ceiling is forgotten too: the record clears all hangs before it.
     const HelperReply r = ctx.helper.run({journal::command::forget_hang, mib_arg(c.value), "--why", *req.why});
     if (!r.ok()) {
-        ctx.err << "wiredcap recover: could not record forgetting the hang ceiling: " << r.error << "\n";
-        return r.code() == ExitCode::ok ? ExitCode::internal_error : r.code();
+        return fail(ctx.err, "recover",
+                    r.code() == ExitCode::ok ? ExitCode::internal_error : r.code(),
+                    "could not record forgetting the hang ceiling: ", r.error);
     }
     say << "Forgot the hang ceiling " << units::describe(c.value) << " (" << *req.why
         << "); the hang stays in the journal as history.\n";

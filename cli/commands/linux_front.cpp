@@ -14,6 +14,7 @@
 #include "wiredcap/linux/verb_command.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -43,16 +44,16 @@ std::string sudo_command(const LinuxTarget& t, const std::vector<std::string>& a
 ExitCode run_verb(const LinuxTarget& t, const std::vector<std::string>& args, std::string_view what,
                   std::ostream& out, std::ostream& err) {
     if (::geteuid() != 0) {
-        err << "wiredcap " << what << ": on Linux this is root's wiredcap-system; nothing was done. Run:\n  "
-            << sudo_command(t, args) << "\n";
-        return ExitCode::not_permitted;
+        return fail(err, what, ExitCode::not_permitted,
+                    "on Linux this is root's wiredcap-system; nothing was done. Run:\n  ",
+                    sudo_command(t, args));
     }
     const HelperReply r = HelperClient(locate_system(), t.dev).run(args);
     if (r.json)
         if (const json::Value* lines = json::get(*r.json, "lines"); lines && lines->is_array())
             for (const auto& line : *lines)
                 if (const std::string* text = json::as_string(line)) out << *text << "\n";
-    if (!r.error.empty()) err << "wiredcap " << what << ": " << r.error << "\n";
+    if (!r.error.empty()) say(err, what, r.error);
     if (r.exit_code < 0) return ExitCode::internal_error;
     return r.exit_code <= to_int(ExitCode::trial_scheduled) ? static_cast<ExitCode>(r.exit_code)
                                                             : ExitCode::internal_error;
@@ -76,8 +77,7 @@ ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostre
     for (char c : size)
         if (c != ' ') word += c;
     if (auto parsed = units::parse_size(word); !parsed) {
-        err << "wiredcap set: " << parsed.error().message << "\n";
-        return ExitCode::usage;
+        return fail(err, "set", ExitCode::usage, parsed.error().message);
     }
     const ExitCode code = run_verb(t, verb(t, "ttm-trial", {word}), "set", out, err);  // not a journal word: wiredcap-system's verb
     if (code != ExitCode::ok) return code;
@@ -98,9 +98,9 @@ ExitCode refuse_linux_unsupported(const LinuxTarget& t, std::string_view command
     // The caller's size only when set would take it; else the placeholder, explained.
     const bool usable = !word.empty() && units::parse_size(word).has_value();
     const std::string here = t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string();
-    err << "wiredcap " << command << ": unsupported on Linux (exit 7); nothing was done.\n"
-        << "On Linux, set schedules one trial boot, confirmed after it (docs/linux.md):\n  wiredcap set "
-        << (usable ? shell_word(word) : std::string("SIZE")) << here << "\n";
+    say(err, command, "unsupported on Linux (exit 7); nothing was done.\n",
+        "On Linux, set schedules one trial boot, confirmed after it (docs/linux.md):\n  wiredcap set ",
+        (usable ? shell_word(word) : std::string("SIZE")), here);
     if (!usable) err << "SIZE: a size with its unit, e.g. 40GiB\n";
     return ExitCode::unsupported_platform;
 }
@@ -113,8 +113,8 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
                            std::ostream& err) {
     if (req.forget_hang) {
         if (!req.why) {
-            err << "wiredcap recover: --forget-hang needs --why: kernel-update, hardware-change or other-cause\n";
-            return ExitCode::usage;
+            return fail(err, "recover", ExitCode::usage,
+                        "--forget-hang needs --why: kernel-update, hardware-change or other-cause");
         }
         const ExitCode forgot = run_verb(t, verb(t, "ttm-forget-hang", {"--why", *req.why}), "recover", out, err);  // not a journal word: wiredcap-system's verb
         if (forgot != ExitCode::ok) return forgot;
@@ -123,8 +123,7 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
     const std::string journal = journal_path(t.dev);
     auto contents = journal_view::read_journal(journal);
     if (!contents) {
-        err << "wiredcap recover: " << contents.error().message << "\n";
-        return ExitCode::internal_error;
+        return fail(err, "recover", ExitCode::internal_error, contents.error().message);
     }
     for (const auto& w : contents->warnings) out << "journal: " << w << "\n";
     const auto rep = recovery::analyse(contents->entries, boot_id(root));

@@ -11,6 +11,7 @@
 #include "wiredcap/linux/sysfs_ttm.hpp"
 #include "wiredcap/linux/trial_state.hpp"
 #include "wiredcap/version.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -96,8 +97,7 @@ ExitCode run_linux_metrics(const std::string& root, const std::string& journal, 
         return ExitCode::ok;
     }
     if (auto ok = replace_file_atomically(*textfile_dir, kTextfileName, text); !ok) {
-        err << "wiredcap metrics: " << ok.error().message << "\n";
-        return ExitCode::internal_error;
+        return fail(err, "metrics", ExitCode::internal_error, ok.error().message);
     }
     return ExitCode::ok;
 }

@@ -16,6 +16,7 @@
 #include "wiredcap/cli/output/prometheus_text.hpp"
 #include "wiredcap/units/quantity.hpp"
 #include "wiredcap/version.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -148,11 +149,10 @@ std::optional<std::string> shared_dir_problem(const std::string& dir) {
 ExitCode run_metrics(CliContext& ctx, const MetricsRequest& req) {
     if (req.textfile_dir)
         if (auto why = shared_dir_problem(*req.textfile_dir)) {
-            ctx.err << "wiredcap metrics: refusing --textfile-dir " << *why << "\n";
-            return ExitCode::usage;
+            return fail(ctx.err, "metrics", ExitCode::usage, "refusing --textfile-dir ", *why);
         }
     auto read = read_status(ctx);
-    if (!read) ctx.err << "wiredcap metrics: " << read.error().message << "\n";
+    if (!read) say(ctx.err, "metrics", read.error().message);
     const std::string text = prometheus_text(read ? &*read : nullptr);
     const ExitCode code = read ? ExitCode::ok : ExitCode::internal_error;
     if (!req.textfile_dir) {
@@ -162,8 +162,7 @@ ExitCode run_metrics(CliContext& ctx, const MetricsRequest& req) {
     // Written even without readings: wiredcap_up 0 replaces values that would otherwise go stale.
     if (auto ok = replace_file_atomically(*req.textfile_dir, kTextfileName, text); !ok) {
         // The directory is the machine's (missing, read-only, full), not a fault of wiredcap's.
-        ctx.err << "wiredcap metrics: " << ok.error().message << "\n";
-        return ExitCode::output_failed;
+        return fail(ctx.err, "metrics", ExitCode::output_failed, ok.error().message);
     }
     return code;
 }

@@ -16,6 +16,7 @@
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -130,8 +131,7 @@ JsonObject json_head(bool off, bool simulated) {
 
 ExitCode fail(CliContext& ctx, JsonObject o, ExitCode code, const std::string& message) {
     if (ctx.json) ctx.out << o.boolean("ok", false).num("exit", static_cast<std::uint64_t>(to_int(code))).str("error", message).text() << "\n";
-    ctx.err << "wiredcap persist: " << message << "\n";
-    return code;
+    return cli::fail(ctx.err, "persist", code, message);
 }
 
 std::string stored_line(bool simulated, const ReadBack& r) {
@@ -220,18 +220,19 @@ ExitCode report_store(CliContext& ctx, const HelperReply& reply, const PersistCh
         ctx.out << (changed ? "stored now\n" : "unchanged: this value was already stored for boot\n") << next << "\n";
     }
     if (!stored.value) {
-        ctx.err << "wiredcap persist: the helper reported success, but the boot state file reads back no value\n";
-        return ExitCode::internal_error;
+        return cli::fail(
+            ctx.err, "persist", ExitCode::internal_error,
+            "the helper reported success, but the boot state file reads back no value");
     }
     if (*stored.value != c.value) {
-        ctx.err << "wiredcap persist: the boot state file reads back " << units::to_string(*stored.value) << ", not the "
-                << units::to_string(c.value) << " asked for\n";
-        return ExitCode::internal_error;
+        return cli::fail(ctx.err, "persist", ExitCode::internal_error,
+                         "the boot state file reads back ", units::to_string(*stored.value),
+                         ", not the ", units::to_string(c.value), " asked for");
     }
     // Stored is not applied: a daemon that is not loaded, or that the person switched off in
     // Login Items, never runs. Said on stderr, so scripts reading the JSON see it too.
     if (auto warning = persist_warning(read_daemon_state(m.simulated(), ctx.helper.dev().sim_state)))
-        ctx.err << "wiredcap persist: warning: " << *warning << "\n";
+        say(ctx.err, "persist", "warning: ", *warning);
     return ExitCode::ok;
 }
 
@@ -253,8 +254,9 @@ ExitCode report_off(CliContext& ctx, const HelperReply& reply) {
         if (gone) ctx.out << "The boot action has nothing to apply: every boot keeps the OS default.\n";
     }
     if (!gone) {
-        ctx.err << "wiredcap persist: the helper reported success, but the boot state file does not read back empty\n";
-        return ExitCode::internal_error;
+        return cli::fail(
+            ctx.err, "persist", ExitCode::internal_error,
+            "the helper reported success, but the boot state file does not read back empty");
     }
     return ExitCode::ok;
 }
@@ -326,8 +328,7 @@ Expected<std::vector<std::string>> unconfirmed_args(const MachineReadings& m, co
 ExitCode store(CliContext& ctx, const PersistRequest& req, const PersistArgs& args) {
     auto machine = read_machine(ctx.helper);
     if (!machine) {
-        ctx.err << "wiredcap persist: " << machine.error().message << "\n";
-        return ExitCode::internal_error;
+        return cli::fail(ctx.err, "persist", ExitCode::internal_error, machine.error().message);
     }
     const std::string path = journal_path(ctx.helper.dev());
     auto contents = journal_view::read_journal(path);
@@ -409,14 +410,12 @@ Expected<PersistChoice, PersistError> choose_persist_value(const PersistArgs& ar
 ExitCode run_persist(CliContext& ctx, const PersistRequest& req) {
     auto args = check_persist_args(req);
     if (!args) {
-        ctx.err << "wiredcap persist: " << args.error().message << "\n";
-        return args.error().code;
+        return cli::fail(ctx.err, "persist", args.error().code, args.error().message);
     }
     if (args->off && req.dry_run) {
         auto machine = read_machine(ctx.helper);
         if (!machine) {
-            ctx.err << "wiredcap persist: " << machine.error().message << "\n";
-            return ExitCode::internal_error;
+            return cli::fail(ctx.err, "persist", ExitCode::internal_error, machine.error().message);
         }
         return report_check(ctx, ctx.helper.run({"persist", "--off", "--check"}), std::nullopt, *machine);
     }

@@ -18,6 +18,7 @@
 #include "wiredcap/unique_fd.hpp"
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 #ifndef WIREDCAP_POLICY_PATH
 #define WIREDCAP_POLICY_PATH "/etc/wiredcap.conf"
@@ -102,9 +103,9 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
     const bool is_installed = path == installed;
     auto machine = read_machine(ctx.helper);
     if (!machine || !machine->memsize.value) {
-        ctx.err << "wiredcap policy check: cannot read physical memory: "
-                << (machine ? machine->memsize.error : machine.error().message) << "\n";
-        return ExitCode::internal_error;
+        return fail(ctx.err, "policy check", ExitCode::internal_error,
+                    "cannot read physical memory: ",
+                    (machine ? machine->memsize.error : machine.error().message));
     }
     Expected<std::string> text = Error{""};
     if (is_installed) {
@@ -126,8 +127,7 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
         if (ctx.json)
             ctx.out << contract::head("wiredcap.policy-check/2").str("file", path).boolean("valid", false)
                            .str("error", parsed.error().message).text() << "\n";
-        ctx.err << "wiredcap policy check: " << parsed.error().message << "\n";
-        return code;
+        return fail(ctx.err, "policy check", code, parsed.error().message);
     }
     const auto& p = *parsed;
     const std::string mem_source = std::string("kernel hw.memsize") + (machine->simulated() ? ", SIMULATED" : "");

@@ -30,6 +30,7 @@
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -566,25 +567,21 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     if (!req.for_model && !req.model_options.empty()) {
         std::string names;
         for (const auto& n : req.model_options) names += (names.empty() ? "" : ", ") + n;
-        ctx.err << "wiredcap ramp: " << names << " go" << (req.model_options.size() == 1 ? "es" : "")
-                << " with --for MODEL\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "ramp", ExitCode::usage, names, " go",
+                    (req.model_options.size() == 1 ? "es" : ""), " with --for MODEL");
     }
     if (!req.for_model && req.to.empty()) {
-        ctx.err << "wiredcap ramp: give the target: --to SIZE, or --for MODEL\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "ramp", ExitCode::usage, "give the target: --to SIZE, or --for MODEL");
     }
     auto settings = parse_settings(req);
     if (!settings) {
-        ctx.err << "wiredcap ramp: " << settings.error().message << "\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "ramp", ExitCode::usage, settings.error().message);
     }
     // A step open in this boot refuses another ramp before the terminal is taken or a guard
     // started (prepare asks again, on the journal as it is then).
     if (auto m = read_machine(ctx.helper))
         if (auto open = open_step_now(ctx, *m)) {
-            ctx.err << "wiredcap ramp: " << open_step_refusal(*open) << "\n";
-            return ExitCode::unresolved_journal;
+            return fail(ctx.err, "ramp", ExitCode::unresolved_journal, open_step_refusal(*open));
         }
     if (!req.for_model)
         if (auto done = already_at(ctx, settings->target, req.dry_run, say)) return *done;
@@ -600,15 +597,15 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         // Piped input is refused first, for what it is (Terminal::open says so).
         const int question_to = ::isatty(STDIN_FILENO) != 0 ? question_fd(tty_out) : STDERR_FILENO;
         if (question_to < 0) {
-            ctx.err << "wiredcap ramp: no terminal to show the questions on (standard error is not one, and "
-                       "there is no /dev/tty). To run without a person, name the check that decides: "
-                       "--unattended --check CMD\n";
-            return ExitCode::usage;
+            return fail(
+                ctx.err, "ramp", ExitCode::usage,
+                "no terminal to show the questions on (standard error is not one, and "
+                "there is no /dev/tty). To run without a person, name the check that decides: "
+                "--unattended --check CMD");
         }
         auto t = Terminal::open(STDIN_FILENO, question_to);
         if (!t) {
-            ctx.err << "wiredcap ramp: " << t.error().message << "\n";
-            return ExitCode::usage;
+            return fail(ctx.err, "ramp", ExitCode::usage, t.error().message);
         }
         term.emplace(std::move(*t));
     }
@@ -621,8 +618,9 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     if (!req.dry_run) {
         auto g = Guard::start(ctx.helper, run, term ? term->in_fd() : -1, term ? &term->saved() : nullptr);
         if (!g) {
-            ctx.err << "wiredcap ramp: cannot start the guard process, so nothing was changed: " << g.error().message << "\n";
-            return ExitCode::internal_error;
+            return fail(
+                ctx.err, "ramp", ExitCode::internal_error,
+                "cannot start the guard process, so nothing was changed: ", g.error().message);
         }
         guard.emplace(std::move(*g));
     }
@@ -631,8 +629,7 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         model.path = *req.for_model;
         auto target = fit::ramp_target_for(ctx, model, say);
         if (!target) {
-            ctx.err << "wiredcap ramp: " << target.error().message << "\n";
-            return target.error().code;
+            return fail(ctx.err, "ramp", target.error().code, target.error().message);
         }
         if (target->empty()) {
             // Nothing to ramp (the model fits now): under --json, a plan with no steps says so.
@@ -644,16 +641,14 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         }
         auto parsed = parse_target(*target);
         if (!parsed) {
-            ctx.err << "wiredcap ramp: " << parsed.error().message << "\n";
-            return ExitCode::internal_error;
+            return fail(ctx.err, "ramp", ExitCode::internal_error, parsed.error().message);
         }
         settings->target = *parsed;
         if (auto done = already_at(ctx, settings->target, req.dry_run, say)) return *done;
     }
     auto prepared = prepare(ctx, *settings, req, say);
     if (!prepared) {
-        ctx.err << "wiredcap ramp: " << prepared.error().message << "\n";
-        return prepared.error().code;
+        return fail(ctx.err, "ramp", prepared.error().code, prepared.error().message);
     }
     print_plan(say, run, prepared->machine, prepared->effective, prepared->plan, *settings, req.unattended);
     if (req.dry_run) {

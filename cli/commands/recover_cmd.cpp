@@ -15,6 +15,7 @@
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/journal/vocabulary.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -169,19 +170,16 @@ Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& ma
 
 ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd) {
     if (auto why = check_recover_request(req)) {
-        ctx.err << "wiredcap recover: " << *why << "\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "recover", ExitCode::usage, *why);
     }
     auto machine = read_machine(ctx.helper);
     if (!machine) {
-        ctx.err << "wiredcap recover: " << machine.error().message << "\n";
-        return ExitCode::internal_error;
+        return fail(ctx.err, "recover", ExitCode::internal_error, machine.error().message);
     }
     std::ostream& say = ctx.json ? ctx.err : ctx.out;
     auto result = recover(ctx, *machine, say);
     if (!result) {
-        ctx.err << "wiredcap recover: " << result.error().message << "\n";
-        return ExitCode::internal_error;
+        return fail(ctx.err, "recover", ExitCode::internal_error, result.error().message);
     }
     explain_unread(result->report, say);
     const auto open = answer_suspects(ctx, result->report, req, tty_in_fd, say);

@@ -23,6 +23,7 @@
 #include "wiredcap/json_writer.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -67,8 +68,9 @@ struct Before {
 ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb,
                 const std::optional<Before>& before = std::nullopt) {
     if (!reply.json) {
-        ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
-        return reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code();
+        return fail(ctx.err, verb,
+                    reply.code() == ExitCode::ok ? ExitCode::internal_error : reply.code(),
+                    reply.error);
     }
     const json::Value& j = *reply.json;
     auto readback = reading_mib(j, "readback_mib");
@@ -109,7 +111,7 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
         ctx.out << o.text() << "\n";
     }
     if (!reply.ok()) {
-        ctx.err << "wiredcap " << verb << ": " << reply.error << "\n";
+        say(ctx.err, verb, reply.error);
         if (readback)
             ctx.err << "iogpu.wired_limit_mb now reads "
                     << (*readback == 0 ? std::string("0 (the OS default)") : std::to_string(*readback) + " MiB") << " ["
@@ -118,8 +120,7 @@ ExitCode report(CliContext& ctx, const HelperReply& reply, std::string_view verb
         return reply.code();
     }
     if (!readback) {
-        ctx.err << "wiredcap " << verb << ": the helper reported no read-back\n";
-        return ExitCode::internal_error;
+        return fail(ctx.err, verb, ExitCode::internal_error, "the helper reported no read-back");
     }
     if (ctx.json) return ExitCode::ok;
     const MiB now = *MiB::from_count(*readback);
@@ -169,8 +170,7 @@ ExitCode report_check(CliContext& ctx, const HelperReply& reply, std::string_vie
         ctx.out << o.text() << "\n";
     }
     if (code != ExitCode::ok) {
-        ctx.err << "wiredcap " << verb << ": " << error << "\n";
-        return code;
+        return fail(ctx.err, verb, code, error);
     }
     if (ctx.json) return ExitCode::ok;
     const std::string to = requested != 0 ? units::describe(*MiB::from_count(requested)) : "0 (the OS default)";
@@ -193,10 +193,10 @@ std::string from_text(const Before& b, MiB current) {
 }
 
 ExitCode no_terminal(CliContext& ctx, const Before& b, MiB current, MiB to) {
-    ctx.err << "wiredcap set: " << (b.direction == Direction::raise ? "raising" : "changing") << " the GPU's cap from "
-            << from_text(b, current) << " [" << b.effective.source << "] to " << units::describe(to)
-            << " needs confirmation; no terminal to ask on, so pass --yes\n";
-    return ExitCode::usage;
+    return fail(ctx.err, "set", ExitCode::usage,
+                (b.direction == Direction::raise ? "raising" : "changing"), " the GPU's cap from ",
+                from_text(b, current), " [", b.effective.source, "] to ", units::describe(to),
+                " needs confirmation; no terminal to ask on, so pass --yes");
 }
 
 bool confirmed_change(CliContext& ctx, const Before& b, MiB current, MiB to) {
@@ -307,41 +307,35 @@ ExitCode run_set(CliContext& ctx, const SetRequest& req, int tty_in_fd) {
     if (req.size == "default") return run_reset(ctx, req.dry_run);
     auto value = units::parse_size_as<MiB>(req.size);
     if (!value) {
-        ctx.err << "wiredcap set: " << value.error().message << "\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "set", ExitCode::usage, value.error().message);
     }
     if (value->count() == 0) {
-        ctx.err << "wiredcap set: 0 means the OS default to the kernel; write 'default' (or use reset)\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "set", ExitCode::usage,
+                    "0 means the OS default to the kernel; write 'default' (or use reset)");
     }
     auto from = parse_from(req.from);
     if (!from) {
-        ctx.err << "wiredcap set: " << from.error().message << "\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "set", ExitCode::usage, from.error().message);
     }
     auto machine = read_machine(ctx.helper);
     if (!machine) {
-        ctx.err << "wiredcap set: " << machine.error().message << "\n";
-        return ExitCode::internal_error;
+        return fail(ctx.err, "set", ExitCode::internal_error, machine.error().message);
     }
     // Without a knob to read the helper refuses with the platform's own answer.
     if (!machine->knob.value && req.dry_run)
         return report_check(ctx, ctx.helper.run({"apply", units::to_string(*value), "--check"}), "set", std::nullopt, false);
     if (!machine->knob.value) return report(ctx, ctx.helper.run({"apply", units::to_string(*value)}), "set");
     if (auto no = journal_refusal(ctx, *machine, *value, req.ignore_hang_ceiling)) {
-        ctx.err << "wiredcap set: " << no->why << "\n";
-        return no->code;
+        return fail(ctx.err, "set", no->code, no->why);
     }
     if (*machine->knob.value == *value && nothing_at_risk(ctx, *machine))
         return already(ctx, *machine, *value, "set", false, req.dry_run);
     auto effective = effective_cap(*machine, read_metal(*machine, ctx.helper.dev()), *from);
     if (!effective) {
-        ctx.err << "wiredcap set: " << effective.error().message << "\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "set", ExitCode::usage, effective.error().message);
     }
     if (auto no = refusal_before_asking(ctx, *machine, *value, *effective, req.ignore_hang_ceiling)) {
-        ctx.err << "wiredcap set: " << no->why << "\n";
-        return no->code;
+        return fail(ctx.err, "set", no->code, no->why);
     }
     const Before before{direction_of(effective->value, *value), *effective};
     const MiB current = *machine->knob.value;

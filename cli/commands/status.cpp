@@ -27,6 +27,7 @@
 #include "wiredcap/units/casts.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -321,8 +322,7 @@ void render_json(const Status& s, std::ostream& out) {
 ExitCode run_status(CliContext& ctx) {
     auto read = read_status(ctx);
     if (!read) {
-        ctx.err << "wiredcap status: " << read.error().message << "\n";
-        return ExitCode::internal_error;
+        return fail(ctx.err, "status", ExitCode::internal_error, read.error().message);
     }
     const Status& s = *read;
     if (ctx.json) render_json(s, ctx.out); else render_human(s, ctx.out);

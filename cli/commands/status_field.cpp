@@ -5,6 +5,7 @@
 
 #include "wiredcap/cli/commands/status.hpp"
 #include "wiredcap/cli/readings/json_value.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -44,16 +45,16 @@ ExitCode run_status_fields(CliContext& ctx, const std::vector<std::string>& name
     const ExitCode code = run_status(as_json);
     auto parsed = json::parse(answer.str());
     if (!parsed) {
-        ctx.err << "wiredcap status: no readings to take fields from\n";
-        return code == ExitCode::ok ? ExitCode::internal_error : code;
+        return fail(ctx.err, "status", code == ExitCode::ok ? ExitCode::internal_error : code,
+                    "no readings to take fields from");
     }
     std::string lines;
     for (const auto& name : names) {
         const json::Value* v = member(*parsed, name);
         if (v == nullptr) {
-            ctx.err << "wiredcap status: no field '" << name << "' in status --json; its fields are "
-                    << top_level_names(*parsed) << " (a nested one as policy.max_mib)\n";
-            return ExitCode::usage;
+            return fail(ctx.err, "status", ExitCode::usage, "no field '", name,
+                        "' in status --json; its fields are ", top_level_names(*parsed),
+                        " (a nested one as policy.max_mib)");
         }
         lines += bare(*v) + "\n";
     }

@@ -20,6 +20,7 @@
 #include "wiredcap/units/duration.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"
+#include "wiredcap/cli/fail.hpp"
 
 namespace wiredcap::cli {
 namespace {
@@ -108,13 +109,12 @@ std::vector<std::string> frame_rows(const std::vector<std::string>& lines, std::
 ExitCode run_watch(CliContext& ctx, const WatchRequest& req, int in_fd, int out_fd) {
     const auto interval = units::parse_duration(req.interval);
     if (!interval || interval->count() == 0) {
-        ctx.err << "wiredcap watch: --interval "
-                << (interval ? units::quote_input(req.interval) + ": must be at least 1s" : interval.error().message) << "\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "watch", ExitCode::usage, "--interval ",
+                    (interval ? units::quote_input(req.interval) + ": must be at least 1s"
+                              : interval.error().message));
     }
     if (req.count && *req.count == 0) {
-        ctx.err << "wiredcap watch: --count must be at least 1\n";
-        return ExitCode::usage;
+        return fail(ctx.err, "watch", ExitCode::usage, "--count must be at least 1");
     }
     // In place only on a terminal that can move its cursor; else one line per sample.
     const char* term = std::getenv("TERM");
@@ -130,8 +130,7 @@ ExitCode run_watch(CliContext& ctx, const WatchRequest& req, int in_fd, int out_
     for (std::uint64_t n = 0;; ++n) {
         const auto read = read_status(ctx);
         if (!read) {
-            ctx.err << "wiredcap watch: " << read.error().message << "\n";
-            return ExitCode::internal_error;
+            return fail(ctx.err, "watch", ExitCode::internal_error, read.error().message);
         }
         const MemoryPicture pic = memory_picture(*read);
         const WatchSample sample{pic.wired.value, pic.cap.value};

@@ -130,7 +130,7 @@ install -m 0644 "$src/packaging/fleet/root-chain.sh" "$here/org.wiredcap.boot.pl
 
 # 3. The product's distribution file: Apple Silicon, macOS 14 or later, system volume only.
 #    macOS 13 is refused: it has no iogpu.wired_limit_mb, so the setuid helper and the boot
-#    LaunchDaemon this package installs could never apply anything there (issue 26). There
+#    LaunchDaemon this package installs could never apply anything there. There
 #    wiredcap only reads; Homebrew installs it unprivileged, with nothing at boot.
 cat > "$out/distribution.xml" <<EOF
 <?xml version="1.0" encoding="utf-8"?>

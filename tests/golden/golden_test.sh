@@ -32,7 +32,7 @@ policy() { printf '%s\n' "$@" > "$POLICY"; chmod 644 "$POLICY"; }
 # (`machine advance`), so the transcript's uptimes are exact and compared like everything else.
 sim_init() { sim init "$@"; sim clock pinned; }
 band_192() { policy 'min = 64GiB' 'max = 176GiB' 'reserve = 16GiB' 'max_step = 16GiB'; }
-# Every command wiredcap suggests must be one it accepts right now (issue 11 item 6): each
+# Every command wiredcap suggests must be one it accepts right now: each
 # `wiredcap SUBCOMMAND ...` in what it printed (not a "wiredcap set:" message prefix, not one
 # with a placeholder such as SIZE) runs against a copy of the same simulated state, journal and
 # policy; a usage error (2) or a refusal (3) fails the scenario. `set` gets --yes and `ramp`
@@ -56,7 +56,7 @@ check_suggestions() {
   done < <(cat "$WORK/out" "$WORK/err" | grep -oE 'wiredcap (status|set|reset|ramp|recover|persist|policy check|convert)( (--[a-z-]+|[0-9][0-9.]*[A-Za-z]+|[A-Z]+))*($|[^:a-z])' |
            sed -E 's/[^A-Za-z0-9-]$//')
 }
-# Every line a person reads fits the width (issue 15 item 4); the JSON object is one line by
+# Every line a person reads fits the width; the JSON object is one line by
 # design and exempt, and so is a row that is one word alone (a path wider than the terminal is
 # never cut). A line too wide is reported on fd 3 and counted in widths.log.
 check_width() {
@@ -120,7 +120,7 @@ model() { python3 "$here/make_model.py" "$@" || { echo "make_model.py $* failed"
 # The `command` of the last `wc fit ... --json`, without the leading "wiredcap".
 fit_command() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command"] or "")' "$WORK/out" | sed 's/^wiredcap //'; }
 # `ramp --for MODEL OPTIONS` plans to the very value `fit MODEL OPTIONS` recommends: for each
-# option set, the plan's target_mib is fit's recommended value (issue 27, point 4).
+# option set, the plan's target_mib is fit's recommended value.
 same_plan_as_fit() {
   local fit_mib ramp_mib
   wiredcap_q() { "$WIREDCAP" --policy "$POLICY" --journal "$WORK/journal/journal.jsonl" --sim-state "$WORK/sim-state" "$@"; }
@@ -176,7 +176,7 @@ case $scenario in
                        wc set 80GiB --yes; wc set 81920MiB --yes; wc set 80GiB --yes --json
                        wc set 232000MB --yes; wc set 200GiB --yes; wc set 0MiB --yes; wc set 96GiB
                        wc reset; wc reset --json; wc set default
-                       # Refused before any question (issue 24): outside the band, and over
+                       # Refused before any question: outside the band, and over
                        # max_step, whose refusal names the ramp that gets there (accepted).
                        wc set 192GiB; wc set 80GiB --yes; wc set 112GiB; wc set 112GiB --yes --json; wc reset
                        # A bad --from (the cap the GPU has now) is a usage error and writes nothing.
@@ -231,7 +231,7 @@ case $scenario in
                        wc ramp --to 174GiB --step 8GiB --dry-run --json
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        wc status
-                       # The same ramp again: already there, nothing written or journaled (issue 24).
+                       # The same ramp again: already there, nothing written or journaled.
                        wc ramp --to 174GiB --step 8GiB --unattended --check true
                        wc ramp --to 174GiB --step 8GiB --unattended --check true --json; wc ramp --to 174GiB --dry-run --json
                        wc ramp --to 176GiB --step 8GiB --unattended --check false --json
@@ -250,7 +250,7 @@ case $scenario in
                        wc persist 174GiB --unconfirmed; wc persist 174GiB --unconfirmed --ignore-hang-ceiling; journal
                        wc set 166GiB --yes; wc ramp --to 176GiB --step 4GiB --dry-run --json
                        wc set 174GiB --yes --ignore-hang-ceiling; journal ;;
-  # Issue 22: a set that hung is a hang like a ramp step's (named, binding); a clean raising set
+  # A set that hung is a hang like a ramp step's (named, binding); a clean raising set
   # and a reboot is a suspect until a person answers; a ceiling can be forgotten on purpose.
   set_hang_and_suspect) sim_init --profile m2ultra-192; band_192; machine hang-above 160GiB
                        wc set 166GiB --yes; machine reboot; wc recover; wc status

@@ -65,7 +65,7 @@ run() {
   # band's min (64GiB in every band here), the starting point the helper measured from before.
   local args=("$@")
   if [ "${args[0]:-}" = apply ] && [[ " ${args[*]} " != *" --effective "* ]]; then args+=(--effective 64GiB); fi
-  # So for persist --unconfirmed, which a member may not give without it, or --lower (issue 23).
+  # So for persist --unconfirmed, which a member may not give without it, or --lower.
   if [ "${args[0]:-}" = persist ] && [[ " ${args[*]} " == *" --unconfirmed "* ]] &&
     [[ " ${args[*]} " != *" --effective "* && " ${args[*]} " != *" --lower "* ]]; then args+=(--effective 64GiB); fi
   JSIZE_BEFORE=$(journal_size)
@@ -795,7 +795,7 @@ created_files_belong_to_root() {
   note "$(stat -c '%n %U:%G %a' "$FIXTURE/journal" "$JOURNAL" "$FIXTURE/journal/boot.state")"
 }
 
-# Issue 13, issue 25: a group member's call that takes the journal past 1 MiB compacts nothing
+# A group member's call that takes the journal past 1 MiB compacts nothing
 # (no caller reaches the compaction); root's wiredcap-system does, at its next run: the new
 # journal and the archive are root's (0644), nothing is left half done, and the member's own
 # records are in the new journal.
@@ -880,7 +880,7 @@ PY
   note "legacy journal of $size bytes, compacted to $(journal_size)"
 }
 
-# Issue 23 point 3: the journal stays bounded whatever a member does. A journal of root's
+# The journal stays bounded whatever a member does. A journal of root's
 # records just short of the member bound (1.5 MiB, journal::kMemberBound): the member's apply
 # that would cross it is refused (exit 12, nothing written, the journal as it was); root's
 # apply through the same setuid helper goes in past it, and root's and the member's reset work;
@@ -948,7 +948,7 @@ member_writes_stop_at_the_bound() {
   note "member refused at $((MEMBER_BOUND - 150)) bytes; root went on to $(stat -c %s "$JOURNAL.1"); compacted: $(journal_size)"
 }
 
-# Issue 23 point 3: a member cannot mint run ids. Its refused calls with made-up run ids
+# A member cannot mint run ids. Its refused calls with made-up run ids
 # journal no run id, so they open no run that the
 # journal (and recover) would keep; its own ramp's records keep theirs.
 member_cannot_open_runs_with_refusals() {
@@ -965,7 +965,7 @@ member_cannot_open_runs_with_refusals() {
   grep -q '"uid":65534,"command":"apply","event":"applied","run":"mine"' "$JOURNAL" || fail "the member's own run lost its id"
 }
 
-# Issue 23 point 3/4: a member's flood cannot push its own claim out of the record. The member
+# A member's flood cannot push its own claim out of the record. The member
 # applies with an effective cap only it vouches for (--effective, given), reverts and ends the
 # run (a closed run, which compaction would drop to the archive); then floods the journal to the
 # bound, again and again, with wiredcap-system compacting in between (what it does every
@@ -999,7 +999,7 @@ PY
   note "after 3 floods to the bound and 3 compactions the claim is in the journal ($(journal_size) bytes)"
 }
 
-# Issue 23 point 3: one member's records that compaction keeps (writes outside a run, claims)
+# One member's records that compaction keeps (writes outside a run, claims)
 # fill at most its share of the member bound (a quarter): past it that member is refused (exit
 # 12, nothing written), while another member and root still change the cap.
 member_share_keeps_other_members_in() {
@@ -1453,7 +1453,7 @@ unconfirmed_persist_is_one_step() {
   sim advance 11m >/dev/null
   OUT=$(system boot-action 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err")
   expect_rc 0; expect_out '"action":"healthy"'
-  # With --effective (the OS default's cap wiredcap read, issue 22) the step counts from it, and
+  # With --effective (the OS default's cap wiredcap read) the step counts from it, and
   # it is stored as the boot action's start: 112 GiB is one step above 96 GiB (from the floor
   # it is three), 80 GiB would lower the cap below the OS default at every boot: not without
   # --lower, and the stored value stays.
@@ -1708,7 +1708,7 @@ kernel_width_4_and_8() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# 8. Persistence (issue 7): the boot state beside the journal
+# 8. Persistence: the boot state beside the journal
 
 # A member of the group storing, changing and removing the boot value while being hit by
 # signals at random moments (SIGKILL too), with `boot` attempts mixed in: after every run the

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # RC, OUT, ERR and AS are read by hostile_test.sh's expectations
-# The hostile member's scenarios (issue 23): `nobody` in the policy's group against the real
+# The hostile member's scenarios: `nobody` in the policy's group against the real
 # setuid helper, trying to undo root's decisions, break root's commands or rewrite the record.
 # Sourced by hostile_test.sh, whose helpers (run, fresh_fixture, root_reset_timed, ...) they use;
 # SECURITY.md's "What a group member can and cannot do" names each one.
@@ -72,7 +72,7 @@ member_ending_its_front_end_leaves_nothing_half_done() {
   journal_ok
 }
 
-# A member's own `confirm` for a step its helper never applied (issue 23: then `persist 176GiB`
+# A member's own `confirm` for a step its helper never applied (then `persist 176GiB`
 # passed as "confirmed in a ramp", and the boot action wrote 0 -> 176 GiB in one jump): refused
 # (exit 4, not_permitted) and journaled; so is a confirmation of root's step, and of the
 # member's own step after a reboot. Nothing is stored for boot; the boot action writes nothing.
@@ -124,7 +124,7 @@ member_in_background() {
 }
 member_result() { wait "$BG_PID"; RC=$?; OUT=$(cat "$WORK/bg.out"); ERR=$(cat "$WORK/bg.err"); }
 
-# The stale-policy continue (issue 23): a member's helper held after its first policy and
+# The stale-policy continue: a member's helper held after its first policy and
 # membership check, before the helper's lock; root meanwhile removes the group, lowers max, or
 # resets. What it then does is decided under the lock, on the policy, the membership and the
 # knob as they are: refused, nothing written.
@@ -197,7 +197,7 @@ member_never_confirms_across_a_reset() {
 
 # A member's persist held under the lock after its decision; root resets meanwhile (without the
 # lock, after 300 ms), which removes the value stored for boot. The persist backs off: refused,
-# journaled, nothing stored; the value root's reset removed stays removed (issue 23).
+# journaled, nothing stored; the value root's reset removed stays removed.
 member_persist_never_undoes_a_reset() {
   fresh_fixture
   local state=$FIXTURE/journal/boot.state
@@ -218,7 +218,7 @@ member_persist_never_undoes_a_reset() {
 
 # The boot action held after its intent (the guard `trying` on disk); root resets meanwhile and
 # removes the boot state. The boot action sees the reset, reverts its write to the OS default,
-# and saves no guard (not even `failed`): the removed boot state stays removed (issue 23).
+# and saves no guard (not even `failed`): the removed boot state stays removed.
 boot_action_never_undoes_a_reset() {
   fresh_fixture
   local state=$FIXTURE/journal/boot.state
@@ -241,7 +241,7 @@ boot_action_never_undoes_a_reset() {
   [ "$boot" = "trying intent applied revert_intent revert_applied " ] || fail "the boot action's records: $boot"
 }
 
-# persist --unconfirmed without --effective (issue 22 left it): the helper cannot read the OS
+# persist --unconfirmed without --effective: the helper cannot read the OS
 # default, so it cannot tell whether the value lowers the GPU's cap at every boot. A member's is
 # refused (exit 3, journaled, nothing stored) unless it says --lower, which the record keeps;
 # root's direct use (an admin's, docs/helper.md) stores it as before.
@@ -262,7 +262,7 @@ member_unconfirmed_persist_needs_its_starting_point() {
   journal_ok
 }
 
-# A recorded hang binds the helper run directly too (issue 23): root's ramp step at 80 GiB was
+# A recorded hang binds the helper run directly too: root's ramp step at 80 GiB was
 # never confirmed before the machine went down, so 80 GiB is the hang ceiling. A member's direct
 # apply or persist at it is refused (exit 3, journaled, nothing written or stored); below it is
 # allowed; --ignore-hang-ceiling, a person's override, is allowed and journaled.
@@ -292,7 +292,7 @@ member_is_bound_by_a_recorded_hang() {
   journal_ok
 }
 
-# A run is its opener's, in its boot (issue 23: a member wrote its own step 1 into root's run
+# A run is its opener's, in its boot (a member wrote its own step 1 into root's run
 # whose step 1 hung in the boot before, and the step's hang no longer bound: the helper's hang
 # scan and the compaction follow a run by its id and step). A caller other than root may name a
 # run holding another uid's records or an earlier boot's only to `end` it (recover does): its
@@ -383,7 +383,7 @@ member_override_binds_only_its_own_command() {
   journal_ok
 }
 
-# A member's --effective is its word, not a measurement (issue 23: the journal labelled a
+# A member's --effective is its word, not a measurement (the journal labelled a
 # member's claimed value `metal`): journaled as "given by uid 65534", the source it named kept
 # apart as effective_said; and bounded: a claim above the machine's memory is refused.
 member_claim_is_labelled_and_bounded() {
@@ -401,7 +401,7 @@ member_claim_is_labelled_and_bounded() {
   journal_ok
 }
 
-# Issue 23 point 3: a member cannot fill the journal with runs that never close. In one boot it
+# A member cannot fill the journal with runs that never close. In one boot it
 # holds at most 4 runs that are not closed (helper/include/wiredcap/helper/journal/run_bound.hpp): a 5th fresh run id,
 # by apply or by a ramp's reset, is refused (exit 4, journaled without the run, nothing
 # written); its own open runs go on, a run it closes (step reverted, run ended) frees a place,
@@ -495,7 +495,7 @@ print("\n".join(lines))
 PY
 }
 
-# An outsider's refusals reach the system log at most 10 times a minute per uid (issue 23: 500
+# An outsider's refusals reach the system log at most 10 times a minute per uid (500
 # calls, 500 lines in 3 s); the 10th says that further ones are not logged. Read off a /dev/log
 # of the test's own (an overlay over /dev in a private mount namespace, as in
 # tests/integration/syslog_priority_test.sh). Another uid has its own count; root's journal
@@ -515,7 +515,7 @@ outsider_refusals_are_rate_limited() {
   [ "$muted" -eq 1 ] || fail "the last logged refusal does not say the rest are muted"
   [ "$other" -eq 3 ] || fail "uid 65533's refusals were muted by another uid's count: $other lines"
   # Like the journal's refusals of callers other than root, their copies name no run: an
-  # outsider's made-up run ids go nowhere (issue 23).
+  # outsider's made-up run ids go nowhere.
   ! grep -q '"run":"made-up' "$WORK/records" || fail "an outsider's run id reached the system log"
   expect_journal_size "$size"
   local counts=$FIXTURE/journal/.refusals
@@ -898,7 +898,7 @@ helper_check_then_real() {
   note "wiredcap-helper $*: exit $RC, the check's and the real command's"
 }
 
-# A dry run is the real run's decision (issue 42): `wiredcap set/persist/reset --dry-run` as a
+# A dry run is the real run's decision: `wiredcap set/persist/reset --dry-run` as a
 # member against the real setuid helper makes every check the real run makes -- wiredcap's, then
 # the helper's under its lock (band from root's policy, max_step from the value in force, the
 # hang ceiling, who may, an open ramp step) -- exits as the real run then does, and leaves the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28, point 2: the wiredcap.macos Ansible collection (packaging/ansible), run for real with
+# The wiredcap.macos Ansible collection (packaging/ansible), run for real with
 # Debian's ansible-core (`ansible-playbook -c local`) against a simulated Mac: `wiredcap` on the
 # PATH the modules see is this build's, with the development options that point it at the
 # simulator. Asserted on the simulator's write history, the journal and the play recap.

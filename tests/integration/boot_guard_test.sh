@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Persistence and the boot-loop guard (issue 7), end to end on the simulated Mac, one scenario
+# Persistence and the boot-loop guard, end to end on the simulated Mac, one scenario
 # per CTest test:
 #   boot_guard_test.sh WIREDCAP HELPER SYSTEM SIM PLIST WORKDIR SCENARIO
 #
@@ -209,7 +209,7 @@ expect_trip_is_sticky() {
 # ---------------------------------------------------------------------------------------------
 # Scenarios
 
-# The boot loop the guard exists to stop (issue 7). A ramp confirmed 96 GiB, but the value hangs
+# The boot loop the guard exists to stop. A ramp confirmed 96 GiB, but the value hangs
 # this machine when it is applied at boot (hang-above 90GiB from then on: the ramp's check
 # passed, the load that starts with the machine does not). It is persisted as confirmed. Boot 1
 # applies it and the machine hangs: the helper's read-back gets no answer (exit 6) and the
@@ -315,7 +315,7 @@ loop_scenario_frozen() {
   expect_history 81920,98304,98304
 }
 
-# The value that works (issue 7): confirmed 80 GiB in a ramp, persisted; every boot applies it
+# The value that works: confirmed 80 GiB in a ramp, persisted; every boot applies it
 # once and marks it healthy once the machine has stayed up healthy_after (10m) with it.
 healthy_scenario() {
   fresh_machine
@@ -621,7 +621,7 @@ killed_after_the_write() {
   expect_history 81920
 }
 
-# Issue 22, point 3: persist --unconfirmed counts from the effective cap read at persist time
+# Persist --unconfirmed counts from the effective cap read at persist time
 # (158 GiB: the simulated Metal, the knob at 0). A value below it would lower the cap below the
 # OS default at every boot: refused, nothing stored, unless --lower. The starting point is
 # journaled and stored with its source, and the boot action's one step counts from it: 174 GiB
@@ -637,7 +637,7 @@ unconfirmed_counts_from_the_effective_cap() {
   wcap persist 80GiB --unconfirmed --lower
   expect_rc 0; expect_out 'LOWERS'
   # The starting point is the caller's claim (the front-end's reading, passed as --effective):
-  # labelled as such, the source it named kept apart, as in the journal (issue 23).
+  # labelled as such, the source it named kept apart, as in the journal.
   [ "$(state_field value_mib)/$(state_field start_mib)/$(state_field start_source)/$(state_field start_said)" = \
     "81920/161792/given by uid $(id -u)/simulated-metal" ] ||
     fail "the boot state does not record the starting point as a claim: $(cat "$BOOT_STATE")"

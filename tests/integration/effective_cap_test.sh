@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 on one simulated Mac, from the OS default: an unattended ramp to a target above the
+# On one simulated Mac, from the OS default: an unattended ramp to a target above the
 # effective cap writes only values above it (asserted on the simulator's write history, not on
 # messages), a target at or below it is refused naming the effective cap and its source with
 # nothing written, and every write of the run is journaled with the effective cap it started
@@ -32,7 +32,7 @@ else
   max=$(( ram - $( [ $((ram / 16)) -gt 8192 ] && echo $(( (ram / 16 + 1023) / 1024 * 1024 )) || echo 8192) ))
 fi
 
-# "highest you may set", typed exactly as status prints it, is accepted by set (issue 11 item 5),
+# "highest you may set", typed exactly as status prints it, is accepted by set,
 # here from the OS default; the state is restored afterwards (the OS default, nothing written).
 highest_is_accepted() {
   wc status

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28, point 4: the MDM and Munki recipes of docs/fleet.md, run against a simulated Mac:
+# The MDM and Munki recipes of docs/fleet.md, run against a simulated Mac:
 # the Jamf extension attributes (packaging/fleet/jamf) and the scripts of the Munki nopkg item
 # (packaging/fleet/munki/wiredcap-gpu-cap.plist, taken out of the pkginfo as Munki does), with
 # `wiredcap` this build's, pointed at the simulator (WIREDCAP, which the scripts default to

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 28, point 3: `wiredcap metrics` for Prometheus, checked with the real tools.
+"""`wiredcap metrics` for Prometheus, checked with the real tools.
 
     metrics_test.py WIREDCAP HELPER SIM WORK SCENARIO
 

@@ -96,7 +96,7 @@ argc_zero_is_refused_cleanly() {
   expect_rc 0; expect_knob 81920
 }
 
-# Persistence (issue 7). The boot action is launchd's, as root: nobody is refused (exit 4) with
+# Persistence. The boot action is launchd's, as root: nobody is refused (exit 4) with
 # or without the policy's group, and the refusal is journaled with the real uid; nothing is
 # applied or stored. Root running the same setuid binary (as launchd does, at the next boot) is
 # not refused.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28, point 1: a value vouched for by root's policy (`vouched = SIZE`) is reached from the
+# A value vouched for by root's policy (`vouched = SIZE`) is reached from the
 # OS default in one write, without a local ramp, and journaled with the policy file that vouched
 # for it (its path and SHA-256). Everything else still binds it: the band, memory minus reserve,
 # a local hang ceiling, the boot guard; and only that exact value is exempt from max_step.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every write is at risk until it is read back, whoever wrote it (issue 22, docs/design.md
+# Every write is at risk until it is read back, whoever wrote it (docs/design.md
 # section 6): `wiredcap set`, the helper run directly, a killed helper mid-write. One scenario
 # per CTest test:
 #   writes_at_risk_test.sh WIREDCAP HELPER SYSTEM SIM WORKDIR SCENARIO

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The setuid helper's size gate (issue 25, tools/helper-lines), in the test suite as in CI: the
+# The setuid helper's size gate (tools/helper-lines), in the test suite as in CI: the
 # count of this build's helper is within the script's ceiling, and the gate fails one line
 # below the count (a gate that cannot fail is no gate).
 # Usage: helper_lines_test.sh BUILD_DIR SOURCE_DIR

@@ -3,7 +3,7 @@
 # suite can (--simulated): every section labelled SIMULATED, the report complete, the cap never
 # left changed (the simulator's write history says so), and --ramp at a real terminal (tmux): a
 # person types yes, keeps one step with "stop", and mac-smoke puts the cap back as found.
-# Issue 26: on the simulated Ventura (no iogpu.wired_limit_mb) it exits 0 saying nothing
+# On the simulated Ventura (no iogpu.wired_limit_mb) it exits 0 saying nothing
 # changed; it finds the helper from status --json, else in the resolved keg's libexec/, prints
 # modes with the setuid bit and judges every directory above the helper; each check only a Mac
 # can answer says "needs a Mac", never a pass; the report ends with what to send back.
@@ -94,7 +94,7 @@ check "macOS 26: the switch is in Login Items & Extensions > App Background Acti
   grep -qxF 'the System Settings switch: System Settings > General > Login Items & Extensions > App Background Activity' "$work/stdout"
 
 # macOS 13 (the simulated Ventura: no iogpu.wired_limit_mb): nothing to read, nothing written,
-# and nothing to put back. Before issue 26 it said "CAP NOT AS FOUND" and exited 1.
+# and nothing to put back. (Older versions said "CAP NOT AS FOUND" and exited 1.)
 ventura() {
   rm -rf "$work" && mkdir -p "$work/etc" && chmod 755 "$work" "$work/etc"
   printf '%s\n' 'min = 16GiB' 'max = 48GiB' 'reserve = 8GiB' 'max_step = 8GiB' >"$work/etc/wiredcap.conf"
@@ -122,7 +122,7 @@ mkdir -p "$keg/bin" "$keg/libexec/wiredcap" "$work/brew/bin"
 # shellcheck disable=SC2016  # the stand-in expands its own "$@" and "$*"
 {
   echo '#!/bin/bash'
-  echo '# status --json without the "helper" object, as a wiredcap before issue 26 prints it'
+  echo '# status --json without the "helper" object, as an older wiredcap prints it'
   printf 'case " $* " in *" status --json "*) "%s" "$@" | sed %q ;; *) exec "%s" "$@" ;; esac\n' \
     "$wiredcap" 's/,"helper":{[^{}]*}//' "$wiredcap"
 } >"$keg/bin/wiredcap"

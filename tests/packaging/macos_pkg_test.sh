@@ -17,7 +17,7 @@
 #   uninstall.sh removes exactly what the pkg installed and the value stored for boot
 #   (/var/db/wiredcap/boot.state, always: a later install must not apply it), keeps the policy,
 #   the journal and the boot disable switch unless --purge;
-# - issue 26, with a launchctl stand-in: a bootstrap is retried only for launchd's teardown race
+# - with a launchctl stand-in: a bootstrap is retried only for launchd's teardown race
 #   (error 5, the service not disabled); a service disabled in launchd's override database is
 #   not tried, and the warning says `launchctl enable`; no warning claims a load at boot;
 #   uninstall.sh clears its own disabled override. As root: postinstall refuses (exit 1, helper
@@ -118,7 +118,7 @@ check "  ... and it claims no load at the next boot" no_boot_claim
 load_with 1000 37
 check "bootstrap failing with another error (37): not retried, the warning says what to run" \
   test "$LOAD_RC" = 0 -a "$(calls bootstrap)" = 1 -a ! -e "$standin/sleeps" -a -n "$(grep 'sudo launchctl bootstrap system ' <<<"$LOAD_OUT")"
-# Issue 26: a service disabled in launchd's override database fails every bootstrap with 5; it
+# A service disabled in launchd's override database fails every bootstrap with 5; it
 # used to be tried 10 times, then the warning said launchd would load it at the next boot.
 load_with 0 "" disabled
 check "disabled in launchd's override database: print-disabled read, bootstrap never tried" \
@@ -300,7 +300,7 @@ check "postinstall fails when the package's LaunchDaemon plist is missing" test 
 check "  ... before changing anything" test -z "$(comm -3 "$work/before4" <(tree "$vol4"))" -a \
   "$(stat -c %a "$vol4/usr/local/libexec/wiredcap/wiredcap-helper")" = 755
 
-# Issue 26: a /usr/local a user owns (Macs migrated from Intel Homebrew), or a directory above
+# A /usr/local a user owns (Macs migrated from Intel Homebrew), or a directory above
 # the helper that group or others may write: that user could replace the program launchd runs
 # as root every minute. postinstall used to warn, then set the setuid bit and install the
 # daemon. Here an earlier install left a setuid helper and the LaunchDaemon behind.

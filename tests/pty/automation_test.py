@@ -1,4 +1,4 @@
-"""An automation run, as an admin's script or Ansible task runs wiredcap (issue 24).
+"""An automation run, as an admin's script or Ansible task runs wiredcap.
 
     python3 automation_test.py CASE WIREDCAP WIREDCAP_SIM WORKDIR
 

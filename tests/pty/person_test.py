@@ -1,4 +1,4 @@
-"""The person at the terminal is what counts (issue 24), on a pseudo-terminal and a simulated Mac.
+"""The person at the terminal is what counts, on a pseudo-terminal and a simulated Mac.
 
     python3 person_test.py CASE WIREDCAP WIREDCAP_SIM WORKDIR
 

@@ -329,7 +329,7 @@ def case_stop_keeps_the_value():
     s = at_step_two("yes, then stop")
     s.send("stop\r")
     code = s.wait(10)
-    # Step 2 is the last: stop there keeps the target itself, so the ramp reached it (issue 24;
+    # Step 2 is the last: stop there keeps the target itself, so the ramp reached it (a
     # stop before the last step exits 8: scripting_test.py).
     check(code == 0, f"wiredcap ramp exited {code}, expected 0 (stopped at the target)")
     check(re.search(rf"stopped: keeping {STEP2} MiB", s.output), "no 'stopped: keeping ...' line")
@@ -733,7 +733,7 @@ def case_hang_story():
     check(re.search(rf"(?m)^.*hang ceiling\s+{STEP2} MiB \(96\.00 GiB.*step 2", unwrap(status.stdout)),
           "status does not show the hang ceiling (98304 MiB, step 2)")
 
-    # A target above the ceiling is refused whole, never cut short (issue 24), naming the step
+    # A target above the ceiling is refused whole, never cut short, naming the step
     # below the ceiling that a ramp may reach, which is a plan the tool accepts.
     dry = T.wc("ramp", "--to", "112GiB", "--step", "16GiB", "--dry-run")
     check(dry.returncode == 3, f"ramp --dry-run above the hang ceiling exited {dry.returncode}, expected 3")

@@ -1,4 +1,4 @@
-"""What a script can trust (issue 24), on a simulated Mac: exit codes, idempotence, refusals.
+"""What a script can trust, on a simulated Mac: exit codes, idempotence, refusals.
 
     python3 scripting_test.py CASE WIREDCAP WIREDCAP_SIM WORKDIR
 

@@ -78,7 +78,7 @@ def journal_bytes():
 
 
 def case_refusals_come_before_the_question():
-    """Issue 24: every check wiredcap can make without writing runs before the prompt."""
+    """Every check wiredcap can make without writing runs before the prompt."""
     refused_without_a_question("all of RAM, outside the band", "192GiB")
     s = refused_without_a_question("over max_step from the OS default's 64 GiB", "96GiB")
     suggestion = re.search(r"wiredcap ramp --to (\S+)", ramp_test.unwrap(s.output.replace("\r", "")))

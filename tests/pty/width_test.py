@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 15 item 4 in real terminals: wiredcap's human output fits the terminal it is given.
+"""In real terminals: wiredcap's human output fits the terminal it is given.
 
 Each case runs wiredcap on a pseudo-terminal of a set width (TIOCSWINSZ, as a terminal window
 sets it), without COLUMNS unless the case says so, and reads every line the terminal received.

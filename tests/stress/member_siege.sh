@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A hostile group member looping every attack at once (issue 23), while root's commands must
+# A hostile group member looping every attack at once, while root's commands must
 # keep working within their times: `reset` under 1 s, `persist` and the boot action under
 # 3.5 s (the helper's lock wait is 3 s), each exit 0.
 #
@@ -116,7 +116,7 @@ timed() {  # timed NAME LIMIT_MS CMD...: one line "NAME ms exit" to $WORK/root
 while [ "$(date +%s)" -lt "$end" ]; do
   timed reset $((1000 * slow)) "$HELPER" reset
   # The flood's ramp steps at 80 GiB, unconfirmed at each reboot, are hangs the helper honours
-  # (issue 23); root overrides them here, as this story is about root's times, not the ceiling.
+  #; root overrides them here, as this story is about root's times, not the ceiling.
   timed persist $((3500 * slow)) "$HELPER" persist 80GiB --unconfirmed --ignore-hang-ceiling
   sim_reboot_ok=$("$SIM" --state "$STATE" reboot >/dev/null 2>&1 && echo 1)
   [ -n "$sim_reboot_ok" ] || echo "FAIL: the simulator did not reboot" >> "$WORK/failures"

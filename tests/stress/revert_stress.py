@@ -1,4 +1,4 @@
-"""The ramp's revert promise under every way a session can end, on a loaded machine (issue 12).
+"""The ramp's revert promise under every way a session can end, on a loaded machine.
 
     python3 revert_stress.py WIREDCAP WIREDCAP_SIM WORKDIR [--runs N] [--jobs J] [--budget S]
                              [--ways a,b,...]

@@ -1,4 +1,4 @@
-// How wiredcap runs the helper (issue 12 item 3): a helper call, a revert above all, must not
+// How wiredcap runs the helper: a helper call, a revert above all, must not
 // be reachable by the end of the terminal session. A fake helper (a shell script) reports what
 // it was started with, as Linux's /proc shows it.
 #include "wiredcap/cli/readings/helper_client.hpp"

@@ -209,7 +209,7 @@ TEST(PersistChoice, IgnoreHangCeilingLetsItThroughAndSaysSo) {
 }
 
 // --lower says "store a value below the effective cap" of an unconfirmed value: alone, or with
-// --off, it has nothing to apply to (issue 22).
+// --off, it has nothing to apply to.
 TEST(PersistArgs, LowerNeedsUnconfirmed) {
     PersistRequest r = with_size("80GiB");
     r.lower = true;

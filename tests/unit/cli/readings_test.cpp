@@ -1,5 +1,5 @@
 // The helper's `read` line as wiredcap's typed readings (cli/readings/readings.cpp), for the members
-// issue 7 added: `uptime_s` and `boot_guard`. Every member keeps its source, and a member the
+// the boot guard added: `uptime_s` and `boot_guard`. Every member keeps its source, and a member the
 // helper left out (or could not read) stays unknown: never 0, never a default.
 #include "wiredcap/cli/readings/readings.hpp"
 
@@ -57,7 +57,7 @@ TEST(Readings, UnreadableUptimeIsUnknownWithTheHelpersReason) {
 }
 
 TEST(Readings, MissingUptimeAndBootGuardAreUnknown) {
-    const MachineReadings m = read_line("");  // a helper from before issue 7
+    const MachineReadings m = read_line("");  // a helper from before the boot guard
     EXPECT_FALSE(m.uptime.value);
     EXPECT_EQ(m.uptime.error, "not reported by the helper");
     EXPECT_FALSE(m.boot_guard);

@@ -1,4 +1,4 @@
-// Issue 15 item 4: human output fits the width, and breaks only where a reader expects it.
+// Human output fits the width, and breaks only where a reader expects it.
 #include <gtest/gtest.h>
 
 #include <sstream>

@@ -198,7 +198,7 @@ TEST_P(PolicyBadUnit, IsRefusedListingAcceptedUnits) {
 INSTANTIATE_TEST_SUITE_P(Spellings, PolicyBadUnit,
                          ::testing::Values("232gib", "232Gib", "232G", "232GIB", "237568mb", "237568M", "237568Mb"));
 
-// Issue 11: no suggestion turns the decimal figure into the same digits in a binary unit
+// No suggestion turns the decimal figure into the same digits in a binary unit
 // (232000MiB is the GB x 1000 slip the policy warns about); the exact neighbours are given.
 TEST(PolicyParse, DecimalMegabytesNotWholeMiBGivesTheExactNeighboursOnly) {
     auto p = parse(with_line("max", "max = 232000MB"), kRam256);
@@ -502,7 +502,7 @@ TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromMin) {
     EXPECT_CONTAINS(*r, "more than max_step");
 }
 
-// Issue 11 item 2: from the OS default, wiredcap passes the effective cap it read (the helper
+// From the OS default, wiredcap passes the effective cap it read (the helper
 // cannot read Metal), and the step is measured from it; never from below min.
 TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromTheEffectiveCapGiven) {
     const auto with = [&](MiB effective, MiB value) { return refusal(*policy_, kRam256, 0_MiB, value, effective); };
@@ -537,7 +537,7 @@ TEST_F(PolicyRefusal, LoweringIsAlwaysAllowedRegardlessOfStep) {
     EXPECT_EQ(refuse(240_GiB, 200_GiB), std::nullopt);  // current above max (set by someone else)
 }
 
-// Issue 28: the vouched value. Inside the band it is parsed with its note and the file's hash;
+// The vouched value. Inside the band it is parsed with its note and the file's hash;
 // outside the band, or a note without a value, makes the whole policy invalid (fail closed).
 TEST(PolicyVouched, ParsedWithItsNoteAndTheFilesHash) {
     const std::string text = std::string(kValid) + "vouched = 200GiB\nvouched_note = M3 Ultra, ops ticket 42\n";

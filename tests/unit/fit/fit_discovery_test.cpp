@@ -1,4 +1,4 @@
-// Finding models where people keep them (issue 27): a GGUF by its magic, whatever its name;
+// Finding models where people keep them: a GGUF by its magic, whatever its name;
 // Ollama's store by model name (manifest + blobs/sha256-..., the projector counted); LM Studio's
 // folders (the model and its mmproj); Hugging Face snapshots through model.safetensors.index.json,
 // an incomplete download refused and a file the index does not name never summed. Fixtures are

@@ -231,7 +231,7 @@ TEST(FitGgufMalformed, FileStringsInMessagesAreEscaped) {
 namespace wiredcap::fit {
 namespace {
 
-// --- hostile files stay cheap (issue 27) ---------------------------------------------------
+// --- hostile files stay cheap ---------------------------------------------------
 
 // A GGUF header of `entries` metadata arrays, each of `n` elements of `type` (u32 = 4, string
 // = 8), the element bytes all zero (zero-length strings, zero integers).

@@ -80,7 +80,7 @@ TEST(HelperArgs, Persist) {
     EXPECT_TRUE(unconfirmed->unconfirmed);
     EXPECT_FALSE(unconfirmed->lower);
 
-    // The starting point wiredcap read, and --lower for a value below it (issue 22).
+    // The starting point wiredcap read, and --lower for a value below it.
     auto lower = parse({"persist", "80GiB", "--unconfirmed", "--lower", "--effective", "158GiB",
                         "--effective-source", "simulated-metal"});
     ASSERT_TRUE(lower) << error_of(lower);
@@ -336,7 +336,7 @@ TEST(HelperArgsUsage, StrayArgumentAfterOptionsIsUnexpected) {
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "97GiB"}), "unexpected");
 }
 
-// --- --effective and --ignore-hang-ceiling (issue 11) ----------------------------------------
+// --- --effective and --ignore-hang-ceiling ----------------------------------------
 
 TEST(HelperArgs, ApplyTakesTheEffectiveCapWithItsSourceAndTheHangOverride) {
     auto inv = parse({"apply", "166GiB", "--effective", "161792MiB", "--effective-source", "simulated-metal",

@@ -77,7 +77,7 @@ TEST(BootState, RefusesAnythingElse) {
         << "armed in an unknown boot";
 }
 
-// persist --unconfirmed records where the boot action's one step starts (issue 22); a file
+// persist --unconfirmed records where the boot action's one step starts; a file
 // written before that existed ends at reason= and still reads, without a start.
 TEST(BootState, StartingPointIsOptionalAndExact) {
     State s = trying_state();
@@ -102,7 +102,7 @@ TEST(BootState, StartingPointIsOptionalAndExact) {
     for (const auto& t : refused) EXPECT_FALSE(parse(t)) << t;
 }
 
-// Since issue 23 the start is labelled the caller's claim ("given by uid N"), the source it
+// The start is labelled the caller's claim ("given by uid N"), the source it
 // named kept apart (start_said); a file written before (its word as the source) still reads.
 TEST(BootState, StartIsLabelledAsTheCallersClaim) {
     State s = trying_state();

@@ -83,7 +83,7 @@ TEST(Confirmation, TornOrForeignLinesNeverMatch) {
         << "another schema version";
 }
 
-// --- find_hang_ceiling: the boot action's check (issue 11 item 4) ----------------------------
+// --- find_hang_ceiling: the boot action's check ----------------------------
 
 // The ceiling's value, the journal classified (a text this small always is).
 std::optional<units::MiB> hang_ceiling_value(std::string_view text, std::string_view boot, bool stored = false) {
@@ -200,7 +200,7 @@ TEST(HangCeiling, AStoresOverrideWaivesHangsForTheStoredValueOnly) {
     EXPECT_EQ(hang_ceiling_value(j, "B2"), std::optional<units::MiB>(112_GiB)) << "apply and persist";
 }
 
-// Writes outside a ramp (issue 22): an apply without --run never read back in its boot is a
+// Writes outside a ramp: an apply without --run never read back in its boot is a
 // hang for the boot action too; a person's verdict binds; a forget-hang clears what came before.
 std::string plain_line(std::string_view event, units::MiB v, std::optional<units::MiB> back, const std::string& boot) {
     return to_json_line(Record{"apply", std::string(event), std::nullopt, std::nullopt, 0_GiB, v, back, ""},

@@ -1,4 +1,4 @@
-// The effective cap (issue 11 item 1): Metal's reading when there is one, the knob when it is
+// The effective cap: Metal's reading when there is one, the knob when it is
 // set and Metal cannot be read, --from SIZE only when neither says; never a silent guess.
 #include "wiredcap/ramp/effective_cap.hpp"
 

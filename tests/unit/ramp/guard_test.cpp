@@ -367,7 +367,7 @@ TEST_F(GuardTest, RestoresTheTerminalSettingsItWasGiven) {
     ::close(master);
 }
 
-// --- standing down only on evidence (issue 12) -------------------------------------------------
+// --- standing down only on evidence -------------------------------------------------
 
 // `done` while a step is still armed is no reason to leave it in force.
 TEST_F(GuardTest, DoneWhileArmedRevertsBeforeItExits) {
@@ -424,7 +424,7 @@ TEST_F(GuardTest, RestoredIsCheckedWithTheGuardsOwnRead) {
     EXPECT_EQ(helper.calls().size(), 1U);
 }
 
-// The failure of issue 12: wiredcap's revert never took effect (its helper call was killed by
+// The failure this guards against: wiredcap's revert never took effect (its helper call was killed by
 // the hangup) and it said so anyway. The guard reads the step's value and reverts itself.
 TEST_F(GuardTest, RestoredButTheKnobSaysOtherwiseTheGuardReverts) {
     helper.set_knob(98304);
@@ -489,7 +489,7 @@ TEST_F(GuardTest, AGuardThatIsGoneAnswersGone) {
     EXPECT_LT(steady_clock::now() - t0, milliseconds(1000));
 }
 
-// Issue 12 item 5: once Metal has been read (on a Mac: Metal, CoreGraphics and the Objective-C
+// Once Metal has been read (on a Mac: Metal, CoreGraphics and the Objective-C
 // runtime loaded, with their threads) the guard is never forked. Checked in a child process, as
 // the mark stays for the life of the process.
 TEST_F(GuardTest, RefusesToForkAfterMetalWasRead) {

@@ -110,7 +110,7 @@ TEST(Plan, RefusalsCarryTheirExitCode) {
     EXPECT_EQ(code(small_ram), ExitCode::refused_by_policy);
 }
 
-// Issue 24: a plan the hang ceiling would cut short is refused as a whole (a cut plan ended
+// A plan the hang ceiling would cut short is refused as a whole (a cut plan ended
 // with "completed" and exit 0 below its target), naming the highest step below the ceiling.
 TEST(Plan, ATargetAtOrAboveAHangCeilingIsRefusedNotCut) {
     PlanInput in = input(MiB::zero(), 112_GiB, 40_GiB);

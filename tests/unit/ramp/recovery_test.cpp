@@ -332,7 +332,7 @@ TEST(Recovery, RevertedRunWithoutEndRecordEndedWithoutRecord) {
     }
 }
 
-// ---- an end record settles a run only on evidence (issue 12) --------------------------------
+// ---- an end record settles a run only on evidence --------------------------------
 
 // The issue's story: the revert's helper call died with the terminal, and the run's end was
 // recorded as "reverted" anyway, reading back the step's own value.
@@ -372,7 +372,7 @@ TEST(Recovery, AnEndReadingTheRevertTargetSettlesTheRun) {
 }
 
 // An end written in a later boot says what that boot holds, not what the boot that went down
-// held (issue 23: a group member's `end --outcome reverted` on root's run, with the knob at the
+// held (a group member's `end --outcome reverted` on root's run, with the knob at the
 // run's start, made recover and status forget the hang the helper still binds).
 TEST(Recovery, AnEndInALaterBootDoesNotSettleAStepAtRiskInAnEarlierOne) {
     Journal j = ramp_to_96_unconfirmed();
@@ -508,7 +508,7 @@ TEST(Recovery, RunWithOnlyARefusalEndedWithoutRecord) {
 }
 
 // A run with no forward record is named by its last record, whatever came before it (the replay
-// keeps only that record's step, value, time and boot: issue 25 point 4).
+// keeps only that record's step, value, time and boot).
 TEST(Recovery, RunWithOnlyRefusalsIsNamedByItsLastRecord) {
     Journal j;
     j.add(Record{"apply", "refused", std::string("r1"), 1, 64_GiB, 200_GiB, std::nullopt, "above max"});
@@ -696,7 +696,7 @@ TEST(Recovery, UnknownBootNeverProvesAReboot) {
     EXPECT_EQ(then_unknown.analyse_in(kBootB).unresolved[0].state, RunState::awaiting_in_this_boot);
 }
 
-// ---- the boot action (issue 7) ----------------------------------------------------------------
+// ---- the boot action ----------------------------------------------------------------
 
 TEST(Recovery, BootActionRecordsAreNeitherRampStepsNorRuns) {
     Journal j;
@@ -913,7 +913,7 @@ TEST(Recovery, OutcomeToRecord) {
     EXPECT_EQ(outcome_to_record(RunState::awaiting_in_this_boot), std::nullopt);
 }
 
-// --- Writes outside a ramp (issue 22): at risk until read back, whoever wrote them -----------
+// --- Writes outside a ramp: at risk until read back, whoever wrote them -----------
 
 Record plain(std::string event, MiB from, MiB to, std::optional<MiB> readback, std::string by = "set") {
     Record r{"apply", std::move(event), std::nullopt, std::nullopt, from, to, readback, ""};

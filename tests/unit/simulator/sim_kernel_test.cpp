@@ -157,7 +157,7 @@ TEST(Profiles, MemsizeIsTheGiBInTheName) {
     }
 }
 
-// Issue 11: every Apple Silicon memory size sold has a profile, and each default cap says
+// Every Apple Silicon memory size sold has a profile, and each default cap says
 // whether it was measured (with its source) or is an estimate.
 TEST(Profiles, EveryMemorySizeSoldHasOneAndItsCapSaysWhereItComesFrom) {
     std::set<std::uint64_t> sizes;
@@ -311,7 +311,7 @@ TEST_F(SimTest, MetalFollowsTheKnobBelowTheDefaultToo) {
     EXPECT_EQ(*kernel.simulated_metal_working_set(), 8192_MiB);
 }
 
-// Memory wired now (issue 28): RAM/32 on a fresh machine, set by `wired` (stranded memory), back
+// Memory wired now: RAM/32 on a fresh machine, set by `wired` (stranded memory), back
 // to RAM/32 at a boot; never more than the memory; unreadable while hung.
 TEST_F(SimTest, WiredNowIsAReadingThatABootResets) {
     auto kernel = k();

@@ -476,7 +476,7 @@ TEST(CompactionEquivalence, RepeatedUnchangedAppliesAreCompactedAway) {
 }
 
 // status and recover read the journal from its file in pieces, each record replayed as it is read
-// (analyse_file, issue 25 point 4): on the same random journals, made larger than one piece of the
+// (analyse_file): on the same random journals, made larger than one piece of the
 // reading (64 KiB) so that lines are cut between pieces, every answer is the one analyse() gives
 // on the whole text's entries, and the reading finds the same skipped lines.
 TEST(CompactionEquivalence, StreamedFromTheFileEveryAnswerIsTheSame) {

@@ -134,7 +134,7 @@ TEST(Compaction, TheMostRecentRecordsStayAndEveryRunTheyTouchStaysWhole) {
         << "a recent line that is not a record is not kept";
 }
 
-// Issue 23: a run with no end, nothing at risk, last seen in an earlier boot is closed as
+// A run with no end, nothing at risk, last seen in an earlier boot is closed as
 // abandoned, its closing record in its last record's place; a run at risk (a hang, in an earlier
 // boot) or of this boot stays whole and open.
 TEST(Compaction, AnAbandonedRunIsClosedAndARunAtRiskOrOfThisBootIsNot) {

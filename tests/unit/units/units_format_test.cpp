@@ -11,7 +11,7 @@ using namespace wiredcap::units::literals;
 
 namespace {
 
-// The GiB and GB figures are cut, never rounded up (issue 11): a limit printed in GiB or GB is
+// The GiB and GB figures are cut, never rounded up: a limit printed in GiB or GB is
 // never above the limit itself.
 TEST(Describe, ShowsExactMiBThenGiBAndGBCutToTwoDecimals) {
     EXPECT_EQ(describe(237568_MiB), "237568 MiB (232.00 GiB, 249.10 GB)");

@@ -1,36 +1,7 @@
 // The ramp's guard: a separate process that reverts a step nobody confirmed, even when the
-// prompting process is killed outright (SIGKILL), stopped, or its own revert fails. docs/design.md
-// section 6: "the timer does not live only in the prompting process".
-//
-// It stands down only on evidence (docs/design.md §6, crash points and recover). Two pipes: wiredcap -> guard carries requests,
-// guard -> wiredcap the answers to the two that need one.
-//   arm <step> <revert-to-MiB|default> <deadline-ms> [<in-force-MiB>]   a step's value is (about
-//                               to be) in force; with its read-back once it awaits its answer
-//   claim <step> <seq>          wiredcap is about to resolve the armed step itself (confirm,
-//                               revert, or a refused write). Answer `yours <seq>`: the guard
-//                               moves its deadline to at least now + kHelperCallBudget and keeps
-//                               watching; or `mine <seq>`: the guard has already reverted the
-//                               step (wiredcap was stopped past the deadline) and recorded the
-//                               run's end, so wiredcap writes nothing more.
-//   settled <step> confirmed    sent after the helper's confirm reply (its read-back): the guard
-//                               stands down
-//   settled <step> restored <seq>  wiredcap says the knob is back at the revert target. The
-//                               guard checks with a helper `read`: at the target it stands down
-//                               (`released <seq>`), otherwise it reverts itself (`mine <seq>`,
-//                               sent once it has finished)
-//   settled <step> superseded <seq>  wiredcap says another command replaced the step's value
-//                               (the knob no longer reads it). The guard checks with a `read`:
-//                               not the step's value, it stands down (`released <seq>`), writing
-//                               nothing; otherwise it reverts itself (`mine <seq>`)
-//   done                        the ramp ended; if a step is still armed the guard reverts it
-//                               first, then exits
-// If the request pipe closes (the prompter died) while armed, or the armed deadline plus the
-// grace passes, the guard reverts: apply/reset --run R --step N --revert guard, retried for up
-// to kGuardGrace until the helper reads back the target, then end --outcome reverted (or
-// revert_failed with the last read-back when it never did), and restores the terminal settings
-// it was given. A step armed with its read-back whose value the knob no longer holds was replaced
-// by another command: the guard then writes nothing, and ends the run `reverted` when the knob
-// reads the revert target or the OS default, else `aborted` (never undoing another's value). It runs in its own session so closing the terminal does not reach it.
+// prompting process is killed outright (SIGKILL), stopped, or its own revert fails; it stands
+// down only on evidence. Its requests, answers and reverts: docs/design.md, "The guard process
+// and its pipe protocol".
 #pragma once
 
 #include <sys/types.h>

@@ -6,26 +6,13 @@
 
 namespace wiredcap::process {
 
-// fds 0-2 made valid (/dev/null where closed), every other inherited descriptor closed (the
-// open ones enumerated, whatever RLIMIT_NOFILE says; false when they cannot be), the
-// environment emptied, umask 022, core dumps off and the process not dumpable, SIGXFSZ ignored
-// (a tiny RLIMIT_FSIZE makes the journal write fail instead of killing us mid-record), the
-// terminal's stop signals ignored (SIGTSTP, SIGTTIN, SIGTTOU: a helper in a background job
-// neither stops nor waits for its terminal), and every other catchable signal blocked, so no
-// signal lands between the journal's intent and the kernel write. Returns false when the process cannot be made safe: the caller must exit.
+// Makes the process state the caller handed over harmless: descriptors, environment, umask,
+// core dumps, signals (docs/design.md, "The process state a caller hands over"). False when the
+// process cannot be made safe: the caller must exit.
 [[nodiscard]] bool harden() noexcept;
 
-// The resource limits a caller can lower and the helper cannot live with: the stack (a deep
-// enough call overflows it: SIGSEGV, no JSON line), CPU time (SIGXCPU is blocked, then SIGKILL
-// at the hard limit) and descriptors (fewer than the helper opens at once). Each is raised to
-// what the helper needs for its short life before anything else runs: a setuid helper
-// (effective uid 0) raises the hard limit too, which no caller can then lower; an unprivileged
-// run only up to the hard limit it was given. A setuid helper also lifts the limits that would
-// stop it midway, between a journal record and the next: the file size (a journal record
-// refused after the kernel write: a step half-recorded) and the address space (out of memory
-// mid-command). nullptr when all are fine, else the JSON line of a clean refusal (exit 1).
-// Unprivileged, the address space and the file size keep their own ways out (on_terminate,
-// the journal's check).
+// Raises the resource limits a caller can lower and the helper cannot live with (same section).
+// nullptr when all are fine, else the JSON line of a clean refusal (exit 1).
 [[nodiscard]] const char* raise_limits() noexcept;
 
 // Once the caller is known (identity::current_caller): a setuid helper (effective uid 0)
