@@ -114,7 +114,7 @@ void Compaction::survey(std::string_view line) {
 
 bool Compaction::closed(const RunInfo& r) const { return (r.ended || r.abandoned) && !r.must_stay && r.steps.settled(); }
 
-// No end, nothing at risk, last seen in a known boot other than this one (compaction.hpp).
+// No end, nothing at risk, last seen in a known boot other than this one (docs/design.md).
 bool Compaction::is_abandoned(const RunInfo& r) const {
     if (!closer_ || r.ended || !r.steps.settled()) return false;
     const std::string_view now = closer_->boot;

@@ -1,52 +1,10 @@
-// Keeping root's journal bounded on a long-lived machine (docs/design.md section 3, "Compaction").
-//
-// Past a size, wiredcap-system (root's own program; never the setuid helper, whose callers must
-// not reach it), under the helper's lock, rewrites the journal with only the records that its
-// readers still need, and keeps the file as it was as the one archive generation beside it
-// (`journal.jsonl.1`, replaced at each compaction). Every record also went to the system log.
-//
-// The readers are `persist`'s confirmation check and the hang ceiling (hang_ceiling.hpp) in the
-// helper, and `recover`/`status` (ramp/engine/recovery.hpp) in the CLI. A compaction must not
-// change any of their answers, for this boot or any later one. So it keeps, in their order:
-//   - every record of a run that is not closed. A run is closed when it has an `end` record
-//     and no step at risk by its own records (step_risk.hpp: the classifier's rule). (A run
-//     never ended is shown by `recover`, which ends it; a caller other than root cannot open
-//     runs with refusals: those records carry no run id.);
-//   - each member's latest claim (a write's record carrying effective_mib, by a uid other than
-//     root's), and in a run that run whole (the claim alone would read as a step never settled);
-//   - every record of a closed run that holds the latest confirmation of some value, or the
-//     latest confirmation of all;
-//   - every record of `persist` and of the boot action (`boot`), any run-less confirmation and
-//     root's `forget-hang`;
-//   - of the writes outside a ramp (`set`, the helper run directly) and the verdicts on them,
-//     only those the classifier's answers rest on (Classifier::outside_ramps_in_use: a write
-//     never read back in its boot, the last change of each boot, the verdict that answers it),
-//     each kept write with its intent. Per uid that is a handful of records whatever it wrote,
-//     so a member's share of the journal is bounded by what compaction keeps;
-//   - of Linux's try-once trials (`ttm-*`, wiredcap-system): every `hung`, `forgotten` and
-//     `made-default`, and every record from the latest trial's intent on but refusals;
-//   - every plain `reset` (no run) in a boot in which a kept run has a record (a reset settles
-//     the steps at risk in its boot);
-//   - every record with a command or event this version does not know (vocabulary.hpp:
-//     is_known_command, is_known_event): a newer version's, kept for it, shown by recover;
-//   - the most recent kKeepRecent records whatever they are, and every run with a record among
-//     them whole, so that the journal still shows what was done last (the command that
-//     compacted it included).
-// Everything else -- closed runs, plain `reset` records of other boots, refusals,
-// torn lines -- is in the archive only.
-//
-// An *abandoned* run is closed by the compaction itself (docs/design.md §8): a run with no `end`, whose
-// last record is from a known boot other than the compaction's (its process cannot be running:
-// the machine has restarted since), and with nothing at risk by its own records (each step
-// settled as above). `recover` would only have ended it `aborted`; nothing it holds decides
-// anything. The compaction writes its closing record, `end` with reason `abandoned` (uid 0,
-// this boot), in the place of the run's last record, and from then on the run is closed like
-// any other (the next compaction drops the closing record too, unless the run is kept). A run
-// with a step at risk is never abandoned: in this boot it may be a ramp running now, in an
-// earlier one it is a hang for `recover` to name and end. A run with a record among the most
-// recent ones is kept whole and closed at a later compaction. Runs of this boot are left to their
-// `end` (a person may take any time between two steps); the helper bounds how many of them a
-// caller other than root holds open (helper/journal/run_bound.hpp).
+// Keeping root's journal bounded (docs/design.md, "The journal": compaction). wiredcap-system,
+// under the helper's lock, rewrites the journal with only the records whose loss would change an
+// answer of its readers (the helper's checks, the boot action, status, recover) in this boot or a
+// later one, and keeps the old file as the one archive generation, `journal.jsonl.1`. What it
+// keeps and which runs it closes as abandoned are listed in docs/design.md; whether a step is at
+// risk and which writes outside a ramp still count are the classifier's answers (step_risk.hpp,
+// Classifier::outside_ramps_in_use), not this file's.
 #pragma once
 
 #include <cstddef>
@@ -100,7 +58,7 @@ public:
 private:
     struct RunInfo {
         bool ended = false;
-        bool abandoned = false;       // closed by this compaction (see above)
+        bool abandoned = false;       // closed by this compaction (docs/design.md: abandoned runs)
         bool must_stay = false;       // holds a latest confirmation, or a recent record
         std::size_t last_index = 0;   // of its most recent record
         std::string last_boot;        // of its most recent record
