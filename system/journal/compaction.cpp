@@ -83,7 +83,10 @@ void Compaction::survey(std::string_view line) {
         line_of_order_.push_back(index);
     }
     const auto uid = number_after(line, "uid").value_or(0);
-    if (is_members_claim(line)) latest_claim_[uid] = {index, std::string(run)};
+    // A claim counts from its outcome: an intent alone, kept without what read it back, would
+    // read as a write never read back (its intent follows a kept outcome below).
+    if (is_members_claim(line) && event != journal::event::intent)
+        latest_claim_[uid] = {index, std::string(run)};
     // A write's intent and outcome: the outcome reads the intent back (same boot), so keeping the
     // two together never leaves an intent that reads as a write never read back.
     if (run.empty() && string_after(line, "command") == "apply" && is_forward_event(event)) {

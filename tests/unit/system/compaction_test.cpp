@@ -414,6 +414,25 @@ TEST(Compaction, AMembersClaimKeepsItsRunWhole) {
     }
 }
 
+// A member's last claim is an intent with no outcome of its own, read back by root's reset in
+// the same boot: not a hang. Kept alone, without the reset that read it back, it would read as a
+// write never read back (a hang after the reboot): a claim counts only from its outcome.
+TEST(Compaction, AClaimedIntentReadBackByAnotherRecordIsNoHangAfterACompaction) {
+    Record intent{"apply", "intent",   std::nullopt, std::nullopt,
+                  mib(0),  mib(98304), std::nullopt, ""};
+    intent.effective = mib(65536);
+    intent.effective_source = "given by uid 65534";
+    const std::string text = to_json_line(intent, Stamp{"B1", 65534}, 1796113200) +
+                             plain_reset("B1") + completed_run("B2", "r1", 81920, 98304);
+    const std::string kept = compact_text(text, 0);
+    for (const std::string boot : {"B2", "B3"}) {
+        EXPECT_EQ(find_hang_ceiling(kept, boot).value, find_hang_ceiling(text, boot).value)
+            << "in boot " << boot << "\n"
+            << kept;
+        EXPECT_FALSE(find_hang_ceiling(kept, boot).value) << "in boot " << boot;
+    }
+}
+
 TEST(Compaction, ARecordWithAWordNoDefinitionKnowsIsKept) {
     const std::string unknown_event = rec("B1", "apply", "teleported", std::nullopt, std::nullopt, 120, 120);
     const std::string unknown_command = rec("B1", "levitate", "applied");
