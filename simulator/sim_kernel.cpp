@@ -35,7 +35,9 @@ auto guarded(Kind kind, Body&& body) -> decltype(body()) {
     }
 }
 
-KernelError state_error(Kind kind, const Error& e) { return KernelError{kind, "simulated Mac: " + e.message}; }
+KernelError state_error(Kind kind, const Error& e) {
+    return KernelError{kind, "simulated Mac: " + e.message};
+}
 
 KernelError hung_error(const SimState& s) {
     return KernelError{Kind::machine_hung, "the simulated Mac is hung (a write above " +
@@ -48,10 +50,11 @@ KernelError hung_error(const SimState& s) {
 std::optional<KernelError> unreachable(const SimState& s) {
     if (s.hung) return hung_error(s);
     if (!s.wired_limit_mb_present)
-        return KernelError{Kind::key_missing, std::string(kKey) + ": no such sysctl (simulated " + s.profile +
-                                                  " has no iogpu.wired_limit_mb)"};
+        return KernelError{Kind::key_missing, std::string(kKey) + ": no such sysctl (simulated " +
+                                                  s.profile + " has no iogpu.wired_limit_mb)"};
     if (s.fault_key_missing)
-        return KernelError{Kind::key_missing, std::string(kKey) + ": no such sysctl (simulated fault key-missing)"};
+        return KernelError{Kind::key_missing,
+                           std::string(kKey) + ": no such sysctl (simulated fault key-missing)"};
     return std::nullopt;
 }
 
@@ -66,7 +69,8 @@ MiB read_back(const SimState& s) {
     const std::int64_t offset = s.fault_readback_offset_mib;
     const std::uint64_t limit = width_limit(s.value_width);
     if (offset < 0) {
-        const std::uint64_t down = static_cast<std::uint64_t>(-(offset + 1)) + 1;  // |offset|, no overflow
+        const std::uint64_t down =
+            static_cast<std::uint64_t>(-(offset + 1)) + 1;  // |offset|, no overflow
         return *MiB::from_count(knob > down ? knob - down : 0);
     }
     const auto up = static_cast<std::uint64_t>(offset);
@@ -76,12 +80,14 @@ MiB read_back(const SimState& s) {
 std::optional<KernelError> write_refusal(const SimState& s, MiB value) {
     if (auto e = unreachable(s)) return e;
     if (s.fault_write_refused)
-        return KernelError{Kind::write_refused,
-                           std::string(kKey) + ": Input/output error (simulated fault write-refused)"};
+        return KernelError{
+            Kind::write_refused,
+            std::string(kKey) + ": Input/output error (simulated fault write-refused)"};
     if (!sim::fits_width(value, s.value_width))
-        return KernelError{Kind::write_refused, std::string(kKey) + ": Invalid argument: " +
-                                                    std::to_string(value.count()) + " does not fit the kernel's " +
-                                                    std::to_string(s.value_width) + "-byte integer"};
+        return KernelError{
+            Kind::write_refused,
+            std::string(kKey) + ": Invalid argument: " + std::to_string(value.count()) +
+                " does not fit the kernel's " + std::to_string(s.value_width) + "-byte integer"};
     return std::nullopt;
 }
 
@@ -106,7 +112,8 @@ std::optional<std::string> as_text(const std::optional<std::uint64_t>& v) {
 }
 
 // One locked update whose change may be refused with an Error.
-Expected<Ok> update_or_refuse(const fs::path& path, const std::function<std::optional<Error>(SimState&)>& change) {
+Expected<Ok> update_or_refuse(const fs::path& path,
+                              const std::function<std::optional<Error>(SimState&)>& change) {
     std::optional<Error> refusal;
     auto saved = sim::update_state(path, [&](SimState& s) {
         refusal = change(s);
@@ -126,8 +133,8 @@ Expected<Ok> set_field(const fs::path& path, const std::function<void(SimState&)
 
 Expected<Ok> set_stall(const fs::path& path, std::uint64_t ms, std::uint64_t SimState::*field) {
     if (ms > sim::kMaxStallMs)
-        return Error{"a stall of " + std::to_string(ms) + " ms is more than " + std::to_string(sim::kMaxStallMs) +
-                     " ms (10 minutes)"};
+        return Error{"a stall of " + std::to_string(ms) + " ms is more than " +
+                     std::to_string(sim::kMaxStallMs) + " ms (10 minutes)"};
     return update_or_refuse(path, [ms, field](SimState& s) -> std::optional<Error> {
         s.*field = ms;
         return std::nullopt;
@@ -236,7 +243,8 @@ KernelResult<MiB> SimKernel::simulated_metal_working_set() {
 Expected<Ok> SimKernel::init(const fs::path& state_path, std::string_view profile_name) {
     const auto* profile = sim::find_profile(profile_name);
     if (profile == nullptr)
-        return Error{"unknown profile " + units::quote_input(profile_name) + " (known: " + sim::profile_names() + ")"};
+        return Error{"unknown profile " + units::quote_input(profile_name) +
+                     " (known: " + sim::profile_names() + ")"};
     auto state = sim::fresh_state(*profile);
     if (!state) return state.error();
     return sim::replace_state(state_path, *state);
@@ -257,15 +265,18 @@ Expected<Ok> SimKernel::reboot(const fs::path& state_path) {
 }
 
 Expected<Ok> SimKernel::advance_uptime(const fs::path& state_path, std::chrono::seconds by) {
-    if (by.count() < 0) return Error{"the uptime cannot go back (" + std::to_string(by.count()) + " s)"};
+    if (by.count() < 0)
+        return Error{"the uptime cannot go back (" + std::to_string(by.count()) + " s)"};
     const auto step = static_cast<std::uint64_t>(by.count());
     return update_or_refuse(state_path, [step](SimState& s) -> std::optional<Error> {
         SimState after = s;
         after.uptime_advanced_s += step;
         // Checked on the result, at the current time, so that the next read_uptime can answer:
         // a sum that wrapped in 64 bits is smaller than what it was added to.
-        if (after.uptime_advanced_s < s.uptime_advanced_s || !sim::uptime_at(after, sim::unix_now()))
-            return Error{"advancing the uptime by " + std::to_string(step) + " s would overflow 64-bit seconds"};
+        if (after.uptime_advanced_s < s.uptime_advanced_s ||
+            !sim::uptime_at(after, sim::unix_now()))
+            return Error{"advancing the uptime by " + std::to_string(step) +
+                         " s would overflow 64-bit seconds"};
         s.uptime_advanced_s = after.uptime_advanced_s;
         return std::nullopt;
     });
@@ -275,8 +286,10 @@ Expected<Ok> SimKernel::set_fault_write_refused(const fs::path& state_path, bool
     return set_field(state_path, [on](SimState& s) { s.fault_write_refused = on; });
 }
 
-Expected<Ok> SimKernel::set_fault_readback_offset(const fs::path& state_path, std::int64_t offset_mib) {
-    return set_field(state_path, [offset_mib](SimState& s) { s.fault_readback_offset_mib = offset_mib; });
+Expected<Ok> SimKernel::set_fault_readback_offset(const fs::path& state_path,
+                                                  std::int64_t offset_mib) {
+    return set_field(state_path,
+                     [offset_mib](SimState& s) { s.fault_readback_offset_mib = offset_mib; });
 }
 
 Expected<Ok> SimKernel::set_fault_key_missing(const fs::path& state_path, bool on) {
@@ -292,11 +305,13 @@ Expected<Ok> SimKernel::set_fault_stall_after_write(const fs::path& state_path, 
 }
 
 Expected<Ok> SimKernel::set_value_width(const fs::path& state_path, unsigned width) {
-    if (width != 4 && width != 8) return Error{"value width must be 4 or 8 (bytes), not " + std::to_string(width)};
+    if (width != 4 && width != 8)
+        return Error{"value width must be 4 or 8 (bytes), not " + std::to_string(width)};
     return update_or_refuse(state_path, [width](SimState& s) -> std::optional<Error> {
         if (!sim::fits_width(s.knob, width))
-            return Error{"the knob is " + std::to_string(s.knob.count()) + " MiB, which does not fit " +
-                         std::to_string(width) + " bytes; write a smaller value or reboot first"};
+            return Error{"the knob is " + std::to_string(s.knob.count()) +
+                         " MiB, which does not fit " + std::to_string(width) +
+                         " bytes; write a smaller value or reboot first"};
         s.value_width = width;
         return std::nullopt;
     });
@@ -307,7 +322,8 @@ Expected<Ok> SimKernel::set_clock_pinned(const fs::path& state_path, bool pinned
 }
 
 Expected<Ok> SimKernel::set_launchd(const fs::path& state_path, std::string_view state) {
-    if (state != "none" && state != "loaded" && state != "not-loaded" && state != "not-installed" && state != "disabled")
+    if (state != "none" && state != "loaded" && state != "not-loaded" && state != "not-installed" &&
+        state != "disabled")
         return Error{"launchd takes none, loaded, not-loaded, not-installed or disabled"};
     return set_field(state_path, [state](SimState& s) { s.launchd = std::string(state); });
 }

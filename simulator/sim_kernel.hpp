@@ -69,7 +69,8 @@ public:
     // part of Kernel. Each is one locked update of the state file.
 
     // A new machine of that profile, replacing whatever the file held.
-    [[nodiscard]] static Expected<Ok> init(const std::filesystem::path& state_path, std::string_view profile_name);
+    [[nodiscard]] static Expected<Ok> init(const std::filesystem::path& state_path,
+                                           std::string_view profile_name);
     // New boot id, boot_count + 1, knob back to 0 (the OS default), no longer hung, booted now
     // with nothing advanced (uptime starts again from 0). Faults, width and hang_above stay: they
     // belong to the machine, not to the boot.
@@ -79,32 +80,40 @@ public:
     // run backwards) or the uptime would no longer fit in 64-bit seconds.
     [[nodiscard]] static Expected<Ok> advance_uptime(const std::filesystem::path& state_path,
                                                      std::chrono::seconds by);
-    [[nodiscard]] static Expected<Ok> set_fault_write_refused(const std::filesystem::path& state_path, bool on);
-    [[nodiscard]] static Expected<Ok> set_fault_readback_offset(const std::filesystem::path& state_path,
-                                                                std::int64_t offset_mib);
-    [[nodiscard]] static Expected<Ok> set_fault_key_missing(const std::filesystem::path& state_path, bool on);
+    [[nodiscard]] static Expected<Ok> set_fault_write_refused(
+        const std::filesystem::path& state_path, bool on);
+    [[nodiscard]] static Expected<Ok> set_fault_readback_offset(
+        const std::filesystem::path& state_path, std::int64_t offset_mib);
+    [[nodiscard]] static Expected<Ok> set_fault_key_missing(const std::filesystem::path& state_path,
+                                                            bool on);
     // Stalls in milliseconds, 0 = none; refused above sim::kMaxStallMs (10 minutes).
     [[nodiscard]] static Expected<Ok> set_fault_stall_write(const std::filesystem::path& state_path,
                                                             std::uint64_t ms);
-    [[nodiscard]] static Expected<Ok> set_fault_stall_after_write(const std::filesystem::path& state_path,
-                                                                  std::uint64_t ms);
+    [[nodiscard]] static Expected<Ok> set_fault_stall_after_write(
+        const std::filesystem::path& state_path, std::uint64_t ms);
     // 4 or 8; refused while the current knob would not fit the new width.
-    [[nodiscard]] static Expected<Ok> set_value_width(const std::filesystem::path& state_path, unsigned width);
+    [[nodiscard]] static Expected<Ok> set_value_width(const std::filesystem::path& state_path,
+                                                      unsigned width);
     // A write above `above` hangs the machine; zero: it never hangs.
     // Pinned: no real time passes on the simulated machine (the uptime moves only by `advance`),
     // so tests that compare whole outputs between runs see the same uptime. Unpinned: the
     // simulated clock is the host's.
-    [[nodiscard]] static Expected<Ok> set_clock_pinned(const std::filesystem::path& state_path, bool pinned);
-    [[nodiscard]] static Expected<Ok> set_hang_above(const std::filesystem::path& state_path, units::MiB above);
+    [[nodiscard]] static Expected<Ok> set_clock_pinned(const std::filesystem::path& state_path,
+                                                       bool pinned);
+    [[nodiscard]] static Expected<Ok> set_hang_above(const std::filesystem::path& state_path,
+                                                     units::MiB above);
     // The OS default's cap (what Metal reports while the knob is 0), for a machine whose default
     // differs from its profile's; above 0 and below the memory size.
-    [[nodiscard]] static Expected<Ok> set_default_cap(const std::filesystem::path& state_path, units::MiB cap);
+    [[nodiscard]] static Expected<Ok> set_default_cap(const std::filesystem::path& state_path,
+                                                      units::MiB cap);
 
     // Memory wired now (read_wired_now); at most the memory size.
-    [[nodiscard]] static Expected<Ok> set_wired(const std::filesystem::path& state_path, units::Bytes wired);
+    [[nodiscard]] static Expected<Ok> set_wired(const std::filesystem::path& state_path,
+                                                units::Bytes wired);
 
     // The simulated launchd's state of the boot action's daemon (sim_state.hpp, key launchd).
-    [[nodiscard]] static Expected<Ok> set_launchd(const std::filesystem::path& state_path, std::string_view state);
+    [[nodiscard]] static Expected<Ok> set_launchd(const std::filesystem::path& state_path,
+                                                  std::string_view state);
 
 private:
     std::filesystem::path path_;

@@ -25,7 +25,8 @@ struct RelatedValues {
     std::optional<std::uint64_t> wired_lwm_mb;             // iogpu.wired_lwm_mb (MiB)
     std::optional<std::uint64_t> dynamic_lwm;              // iogpu.dynamic_lwm (0/1)
     std::optional<std::uint64_t> disable_wired_collector;  // iogpu.disable_wired_collector (0/1)
-    std::optional<std::uint64_t> debug_wired_limit_bytes;  // debug.iogpu.wired_limit (bytes, Ventura)
+    std::optional<std::uint64_t>
+        debug_wired_limit_bytes;  // debug.iogpu.wired_limit (bytes, Ventura)
 
     friend bool operator==(const RelatedValues&, const RelatedValues&) = default;
 };
@@ -38,7 +39,7 @@ struct Profile {
     bool has_wired_limit_mb;       // false before macOS 14 (Sonoma)
     RelatedValues related;
     std::string_view default_cap_basis;  // "measured: <source>" or "estimate: <rule>"
-    std::string_view macos;              // the macOS release, "15.6": System Settings names differ by release
+    std::string_view macos;  // the macOS release, "15.6": System Settings names differ by release
 };
 
 inline constexpr std::string_view kDefaultProfileName = "m2ultra-192";

@@ -110,8 +110,10 @@ Problem read_value(std::vector<MiB>& out, std::string_view v) {
         const auto comma = v.find(',');
         const auto item = v.substr(0, comma);
         MiB value = MiB::zero();
-        if (auto p = read_value(value, item)) return "entry " + std::to_string(out.size() + 1) + ": " + *p;
-        if (out.size() == kHistoryCap) return "more than " + std::to_string(kHistoryCap) + " entries";
+        if (auto p = read_value(value, item))
+            return "entry " + std::to_string(out.size() + 1) + ": " + *p;
+        if (out.size() == kHistoryCap)
+            return "more than " + std::to_string(kHistoryCap) + " entries";
         out.push_back(value);
         if (comma == std::string_view::npos) break;
         v.remove_prefix(comma + 1);
@@ -121,13 +123,15 @@ Problem read_value(std::vector<MiB>& out, std::string_view v) {
 }
 
 Problem read_profile(std::string& out, std::string_view v) {
-    if (find_profile(v) == nullptr) return "unknown profile " + quote_input(v) + " (known: " + profile_names() + ")";
+    if (find_profile(v) == nullptr)
+        return "unknown profile " + quote_input(v) + " (known: " + profile_names() + ")";
     out = v;
     return std::nullopt;
 }
 
 Problem read_launchd(std::string& out, std::string_view v) {
-    if (v != "none" && v != "loaded" && v != "not-loaded" && v != "not-installed" && v != "disabled")
+    if (v != "none" && v != "loaded" && v != "not-loaded" && v != "not-installed" &&
+        v != "disabled")
         return quote_input(v) + " is not none, loaded, not-loaded, not-installed or disabled";
     out = v;
     return std::nullopt;
@@ -146,7 +150,8 @@ bool is_boot_id(std::string_view v) {
 }
 
 Problem read_boot_id(std::string& out, std::string_view v) {
-    if (!is_boot_id(v)) return quote_input(v) + " is not a boot id (8-4-4-4-12 upper-case hex digits)";
+    if (!is_boot_id(v))
+        return quote_input(v) + " is not a boot id (8-4-4-4-12 upper-case hex digits)";
     out = v;
     return std::nullopt;
 }
@@ -156,7 +161,8 @@ Problem read_stall(std::uint64_t& out, std::string_view v) {
     std::uint64_t n = 0;
     if (auto p = read_value(n, v)) return p;
     if (n > kMaxStallMs)
-        return quote_input(v) + " is more than " + std::to_string(kMaxStallMs) + " milliseconds (10 minutes)";
+        return quote_input(v) + " is more than " + std::to_string(kMaxStallMs) +
+               " milliseconds (10 minutes)";
     out = n;
     return std::nullopt;
 }
@@ -195,10 +201,10 @@ struct Field {
     std::string (*write)(const SimState&);
 };
 
-#define WIREDCAP_FIELD(KEY, MEMBER, READER)                                           \
-    Field {                                                                           \
-        KEY, [](SimState& s, std::string_view v) { return READER(s.MEMBER, v); },     \
-            [](const SimState& s) { return write_value(s.MEMBER); }                   \
+#define WIREDCAP_FIELD(KEY, MEMBER, READER)                                       \
+    Field {                                                                       \
+        KEY, [](SimState& s, std::string_view v) { return READER(s.MEMBER, v); }, \
+            [](const SimState& s) { return write_value(s.MEMBER); }               \
     }
 
 constexpr std::array kFields{
@@ -276,7 +282,8 @@ Expected<std::string> read_all(int fd, const fs::path& path) {
         if (n == 0) return text;
         text.append(buf.data(), static_cast<std::size_t>(n));
         if (text.size() > kMaxFileSize)
-            return Error{path.string() + ": larger than " + std::to_string(kMaxFileSize) + " bytes: not a state file"};
+            return Error{path.string() + ": larger than " + std::to_string(kMaxFileSize) +
+                         " bytes: not a state file"};
     }
 }
 
@@ -304,7 +311,8 @@ void sync_directory(const fs::path& path) {
 // A complete file with `text`, mode 0644 whatever the umask, beside `path` (same directory, so
 // same file system, so rename and link are atomic). Returns its name; removed again on failure.
 Expected<std::string> write_temp_beside(const fs::path& path, std::string_view text) {
-    std::string name = (directory_of(path) / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+    std::string name =
+        (directory_of(path) / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
     const Fd fd(::mkostemp(name.data(), O_CLOEXEC));
     if (!fd.valid()) return sys_error("cannot create a temporary file beside", path, errno);
     auto fail = [&](Error e) {
@@ -321,7 +329,9 @@ constexpr std::string_view kFileHeader =
     "# wiredcap simulated Mac: the state of one simulated machine.\n"
     "# Replaced atomically by every change; change it with wiredcap-sim, not an editor.\n";
 
-std::string file_text(const SimState& state) { return std::string(kFileHeader) + serialize_state(state); }
+std::string file_text(const SimState& state) {
+    return std::string(kFileHeader) + serialize_state(state);
+}
 
 Expected<Ok> write_replacing(const fs::path& path, const SimState& state) {
     auto temp = write_temp_beside(path, file_text(state));
@@ -363,7 +373,8 @@ Expected<Fd> open_state(const fs::path& path) {
             if (auto created = create_fresh(path); !created) return created.error();
             continue;
         }
-        if (!fd.valid() && errno == ELOOP) return Error{path.string() + ": is a symbolic link; refusing to follow it"};
+        if (!fd.valid() && errno == ELOOP)
+            return Error{path.string() + ": is a symbolic link; refusing to follow it"};
         if (!fd.valid()) return sys_error("cannot open", path, errno);
         struct stat st {};
         if (::fstat(fd.get(), &st) != 0) return sys_error("cannot stat", path, errno);
@@ -384,7 +395,8 @@ Expected<Fd> lock_state(const fs::path& path) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK && errno != EINTR) return sys_error("cannot lock", lock, errno);
-        if (std::chrono::steady_clock::now() >= deadline) return Error{lock.string() + ": still locked after 5 s"};
+        if (std::chrono::steady_clock::now() >= deadline)
+            return Error{lock.string() + ": still locked after 5 s"};
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     return fd;
@@ -393,8 +405,9 @@ Expected<Fd> lock_state(const fs::path& path) {
 // An unreadable state names the file and the way out (a state file written by an older
 // wiredcap lacks keys added since).
 Error in_file(const fs::path& path, const Error& e) {
-    return Error{path.string() + ": " + e.message + "; to start a fresh simulated Mac: wiredcap-sim --state " +
-                 path.string() + " init"};
+    return Error{path.string() + ": " + e.message +
+                 "; to start a fresh simulated Mac: wiredcap-sim --state " + path.string() +
+                 " init"};
 }
 
 }  // namespace
@@ -431,7 +444,8 @@ Expected<std::string> new_boot_id() {
 
 std::int64_t unix_now() noexcept {
     using std::chrono::seconds;
-    return std::chrono::duration_cast<seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now_unix_s) {
@@ -441,8 +455,9 @@ Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now
     // 1 .. 2^64 - 1, which the modular subtraction gives exactly whatever the two signs are.
     // A pinned clock lets no real time pass: the uptime is what `advance` added, exactly.
     const bool time_passed = !state.clock_pinned && now_unix_s > state.boot_time;
-    const std::uint64_t elapsed =
-        time_passed ? static_cast<std::uint64_t>(now_unix_s) - static_cast<std::uint64_t>(state.boot_time) : 0;
+    const std::uint64_t elapsed = time_passed ? static_cast<std::uint64_t>(now_unix_s) -
+                                                    static_cast<std::uint64_t>(state.boot_time)
+                                              : 0;
     if (elapsed > kMax || state.uptime_advanced_s > kMax - elapsed)
         return Error{"the uptime (" + std::to_string(elapsed) + " s since boot_time " +
                      std::to_string(state.boot_time) + ", plus uptime_advanced_s " +
@@ -488,12 +503,14 @@ Expected<SimState> parse_state(std::string_view text) {
         ++line_no;
         const auto nl = text.find('\n');
         if (nl == std::string_view::npos)
-            return line_error(line_no, "no newline at the end: the file is torn (truncated while written)");
+            return line_error(line_no,
+                              "no newline at the end: the file is torn (truncated while written)");
         const auto line = text.substr(0, nl);
         text.remove_prefix(nl + 1);
         if (line.empty() || line[0] == '#') continue;
         const auto eq = line.find('=');
-        if (eq == std::string_view::npos) return line_error(line_no, "expected key=value, found " + quote_input(line));
+        if (eq == std::string_view::npos)
+            return line_error(line_no, "expected key=value, found " + quote_input(line));
         const auto key = line.substr(0, eq);
         const auto i = field_index(key);
         if (!i) return line_error(line_no, "unknown key " + quote_input(key));
@@ -501,10 +518,13 @@ Expected<SimState> parse_state(std::string_view text) {
             return line_error(line_no, "duplicate key " + quote_input(key) + " (first on line " +
                                            std::to_string(seen_on[*i]) + ")");
         seen_on[*i] = line_no;
-        if (auto p = kFields[*i].read(s, line.substr(eq + 1))) return line_error(line_no, std::string(key) + ": " + *p);
+        if (auto p = kFields[*i].read(s, line.substr(eq + 1)))
+            return line_error(line_no, std::string(key) + ": " + *p);
     }
     for (std::size_t i = 0; i < kFieldCount; ++i)
-        if (seen_on[i] == 0) return Error{"missing key '" + std::string(kFields[i].key) + "' (a truncated file, or one an older wiredcap-sim wrote?)"};
+        if (seen_on[i] == 0)
+            return Error{"missing key '" + std::string(kFields[i].key) +
+                         "' (a truncated file, or one an older wiredcap-sim wrote?)"};
     if (auto p = consistency_problem(s)) return Error{*p};
     return s;
 }

@@ -122,7 +122,8 @@ struct SimState {
 // A boot_time in the future (the host clock was set back) counts as no time passed, not as a
 // negative uptime. Pure, and exact: an uptime too large for std::chrono::seconds is an error,
 // never a wrapped or clamped number.
-[[nodiscard]] Expected<std::chrono::seconds> uptime_at(const SimState& state, std::int64_t now_unix_s);
+[[nodiscard]] Expected<std::chrono::seconds> uptime_at(const SimState& state,
+                                                       std::int64_t now_unix_s);
 
 // Whether the kernel's integer of `width` bytes (4 or 8) can hold the MiB count.
 [[nodiscard]] bool fits_width(units::MiB value, unsigned width) noexcept;

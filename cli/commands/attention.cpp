@@ -12,19 +12,22 @@ namespace {
 std::optional<Attention> hang_item(const recovery::Report& j) {
     if (!j.hang_ceiling) return std::nullopt;
     const auto& h = *j.hang_ceiling;
-    const std::string origin = h.kind == recovery::RefKind::ramp_step
-                                   ? "hung in run " + h.run + " step " + std::to_string(h.step) + " (" + h.time + ")"
-                                   : recovery::hang_origin(h);
-    return Attention{"hang", h.value,
-                     units::describe(h.value) + " " + origin +
-                         ": set, ramp and persist stay below it; recover says how it came about, and how to "
-                         "lift it if something else caused the hang",
-                     "wiredcap recover"};
+    const std::string origin =
+        h.kind == recovery::RefKind::ramp_step
+            ? "hung in run " + h.run + " step " + std::to_string(h.step) + " (" + h.time + ")"
+            : recovery::hang_origin(h);
+    return Attention{
+        "hang", h.value,
+        units::describe(h.value) + " " + origin +
+            ": set, ramp and persist stay below it; recover says how it came about, and how to "
+            "lift it if something else caused the hang",
+        "wiredcap recover"};
 }
 
 Attention suspect_item(const recovery::StepRef& r) {
     return Attention{"suspect", r.value,
-                     units::describe(r.value) + " " + recovery::hang_origin(r) + "; did it hang? Only a person can say",
+                     units::describe(r.value) + " " + recovery::hang_origin(r) +
+                         "; did it hang? Only a person can say",
                      "wiredcap recover"};
 }
 
@@ -32,7 +35,8 @@ std::optional<Attention> open_step_item(const recovery::Report& j) {
     const auto open = open_step(j);
     if (!open) return std::nullopt;
     return Attention{"open_step", open->at.value,
-                     open_step_clause(*open) + ": set, persist and another ramp are refused until it is settled. " +
+                     open_step_clause(*open) +
+                         ": set, persist and another ramp are refused until it is settled. " +
                          open_step_settles(*open),
                      "wiredcap reset"};
 }
@@ -77,7 +81,8 @@ std::string attention_json(const std::vector<Attention>& items) {
     for (const auto& a : items) {
         JsonObject o;
         o.str("kind", a.kind);
-        if (a.value) o.num("value_mib", a.value->count()); else o.null("value_mib");
+        if (a.value) o.num("value_mib", a.value->count());
+        else o.null("value_mib");
         o.str("text", a.text).str("command", a.command);
         array += (array.size() > 1 ? "," : "") + o.text();
     }

@@ -28,17 +28,22 @@ ExitCode fail(std::ostream& err, const std::string& message) {
 ExitCode convert_to(const ConvertRequest& req, std::ostream& out, std::ostream& err) {
     const auto target = units::unit_from_symbol(*req.to_unit);
     if (!target)
-        return fail(err, fmt::format("--to {}: unknown unit; accepted units (case-sensitive): {}, e.g. --to MiB",
-                                     units::quote_input(*req.to_unit), units::kAcceptedUnitList));
+        return fail(
+            err,
+            fmt::format("--to {}: unknown unit; accepted units (case-sensitive): {}, e.g. --to MiB",
+                        units::quote_input(*req.to_unit), units::kAcceptedUnitList));
     const auto count = units::parse_count_in(req.size, *target);
     if (!count) return fail(err, count.error().message);
     const auto sym = units::info(*target).symbol;
     if (req.json)
-        out << contract::head("wiredcap.convert/2").str("source", "computed").str("input", shown(req.size))
-                   .str("unit", sym).num("count", *count).text()
+        out << contract::head("wiredcap.convert/2")
+                   .str("source", "computed")
+                   .str("input", shown(req.size))
+                   .str("unit", sym)
+                   .num("count", *count)
+                   .text()
             << "\n";
-    else
-        out << *count << " " << sym << "\n";
+    else out << *count << " " << sym << "\n";
     return ExitCode::ok;
 }
 
@@ -52,8 +57,14 @@ ExitCode convert_for_admin(const ConvertRequest& req, std::ostream& out, std::os
     const auto gb = units::exact_decimal(b, SizeUnit::gigabytes);
     if (req.json) {
         // Every figure a JSON number, exact: GiB and GB as exact decimals (they always terminate).
-        out << contract::head("wiredcap.convert/2").str("source", "computed").str("input", shown(req.size))
-                   .num("mib", *mib).decimal("gib", gib).decimal("gb", gb).num("bytes", b.count()).text()
+        out << contract::head("wiredcap.convert/2")
+                   .str("source", "computed")
+                   .str("input", shown(req.size))
+                   .num("mib", *mib)
+                   .decimal("gib", gib)
+                   .decimal("gb", gb)
+                   .num("bytes", b.count())
+                   .text()
             << "\n";
         return ExitCode::ok;
     }

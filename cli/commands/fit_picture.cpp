@@ -19,8 +19,11 @@ std::string need_vs_cap_text(const NeedVsCap& n) {
     if (!n.cap) return text + "; the cap now is unknown";
     const MiB cap = units::floor_cast<MiB>(*n.cap);
     text += ", " + units::to_string(cap) + " allowed now: ";
-    if (need > cap) return text + units::to_string(MiB::from_count_or_throw(need.count() - cap.count())) + " short";
-    return text + units::to_string(MiB::from_count_or_throw(cap.count() - need.count())) + " to spare";
+    if (need > cap)
+        return text + units::to_string(MiB::from_count_or_throw(need.count() - cap.count())) +
+               " short";
+    return text + units::to_string(MiB::from_count_or_throw(cap.count() - need.count())) +
+           " to spare";
 }
 
 std::vector<std::string> need_vs_cap_bars(const NeedVsCap& n, std::size_t width, cli::Glyphs g) {
@@ -30,7 +33,8 @@ std::vector<std::string> need_vs_cap_bars(const NeedVsCap& n, std::size_t width,
     // "  need        [" and "]": the bars start under fit's value column (16).
     const std::size_t cells = (width < 40 ? 40 : width) - 18;
     const MiB need = need_mib(n);
-    std::vector<std::string> rows{"  need          [" + cli::bar_cells(total, need, need, cells, g) + "]"};
+    std::vector<std::string> rows{"  need          [" +
+                                  cli::bar_cells(total, need, need, cells, g) + "]"};
     // The cap is what the need must fit under: only whole cells below it are drawn (rounded
     // down), so a need a little over the cap never looks as if it fits.
     std::optional<MiB> cap_drawn;
@@ -38,7 +42,8 @@ std::vector<std::string> need_vs_cap_bars(const NeedVsCap& n, std::size_t width,
         const std::uint64_t whole = units::floor_cast<MiB>(*n.cap).count() * cells / total.count();
         cap_drawn = MiB::from_count_or_throw(whole * total.count() / cells);
     }
-    rows.push_back("  cap now       [" + cli::bar_cells(total, MiB::zero(), cap_drawn, cells, g) + "]");
+    rows.push_back("  cap now       [" + cli::bar_cells(total, MiB::zero(), cap_drawn, cells, g) +
+                   "]");
     return rows;
 }
 

@@ -65,9 +65,9 @@ VerdictResult decide(const VerdictInput& in, std::string_view metal_source) {
         return r;
     }
     if (!r.highest) {
-        r.why = !in.policy ? "the policy could not be loaded"
+        r.why = !in.policy                 ? "the policy could not be loaded"
                 : !in.hang_unknown.empty() ? "the hang ceiling is unknown: " + in.hang_unknown
-                : "physical memory could not be read";
+                                           : "physical memory could not be read";
         return r;
     }
     const auto need = units::ceil_cast<MiB>(in.total);

@@ -23,7 +23,8 @@ using linux_amd::shell_word;
 using linux_amd::SystemRoot;
 
 // wiredcap-system's arguments for a verb: `--root DIR` off "/" (only test builds accept it).
-std::vector<std::string> verb(const LinuxTarget& t, const std::string& name, const std::vector<std::string>& args) {
+std::vector<std::string> verb(const LinuxTarget& t, const std::string& name,
+                              const std::vector<std::string>& args) {
     std::vector<std::string> v{name};
     if (t.root != "/") v.insert(v.end(), {"--root", t.root});
     v.insert(v.end(), args.begin(), args.end());
@@ -71,7 +72,8 @@ std::optional<LinuxTarget> linux_target(const std::string& linux_root, const Dev
     return LinuxTarget{"/", dev};
 }
 
-ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostream& out, std::ostream& err) {
+ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostream& out,
+                       std::ostream& err) {
     if (size == "default") return run_linux_reset(t, out, err);
     std::string word;
     for (char c : size)
@@ -79,14 +81,16 @@ ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostre
     if (auto parsed = units::parse_size(word); !parsed) {
         return fail(err, "set", ExitCode::usage, parsed.error().message);
     }
-    const ExitCode code = run_verb(t, verb(t, "ttm-trial", {word}), "set", out, err);  // not a journal word: wiredcap-system's verb
+    const ExitCode code = run_verb(t, verb(t, "ttm-trial", {word}), "set", out,
+                                   err);  // not a journal word: wiredcap-system's verb
     if (code != ExitCode::ok) return code;
     // What the machine holds now, from the state ttm-trial left: a trial scheduled is not held.
     const SystemRoot root(t.root);
     const auto state = linux_amd::load_trial_state(root);
     if (state && state->phase == "default") return ExitCode::ok;
     out << "Not held yet (exit 18): reboot; on the trial boot, once it reads back, confirm it:\n  "
-        << sudo_command(t, verb(t, "ttm-confirm", {})) << "\n";  // not a journal word: wiredcap-system's verb
+        << sudo_command(t, verb(t, "ttm-confirm", {}))
+        << "\n";  // not a journal word: wiredcap-system's verb
     return ExitCode::trial_scheduled;
 }
 
@@ -106,7 +110,8 @@ ExitCode refuse_linux_unsupported(const LinuxTarget& t, std::string_view command
 }
 
 ExitCode run_linux_reset(const LinuxTarget& t, std::ostream& out, std::ostream& err) {
-    return run_verb(t, verb(t, "ttm-reset", {}), "reset", out, err);  // not a journal word: wiredcap-system's verb
+    return run_verb(t, verb(t, "ttm-reset", {}), "reset", out,
+                    err);  // not a journal word: wiredcap-system's verb
 }
 
 ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req, std::ostream& out,
@@ -116,7 +121,9 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
             return fail(err, "recover", ExitCode::usage,
                         "--forget-hang needs --why: kernel-update, hardware-change or other-cause");
         }
-        const ExitCode forgot = run_verb(t, verb(t, "ttm-forget-hang", {"--why", *req.why}), "recover", out, err);  // not a journal word: wiredcap-system's verb
+        const ExitCode forgot =
+            run_verb(t, verb(t, "ttm-forget-hang", {"--why", *req.why}), "recover", out,
+                     err);  // not a journal word: wiredcap-system's verb
         if (forgot != ExitCode::ok) return forgot;
     }
     const SystemRoot root(t.root);
@@ -131,8 +138,8 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
     const auto r = linux_amd::SysfsTtmKernel(root).read();
     const auto page_size = r.page_size.value;
     if (rep.hang_ceiling) {
-        out << "Hang ceiling: " << linux_amd::describe_ceiling(rep.hang_ceiling->value, page_size) << " "
-            << recovery::hang_origin(*rep.hang_ceiling) << ". Later trials stop below it.\n"
+        out << "Hang ceiling: " << linux_amd::describe_ceiling(rep.hang_ceiling->value, page_size)
+            << " " << recovery::hang_origin(*rep.hang_ceiling) << ". Later trials stop below it.\n"
             << "If it was not a hang (a trial left unconfirmed), forget it (journaled):\n  wiredcap recover"
             << (t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string())
             << " --forget-hang --why other-cause\n";
@@ -141,22 +148,27 @@ ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
     }
     if (rep.forgotten)
         out << "The hang ceiling " << linux_amd::describe_ceiling(rep.forgotten->value, page_size)
-            << " was forgotten at "
-            << rep.forgotten->time << " by uid " << rep.forgotten->uid << " (" << rep.forgotten->why << ").\n";
+            << " was forgotten at " << rep.forgotten->time << " by uid " << rep.forgotten->uid
+            << " (" << rep.forgotten->why << ").\n";
     const auto state = linux_amd::load_trial_state(root);
     const bool pending = state && (state->phase == "scheduled" || state->phase == "booted");
-    const auto ceiling = rep.hang_ceiling ? std::optional<units::MiB>(rep.hang_ceiling->value) : std::nullopt;
-    out << "Trial: " << (state ? linux_amd::trial_summary(*state, ceiling) : "UNREADABLE: " + state.error().message) << "   ["
-        << linux_amd::kStateFile << "]\n";
+    const auto ceiling =
+        rep.hang_ceiling ? std::optional<units::MiB>(rep.hang_ceiling->value) : std::nullopt;
+    out << "Trial: "
+        << (state ? linux_amd::trial_summary(*state, ceiling)
+                  : "UNREADABLE: " + state.error().message)
+        << "   [" << linux_amd::kStateFile << "]\n";
     const std::string here = t.root != "/" ? " --linux-root " + shell_word(t.root) : std::string();
     // Not settled: what settles it, complete (exit 10 leaves a script the next step).
     if (state && state->phase == "scheduled")
         out << "Not settled: reboot to try it once, or cancel it: wiredcap reset" << here << "\n";
     if (state && state->phase == "booted")
         out << "Not settled: keep it (the default from the next boot on; only on this boot):\n  "
-            << sudo_command(t, verb(t, "ttm-confirm", {})) << "\nor drop it: wiredcap reset" << here << "\n";  // not a journal word: wiredcap-system's verb
+            << sudo_command(t, verb(t, "ttm-confirm", {})) << "\nor drop it: wiredcap reset" << here
+            << "\n";  // not a journal word: wiredcap-system's verb
     out << "pages_limit now reads "
-        << (r.pages_limit.value ? units::describe(*r.pages_limit.value) : "unknown (" + r.pages_limit.note + ")")
+        << (r.pages_limit.value ? units::describe(*r.pages_limit.value)
+                                : "unknown (" + r.pages_limit.note + ")")
         << "   [" << r.pages_limit.source << "]\n";
     // A trial not yet settled is the journal's open question, as a ramp in progress is.
     return pending || !state ? ExitCode::unresolved_journal : ExitCode::ok;

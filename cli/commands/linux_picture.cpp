@@ -20,7 +20,8 @@ Bytes of_pages(const units::Pages& p) { return p.to_bytes(); }
 
 }  // namespace
 
-MemoryPicture linux_memory_picture(const kernel::TtmReadings& r, const Expected<linux_amd::TtmBand>& band,
+MemoryPicture linux_memory_picture(const kernel::TtmReadings& r,
+                                   const Expected<linux_amd::TtmBand>& band,
                                    const Expected<std::optional<MiB>>& hang_ceiling) {
     MemoryPicture p;
     p.total = reading(r.mem_total, itself);

@@ -19,11 +19,14 @@
 
 namespace wiredcap::cli {
 
-Expected<recovery::Report> linux_journal_report(const std::string& journal, const linux_amd::SystemRoot& root) {
-    return recovery::analyse_file(journal, root.read_value("/proc/sys/kernel/random/boot_id").value_or("unknown"));
+Expected<recovery::Report> linux_journal_report(const std::string& journal,
+                                                const linux_amd::SystemRoot& root) {
+    return recovery::analyse_file(
+        journal, root.read_value("/proc/sys/kernel/random/boot_id").value_or("unknown"));
 }
 
-Expected<std::optional<units::MiB>> linux_hang_ceiling(const std::string& journal, const linux_amd::SystemRoot& root) {
+Expected<std::optional<units::MiB>> linux_hang_ceiling(const std::string& journal,
+                                                       const linux_amd::SystemRoot& root) {
     auto report = linux_journal_report(journal, root);
     if (!report) return report.error();
     if (!report->hang_ceiling) return std::optional<units::MiB>{};
@@ -34,8 +37,9 @@ linux_amd::PolicyText linux_policy(const std::string& path) {
     return {path, trusted::read_file(path, 0, policy::kMaxPolicyBytes)};
 }
 
-ExitCode run_linux_status(const std::string& root, const std::string& journal, const std::string& policy, bool json,
-                          std::ostream& out, std::ostream& err) {
+ExitCode run_linux_status(const std::string& root, const std::string& journal,
+                          const std::string& policy, bool json, std::ostream& out,
+                          std::ostream& err) {
     (void)err;
     const linux_amd::SystemRoot system_root(root);
     const auto ceiling = linux_hang_ceiling(journal, system_root);
@@ -48,9 +52,10 @@ ExitCode run_linux_status(const std::string& root, const std::string& journal, c
     linux_amd::SysfsTtmKernel kernel(system_root);
     const auto r = kernel.read();
     Expected<linux_amd::TtmBand> band = Error{"MemTotal or the page size is unknown"};
-    if (r.mem_total.value && r.page_size.value) band = linux_amd::ttm_band(band_policy, *r.mem_total.value, *r.page_size.value);
-    for (const auto& row : render_picture(linux_memory_picture(r, band, ceiling), output_width(STDOUT_FILENO),
-                                          glyphs_for(STDOUT_FILENO)))
+    if (r.mem_total.value && r.page_size.value)
+        band = linux_amd::ttm_band(band_policy, *r.mem_total.value, *r.page_size.value);
+    for (const auto& row : render_picture(linux_memory_picture(r, band, ceiling),
+                                          output_width(STDOUT_FILENO), glyphs_for(STDOUT_FILENO)))
         out << row << "\n";
     out << linux_amd::status_text(system_root, ceiling, band_policy, journal);
     return ExitCode::ok;

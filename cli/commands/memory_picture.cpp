@@ -14,7 +14,8 @@ constexpr const char* kHeadroomSource = "computed: memory minus the binding cap"
 
 namespace {
 
-std::optional<Bytes> cap_in_force(const MachineReadings& m, const std::optional<Bytes>& os_default) {
+std::optional<Bytes> cap_in_force(const MachineReadings& m,
+                                  const std::optional<Bytes>& os_default) {
     const auto& knob = m.knob.value;
     if (!knob) return std::nullopt;
     if (knob->count() != 0) return Bytes(*knob);
@@ -23,7 +24,9 @@ std::optional<Bytes> cap_in_force(const MachineReadings& m, const std::optional<
 
 }  // namespace
 
-std::optional<Bytes> binding_cap(const StatusReadings& s) { return cap_in_force(s.machine, s.metal.working_set); }
+std::optional<Bytes> binding_cap(const StatusReadings& s) {
+    return cap_in_force(s.machine, s.metal.working_set);
+}
 
 WatchSample wired_against_cap(const MachineReadings& m, const std::optional<Bytes>& os_default) {
     const auto cap = cap_in_force(m, os_default);
@@ -39,11 +42,16 @@ std::optional<Bytes> headroom(const StatusReadings& s) {
     return checked_sub(*s.machine.memsize.value, *cap);
 }
 
-MemoryPicture memory_picture(const StatusReadings& s, const std::function<std::string(const std::string&)>& mark) {
-    const auto marked = [&](const std::string& source) { return mark ? mark(source) : std::string(); };
+MemoryPicture memory_picture(const StatusReadings& s,
+                             const std::function<std::string(const std::string&)>& mark) {
+    const auto marked = [&](const std::string& source) {
+        return mark ? mark(source) : std::string();
+    };
     const auto& m = s.machine;
     MemoryPicture p;
-    if (m.memsize.value) p.total = {units::floor_cast<MiB>(*m.memsize.value), "reading", "", marked("kernel hw.memsize")};
+    if (m.memsize.value)
+        p.total = {units::floor_cast<MiB>(*m.memsize.value), "reading", "",
+                   marked("kernel hw.memsize")};
     else p.total = {std::nullopt, "", m.memsize.error, ""};
     const std::string wired_source = m.wired_now.source.empty() ? "kernel" : m.wired_now.source;
     const WatchSample now = wired_against_cap(m, s.metal.working_set);
@@ -52,15 +60,20 @@ MemoryPicture memory_picture(const StatusReadings& s, const std::function<std::s
     const bool by_knob = m.knob.value && m.knob.value->count() != 0;
     p.cap_by = !m.knob.value ? "knob unreadable" : by_knob ? "the knob" : "OS default";
     if (now.cap) p.cap = {now.cap, "reading", "", marked(by_knob ? m.knob.source : s.metal.source)};
-    else p.cap = {std::nullopt, "", m.knob.value ? s.metal.why_unknown : "the knob could not be read: " + m.knob.error, ""};
-    if (const auto room = headroom(s)) p.headroom = {units::floor_cast<MiB>(*room), "computed", "", marked(kHeadroomSource)};
+    else
+        p.cap = {std::nullopt, "",
+                 m.knob.value ? s.metal.why_unknown : "the knob could not be read: " + m.knob.error,
+                 ""};
+    if (const auto room = headroom(s))
+        p.headroom = {units::floor_cast<MiB>(*room), "computed", "", marked(kHeadroomSource)};
     else p.headroom = {std::nullopt, "", "a term is unknown", ""};
     if (m.policy) {
         p.reserve = Figure{m.policy->reserve, "claim", "", marked(m.policy->source)};
         p.band_top = Figure{m.policy->max, "claim", "", marked(m.policy->source)};
     }
     if (s.journal && s.journal->hang_ceiling)
-        p.hang_ceiling = Figure{s.journal->hang_ceiling->value, "claim", "", marked(s.journal_source)};
+        p.hang_ceiling =
+            Figure{s.journal->hang_ceiling->value, "claim", "", marked(s.journal_source)};
     return p;
 }
 

@@ -12,7 +12,8 @@ namespace wiredcap::cli {
 
 PolicyFileState policy_file_state(const std::string& path) {
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT ? PolicyFileState::no_file : PolicyFileState::unreadable;
+    if (::lstat(path.c_str(), &st) != 0)
+        return errno == ENOENT ? PolicyFileState::no_file : PolicyFileState::unreadable;
     if (!S_ISREG(st.st_mode)) return PolicyFileState::unreadable;
     // O_NONBLOCK: never wait on what a race may have put there instead.
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));

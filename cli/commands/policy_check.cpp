@@ -38,7 +38,8 @@ Expected<std::string> read_candidate(const std::string& path) {
     if (::fstat(fd.get(), &st) != 0) return Error{path + ": " + std::strerror(errno)};
     if (!S_ISREG(st.st_mode)) return Error{path + " is not a regular file"};
     if (static_cast<std::size_t>(st.st_size) > policy::kMaxPolicyBytes)
-        return Error{path + " is larger than " + std::to_string(policy::kMaxPolicyBytes) + " bytes"};
+        return Error{path + " is larger than " + std::to_string(policy::kMaxPolicyBytes) +
+                     " bytes"};
     std::string text(static_cast<std::size_t>(st.st_size), '\0');
     const ssize_t n = ::read(fd.get(), text.data(), text.size());
     if (n < 0) return Error{path + ": " + std::strerror(errno)};
@@ -60,7 +61,9 @@ std::string row(std::string_view key, MiB v) {
 
 // The band's four sizes, as every JSON answer gives sizes: integers, in MiB.
 JsonObject& add_band(JsonObject& o, MiB min, MiB max, MiB reserve, MiB max_step) {
-    return o.num("min_mib", min.count()).num("max_mib", max.count()).num("reserve_mib", reserve.count())
+    return o.num("min_mib", min.count())
+        .num("max_mib", max.count())
+        .num("reserve_mib", reserve.count())
         .num("max_step_mib", max_step.count());
 }
 
@@ -95,7 +98,9 @@ ExitCode report_no_file(CliContext& ctx, const std::string& path, const MachineR
 
 }  // namespace
 
-std::string installed_policy_path(const DevPaths& dev) { return dev.policy.value_or(WIREDCAP_POLICY_PATH); }
+std::string installed_policy_path(const DevPaths& dev) {
+    return dev.policy.value_or(WIREDCAP_POLICY_PATH);
+}
 
 ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& file) {
     const std::string installed = installed_policy_path(ctx.helper.dev());
@@ -110,13 +115,16 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
     Expected<std::string> text = Error{""};
     if (is_installed) {
         auto installed_text = read_installed(path);
-        if (installed_text && !installed_text->has_value()) return report_no_file(ctx, path, *machine);
-        text = installed_text ? Expected<std::string>(**installed_text) : Expected<std::string>(installed_text.error());
+        if (installed_text && !installed_text->has_value())
+            return report_no_file(ctx, path, *machine);
+        text = installed_text ? Expected<std::string>(**installed_text)
+                              : Expected<std::string>(installed_text.error());
     } else {
         text = read_candidate(path);
     }
     // Read errors already name the file; parse errors name the line, so add the file.
-    auto parsed = text ? policy::parse(*text, *machine->memsize.value) : Expected<policy::Policy>(text.error());
+    auto parsed = text ? policy::parse(*text, *machine->memsize.value)
+                       : Expected<policy::Policy>(text.error());
     if (!parsed && text) parsed = Error{path + ": " + parsed.error().message};
     if (!parsed) {
         // A file that is not there, or cannot be read, is not a malformed one (docs/design.md §5).
@@ -125,36 +133,53 @@ ExitCode run_policy_check(CliContext& ctx, const std::optional<std::string>& fil
                               : state == PolicyFileState::unreadable ? ExitCode::policy_unreadable
                                                                      : ExitCode::policy_invalid;
         if (ctx.json)
-            ctx.out << contract::head("wiredcap.policy-check/2").str("file", path).boolean("valid", false)
-                           .str("error", parsed.error().message).text() << "\n";
+            ctx.out << contract::head("wiredcap.policy-check/2")
+                           .str("file", path)
+                           .boolean("valid", false)
+                           .str("error", parsed.error().message)
+                           .text()
+                    << "\n";
         return fail(ctx.err, "policy check", code, parsed.error().message);
     }
     const auto& p = *parsed;
-    const std::string mem_source = std::string("kernel hw.memsize") + (machine->simulated() ? ", SIMULATED" : "");
+    const std::string mem_source =
+        std::string("kernel hw.memsize") + (machine->simulated() ? ", SIMULATED" : "");
     if (ctx.json) {
         JsonObject o = contract::head("wiredcap.policy-check/2");
-        o.str("file", path).boolean("exists", true).boolean("valid", true).boolean("ownership_checked", is_installed);
+        o.str("file", path)
+            .boolean("exists", true)
+            .boolean("valid", true)
+            .boolean("ownership_checked", is_installed);
         o.str("band_source", is_installed ? "policy file " + path : "candidate file " + path);
         add_band(o, p.min, p.max, p.reserve, p.max_step);
-        if (p.group) o.str("group", *p.group); else o.null("group");
-        if (p.vouched) o.num("vouched_mib", p.vouched->count()).str("vouched_note", p.vouched_note).str("sha256", p.sha256);
+        if (p.group) o.str("group", *p.group);
+        else o.null("group");
+        if (p.vouched)
+            o.num("vouched_mib", p.vouched->count())
+                .str("vouched_note", p.vouched_note)
+                .str("sha256", p.sha256);
         o.object("memsize", contract::limit_from_bytes(machine->memsize.value, mem_source, ""));
         o.strings("warnings", p.warnings);
         ctx.out << o.text() << "\n";
     } else {
-        ctx.out << "policy file " << path << ": valid"
-                << (is_installed ? " (installed file: ownership and permissions checked as the helper checks them)"
-                                 : " (not the installed file: ownership not checked)")
+        ctx.out
+            << "policy file " << path << ": valid"
+            << (is_installed
+                    ? " (installed file: ownership and permissions checked as the helper checks them)"
+                    : " (not the installed file: ownership not checked)")
+            << "\n";
+        ctx.out << row("min", p.min) << row("max", p.max) << row("reserve", p.reserve)
+                << row("max_step", p.max_step);
+        ctx.out << "  group    " << p.group.value_or("(none: only root may change the cap)")
                 << "\n";
-        ctx.out << row("min", p.min) << row("max", p.max) << row("reserve", p.reserve) << row("max_step", p.max_step);
-        ctx.out << "  group    " << p.group.value_or("(none: only root may change the cap)") << "\n";
         if (p.vouched)
             ctx.out << row("vouched", *p.vouched) << "  note     "
-                    << (p.vouched_note.empty() ? "(none)" : p.vouched_note)
-                    << "\n  sha256   " << p.sha256 << "\n  the vouched value may be set from any cap in one write"
+                    << (p.vouched_note.empty() ? "(none)" : p.vouched_note) << "\n  sha256   "
+                    << p.sha256 << "\n  the vouched value may be set from any cap in one write"
                     << " (no max_step)\n";
-        ctx.out << "  checked against physical memory " << units::describe(units::floor_cast<MiB>(*machine->memsize.value))
-                << "   [" << mem_source << "]\n";
+        ctx.out << "  checked against physical memory "
+                << units::describe(units::floor_cast<MiB>(*machine->memsize.value)) << "   ["
+                << mem_source << "]\n";
     }
     for (const auto& w : p.warnings) ctx.err << "warning: " << w << "\n";
     return ExitCode::ok;

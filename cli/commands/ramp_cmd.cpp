@@ -75,8 +75,10 @@ Expected<Settings> parse_settings(const RampRequest& req) {
     auto from = parse_from(req.from);
     if (!from) return from.error();
     s.from = *from;
-    if (req.unattended && !req.check) return Error{"--unattended needs --check CMD: the command that decides each step"};
-    if (req.check && !req.unattended) return Error{"--check decides steps only with --unattended; use --probe to show a result"};
+    if (req.unattended && !req.check)
+        return Error{"--unattended needs --check CMD: the command that decides each step"};
+    if (req.check && !req.unattended)
+        return Error{"--check decides steps only with --unattended; use --probe to show a result"};
     return s;
 }
 
@@ -95,28 +97,36 @@ std::string new_run_id() {
     return fmt::format("r-{}-{:02x}{:02x}", stamp, rnd[0], rnd[1]);
 }
 
-std::string cap_text(MiB v) { return v.count() == 0 ? "0 (OS default policy)" : units::describe(v); }
+std::string cap_text(MiB v) {
+    return v.count() == 0 ? "0 (OS default policy)" : units::describe(v);
+}
 
-void print_plan(std::ostream& say, const std::string& run, const MachineReadings& m, const EffectiveCap& effective,
-                const Plan& plan, const Settings& s, bool unattended) {
+void print_plan(std::ostream& say, const std::string& run, const MachineReadings& m,
+                const EffectiveCap& effective, const Plan& plan, const Settings& s,
+                bool unattended) {
     const std::string sim = m.simulated() ? "SIMULATED " : "";
     const auto& p = *m.policy;
     const auto ram = *m.memsize.value;
     say << sim << "Ramp plan, run " << run << "\n";
     say << fmt::format("  {:<18}{}   [{}]\n", "now", cap_text(*m.knob.value), m.knob.source);
     say << fmt::format("  {:<18}{}\n", "effective cap", effective_text(effective));
-    say << fmt::format("  {:<18}{}   [kernel hw.memsize]\n", "physical memory", units::describe(units::floor_cast<MiB>(ram)));
-    say << fmt::format("  {:<18}{} to {}, steps of at most {}, reserve {}   [{}]\n", "band", units::to_string(p.min),
-                       units::to_string(p.max), units::to_string(p.max_step), units::to_string(p.reserve), p.source);
+    say << fmt::format("  {:<18}{}   [kernel hw.memsize]\n", "physical memory",
+                       units::describe(units::floor_cast<MiB>(ram)));
+    say << fmt::format("  {:<18}{} to {}, steps of at most {}, reserve {}   [{}]\n", "band",
+                       units::to_string(p.min), units::to_string(p.max),
+                       units::to_string(p.max_step), units::to_string(p.reserve), p.source);
     say << fmt::format("  {:>4}  {:<38}{:>9}  {}\n", "step", "value", "of RAM", "left to the OS");
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const MiB v = plan.steps[i];
         const auto left = checked_sub(units::floor_cast<MiB>(ram), v);
-        say << fmt::format("  {:>4}  {:<38}{:>9}  {}\n", i + 1, units::describe(v), percent_of(v, ram),
-                           left ? units::truncated_decimal(*left, units::SizeUnit::gibibytes, 2) + " GiB" : "none");
+        say << fmt::format(
+            "  {:>4}  {:<38}{:>9}  {}\n", i + 1, units::describe(v), percent_of(v, ram),
+            left ? units::truncated_decimal(*left, units::SizeUnit::gibibytes, 2) + " GiB"
+                 : "none");
     }
     if (unattended)
-        say << "  each step is kept only if the --check command exits 0 within " << s.probe_timeout.count() << " s\n";
+        say << "  each step is kept only if the --check command exits 0 within "
+            << s.probe_timeout.count() << " s\n";
     else
         say << "  after each step, type yes within " << s.timeout.count()
             << " s to continue, stop to keep it and end, no to revert; silence reverts\n";
@@ -126,14 +136,18 @@ void print_plan(std::ostream& say, const std::string& run, const MachineReadings
 
 // The plan as one JSON object (schema wiredcap.ramp-plan/2), for --dry-run --json: every figure
 // a number; the note is the same sentence a person reads.
-std::string plan_json(const std::string& run, const Plan& plan, MiB now, const EffectiveCap& effective) {
+std::string plan_json(const std::string& run, const Plan& plan, MiB now,
+                      const EffectiveCap& effective) {
     std::string steps = "[";
-    for (const MiB v : plan.steps) steps += (steps.size() > 1 ? "," : "") + std::to_string(v.count());
+    for (const MiB v : plan.steps)
+        steps += (steps.size() > 1 ? "," : "") + std::to_string(v.count());
     JsonObject o = contract::head("wiredcap.ramp-plan/2");
     o.str("run", run);
     o.object("now", contract::size(now, "kernel", ""));
     o.object("effective_cap", contract::size(effective.value, effective.source, ""));
-    o.num("base_mib", plan.base.count()).num("step_mib", plan.step.count()).num("target_mib", plan.target.count());
+    o.num("base_mib", plan.base.count())
+        .num("step_mib", plan.step.count())
+        .num("target_mib", plan.target.count());
     o.raw_array("steps_mib", steps + "]");
     // Kept for ramp-plan/2's readers: a plan the hang ceiling would cut is refused, never cut.
     o.boolean("stopped_below_ceiling", false).null("hang_ceiling_mib").null("note");
@@ -145,8 +159,10 @@ std::string plan_json(const std::string& run, const Plan& plan, MiB now, const E
 std::string why_short(std::string_view outcome, const std::optional<MiB>& final) {
     if (!final) return "the cap could not be read back after the ramp";
     if (outcome == journal::outcome::stopped) return "a person typed stop before the last step";
-    if (outcome == journal::outcome::reverted) return "a step was not kept and was reverted (see its answer)";
-    if (outcome == journal::outcome::revert_failed) return "a step's revert did not read back its target; run: wiredcap reset";
+    if (outcome == journal::outcome::reverted)
+        return "a step was not kept and was reverted (see its answer)";
+    if (outcome == journal::outcome::revert_failed)
+        return "a step's revert did not read back its target; run: wiredcap reset";
     if (outcome == journal::outcome::aborted) return "the ramp ended before its last step was kept";
     return "the final read-back differs from the target";
 }
@@ -155,8 +171,8 @@ std::string why_short(std::string_view outcome, const std::optional<MiB>& final)
 // equal to the target in a ramp that exits 0 (a step answered no whose revert failed reads
 // back the target too, unkept); `changed` that read-back different from the one before (or
 // unknown).
-void add_target(JsonObject& o, MiB target, MiB before, const std::optional<MiB>& final, std::string_view outcome,
-                ExitCode code) {
+void add_target(JsonObject& o, MiB target, MiB before, const std::optional<MiB>& final,
+                std::string_view outcome, ExitCode code) {
     const bool reached = final && *final == target && code == ExitCode::ok;
     o.num("target_mib", target.count()).boolean("reached", reached);
     o.boolean("changed", !final || *final != before);
@@ -170,7 +186,12 @@ void add_target(JsonObject& o, MiB target, MiB before, const std::optional<MiB>&
 class Session {
 public:
     Session(const CliContext& ctx, std::ostream& say, std::string run, MiB before, MiB target)
-        : ctx_(ctx), say_(say), run_(std::move(run)), before_(before), target_(target), last_confirmed_(before) {}
+        : ctx_(ctx),
+          say_(say),
+          run_(std::move(run)),
+          before_(before),
+          target_(target),
+          last_confirmed_(before) {}
 
     void attach(Guard* guard) { guard_ = guard; }
     // Arguments for the helper's journal: the first step's (the effective cap the plan starts
@@ -185,7 +206,8 @@ public:
     // (its pipe closes); the deadline only matters if wiredcap is stopped.
     ExitCode apply(std::size_t step, MiB value, std::chrono::seconds extra) {
         if (guard_) guard_->arm(step, revert_target(), Clock::now() + kHelperCallBudget + extra);
-        std::vector<std::string> args{"apply", units::to_string(value), "--run", run_, "--step", std::to_string(step)};
+        std::vector<std::string> args{"apply",  units::to_string(value), "--run", run_,
+                                      "--step", std::to_string(step)};
         if (step == 1) args.insert(args.end(), first_args_.begin(), first_args_.end());
         args.insert(args.end(), every_args_.begin(), every_args_.end());
         const HelperReply r = ctx_.helper.run(args);
@@ -193,7 +215,8 @@ public:
         record_.push_back(StepRecord{step, value, rb, {}, {}});
         in_force_ = r.ok() ? rb : std::nullopt;
         if (r.ok() && rb) {
-            say_ << fmt::format("step {}: iogpu.wired_limit_mb = {}   [kernel read-back]\n", step, cap_text(*rb));
+            say_ << fmt::format("step {}: iogpu.wired_limit_mb = {}   [kernel read-back]\n", step,
+                                cap_text(*rb));
             return ExitCode::ok;
         }
         say_ << "step " << step << ": " << r.error << "\n";
@@ -216,12 +239,14 @@ public:
     // (the caller reverts, unless the guard already did).
     bool confirm(std::size_t step) {
         if (!claim(step)) return false;
-        const HelperReply r = ctx_.helper.run({"confirm", "--run", run_, "--step", std::to_string(step)});
+        const HelperReply r =
+            ctx_.helper.run({"confirm", "--run", run_, "--step", std::to_string(step)});
         const auto rb = readback(r);
         if (!r.ok() || !rb) {
             // Another command replaced the step's value: revert() says so, and undoes nothing.
             if (!(in_force_ && rb && *rb != *in_force_))
-                say_ << "could not record the confirmation: " << (r.ok() ? "no read-back" : r.error) << "\n";
+                say_ << "could not record the confirmation: " << (r.ok() ? "no read-back" : r.error)
+                     << "\n";
             return false;
         }
         in_force_.reset();
@@ -239,14 +264,17 @@ public:
         std::vector<std::string> args;
         if (last_confirmed_.count() == 0) args = {"reset"};
         else args = {"apply", units::to_string(last_confirmed_)};
-        args.insert(args.end(), {"--run", run_, "--step", std::to_string(step), "--revert", std::string(reason)});
+        args.insert(args.end(), {"--run", run_, "--step", std::to_string(step), "--revert",
+                                 std::string(reason)});
         const HelperReply r = ctx_.helper.run(args);
         const auto rb = readback(r);
         reverted_ = r.ok() && rb == std::optional<MiB>(last_confirmed_);
         if (reverted_)
-            say_ << "reverted (" << reason << "): iogpu.wired_limit_mb = " << cap_text(*rb) << "   [kernel read-back]\n";
+            say_ << "reverted (" << reason << "): iogpu.wired_limit_mb = " << cap_text(*rb)
+                 << "   [kernel read-back]\n";
         else
-            say_ << "REVERT FAILED (" << reason << "): " << (r.error.empty() ? "the read-back differs" : r.error)
+            say_ << "REVERT FAILED (" << reason
+                 << "): " << (r.error.empty() ? "the read-back differs" : r.error)
                  << "\nrun: wiredcap reset\n";
         const Guard::Answer a = guard_ ? guard_->settled_restored(step) : Guard::Answer::gone;
         if (a == Guard::Answer::mine) return guard_acted(step);
@@ -270,8 +298,10 @@ public:
         if (guard_acted_) return;
         // A step another command replaced ends the run `aborted` unless that left the knob at
         // the revert target or the OS default (root's reset: the step stands reverted).
-        const std::string unproven = superseded_ ? journal::outcome::aborted : journal::outcome::revert_failed;
-        outcome_ = outcome == journal::outcome::reverted && !reverted_ ? unproven : std::string(outcome);
+        const std::string unproven =
+            superseded_ ? journal::outcome::aborted : journal::outcome::revert_failed;
+        outcome_ =
+            outcome == journal::outcome::reverted && !reverted_ ? unproven : std::string(outcome);
         const HelperReply r = ctx_.helper.run({"end", "--run", run_, "--outcome", outcome_});
         if (!r.ok()) say_ << "could not record the end of the run: " << r.error << "\n";
     }
@@ -295,7 +325,8 @@ public:
         for (const auto& r : record_) {
             JsonObject st;
             st.num("step", r.step).num("requested_mib", r.requested.count());
-            st.object("readback", contract::size(r.readback, "kernel read-back", "the helper reported no read-back"));
+            st.object("readback", contract::size(r.readback, "kernel read-back",
+                                                 "the helper reported no read-back"));
             st.str("answer", r.answer);
             if (!r.detail.empty()) st.str("detail", r.detail);
             steps += (steps.size() > 1 ? "," : "") + st.text();
@@ -303,7 +334,8 @@ public:
         o.raw_array("steps", steps + "]");
         const auto final = read_knob();
         o.object("final", contract::size(final, "kernel", "the knob could not be read"));
-        add_target(o, target_, before_, final, outcome_.empty() ? journal::outcome::aborted : outcome_, code);
+        add_target(o, target_, before_, final,
+                   outcome_.empty() ? journal::outcome::aborted : outcome_, code);
         return o.text();
     }
 
@@ -343,9 +375,10 @@ private:
         const auto now = read_knob();
         reverted_ = now == std::optional<MiB>(last_confirmed_);
         outcome_ = reverted_ ? journal::outcome::reverted : journal::outcome::revert_failed;
-        say_ << "the guard " << (reverted_ ? "reverted" : "could not revert") << " step " << step  // not a journal word: prose
-             << " itself: iogpu.wired_limit_mb = " << (now ? cap_text(*now) : std::string("unknown"))
-             << "   [kernel read-back]\n";
+        say_ << "the guard " << (reverted_ ? "reverted" : "could not revert") << " step "
+             << step  // not a journal word: prose
+             << " itself: iogpu.wired_limit_mb = "
+             << (now ? cap_text(*now) : std::string("unknown")) << "   [kernel read-back]\n";
         if (!reverted_) say_ << "run: wiredcap reset\n";
     }
 
@@ -385,10 +418,10 @@ private:
     Guard* guard_ = nullptr;
     std::vector<StepRecord> record_;
     std::string outcome_;
-    bool reverted_ = false;      // the latest revert read back its target
-    bool superseded_ = false;    // another command replaced the step's value (see superseded())
+    bool reverted_ = false;        // the latest revert read back its target
+    bool superseded_ = false;      // another command replaced the step's value (see superseded())
     std::optional<MiB> in_force_;  // the step's read-back while it awaits its answer
-    bool guard_acted_ = false;   // the guard reverted a step (and recorded the end) itself
+    bool guard_acted_ = false;     // the guard reverted a step (and recorded the end) itself
     std::vector<std::string> first_args_;
     std::vector<std::string> every_args_;
 };
@@ -400,31 +433,38 @@ struct Prepared {
 };
 
 // Recover first, read the machine, make the plan. Any doubt ends the ramp before it starts.
-Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s, const RampRequest& req, std::ostream& say) {
+Expected<Prepared, PlanError> prepare(const CliContext& ctx, const Settings& s,
+                                      const RampRequest& req, std::ostream& say) {
     auto machine = read_machine(ctx.helper);
     if (!machine) return PlanError{ExitCode::internal_error, machine.error().message};
     auto& m = *machine;
-    if (!m.knob.value) return PlanError{ExitCode::unsupported_platform, "cannot read iogpu.wired_limit_mb: " + m.knob.error};
-    if (!m.memsize.value) return PlanError{ExitCode::internal_error, "cannot read hw.memsize: " + m.memsize.error};
-    if (!m.policy) return PlanError{no_band_code(installed_policy_path(ctx.helper.dev())), m.policy_error};
+    if (!m.knob.value)
+        return PlanError{ExitCode::unsupported_platform,
+                         "cannot read iogpu.wired_limit_mb: " + m.knob.error};
+    if (!m.memsize.value)
+        return PlanError{ExitCode::internal_error, "cannot read hw.memsize: " + m.memsize.error};
+    if (!m.policy)
+        return PlanError{no_band_code(installed_policy_path(ctx.helper.dev())), m.policy_error};
     // A plan changes nothing: anyone may look at one (docs/design.md §7).
     if (!m.may_change && !req.dry_run) return PlanError{ExitCode::not_permitted, m.may_change_why};
     auto rec = recover(ctx, m, say);
     if (!rec) return PlanError{ExitCode::internal_error, rec.error().message};
-    if (const auto* open = open_step_refusing(rec->report)) return PlanError{ExitCode::unresolved_journal, open_step_refusal(*open)};
+    if (const auto* open = open_step_refusing(rec->report))
+        return PlanError{ExitCode::unresolved_journal, open_step_refusal(*open)};
     // Every step starts from the cap the GPU has now, not from the knob's 0 (docs/design.md §5).
     auto effective = effective_cap(m, read_metal(m, ctx.helper.dev()), s.from);
     if (!effective) return PlanError{ExitCode::usage, effective.error().message};
-    auto plan = make_plan(PlanInput{*m.knob.value, effective->value, effective->source, *m.memsize.value, *m.policy,
-                                    s.target, s.step, rec->report.hang_ceiling, req.ignore_hang_ceiling});
+    auto plan = make_plan(PlanInput{*m.knob.value, effective->value, effective->source,
+                                    *m.memsize.value, *m.policy, s.target, s.step,
+                                    rec->report.hang_ceiling, req.ignore_hang_ceiling});
     if (!plan) return plan.error();
     return Prepared{m, *effective, *plan};
 }
 
 // Runs the probe or check for a step and says how it went. A signal (Ctrl-C, SIGTERM, SIGHUP)
 // ends it at once: its process group is killed and the caller reverts the step.
-ProbeResult run_step_command(const std::string& cmd, std::chrono::seconds timeout, const SignalWatch& signals,
-                             std::ostream& say) {
+ProbeResult run_step_command(const std::string& cmd, std::chrono::seconds timeout,
+                             const SignalWatch& signals, std::ostream& say) {
     say << "running: " << cmd << "\n" << std::flush;
     ProbeResult r = run_probe(cmd, timeout, [&signals] { return signals.pending().has_value(); });
     say << "  " << r.describe() << "\n";
@@ -442,19 +482,22 @@ ExitCode revert_on_signal(Session& session, std::size_t step, Answer sig) {
 // Before a step: a signal means no more steps (nothing is at risk, nothing to revert).
 ExitCode stop_before(Session& session, std::size_t step, Answer sig, std::ostream& say) {
     session.end(journal::outcome::aborted);
-    say << "stopped before step " << step << " (" << answer_name(sig) << "); nothing more was changed\n";
+    say << "stopped before step " << step << " (" << answer_name(sig)
+        << "); nothing more was changed\n";
     return ExitCode::ramp_reverted;
 }
 
-ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Plan& plan, const Settings& s,
-                         const RampRequest& req, std::ostream& say) {
+ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Plan& plan,
+                         const Settings& s, const RampRequest& req, std::ostream& say) {
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const std::size_t step = i + 1;
         if (auto sig = signals.pending()) return stop_before(session, step, *sig, say);
         // The guard's backstop covers the check's own time limit too.
         if (auto rc = session.apply(step, plan.steps[i], s.probe_timeout); rc != ExitCode::ok) {
-            if (rc == ExitCode::readback_differs) session.revert(step, journal::revert_reason::mismatch);
-            session.end(rc == ExitCode::readback_differs ? journal::outcome::reverted : journal::outcome::aborted);
+            if (rc == ExitCode::readback_differs)
+                session.revert(step, journal::revert_reason::mismatch);
+            session.end(rc == ExitCode::readback_differs ? journal::outcome::reverted
+                                                         : journal::outcome::aborted);
             return rc;
         }
         const ProbeResult r = run_step_command(*req.check, s.probe_timeout, signals, say);
@@ -467,19 +510,23 @@ ExitCode ramp_unattended(Session& session, const SignalWatch& signals, const Pla
         }
     }
     session.end(journal::outcome::completed);
-    say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed by the check   [kernel read-back]\n";
+    say << "ramp complete: " << units::describe(session.last_confirmed())
+        << " confirmed by the check   [kernel read-back]\n";
     return ExitCode::ok;
 }
 
-ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& signals, const Plan& plan,
-                          const Settings& s, const RampRequest& req, std::ostream& say, const Terminal::Sampler& gauge) {
+ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& signals,
+                          const Plan& plan, const Settings& s, const RampRequest& req,
+                          std::ostream& say, const Terminal::Sampler& gauge) {
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
         const std::size_t step = i + 1;
         if (auto sig = signals.pending()) return stop_before(session, step, *sig, say);
         const auto backstop = (req.probe ? s.probe_timeout : std::chrono::seconds(0)) + s.timeout;
         if (auto rc = session.apply(step, plan.steps[i], backstop); rc != ExitCode::ok) {
-            if (rc == ExitCode::readback_differs) session.revert(step, journal::revert_reason::mismatch);
-            session.end(rc == ExitCode::readback_differs ? journal::outcome::reverted : journal::outcome::aborted);
+            if (rc == ExitCode::readback_differs)
+                session.revert(step, journal::revert_reason::mismatch);
+            session.end(rc == ExitCode::readback_differs ? journal::outcome::reverted
+                                                         : journal::outcome::aborted);
             return rc;
         }
         if (req.probe) {
@@ -492,8 +539,9 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         const auto deadline = std::chrono::steady_clock::now() + s.timeout;
         session.await_answer(step, Clock::now() + s.timeout);
         // apply() succeeded only with a read-back, so this names the value the kernel holds.
-        const std::string question = fmt::format("Step {}/{} at {}. Keep it? yes / stop / no", step, plan.steps.size(),
-                                                 units::to_string(session.last_readback().value_or(plan.steps[i])));
+        const std::string question =
+            fmt::format("Step {}/{} at {}. Keep it? yes / stop / no", step, plan.steps.size(),
+                        units::to_string(session.last_readback().value_or(plan.steps[i])));
         const Answer a = term.ask(question, deadline, signals, gauge);
         session.answered(answer_name(a));
         if (a == Answer::yes && session.confirm(step)) continue;
@@ -501,8 +549,8 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
             session.end(journal::outcome::stopped);
             // `stop` at the last step keeps the target itself: the cap holds what was asked for.
             const bool at_target = session.last_confirmed() == plan.target;
-            say << "stopped: keeping " << units::describe(session.last_confirmed()) << "   [kernel read-back]"
-                << (at_target ? ", the target" : "") << "\n";
+            say << "stopped: keeping " << units::describe(session.last_confirmed())
+                << "   [kernel read-back]" << (at_target ? ", the target" : "") << "\n";
             return at_target ? ExitCode::ok : ExitCode::ramp_stopped;
         }
         session.revert(step, revert_word(a));
@@ -510,7 +558,8 @@ ExitCode ramp_interactive(Session& session, Terminal& term, const SignalWatch& s
         return ExitCode::ramp_reverted;
     }
     session.end(journal::outcome::completed);
-    say << "ramp complete: " << units::describe(session.last_confirmed()) << " confirmed   [kernel read-back]\n";
+    say << "ramp complete: " << units::describe(session.last_confirmed())
+        << " confirmed   [kernel read-back]\n";
     return ExitCode::ok;
 }
 
@@ -537,15 +586,19 @@ int question_fd(UniqueFd& opened) {
 // and then the plan refuses (a ramp only raises; `wiredcap set` pins the knob).
 std::optional<ExitCode> already_at(CliContext& ctx, MiB target, bool dry_run, std::ostream& say) {
     auto m = read_machine(ctx.helper);
-    if (!m || !m->knob.value || *m->knob.value != target || !nothing_at_risk(ctx, *m)) return std::nullopt;
+    if (!m || !m->knob.value || *m->knob.value != target || !nothing_at_risk(ctx, *m))
+        return std::nullopt;
     const std::string sim = m->simulated() ? "SIMULATED " : "";
-    say << sim << "already at " << units::describe(target) << ": iogpu.wired_limit_mb reads " << units::to_string(target)
-        << "   [" << m->knob.source << "]; nothing was changed\n";
+    say << sim << "already at " << units::describe(target) << ": iogpu.wired_limit_mb reads "
+        << units::to_string(target) << "   [" << m->knob.source << "]; nothing was changed\n";
     if (!ctx.json) return ExitCode::ok;
     const std::string run = new_run_id();
     if (dry_run) {
-        ctx.out << contract::head("wiredcap.ramp-plan/2").str("run", run).raw_array("steps_mib", "[]")
-                       .str("note", "already at the target: nothing to ramp").text()
+        ctx.out << contract::head("wiredcap.ramp-plan/2")
+                       .str("run", run)
+                       .raw_array("steps_mib", "[]")
+                       .str("note", "already at the target: nothing to ramp")
+                       .text()
                 << "\n";
         return ExitCode::ok;
     }
@@ -616,7 +669,8 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     // armed it only waits; a ramp refused below ends it untouched. A dry run needs no guard.
     std::optional<Guard> guard;
     if (!req.dry_run) {
-        auto g = Guard::start(ctx.helper, run, term ? term->in_fd() : -1, term ? &term->saved() : nullptr);
+        auto g = Guard::start(ctx.helper, run, term ? term->in_fd() : -1,
+                              term ? &term->saved() : nullptr);
         if (!g) {
             return fail(
                 ctx.err, "ramp", ExitCode::internal_error,
@@ -634,8 +688,12 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
         if (target->empty()) {
             // Nothing to ramp (the model fits now): under --json, a plan with no steps says so.
             if (ctx.json)
-                ctx.out << contract::head("wiredcap.ramp-plan/2").str("run", run).raw_array("steps_mib", "[]")
-                               .str("note", "the model fits under the cap the GPU has now: nothing to ramp").text()
+                ctx.out << contract::head("wiredcap.ramp-plan/2")
+                               .str("run", run)
+                               .raw_array("steps_mib", "[]")
+                               .str("note",
+                                    "the model fits under the cap the GPU has now: nothing to ramp")
+                               .text()
                         << "\n";
             return ExitCode::ok;
         }
@@ -650,10 +708,14 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     if (!prepared) {
         return fail(ctx.err, "ramp", prepared.error().code, prepared.error().message);
     }
-    print_plan(say, run, prepared->machine, prepared->effective, prepared->plan, *settings, req.unattended);
+    print_plan(say, run, prepared->machine, prepared->effective, prepared->plan, *settings,
+               req.unattended);
     if (req.dry_run) {
         say << "dry run: nothing was changed\n";
-        if (ctx.json) ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value, prepared->effective) << "\n";
+        if (ctx.json)
+            ctx.out << plan_json(run, prepared->plan, *prepared->machine.knob.value,
+                                 prepared->effective)
+                    << "\n";
         return ExitCode::ok;
     }
     Session session(ctx, say, run, *prepared->machine.knob.value, prepared->plan.target);
@@ -661,9 +723,10 @@ ExitCode run_ramp(CliContext& ctx, const RampRequest& given) {
     std::vector<std::string> every;
     if (req.ignore_hang_ceiling) every.emplace_back("--ignore-hang-ceiling");
     session.apply_args(effective_args(prepared->effective), std::move(every));
-    const ExitCode code = req.unattended ? ramp_unattended(session, signals, prepared->plan, *settings, req, say)
-                                         : ramp_interactive(session, *term, signals, prepared->plan, *settings, req, say,
-                                                            countdown_gauge(ctx.helper));
+    const ExitCode code =
+        req.unattended ? ramp_unattended(session, signals, prepared->plan, *settings, req, say)
+                       : ramp_interactive(session, *term, signals, prepared->plan, *settings, req,
+                                          say, countdown_gauge(ctx.helper));
     if (ctx.json) ctx.out << session.summary(code) << "\n";
     return code;
 }

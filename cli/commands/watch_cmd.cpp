@@ -65,9 +65,12 @@ enum class Wait { tick, quit };
 Wait wait_until(Clock::time_point deadline, int in_fd, bool keys, const SignalWatch& signals) {
     for (;;) {
         if (signals.pending()) return Wait::quit;
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0) return Wait::tick;
-        struct pollfd p {in_fd, POLLIN, 0};
+        struct pollfd p {
+            in_fd, POLLIN, 0
+        };
         const int n = ::poll(keys ? &p : nullptr, keys ? 1 : 0, static_cast<int>(left.count()));
         if (n <= 0) continue;  // the time is up, or a signal: checked above
         char c = 0;
@@ -78,13 +81,14 @@ Wait wait_until(Clock::time_point deadline, int in_fd, bool keys, const SignalWa
 }
 
 std::string picture_heading(const StatusReadings& s, const WatchRequest& req, bool keys) {
-    return std::string("wiredcap watch") + (s.machine.simulated() ? " (SIMULATED Mac)" : "") + ": every " +
-           req.interval + "; " + (keys ? "q or Ctrl-C ends" : "Ctrl-C ends");
+    return std::string("wiredcap watch") + (s.machine.simulated() ? " (SIMULATED Mac)" : "") +
+           ": every " + req.interval + "; " + (keys ? "q or Ctrl-C ends" : "Ctrl-C ends");
 }
 
 // The frame redrawn in place: the picture, then the sample's gauge.
 std::vector<std::string> frame(const StatusReadings& s, const WatchSample& sample, MiB peak,
-                               const std::deque<std::optional<MiB>>& history, std::size_t width, Glyphs g) {
+                               const std::deque<std::optional<MiB>>& history, std::size_t width,
+                               Glyphs g) {
     auto lines = render_picture(memory_picture(s), width, g);
     lines.push_back("  " + cap_gauge(sample, width - 2, g));
     lines.push_back("  peak since start " + units::describe(peak));
@@ -118,7 +122,8 @@ ExitCode run_watch(CliContext& ctx, const WatchRequest& req, int in_fd, int out_
     }
     // In place only on a terminal that can move its cursor; else one line per sample.
     const char* term = std::getenv("TERM");
-    const bool in_place = ::isatty(out_fd) != 0 && term != nullptr && *term != '\0' && std::string_view(term) != "dumb";
+    const bool in_place = ::isatty(out_fd) != 0 && term != nullptr && *term != '\0' &&
+                          std::string_view(term) != "dumb";
     const SignalWatch signals;
     const KeysOneByOne keys(in_fd);
     const Glyphs glyphs = glyphs_for(out_fd);
@@ -144,18 +149,21 @@ ExitCode run_watch(CliContext& ctx, const WatchRequest& req, int in_fd, int out_
             // last frame's rows may have been reflowed; the new one starts below it instead.
             const std::size_t width = output_width(out_fd);
             if (drawn > 0 && width == drawn_width) ctx.out << "\x1b[" << drawn << "A\r\x1b[J";
-            const auto rows = frame_rows(frame(*read, sample, peak.value_or(MiB::zero()), history, width, glyphs), width);
+            const auto rows = frame_rows(
+                frame(*read, sample, peak.value_or(MiB::zero()), history, width, glyphs), width);
             for (const auto& r : rows) ctx.out << r << "\n";
             drawn = rows.size();
             drawn_width = width;
         } else {
             ctx.out << sample_line(elapsed, sample, peak) << "\n";
-            if (const auto warn = near_cap_warning(sample)) ctx.out << "+" << elapsed.count() << "s WARNING: " << *warn << "\n";
+            if (const auto warn = near_cap_warning(sample))
+                ctx.out << "+" << elapsed.count() << "s WARNING: " << *warn << "\n";
         }
         ctx.out.flush();
         if (!ctx.out) return ExitCode::output_failed;  // the terminal or the pipe is gone
         if (req.count && n + 1 >= *req.count) return ExitCode::ok;
-        if (wait_until(start + *interval * (n + 1), in_fd, keys.active(), signals) == Wait::quit) return ExitCode::ok;
+        if (wait_until(start + *interval * (n + 1), in_fd, keys.active(), signals) == Wait::quit)
+            return ExitCode::ok;
     }
 }
 

@@ -17,7 +17,8 @@ Error failure(const std::string& what, int err) { return Error{what + ": " + std
 
 }  // namespace
 
-Expected<Ok> replace_file_atomically(const std::string& dir, std::string_view name, std::string_view text) {
+Expected<Ok> replace_file_atomically(const std::string& dir, std::string_view name,
+                                     std::string_view text) {
     const std::string target = dir + "/" + std::string(name);
     std::string pattern = dir + "/." + std::string(name) + ".XXXXXX";
     std::vector<char> temp(pattern.begin(), pattern.end());

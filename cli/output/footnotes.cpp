@@ -18,7 +18,8 @@ void Footnotes::print(std::ostream& out, const std::string& heading) const {
     // Marks right-aligned, so that the sources start in one column up to [99].
     for (std::size_t i = 0; i < sources_.size(); ++i) {
         const std::string mark = "[" + std::to_string(i + 1) + "]";
-        out << std::string(mark.size() < 5 ? 6 - mark.size() : 1, ' ') << mark << " " << sources_[i] << "\n";
+        out << std::string(mark.size() < 5 ? 6 - mark.size() : 1, ' ') << mark << " " << sources_[i]
+            << "\n";
     }
 }
 

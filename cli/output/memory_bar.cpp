@@ -33,8 +33,10 @@ std::size_t cells_holding(MiB total, MiB value, std::size_t cells) {
 }
 
 std::string figure_text(const Figure& f) {
-    std::string text = f.value ? units::describe(*f.value) + " " + f.kind
-                               : "unknown (" + (f.why_unknown.empty() ? std::string("not read") : f.why_unknown) + ")";
+    std::string text =
+        f.value
+            ? units::describe(*f.value) + " " + f.kind
+            : "unknown (" + (f.why_unknown.empty() ? std::string("not read") : f.why_unknown) + ")";
     return f.mark.empty() ? text : text + " " + f.mark;
 }
 
@@ -54,7 +56,9 @@ std::string mark_row(const MemoryPicture& p, std::size_t cells) {
     const auto place = [&](const std::optional<Figure>& f, char letter, bool from_top) {
         if (!f || !f->value) return;
         MiB at = *f->value;
-        if (from_top) at = *f->value < total ? MiB::from_count_or_throw(total.count() - f->value->count()) : MiB::zero();
+        if (from_top)
+            at = *f->value < total ? MiB::from_count_or_throw(total.count() - f->value->count())
+                                   : MiB::zero();
         for (std::size_t col = limit_column(total, at, cells) + 1; col-- > 0;)
             if (row[col] == ' ') {
                 row[col] = letter;
@@ -71,11 +75,14 @@ std::string mark_row(const MemoryPicture& p, std::size_t cells) {
 }  // namespace
 
 Glyphs choose_glyphs(bool is_terminal, const char* term, const char* locale) {
-    if (!is_terminal || term == nullptr || std::string_view(term).empty() || std::string_view(term) == "dumb")
+    if (!is_terminal || term == nullptr || std::string_view(term).empty() ||
+        std::string_view(term) == "dumb")
         return Glyphs::ascii;
     const std::string_view loc = locale == nullptr ? "" : locale;
-    const bool utf8 = loc.find("UTF-8") != std::string_view::npos || loc.find("utf-8") != std::string_view::npos ||
-                      loc.find("UTF8") != std::string_view::npos || loc.find("utf8") != std::string_view::npos;
+    const bool utf8 = loc.find("UTF-8") != std::string_view::npos ||
+                      loc.find("utf-8") != std::string_view::npos ||
+                      loc.find("UTF8") != std::string_view::npos ||
+                      loc.find("utf8") != std::string_view::npos;
     return utf8 ? Glyphs::blocks : Glyphs::ascii;
 }
 
@@ -96,7 +103,8 @@ std::size_t limit_column(MiB total, MiB limit, std::size_t cells) {
     return static_cast<std::size_t>(limit.count() * cells / total.count());
 }
 
-std::string bar_cells(MiB total, std::optional<MiB> wired, std::optional<MiB> cap, std::size_t cells, Glyphs g) {
+std::string bar_cells(MiB total, std::optional<MiB> wired, std::optional<MiB> cap,
+                      std::size_t cells, Glyphs g) {
     const GlyphSet gs = glyph_set(g);
     if (total.count() == 0) return std::string(cells, '?');
     const std::size_t w = wired ? cells_holding(total, *wired, cells) : 0;
@@ -120,7 +128,8 @@ std::vector<std::string> render_picture(const MemoryPicture& p, std::size_t widt
     lines.push_back("memory picture (physical memory in " + std::to_string(cells) +
                     " columns; in use rounded up, limits down):");
     lines.push_back("  [" + bar_cells(*p.total.value, p.wired.value, p.cap.value, cells, g) + "]");
-    if (const std::string marks = mark_row(p, cells); !marks.empty()) lines.push_back("   " + marks);
+    if (const std::string marks = mark_row(p, cells); !marks.empty())
+        lines.push_back("   " + marks);
     lines.push_back(legend_line(" ", "physical memory", p.total));
     lines.push_back(legend_line(gs.wired, "wired now", p.wired));
     lines.push_back(legend_line(gs.cap, "GPU cap (" + p.cap_by + ")", p.cap));

@@ -23,19 +23,22 @@ void Exposition::sample(std::string_view name, std::uint64_t value, const Labels
     if (!labels.empty()) {
         text_ += "{";
         for (std::size_t i = 0; i < labels.size(); ++i)
-            text_ += (i ? "," : "") + labels[i].first + "=\"" + label_value(labels[i].second) + "\"";
+            text_ +=
+                (i ? "," : "") + labels[i].first + "=\"" + label_value(labels[i].second) + "\"";
         text_ += "}";
     }
     text_ += " " + std::to_string(value) + "\n";
 }
 
-void Exposition::one(std::string_view name, std::string_view help, const std::optional<std::uint64_t>& v) {
+void Exposition::one(std::string_view name, std::string_view help,
+                     const std::optional<std::uint64_t>& v) {
     if (!v) return;
     family(name, help);
     sample(name, *v);
 }
 
-void Exposition::bytes(std::string_view name, std::string_view help, const std::optional<units::Bytes>& v) {
+void Exposition::bytes(std::string_view name, std::string_view help,
+                       const std::optional<units::Bytes>& v) {
     one(name, help, v ? std::optional<std::uint64_t>(v->count()) : std::nullopt);
 }
 

@@ -8,7 +8,8 @@
 
 namespace wiredcap::cli {
 
-std::size_t choose_width(std::optional<std::string_view> columns_env, std::optional<std::size_t> tty_columns) {
+std::size_t choose_width(std::optional<std::string_view> columns_env,
+                         std::optional<std::size_t> tty_columns) {
     if (columns_env) {
         std::size_t n = 0;
         const auto* end = columns_env->data() + columns_env->size();

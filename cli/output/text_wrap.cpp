@@ -21,12 +21,14 @@ struct Unit {
 
     [[nodiscard]] std::size_t width() const {
         std::size_t w = 0;
-        for (std::size_t i = 0; i < words.size(); ++i) w += (i == 0 ? 0 : words[i].gap) + display_width(words[i].text);
+        for (std::size_t i = 0; i < words.size(); ++i)
+            w += (i == 0 ? 0 : words[i].gap) + display_width(words[i].text);
         return w;
     }
     [[nodiscard]] std::string text() const {
         std::string s;
-        for (std::size_t i = 0; i < words.size(); ++i) s += std::string(i == 0 ? 0 : words[i].gap, ' ') + words[i].text;
+        for (std::size_t i = 0; i < words.size(); ++i)
+            s += std::string(i == 0 ? 0 : words[i].gap, ' ') + words[i].text;
         return s;
     }
 };
@@ -40,8 +42,8 @@ std::string_view trim_punct(std::string_view w, std::string_view lead, std::stri
 }
 
 bool is_subcommand(std::string_view w) {
-    static constexpr std::array<std::string_view, 9> kSubs = {"status", "set",     "reset",   "ramp", "recover",
-                                                             "persist", "policy", "convert", "fit"};
+    static constexpr std::array<std::string_view, 9> kSubs = {
+        "status", "set", "reset", "ramp", "recover", "persist", "policy", "convert", "fit"};
     return std::find(kSubs.begin(), kSubs.end(), trim_punct(w, "", ".,;)'\"`")) != kSubs.end();
 }
 
@@ -49,11 +51,16 @@ bool is_subcommand(std::string_view w) {
 bool is_command_argument(std::string_view w) {
     w = trim_punct(w, "", ".,;)'\"`");
     if (w.empty()) return false;
-    if (w.starts_with("--") || w.starts_with("/") || std::isdigit(static_cast<unsigned char>(w.front())) != 0) return true;
-    return w.size() >= 2 && std::all_of(w.begin(), w.end(), [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
+    if (w.starts_with("--") || w.starts_with("/") ||
+        std::isdigit(static_cast<unsigned char>(w.front())) != 0)
+        return true;
+    return w.size() >= 2 && std::all_of(w.begin(), w.end(),
+                                        [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
 }
 
-bool ends_sentence_part(std::string_view w) { return !w.empty() && std::string_view(".,;)'\"`").find(w.back()) != std::string_view::npos; }
+bool ends_sentence_part(std::string_view w) {
+    return !w.empty() && std::string_view(".,;)'\"`").find(w.back()) != std::string_view::npos;
+}
 
 // `wiredcap SUBCOMMAND ARG...` starting at words[i]: how many words it has (0: not a command).
 // "wiredcap set:" is a message's prefix, not a command.
@@ -63,7 +70,8 @@ std::size_t command_length(const std::vector<Word>& words, std::size_t i) {
     if (sub.find(':') != std::string::npos || !is_subcommand(sub)) return 0;
     std::size_t j = i + 2;
     if (ends_sentence_part(sub)) return j - i;
-    if (trim_punct(sub, "", "") == "policy" && j < words.size() && trim_punct(words[j].text, "", ".,;)'\"`") == "check") {
+    if (trim_punct(sub, "", "") == "policy" && j < words.size() &&
+        trim_punct(words[j].text, "", ".,;)'\"`") == "check") {
         if (ends_sentence_part(words[j++].text)) return j - i;
     }
     while (j < words.size() && is_command_argument(words[j].text)) {
@@ -73,32 +81,37 @@ std::size_t command_length(const std::vector<Word>& words, std::size_t i) {
 }
 
 // A group from an opening to a closing character (brackets, parentheses): its word count, or 0.
-std::size_t group_length(const std::vector<Word>& words, std::size_t i, char open, char close, std::size_t max_width) {
+std::size_t group_length(const std::vector<Word>& words, std::size_t i, char open, char close,
+                         std::size_t max_width) {
     if (words[i].text.front() != open) return 0;
     std::size_t w = 0;
     for (std::size_t j = i; j < words.size(); ++j) {
         w += (j == i ? 0 : words[j].gap) + display_width(words[j].text);
         if (w > max_width) return 0;
         if (words[j].text.find(close) != std::string::npos) return j - i + 1;
-        if (j > i && words[j].text.find(open) != std::string::npos) return 0;  // nested: the inner one is the group
+        if (j > i && words[j].text.find(open) != std::string::npos)
+            return 0;  // nested: the inner one is the group
     }
     return 0;
 }
 
 bool is_number(std::string_view w) {
     w = trim_punct(w, "(", "");
-    return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
+    return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.';
+    });
 }
 
 bool is_unit(std::string_view w) {
-    static constexpr std::array<std::string_view, 13> kUnits = {"B",   "kB",  "KiB", "MB", "MiB", "GB", "GiB",
-                                                               "TB",  "TiB", "s",   "min", "%",  "tokens"};
+    static constexpr std::array<std::string_view, 13> kUnits = {
+        "B", "kB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB", "s", "min", "%", "tokens"};
     return std::find(kUnits.begin(), kUnits.end(), trim_punct(w, "", ".,;:)'\"")) != kUnits.end();
 }
 
 bool has_digit(const std::vector<Word>& words, std::size_t i, std::size_t n) {
     for (std::size_t k = i; k < i + n; ++k)
-        if (std::any_of(words[k].text.begin(), words[k].text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+        if (std::any_of(words[k].text.begin(), words[k].text.end(),
+                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
             return true;
     return false;
 }
@@ -107,7 +120,8 @@ bool is_footnote_mark(const Unit& u) {
     if (u.words.size() != 1) return false;
     const std::string_view w = u.words[0].text;
     return w.size() >= 3 && w.front() == '[' && w.back() == ']' &&
-           std::all_of(w.begin() + 1, w.end() - 1, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+           std::all_of(w.begin() + 1, w.end() - 1,
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 std::vector<Word> split_words(std::string_view s) {
@@ -133,10 +147,14 @@ std::vector<Unit> glue(const std::vector<Word>& words, std::size_t row_width) {
             n = group_length(words, i, '(', ')', kShortGroup);
             if (!has_digit(words, i, n)) n = 0;
         }
-        if (n == 0 && i + 1 < words.size() && is_number(words[i].text) && is_unit(words[i + 1].text)) n = 2;
+        if (n == 0 && i + 1 < words.size() && is_number(words[i].text) &&
+            is_unit(words[i + 1].text))
+            n = 2;
         if (n == 0) n = 1;
-        Unit u{words[i].gap, std::vector<Word>(words.begin() + static_cast<std::ptrdiff_t>(i),
-                                               words.begin() + static_cast<std::ptrdiff_t>(i + n)), command};
+        Unit u{words[i].gap,
+               std::vector<Word>(words.begin() + static_cast<std::ptrdiff_t>(i),
+                                 words.begin() + static_cast<std::ptrdiff_t>(i + n)),
+               command};
         // A footnote mark ("[3]") stays with the value it marks, unless that word alone fills
         // a row (a long path).
         if (is_footnote_mark(u) && !units.empty() &&
@@ -146,7 +164,8 @@ std::vector<Unit> glue(const std::vector<Word>& words, std::size_t row_width) {
             continue;
         }
         if (u.width() > row_width && !u.command && n > 1) {
-            for (std::size_t k = i; k < i + n; ++k) units.push_back({words[k].gap, {words[k]}, false});
+            for (std::size_t k = i; k < i + n; ++k)
+                units.push_back({words[k].gap, {words[k]}, false});
         } else {
             units.push_back(std::move(u));
         }
@@ -168,7 +187,8 @@ std::size_t hang_column(std::string_view line, std::size_t indent, std::size_t w
 }  // namespace
 
 std::size_t display_width(std::string_view s) {
-    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return static_cast<std::size_t>(std::count_if(
+        s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::vector<std::string> wrap_line(std::string_view line, std::size_t width) {

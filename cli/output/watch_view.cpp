@@ -21,16 +21,18 @@ std::optional<std::uint64_t> percent_of_cap(const WatchSample& s) {
 
 std::optional<std::string> near_cap_warning(const WatchSample& s) {
     if (!s.wired || !s.cap) return std::nullopt;
-    if (*s.wired >= *s.cap) return "wired memory is at or above the cap (" + units::to_string(*s.cap) + ")";
+    if (*s.wired >= *s.cap)
+        return "wired memory is at or above the cap (" + units::to_string(*s.cap) + ")";
     if (s.wired->count() * 10 < s.cap->count() * kNearCapTenths) return std::nullopt;
     const MiB left = MiB::from_count_or_throw(s.cap->count() - s.wired->count());
     return "wired memory is within " + std::to_string(100 - kNearCapTenths * 10) +
            "% of the cap: " + units::describe(left) + " left";
 }
 
-std::string sample_line(std::chrono::seconds elapsed, const WatchSample& s, std::optional<MiB> peak) {
-    std::string line = "+" + std::to_string(elapsed.count()) + "s wired " + mib_text(s.wired) + " of the cap " +
-                       mib_text(s.cap);
+std::string sample_line(std::chrono::seconds elapsed, const WatchSample& s,
+                        std::optional<MiB> peak) {
+    std::string line = "+" + std::to_string(elapsed.count()) + "s wired " + mib_text(s.wired) +
+                       " of the cap " + mib_text(s.cap);
     if (const auto pct = percent_of_cap(s)) line += " (" + std::to_string(*pct) + "%)";
     return line + ", peak " + mib_text(peak);
 }
@@ -43,17 +45,18 @@ std::string cap_gauge(const WatchSample& s, std::size_t width, Glyphs g) {
     const std::size_t around = 9 + share.size() + 7;
     if (width >= around + kMinCells) {
         const units::MiB cap = s.cap.value_or(units::MiB::zero());
-        return "wired |" + bar_cells(cap, s.wired, s.cap, width - around, g) + "| " + share + " of cap";
+        return "wired |" + bar_cells(cap, s.wired, s.cap, width - around, g) + "| " + share +
+               " of cap";
     }
     for (std::string text : {"wired " + share + " of cap", "wired " + share})
         if (text.size() <= width) return text;
     return {};
 }
 
-std::string sparkline(const std::deque<std::optional<MiB>>& wired, std::optional<MiB> cap, std::size_t cells,
-                      Glyphs g) {
-    static constexpr std::array<std::string_view, 8> kBlocks{"\u2581", "\u2582", "\u2583", "\u2584",
-                                                             "\u2585", "\u2586", "\u2587", "\u2588"};
+std::string sparkline(const std::deque<std::optional<MiB>>& wired, std::optional<MiB> cap,
+                      std::size_t cells, Glyphs g) {
+    static constexpr std::array<std::string_view, 8> kBlocks{
+        "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
     static constexpr std::string_view kAscii = "_.-:=+*#";
     std::string out;
     const std::size_t skip = wired.size() > cells ? wired.size() - cells : 0;

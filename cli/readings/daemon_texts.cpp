@@ -23,18 +23,22 @@ std::string settings_path(std::optional<std::string_view> release) {
     if (!major)
         return "System Settings > General > Login Items (Login Items & Extensions from macOS 15) > Allow in the "
                "Background (App Background Activity from macOS 26)";
-    if (*major >= 26) return "System Settings > General > Login Items & Extensions > App Background Activity";
-    if (*major == 15) return "System Settings > General > Login Items & Extensions > Allow in the Background";
+    if (*major >= 26)
+        return "System Settings > General > Login Items & Extensions > App Background Activity";
+    if (*major == 15)
+        return "System Settings > General > Login Items & Extensions > Allow in the Background";
     return "System Settings > General > Login Items > Allow in the Background";
 }
 
 std::string disabled_text(std::optional<std::string_view> release) {
     return "DISABLED: switched off in " + settings_path(release) +
-           ", or by an administrator's launchctl disable; switch it on there, or: " + std::string(kEnableCommand);
+           ", or by an administrator's launchctl disable; switch it on there, or: " +
+           std::string(kEnableCommand);
 }
 
 std::string disabled_warning(std::optional<std::string_view> release) {
-    return "the LaunchDaemon " + std::string(kLabel) + " is disabled (switched off in " + settings_path(release) +
+    return "the LaunchDaemon " + std::string(kLabel) + " is disabled (switched off in " +
+           settings_path(release) +
            ", or by an administrator's launchctl disable): the stored value will not be applied at boot until you "
            "switch it on there, or run: " +
            std::string(kEnableCommand);
@@ -42,7 +46,8 @@ std::string disabled_warning(std::optional<std::string_view> release) {
 
 std::string not_loaded_warning(bool plist_present) {
     if (!plist_present)
-        return "the LaunchDaemon " + std::string(kLabel) + " is not installed (" + std::string(kPlist) +
+        return "the LaunchDaemon " + std::string(kLabel) + " is not installed (" +
+               std::string(kPlist) +
                " is missing, as after a Homebrew install): nothing applies the stored value at boot; the macOS "
                "package installs it (docs/install.md)";
     return "the LaunchDaemon " + std::string(kLabel) +

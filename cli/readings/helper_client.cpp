@@ -86,7 +86,8 @@ void set_out_of_reach(posix_spawnattr_t& attr) {
         sigaddset(&blocked, sig);
     posix_spawnattr_setsigmask(&attr, &blocked);
     posix_spawnattr_setpgroup(&attr, 0);  // a new group, led by the helper
-    posix_spawnattr_setflags(&attr, static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK));
+    posix_spawnattr_setflags(&attr,
+                             static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK));
 }
 
 bool is_executable_file(const std::string& p) {
@@ -97,7 +98,8 @@ bool is_executable_file(const std::string& p) {
 }  // namespace
 
 ExitCode HelperReply::code() const {
-    if (exit_code >= 0 && exit_code <= to_int(ExitCode::journal_failed)) return static_cast<ExitCode>(exit_code);
+    if (exit_code >= 0 && exit_code <= to_int(ExitCode::journal_failed))
+        return static_cast<ExitCode>(exit_code);
     return ExitCode::internal_error;
 }
 
@@ -149,8 +151,7 @@ HelperReply HelperClient::run(const std::vector<std::string>& args) const {
     std::string out;
     drain(out_r.get(), err_r.get(), out, reply.error);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (WIFEXITED(status)) reply.exit_code = WEXITSTATUS(status);
     else reply.error += "wiredcap-helper was killed by signal " + std::to_string(WTERMSIG(status));
     while (!reply.error.empty() && reply.error.back() == '\n') reply.error.pop_back();
@@ -165,7 +166,8 @@ std::string locate_helper(const std::optional<std::string>& explicit_path) {
     if (explicit_path) {
         // Always run by absolute path: a relative --helper is resolved once, here.
         char resolved[PATH_MAX + 1] = {};
-        if ((*explicit_path)[0] != '/' && ::realpath(explicit_path->c_str(), resolved) != nullptr) return resolved;
+        if ((*explicit_path)[0] != '/' && ::realpath(explicit_path->c_str(), resolved) != nullptr)
+            return resolved;
         return *explicit_path;
     }
     if (auto dir = executable_dir()) {
@@ -183,6 +185,8 @@ std::string locate_system() {
     return WIREDCAP_SYSTEM_INSTALL_PATH;
 }
 
-std::string journal_path(const DevPaths& dev) { return dev.journal.value_or(WIREDCAP_JOURNAL_PATH); }
+std::string journal_path(const DevPaths& dev) {
+    return dev.journal.value_or(WIREDCAP_JOURNAL_PATH);
+}
 
 }  // namespace wiredcap::cli

@@ -32,8 +32,10 @@ JsonObject helper_file_json(const HelperFile& h) {
     o.str("path", h.path);
     if (h.mode) o.str("mode", mode_text(*h.mode)).boolean("setuid", (*h.mode & 04000U) != 0);
     else o.null("mode").null("setuid");
-    if (h.uid) o.num("uid", *h.uid); else o.null("uid");
-    if (h.gid) o.num("gid", *h.gid); else o.null("gid");
+    if (h.uid) o.num("uid", *h.uid);
+    else o.null("uid");
+    if (h.gid) o.num("gid", *h.gid);
+    else o.null("gid");
     o.str("source", "stat of the helper wiredcap runs");
     if (!h.mode) o.str("why_unknown", h.why_unknown);
     return o;

@@ -51,11 +51,13 @@ bool plain_char(char ch) {
 // (callgrind, status on a 1.5 MiB journal: 13.39 -> 13.24 million instructions once inline).
 [[gnu::always_inline]] inline const char* find_string_end(const char* p, const char* end) {
 #if defined(__SSE2__)
-    const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), spaces = _mm_set1_epi8(0x20);
+    const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'),
+                  spaces = _mm_set1_epi8(0x20);
     for (; end - p >= 16; p += 16) {
         const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i odd = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(b, quotes), _mm_cmpeq_epi8(b, backslashes)),
-                                         _mm_cmplt_epi8(b, spaces));
+        const __m128i odd =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(b, quotes), _mm_cmpeq_epi8(b, backslashes)),
+                         _mm_cmplt_epi8(b, spaces));
         if (const auto found = static_cast<unsigned>(_mm_movemask_epi8(odd)); found != 0)
             return p + std::countr_zero(found);
     }
@@ -66,9 +68,11 @@ bool plain_char(char ch) {
             std::uint64_t w = 0;
             std::memcpy(&w, p, sizeof w);
             const std::uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
-            const std::uint64_t marks = ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+            const std::uint64_t marks = ((quote - kOnes) & ~quote) |
+                                        ((backslash - kOnes) & ~backslash) |
                                         ((w - kOnes * 0x20) & ~w) | w;
-            if (const std::uint64_t found = marks & kHighs; found != 0) return p + (std::countr_zero(found) >> 3);
+            if (const std::uint64_t found = marks & kHighs; found != 0)
+                return p + (std::countr_zero(found) >> 3);
         }
     }
     while (p != end && plain_char(*p)) ++p;
@@ -95,7 +99,8 @@ bool plain_char(char ch) {
     const char* const end = c.s.data() + c.s.size();
     const char* p = start;
     std::uint64_t n = 0;
-    for (unsigned d = 0; p != end && (d = unsigned{static_cast<unsigned char>(*p)} - unsigned{'0'}) < 10; ++p)
+    for (unsigned d = 0;
+         p != end && (d = unsigned{static_cast<unsigned char>(*p)} - unsigned{'0'}) < 10; ++p)
         n = n * 10 + d;
     const auto digits = p - start;
     if (digits == 0 || digits > 19 || (digits > 1 && *start == '0')) return std::nullopt;
@@ -106,7 +111,8 @@ bool plain_char(char ch) {
 // The same, not followed by a fraction or an exponent.
 [[gnu::always_inline]] inline std::optional<std::uint64_t> plain_count(Cursor& c) {
     auto n = plain_digits(c);
-    if (n && c.i != c.s.size() && (c.s[c.i] == '.' || c.s[c.i] == 'e' || c.s[c.i] == 'E')) return std::nullopt;
+    if (n && c.i != c.s.size() && (c.s[c.i] == '.' || c.s[c.i] == 'e' || c.s[c.i] == 'E'))
+        return std::nullopt;
     return n;
 }
 
@@ -125,8 +131,27 @@ bool skip_plain_value(Cursor& c) {
     return plain_count(c).has_value();
 }
 
-enum Field : unsigned { v, time, boot, uid, command, event, run, step, from, to, readback, effective,
-                        effective_source, reason, by, to_pages, page_size, ignore_ceiling, other };
+enum Field : unsigned {
+    v,
+    time,
+    boot,
+    uid,
+    command,
+    event,
+    run,
+    step,
+    from,
+    to,
+    readback,
+    effective,
+    effective_source,
+    reason,
+    by,
+    to_pages,
+    page_size,
+    ignore_ceiling,
+    other
+};
 
 // By length first: a key is compared with at most three names (this runs for every key of every
 // line of the journal).
@@ -297,7 +322,9 @@ bool take_run(Cursor& c, std::optional<std::string_view>& run) {
 // Whether another "key": follows: every optional key's literal starts with the comma. Where none
 // does, the rest of the literals cannot match, and are not compared (most lines have a few of the
 // seventeen).
-[[gnu::always_inline]] inline bool more(const Cursor& c) { return c.i < c.s.size() && c.s[c.i] == ','; }
+[[gnu::always_inline]] inline bool more(const Cursor& c) {
+    return c.i < c.s.size() && c.s[c.i] == ',';
+}
 
 // The optional keys in the helper's order, each at most once; true when each one present has a
 // plain value of its type. What is left (the closing brace, or a key out of order) is the
@@ -318,9 +345,11 @@ bool optional_fields_in_helper_order(Cursor& c, EntryView& e) {
     if (!more(c)) return true;
     if (take_literal(c, R"(,"effective_mib":)") && !take_mib(c, e.effective)) return false;
     if (!more(c)) return true;
-    if (take_literal(c, R"(,"effective_source":)") && !take_string(c, e.effective_source)) return false;
+    if (take_literal(c, R"(,"effective_source":)") && !take_string(c, e.effective_source))
+        return false;
     if (!more(c)) return true;
-    if (take_literal(c, R"(,"ignore_hang_ceiling":)") && !take_bool(c, e.ignore_hang_ceiling)) return false;
+    if (take_literal(c, R"(,"ignore_hang_ceiling":)") && !take_bool(c, e.ignore_hang_ceiling))
+        return false;
     if (!more(c)) return true;
     if (take_literal(c, R"(,"by":)") && !take_string(c, e.by)) return false;
     if (!more(c)) return true;
@@ -351,7 +380,8 @@ bool optional_fields_in_helper_order(Cursor& c, EntryView& e) {
 // takes is a newline (no literal holds one, and a plain string refuses control characters), so
 // read from the start of a longer text, it reads the line up to the first newline exactly as it
 // reads that line alone.
-std::optional<std::size_t> helper_order_end(std::string_view text, std::size_t number, EntryView& e) {
+std::optional<std::size_t> helper_order_end(std::string_view text, std::size_t number,
+                                            EntryView& e) {
     // The mandatory fields are all set below before the line is taken.
     clear_optional(e);
     e.line = number;
@@ -397,20 +427,23 @@ bool in_any_order(std::string_view line, std::size_t number, EntryView& e) {
             seen |= 1u << f;
         } else {
             const auto before = unused.begin() + static_cast<std::ptrdiff_t>(unused_count);
-            if (unused_count == unused.size() || std::find(unused.begin(), before, *key) != before) return false;
+            if (unused_count == unused.size() || std::find(unused.begin(), before, *key) != before)
+                return false;
             unused[unused_count++] = *key;
         }
         if (!read_field(c, f, e)) return false;
     } while (c.take(','));
     if (!c.take('}') || c.i != line.size()) return false;
-    constexpr unsigned kRequired = (1u << v) | (1u << time) | (1u << boot) | (1u << uid) | (1u << command) | (1u << event);
+    constexpr unsigned kRequired =
+        (1u << v) | (1u << time) | (1u << boot) | (1u << uid) | (1u << command) | (1u << event);
     return (seen & kRequired) == kRequired;
 }
 
 }  // namespace plain_reading
 
 bool read_plain_record(std::string_view line, std::size_t number, EntryView& e) {
-    return plain_reading::in_helper_order(line, number, e) || plain_reading::in_any_order(line, number, e);
+    return plain_reading::in_helper_order(line, number, e) ||
+           plain_reading::in_any_order(line, number, e);
 }
 
 std::size_t read_helper_line(std::string_view text, std::size_t number, EntryView& e) {

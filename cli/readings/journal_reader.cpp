@@ -25,7 +25,9 @@ constexpr std::size_t kMaxJournalBytes = std::size_t{64} << 20;
 // The schema this reader understands (helper/include/wiredcap/helper/journal/journal.hpp: kSchemaVersion).
 constexpr std::uint64_t kSchemaVersion = 1;
 
-std::string at_line(std::size_t line, const std::string& why) { return "line " + std::to_string(line) + ": " + why; }
+std::string at_line(std::size_t line, const std::string& why) {
+    return "line " + std::to_string(line) + ": " + why;
+}
 
 // The field `key` as a string: absent (nullopt) is fine, any other type is an error.
 Expected<std::optional<std::string>> optional_string(const json::Value& o, std::string_view key) {
@@ -70,7 +72,8 @@ Expected<std::uint64_t> required_count(const json::Value& o, std::string_view ke
 Expected<Ok> read_header(const json::Value& o, Entry& e) {
     auto v = required_count(o, "v");
     if (!v) return v.error();
-    if (*v != kSchemaVersion) return Error{"schema version " + std::to_string(*v) + " is not supported (only 1)"};
+    if (*v != kSchemaVersion)
+        return Error{"schema version " + std::to_string(*v) + " is not supported (only 1)"};
     e.v = static_cast<int>(*v);
     for (auto [key, field] : {std::pair{"time", &e.time}, std::pair{"boot", &e.boot},
                               std::pair{"command", &e.command}, std::pair{"event", &e.event}}) {
@@ -93,13 +96,15 @@ Expected<Ok> read_details(const json::Value& o, Entry& e) {
     auto step = optional_count(o, "step");
     if (!step) return step.error();
     e.step = *step;
-    for (auto [key, field] : {std::pair{"from_mib", &e.from}, std::pair{"to_mib", &e.to},
-                              std::pair{"readback_mib", &e.readback}, std::pair{"effective_mib", &e.effective}}) {
+    for (auto [key, field] :
+         {std::pair{"from_mib", &e.from}, std::pair{"to_mib", &e.to},
+          std::pair{"readback_mib", &e.readback}, std::pair{"effective_mib", &e.effective}}) {
         auto m = optional_mib(o, key);
         if (!m) return m.error();
         *field = *m;
     }
-    for (auto [key, field] : {std::pair{"to_pages", &e.to_pages}, std::pair{"page_size", &e.page_size}}) {
+    for (auto [key, field] :
+         {std::pair{"to_pages", &e.to_pages}, std::pair{"page_size", &e.page_size}}) {
         auto n = optional_count(o, key);
         if (!n) return n.error();
         *field = *n;
@@ -107,7 +112,8 @@ Expected<Ok> read_details(const json::Value& o, Entry& e) {
     auto reason = optional_string(o, "reason");
     if (!reason) return reason.error();
     e.reason = reason->value_or("");
-    for (auto [key, field] : {std::pair{"by", &e.by}, std::pair{"effective_source", &e.effective_source}}) {
+    for (auto [key, field] :
+         {std::pair{"by", &e.by}, std::pair{"effective_source", &e.effective_source}}) {
         auto text = optional_string(o, key);
         if (!text) return text.error();
         *field = text->value_or("");
@@ -204,19 +210,21 @@ private:
     std::string carry_;  // the start of a line whose end is in the next piece
     std::size_t lines_ = 0;
     bool ended_whole_ = true;  // the text read ended with a newline (or was empty)
-    EntryView entry_;  // reused line after line
+    EntryView entry_;          // reused line after line
 };
 
 std::string errno_text(int err) { return std::strerror(err); }
 
 Error too_large(const std::string& path) {
-    return Error{"the journal " + path + " is larger than " + std::to_string(kMaxJournalBytes >> 20) +
+    return Error{"the journal " + path + " is larger than " +
+                 std::to_string(kMaxJournalBytes >> 20) +
                  " MiB; refusing to read it (archive it and start a new one)"};
 }
 
 // Feeds all of `fd` (a regular file) to `lines`, refusing more than kMaxJournalBytes. The size
 // is checked while reading too, as the helper may append in the meantime.
-Expected<std::uint64_t> read_all(int fd, const std::string& path, LineFeed& lines, std::uint64_t total = 0) {
+Expected<std::uint64_t> read_all(int fd, const std::string& path, LineFeed& lines,
+                                 std::uint64_t total = 0) {
     char buf[65536];
     for (;;) {
         const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -234,8 +242,10 @@ Expected<std::uint64_t> read_all(int fd, const std::string& path, LineFeed& line
 // Checks the opened descriptor, not the path: what was opened is what is read.
 Expected<Ok> check_opened(int fd, const std::string& path) {
     struct stat st {};
-    if (::fstat(fd, &st) != 0) return Error{"cannot examine the journal " + path + ": " + errno_text(errno)};
-    if (!S_ISREG(st.st_mode)) return Error{"the journal " + path + " is not a regular file; refusing it"};
+    if (::fstat(fd, &st) != 0)
+        return Error{"cannot examine the journal " + path + ": " + errno_text(errno)};
+    if (!S_ISREG(st.st_mode))
+        return Error{"the journal " + path + " is not a regular file; refusing it"};
     if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes) return too_large(path);
     return Ok{};
 }
@@ -259,7 +269,8 @@ Notes parse_journal(std::string_view text, const RecordSink& sink) {
 Contents parse_journal(std::string_view text) {
     Contents out;
     out.entries.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-    Notes notes = parse_journal(text, [&](const EntryView& e) { out.entries.push_back(to_entry(e)); });
+    Notes notes =
+        parse_journal(text, [&](const EntryView& e) { out.entries.push_back(to_entry(e)); });
     out.torn_tail = notes.torn_tail;
     out.warnings = std::move(notes.warnings);
     return out;
@@ -278,8 +289,8 @@ Expected<UniqueFd> open_journal(const std::string& path) {
     return Error{"cannot open the journal " + path + ": " + errno_text(err)};
 }
 
-Expected<Notes> read_from(int fd, const std::string& path, const RecordSink& sink, const Position& start,
-                          Position* end) {
+Expected<Notes> read_from(int fd, const std::string& path, const RecordSink& sink,
+                          const Position& start, Position* end) {
     Notes notes;
     LineFeed lines(sink, notes, start.lines);
     auto total = read_all(fd, path, lines, start.offset);
@@ -321,11 +332,11 @@ Expected<std::optional<Notes>> read_journal_after(const std::string& path, const
     if (::fstat(fd->get(), &st) != 0 || st.st_dev != from.dev || st.st_ino != from.ino ||
         static_cast<std::uint64_t>(st.st_size) < from.offset)
         return std::optional<Notes>();
-    if (from.offset > 0 &&
-        ::pread(fd->get(), &before, 1, static_cast<off_t>(from.offset - 1)) != 1)
+    if (from.offset > 0 && ::pread(fd->get(), &before, 1, static_cast<off_t>(from.offset - 1)) != 1)
         return std::optional<Notes>();
     if (from.offset > 0 && before != '\n') return std::optional<Notes>();
-    if (::lseek(fd->get(), static_cast<off_t>(from.offset), SEEK_SET) < 0) return std::optional<Notes>();
+    if (::lseek(fd->get(), static_cast<off_t>(from.offset), SEEK_SET) < 0)
+        return std::optional<Notes>();
     auto notes = read_from(fd->get(), path, sink, from, end);
     if (!notes) return notes.error();
     return std::optional<Notes>(std::move(*notes));
@@ -333,7 +344,8 @@ Expected<std::optional<Notes>> read_journal_after(const std::string& path, const
 
 Expected<Contents> read_journal(const std::string& path) {
     Contents out;
-    auto notes = read_journal(path, [&](const EntryView& e) { out.entries.push_back(to_entry(e)); });
+    auto notes =
+        read_journal(path, [&](const EntryView& e) { out.entries.push_back(to_entry(e)); });
     if (!notes) return notes.error();
     out.torn_tail = notes->torn_tail;
     out.warnings = std::move(notes->warnings);

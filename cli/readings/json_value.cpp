@@ -34,8 +34,8 @@ std::string printable(std::string_view text) {
 
 Expected<Value> parse(std::string_view text) {
     if (text.size() > kMaxText)
-        return Error{"JSON text of " + std::to_string(text.size()) + " bytes is over the limit of " +
-                     std::to_string(kMaxText)};
+        return Error{"JSON text of " + std::to_string(text.size()) +
+                     " bytes is over the limit of " + std::to_string(kMaxText)};
     // Two things nlohmann accepts and RFC 8259 does not: a NUL ends its input (so "1\0junk" would
     // read as 1), and a leading byte-order mark is skipped. Neither is ever in what the helper
     // writes.
@@ -47,12 +47,15 @@ Expected<Value> parse(std::string_view text) {
     std::vector<std::set<std::string>> keys;
     const auto check = [&keys](int depth, nlohmann::json::parse_event_t event, Value& parsed) {
         using E = nlohmann::json::parse_event_t;
-        if ((event == E::object_start || event == E::array_start) && static_cast<std::size_t>(depth) >= kMaxDepth)
+        if ((event == E::object_start || event == E::array_start) &&
+            static_cast<std::size_t>(depth) >= kMaxDepth)
             throw Refused{"JSON nested deeper than " + std::to_string(kMaxDepth) + " levels"};
         if (event == E::object_start) keys.emplace_back();
         if (event == E::object_end && !keys.empty()) keys.pop_back();
-        if (event == E::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
-            throw Refused{"JSON object repeats the key \"" + printable(parsed.get<std::string>()) + "\""};
+        if (event == E::key && !keys.empty() &&
+            !keys.back().insert(parsed.get<std::string>()).second)
+            throw Refused{"JSON object repeats the key \"" + printable(parsed.get<std::string>()) +
+                          "\""};
         return true;
     };
     try {
@@ -83,7 +86,8 @@ std::optional<std::uint64_t> as_u64(const Value& v) {
 std::optional<std::int64_t> as_i64(const Value& v) {
     if (v.is_number_unsigned()) {
         const auto n = v.get<std::uint64_t>();
-        if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+        if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            return std::nullopt;
         return static_cast<std::int64_t>(n);
     }
     if (!v.is_number_integer()) return std::nullopt;

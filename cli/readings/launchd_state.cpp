@@ -23,8 +23,10 @@ namespace wiredcap::cli {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0)
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0)
+        s.remove_suffix(1);
     return s;
 }
 
@@ -73,8 +75,7 @@ std::optional<Captured> launchctl(const std::vector<std::string>& args) {
     }
     ::close(fds[0]);
     if (rc != 0) return std::nullopt;
-    while (::waitpid(pid, &c.status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &c.status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(c.status)) return std::nullopt;
     c.status = WEXITSTATUS(c.status);
     return c;
@@ -137,12 +138,14 @@ std::optional<bool> disabled_in(std::string_view output, std::string_view label)
 }
 
 std::optional<std::string> product_version_in(std::string_view plist) {
-    constexpr std::string_view key = "<key>ProductVersion</key>", open = "<string>", close = "</string>";
+    constexpr std::string_view key = "<key>ProductVersion</key>", open = "<string>",
+                               close = "</string>";
     const auto k = plist.find(key);
     if (k == std::string_view::npos) return std::nullopt;
     const auto o = plist.find(open, k + key.size());
     // Only white space between the key and its <string>: another type (or key) is not the release.
-    if (o == std::string_view::npos || !trim(plist.substr(k + key.size(), o - k - key.size())).empty())
+    if (o == std::string_view::npos ||
+        !trim(plist.substr(k + key.size(), o - k - key.size())).empty())
         return std::nullopt;
     const auto c = plist.find(close, o + open.size());
     if (c == std::string_view::npos) return std::nullopt;
@@ -164,16 +167,20 @@ DaemonState read_daemon_state(bool simulated, const std::optional<std::string>& 
     d.applicable = true;
     d.macos = os_product_version();
     d.plist_present = file_exists(kPlistPath);
-    d.source = "launchctl print system/" + std::string(kDaemonLabel) + "; launchctl print-disabled system";
+    d.source =
+        "launchctl print system/" + std::string(kDaemonLabel) + "; launchctl print-disabled system";
     if (auto p = launchctl({"print", "system/" + std::string(kDaemonLabel)})) {
         d.loaded = loaded_from_print_status(p->status);
         if (!d.loaded)
-            d.why_unknown = "launchctl print exited " + std::to_string(p->status) + " (only 113 means not loaded)";
+            d.why_unknown = "launchctl print exited " + std::to_string(p->status) +
+                            " (only 113 means not loaded)";
     } else {
         d.why_unknown = "cannot run /bin/launchctl print";
     }
     // Each unknown part adds its reason: one must not overwrite the other's.
-    auto why = [&d](const std::string& reason) { d.why_unknown += (d.why_unknown.empty() ? "" : "; ") + reason; };
+    auto why = [&d](const std::string& reason) {
+        d.why_unknown += (d.why_unknown.empty() ? "" : "; ") + reason;
+    };
     if (auto p = launchctl({"print-disabled", "system"}); p && p->status == 0) {
         if (auto disabled = disabled_in(p->out, kDaemonLabel)) d.enabled = !*disabled;
         else why("launchctl print-disabled lists it with a value wiredcap does not know");
@@ -189,7 +196,9 @@ DaemonState read_daemon_state(bool simulated, const std::optional<std::string>& 
 std::string daemon_text(const DaemonState& d) {
     if (!d.applicable) return "not applicable (" + d.why_unknown + ")";
     std::string loaded = !d.loaded ? "loaded: unknown" : *d.loaded ? "loaded" : "NOT LOADED";
-    std::string enabled = !d.enabled ? "enabled: unknown" : *d.enabled ? "enabled" : disabled_text(d.macos);
+    std::string enabled = !d.enabled   ? "enabled: unknown"
+                          : *d.enabled ? "enabled"
+                                       : disabled_text(d.macos);
     std::string text = loaded + ", " + enabled;
     if (!d.loaded || !d.enabled) text += " (" + d.why_unknown + ")";
     return text;

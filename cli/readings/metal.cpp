@@ -16,7 +16,8 @@ MetalReading read_metal(const MachineReadings& machine, const DevPaths& dev) {
     g_metal_was_read = true;  // before anything is loaded: a failed load may leave threads too
     MetalReading r;
     if (machine.simulated()) {
-        const std::string path = dev.sim_state.value_or(std::string(kernel::default_sim_state_path()));
+        const std::string path =
+            dev.sim_state.value_or(std::string(kernel::default_sim_state_path()));
         kernel::SimKernel sim(path);
         auto ws = sim.simulated_metal_working_set();
         r.source = "SIMULATED Metal recommendedMaxWorkingSetSize (simulator model)";

@@ -31,7 +31,8 @@ constexpr const char* kObjcPath = "/usr/lib/libobjc.A.dylib";
 // Apple's documentation of MTLCreateSystemDefaultDevice: on macOS a command-line tool must link
 // Core Graphics for the system to provide a default device. Loading it does the same; if it
 // cannot be loaded the probe goes on and reports what Metal says.
-constexpr const char* kCoreGraphicsPath = "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics";
+constexpr const char* kCoreGraphicsPath =
+    "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics";
 
 // Objective-C objects, selectors and classes, as the runtime's C API passes them: opaque pointers.
 using Id = void*;
@@ -44,17 +45,17 @@ using ObjcBool = bool;
 using ObjcBool = signed char;
 #endif
 
-using CreateDeviceFn = Id (*)();                          // MTLCreateSystemDefaultDevice
-using CopyAllDevicesFn = Id (*)();                        // MTLCopyAllDevices: +1 NSArray
-using SelRegisterNameFn = Sel (*)(const char*);           // sel_registerName
-using ObjectGetClassFn = Class (*)(Id);                   // object_getClass
+using CreateDeviceFn = Id (*)();                             // MTLCreateSystemDefaultDevice
+using CopyAllDevicesFn = Id (*)();                           // MTLCopyAllDevices: +1 NSArray
+using SelRegisterNameFn = Sel (*)(const char*);              // sel_registerName
+using ObjectGetClassFn = Class (*)(Id);                      // object_getClass
 using ClassRespondsToSelectorFn = ObjcBool (*)(Class, Sel);  // class_respondsToSelector
-using PoolPushFn = void* (*)();                           // objc_autoreleasePoolPush
-using PoolPopFn = void (*)(void*);                        // objc_autoreleasePoolPop
+using PoolPushFn = void* (*)();                              // objc_autoreleasePoolPush
+using PoolPopFn = void (*)(void*);                           // objc_autoreleasePoolPop
 // objc_msgSend has no prototype of its own: it is called through a pointer of the exact type
 // of the method it reaches (on arm64 any other type passes the arguments and result wrongly).
-using MsgSendU64Fn = std::uint64_t (*)(Id, Sel);  // -(uint64_t)recommendedMaxWorkingSetSize
-using MsgSendVoidFn = void (*)(Id, Sel);          // -(oneway void)release
+using MsgSendU64Fn = std::uint64_t (*)(Id, Sel);        // -(uint64_t)recommendedMaxWorkingSetSize
+using MsgSendVoidFn = void (*)(Id, Sel);                // -(oneway void)release
 using MsgSendIndexFn = Id (*)(Id, Sel, std::uint64_t);  // -(id)objectAtIndex:(NSUInteger)
 
 std::string last_dl_error(const char* fallback) {
@@ -90,7 +91,9 @@ private:
     void* token_ = nullptr;
 };
 
-MetalProbe fail(MetalStep step, std::string detail = {}) { return MetalProbe{step, 0, std::move(detail)}; }
+MetalProbe fail(MetalStep step, std::string detail = {}) {
+    return MetalProbe{step, 0, std::move(detail)};
+}
 
 MetalProbe probe() {
     void* metal = open_library(kMetalPath);
@@ -110,10 +113,12 @@ MetalProbe probe() {
     // One function, two exact types: see MsgSendU64Fn.
     const auto send_u64 = find_symbol<MsgSendU64Fn>(objc, "objc_msgSend");
     const auto send_void = find_symbol<MsgSendVoidFn>(objc, "objc_msgSend");
-    if (send_u64 == nullptr || send_void == nullptr) return fail(MetalStep::objc_symbol, "objc_msgSend");
+    if (send_u64 == nullptr || send_void == nullptr)
+        return fail(MetalStep::objc_symbol, "objc_msgSend");
 
     const Sel working_set_sel = sel_register_name("recommendedMaxWorkingSetSize");
-    if (working_set_sel == nullptr) return fail(MetalStep::selector, "recommendedMaxWorkingSetSize");
+    if (working_set_sel == nullptr)
+        return fail(MetalStep::selector, "recommendedMaxWorkingSetSize");
     const Sel release_sel = sel_register_name("release");
     if (release_sel == nullptr) return fail(MetalStep::selector, "release");
 
@@ -132,7 +137,8 @@ MetalProbe probe() {
         const auto send_index = find_symbol<MsgSendIndexFn>(objc, "objc_msgSend");
         const Sel count_sel = sel_register_name("count");
         const Sel index_sel = sel_register_name("objectAtIndex:");
-        if (copy_all == nullptr || send_index == nullptr || count_sel == nullptr || index_sel == nullptr)
+        if (copy_all == nullptr || send_index == nullptr || count_sel == nullptr ||
+            index_sel == nullptr)
             return fail(MetalStep::no_device);
         all_devices = copy_all();
         if (all_devices == nullptr) return fail(MetalStep::no_device);
@@ -144,7 +150,9 @@ MetalProbe probe() {
         via = "MTLCreateSystemDefaultDevice returned nil; the first of MTLCopyAllDevices";
     }
     // Releases what this function owns: the device it created, or the array the device is in.
-    const auto release_owned = [&] { send_void(all_devices != nullptr ? all_devices : device, release_sel); };
+    const auto release_owned = [&] {
+        send_void(all_devices != nullptr ? all_devices : device, release_sel);
+    };
     // Sending a selector the object does not implement raises an Objective-C exception, which
     // would end the process: ask first (every Metal device since macOS 10.12 implements it).
     const Class device_class = device != nullptr ? object_get_class(device) : nullptr;

@@ -19,7 +19,8 @@ Reading<T> reading_of(const json::Value* o, Make make) {
     }
     r.source = string_or(json::get(*o, "source"));
     r.error = string_or(json::get(*o, "error"));
-    if (const json::Value* v = json::get(*o, "value"); v != nullptr && !v->is_null()) r.value = make(*v);
+    if (const json::Value* v = json::get(*o, "value"); v != nullptr && !v->is_null())
+        r.value = make(*v);
     if (!r.value && r.error.empty()) r.error = "no value";
     return r;
 }
@@ -43,10 +44,13 @@ std::optional<PolicyView> policy_of(const json::Value& p) {
     view.max = *max;
     view.reserve = *reserve;
     view.max_step = *step;
-    if (const json::Value* g = json::get(p, "group"); g && json::as_string(*g)) view.group = *json::as_string(*g);
-    if (const json::Value* h = json::get(p, "healthy_after_s")) view.healthy_after_s = json::as_u64(*h);
+    if (const json::Value* g = json::get(p, "group"); g && json::as_string(*g))
+        view.group = *json::as_string(*g);
+    if (const json::Value* h = json::get(p, "healthy_after_s"))
+        view.healthy_after_s = json::as_u64(*h);
     view.source = string_or(json::get(p, "source"));
-    if (const json::Value* path = json::get(p, "path"); path && json::as_string(*path)) view.source += " " + *json::as_string(*path);
+    if (const json::Value* path = json::get(p, "path"); path && json::as_string(*path))
+        view.source += " " + *json::as_string(*path);
     view.vouched = mib_field(p, "vouched_mib");
     view.vouched_note = string_or(json::get(p, "vouched_note"));
     view.sha256 = string_or(json::get(p, "sha256"));
@@ -73,7 +77,8 @@ void persisted_of(const json::Value& o, BootGuard& g) {
     const json::Value* v = json::get(o, "persisted_mib");
     if (v != nullptr && !v->is_null()) {
         g.persisted = mib_of(*v);
-        if (!g.persisted && g.error.empty()) g.error = "the helper reported an unreadable persisted_mib";
+        if (!g.persisted && g.error.empty())
+            g.error = "the helper reported an unreadable persisted_mib";
     } else if (v == nullptr && g.error.empty()) {
         g.error = "the helper did not report persisted_mib";
     }
@@ -82,8 +87,8 @@ void persisted_of(const json::Value& o, BootGuard& g) {
 }  // namespace
 
 std::optional<GuardState> guard_state_of(std::string_view name) {
-    for (const GuardState g : {GuardState::armed, GuardState::trying, GuardState::healthy, GuardState::tripped,
-                               GuardState::failed})
+    for (const GuardState g : {GuardState::armed, GuardState::trying, GuardState::healthy,
+                               GuardState::tripped, GuardState::failed})
         if (guard_state_name(g) == name) return g;
     return std::nullopt;
 }
@@ -91,7 +96,7 @@ std::optional<GuardState> guard_state_of(std::string_view name) {
 std::string_view guard_state_name(GuardState g) {
     switch (g) {
         case GuardState::armed: return "armed";
-        case GuardState::trying: return "trying";  // not a journal word: boot.state's guard
+        case GuardState::trying: return "trying";    // not a journal word: boot.state's guard
         case GuardState::healthy: return "healthy";  // not a journal word: boot.state's guard
         case GuardState::tripped: return "tripped";  // not a journal word: boot.state's guard
         case GuardState::failed: return "failed";
@@ -123,7 +128,8 @@ std::optional<BootGuard> boot_guard_of(const json::Value* o) {
 
 Expected<MachineReadings> read_machine(const HelperClient& helper) {
     const HelperReply reply = helper.run({"read"});
-    if (!reply.json) return Error{"cannot read the machine through " + helper.path() + ": " + reply.error};
+    if (!reply.json)
+        return Error{"cannot read the machine through " + helper.path() + ": " + reply.error};
     return readings_of(*reply.json, reply.exit_code);
 }
 
@@ -149,11 +155,15 @@ MachineReadings readings_of(const json::Value& j, int helper_exit) {
     if (const json::Value* rel = json::get(j, "related"); rel && rel->is_object())
         for (const auto& [name, v] : rel->items())
             m.related.emplace_back(name, reading_of<std::string>(&v, [](const json::Value& x) {
-                                       return json::as_string(x) ? std::optional<std::string>(*json::as_string(x)) : std::nullopt;
+                                       return json::as_string(x)
+                                                  ? std::optional<std::string>(*json::as_string(x))
+                                                  : std::nullopt;
                                    }));
     if (const json::Value* p = json::get(j, "policy")) {
         m.policy = policy_of(*p);
-        if (!m.policy) m.policy_error = string_or(json::get(*p, "error"), "the helper reported no usable policy");
+        if (!m.policy)
+            m.policy_error =
+                string_or(json::get(*p, "error"), "the helper reported no usable policy");
     } else {
         m.policy_error = string_or(json::get(j, "error"), "the helper reported no policy");
     }

@@ -31,7 +31,11 @@ std::streamsize NotingBuf::xsputn(const char* s, std::streamsize n) {
 }
 
 JsonMode::JsonMode(std::ostream& out, std::ostream& err)
-    : real_out_(out), out_buf_(out.rdbuf(), 0), err_buf_(err.rdbuf(), kKeptStderr), out_(&out_buf_), err_(&err_buf_) {}
+    : real_out_(out),
+      out_buf_(out.rdbuf(), 0),
+      err_buf_(err.rdbuf(), kKeptStderr),
+      out_(&out_buf_),
+      err_(&err_buf_) {}
 
 void JsonMode::finish(std::string_view command, ExitCode code) {
     out_.flush();
@@ -53,7 +57,8 @@ std::string messages_of(std::string_view text) {
         const auto colon = line.find(": ");
         if (colon == std::string_view::npos) continue;
         const std::string_view who = line.substr(0, colon);
-        if (who.find_first_not_of("abcdefghijklmnopqrstuvwxyz ") != std::string_view::npos) continue;
+        if (who.find_first_not_of("abcdefghijklmnopqrstuvwxyz ") != std::string_view::npos)
+            continue;
         if (!out.empty()) out += "\n";
         out += line.substr(colon + 2);
     }

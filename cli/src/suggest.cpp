@@ -23,7 +23,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::optional<std::string> nearest_word(std::string_view word, const std::vector<std::string>& candidates) {
+std::optional<std::string> nearest_word(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
     // Long input is no typo of a command name; do not spend quadratic time on it.
     if (word.empty() || word.size() > 64) return std::nullopt;
     std::optional<std::string> best;
@@ -35,7 +36,8 @@ std::optional<std::string> nearest_word(std::string_view word, const std::vector
             best_distance = dist;
         }
     }
-    if (!best || best_distance > 2 || 2 * best_distance >= std::max(word.size(), best->size())) return std::nullopt;
+    if (!best || best_distance > 2 || 2 * best_distance >= std::max(word.size(), best->size()))
+        return std::nullopt;
     return best;
 }
 

@@ -46,9 +46,9 @@ struct StepTrack {
     std::optional<MiB> value;  // the value the step asked for (its forward to_mib)
     Text time;                 // of the latest forward record (intent or outcome)
     Text boot;
-    std::size_t first_index = 0;  // position of its first record: orders the hangs
-    std::uint32_t self = 0;       // its place in Runs' steps
-    std::uint32_t below = kNone;  // the run's step numbered next below this one (Runs' list)
+    std::size_t first_index = 0;      // position of its first record: orders the hangs
+    std::uint32_t self = 0;           // its place in Runs' steps
+    std::uint32_t below = kNone;      // the run's step numbered next below this one (Runs' list)
     std::uint32_t risk_slot = kNone;  // its place in Runs' index of the steps at risk, if there
     // Its run owner's last apply read back in the current boot, unless a later record of the
     // owner's for the step took it back: what a `confirm` may confirm (Classifier::own_apply).
@@ -82,16 +82,16 @@ struct RunTrack {
     std::uint32_t top = kNone;  // its highest-numbered step (Runs' list, highest first)
     bool ended = false;
     bool ended_hung = false;
-    std::uint64_t owner = 0;       // the uid of its first record: whose run it is
+    std::uint64_t owner = 0;  // the uid of its first record: whose run it is
     bool owned = false;
-    bool any_forward = false;      // some step has had a forward record
+    bool any_forward = false;  // some step has had a forward record
     // The run's most recent record (its number in Runs' records), kept only while no step has a
     // forward record: it names a run with none, and a forward record is never undone. Most runs
     // never need one: apart, it is memory (page faults) only a few runs use.
     std::uint32_t last = kNone;
-    EndRecord last_end;            // its most recent `end` (when ended)
-    std::optional<MiB> target;     // where a revert goes: the value before step 1, then the
-                                   // last confirmed one
+    EndRecord last_end;         // its most recent `end` (when ended)
+    std::optional<MiB> target;  // where a revert goes: the value before step 1, then the
+                                // last confirmed one
 };
 
 // Runs in the order they first appear in the journal, their steps, and which of the steps are
@@ -182,7 +182,7 @@ private:
     std::uint32_t find_or_add(std::string_view id) {
         if (2 * (runs_.size() + 1) > slots_.size()) grow();
         const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = std::hash<std::string_view>{}(id) & mask;; i = (i + 1) & mask) {
+        for (std::size_t i = std::hash<std::string_view>{}(id)&mask;; i = (i + 1) & mask) {
             if (slots_[i] == 0) {
                 const auto made = static_cast<std::uint32_t>(runs_.size());
                 texts.set(runs_.emplace_back().id, id);
@@ -215,25 +215,39 @@ private:
 
     // Chunks of some 40 KiB.
     Chunked<RunTrack, 256> runs_;
-    std::vector<std::uint32_t> slots_;  // find_or_add's table
-    std::uint32_t last_ = kNone;        // the run index_of found last
-    Chunked<StepTrack, 512> steps_;     // every run's steps, as they first appear
-    Chunked<LastRecord, 256> lasts_;    // the runs' most recent records, where kept
+    std::vector<std::uint32_t> slots_;    // find_or_add's table
+    std::uint32_t last_ = kNone;          // the run index_of found last
+    Chunked<StepTrack, 512> steps_;       // every run's steps, as they first appear
+    Chunked<LastRecord, 256> lasts_;      // the runs' most recent records, where kept
     std::vector<std::uint32_t> at_risk_;  // the steps at risk now: each knows its place here
 };
 
 // The events the replay tells apart, named once per record (each record was compared with a
 // dozen words, most of them more than once: callgrind, bench/journal_scale.sh).
-enum class Event { intent, applied, unchanged, mismatch, write_failed, revert_applied, confirmed, end, tripped, other };
+enum class Event {
+    intent,
+    applied,
+    unchanged,
+    mismatch,
+    write_failed,
+    revert_applied,
+    confirmed,
+    end,
+    tripped,
+    other
+};
 
 Event event_of(std::string_view w) {
     auto is = [&](const auto& word, Event e) { return is_word(w, word) ? e : Event::other; };
     switch (w.size()) {
         case 3: return is(event::end, Event::end);
         case 6: return is(event::intent, Event::intent);
-        case 7: return is_word(w, event::applied) ? Event::applied : is(event::tripped, Event::tripped);
+        case 7:
+            return is_word(w, event::applied) ? Event::applied : is(event::tripped, Event::tripped);
         case 8: return is(event::mismatch, Event::mismatch);
-        case 9: return is_word(w, event::unchanged) ? Event::unchanged : is(event::confirmed, Event::confirmed);
+        case 9:
+            return is_word(w, event::unchanged) ? Event::unchanged
+                                                : is(event::confirmed, Event::confirmed);
         case 12: return is(event::write_failed, Event::write_failed);
         case 14: return is(event::revert_applied, Event::revert_applied);
         default: return Event::other;
@@ -250,9 +264,12 @@ void apply_forward(StepTrack& s, const EntryView& e, Event ev, ReplayTexts& text
     s.at_risk = true;
 }
 
-void apply_step_event(StepTrack& s, const EntryView& e, Event ev, std::size_t index, ReplayTexts& texts) {
+void apply_step_event(StepTrack& s, const EntryView& e, Event ev, std::size_t index,
+                      ReplayTexts& texts) {
     if (s.first_index == 0) s.first_index = index;
-    auto count = [](const std::optional<MiB>& v) { return v ? std::optional<std::uint64_t>(v->count()) : std::nullopt; };
+    auto count = [](const std::optional<MiB>& v) {
+        return v ? std::optional<std::uint64_t>(v->count()) : std::nullopt;
+    };
     switch (step_effect(e.event, count(s.value), count(e.to))) {  // the one rule (step_risk.hpp)
         case StepEffect::settled: s.at_risk = false; break;
         case StepEffect::at_risk: apply_forward(s, e, ev, texts); break;
@@ -261,8 +278,9 @@ void apply_step_event(StepTrack& s, const EntryView& e, Event ev, std::size_t in
 }
 
 StepRef ref_of(const RunTrack& r, const StepTrack& s) {
-    StepRef ref{std::string(r.id.view()), s.step, s.value.value_or(MiB::zero()), std::string(s.time.view()),
-                std::string(s.boot.view()), RefKind::ramp_step};
+    StepRef ref{std::string(r.id.view()),      s.step,
+                s.value.value_or(MiB::zero()), std::string(s.time.view()),
+                std::string(s.boot.view()),    RefKind::ramp_step};
     ref.uid = r.owner;
     return ref;
 }
@@ -311,8 +329,8 @@ UnresolvedRun nothing_at_risk(const Runs& runs, const RunTrack& r) {
     static const LastRecord kNoRecord{};
     const LastRecord* kept = runs.last_of(r);  // always there for a run with no forward record
     const LastRecord& e = kept != nullptr ? *kept : kNoRecord;
-    StepRef at{std::string(r.id.view()), e.step.value_or(0), e.to.value_or(MiB::zero()), std::string(e.time.view()),
-               std::string(e.boot.view()), RefKind::ramp_step};
+    StepRef at{std::string(r.id.view()),   e.step.value_or(0),         e.to.value_or(MiB::zero()),
+               std::string(e.time.view()), std::string(e.boot.view()), RefKind::ramp_step};
     return UnresolvedRun{std::move(at), RunState::ended_without_record};
 }
 
@@ -322,12 +340,14 @@ UnresolvedRun classify(const Runs& runs, const RunTrack& r, std::string_view cur
     StepRef at = ref_of(r, *s);
     if (!s->at_risk) return UnresolvedRun{std::move(at), RunState::ended_without_record};
     // In this boot the ramp may still be running, or its guard is reverting it: leave it alone.
-    if (!earlier_boot(s->boot.view(), current_boot)) return UnresolvedRun{std::move(at), RunState::awaiting_in_this_boot};
+    if (!earlier_boot(s->boot.view(), current_boot))
+        return UnresolvedRun{std::move(at), RunState::awaiting_in_this_boot};
     // An earlier boot: the reboot reset the knob. Only a raised value can have caused it.
     if (!can_hang(*s)) return UnresolvedRun{std::move(at), RunState::ended_without_record};
     // A failed write (no applied record) is treated as interrupted: whether the value took
     // effect before the machine went down is unknown, so it is assumed it did.
-    const RunState state = s->applied ? RunState::hung_in_earlier_boot : RunState::interrupted_in_earlier_boot;
+    const RunState state =
+        s->applied ? RunState::hung_in_earlier_boot : RunState::interrupted_in_earlier_boot;
     return UnresolvedRun{std::move(at), state};
 }
 
@@ -338,15 +358,20 @@ struct Hang {
 
 // `wiredcap reset` outside any ramp that took effect (or found the OS default in force).
 bool is_completed_plain_reset(const EntryView& e, Event ev) {
-    return !e.run && (ev == Event::applied || ev == Event::unchanged) && is_word(e.command, command::reset);
+    return !e.run && (ev == Event::applied || ev == Event::unchanged) &&
+           is_word(e.command, command::reset);
 }
 
 // The boot action's records, which belong to no run.
 bool is_boot_apply(const EntryView& e, Event ev) {
-    return !e.run && (ev == Event::intent || ev == Event::applied || ev == Event::mismatch || ev == Event::write_failed) &&
+    return !e.run &&
+           (ev == Event::intent || ev == Event::applied || ev == Event::mismatch ||
+            ev == Event::write_failed) &&
            is_word(e.command, command::boot);
 }
-bool is_boot_trip(const EntryView& e, Event ev) { return !e.run && ev == Event::tripped && is_word(e.command, command::boot); }
+bool is_boot_trip(const EntryView& e, Event ev) {
+    return !e.run && ev == Event::tripped && is_word(e.command, command::boot);
+}
 
 // A trip names the value, and the boot that found it; the boot that hung is the one whose apply
 // of that value came last before it. Without that record (a journal that lost it) the trip
@@ -354,9 +379,14 @@ bool is_boot_trip(const EntryView& e, Event ev) { return !e.run && ev == Event::
 StepRef trip_ref(const EntryView& trip, const LastRecord* last_apply) {
     const MiB value = *trip.to;
     if (last_apply != nullptr && last_apply->to == trip.to && !last_apply->boot.is(trip.boot))
-        return StepRef{"", 0, value, std::string(last_apply->time.view()), std::string(last_apply->boot.view()),
+        return StepRef{"",
+                       0,
+                       value,
+                       std::string(last_apply->time.view()),
+                       std::string(last_apply->boot.view()),
                        RefKind::boot_apply};
-    return StepRef{"", 0, value, std::string(trip.time), std::string(trip.boot), RefKind::boot_trip};
+    return StepRef{
+        "", 0, value, std::string(trip.time), std::string(trip.boot), RefKind::boot_trip};
 }
 
 void keep(LastRecord& kept, const EntryView& e, ReplayTexts& texts) {
@@ -394,8 +424,8 @@ struct Classifier::State {
     std::vector<UnknownRecord> unknown;
     void note_unknown(const EntryView& e, std::size_t at) {
         if (unknown_count++ < kUnknownShown)
-            unknown.push_back(UnknownRecord{at, std::string(e.time), std::string(e.boot), e.uid, std::string(e.command),
-                                            std::string(e.event)});
+            unknown.push_back(UnknownRecord{at, std::string(e.time), std::string(e.boot), e.uid,
+                                            std::string(e.command), std::string(e.event)});
     }
     // A value stored for boot (persist): a store without the override keeps every hang binding.
     void note_store(const EntryView& e, std::size_t at) {
@@ -439,9 +469,11 @@ void Classifier::add(const EntryView& e) {
         } else if (e.step) {
             step = &runs.step_of(run, *e.step);
             apply_step_event(*step, e, ev, order, runs.texts);
-            const bool read_back = is_word(e.command, command::apply) && (ev == Event::applied || ev == Event::unchanged);
+            const bool read_back = is_word(e.command, command::apply) &&
+                                   (ev == Event::applied || ev == Event::unchanged);
             if (e.uid == run.owner && !is_word(e.command, command::confirm))
-                step->owners_apply = read_back && e.boot == st.current_boot ? e.readback : std::nullopt;
+                step->owners_apply =
+                    read_back && e.boot == st.current_boot ? e.readback : std::nullopt;
             if (step->has_forward()) run.any_forward = true;
             runs.note_risk(*step);
         }
@@ -458,7 +490,8 @@ void Classifier::add(const EntryView& e) {
     }
     // A trip at the OS default (0) would be no hang at all; the helper never stores 0.
     if (is_boot_trip(e, ev) && e.to && e.to->count() != 0)
-        st.boot_hangs.push_back(Hang{order, trip_ref(e, st.last_boot_apply ? &*st.last_boot_apply : nullptr)});
+        st.boot_hangs.push_back(
+            Hang{order, trip_ref(e, st.last_boot_apply ? &*st.last_boot_apply : nullptr)});
     // A plain `wiredcap set` (no run) is applied but never confirmed; only this event counts.
     if (ev == Event::confirmed) {
         if (auto value = confirmed_value(e, step)) {
@@ -467,7 +500,8 @@ void Classifier::add(const EntryView& e) {
         }
         // Only the kernel's read-back says what a confirmation kept.
         if (e.readback && e.step)
-            st.confirmations[e.readback->count()] = {order, Confirmation{std::string(e.run.value_or("")), *e.step}};
+            st.confirmations[e.readback->count()] = {
+                order, Confirmation{std::string(e.run.value_or("")), *e.step}};
     }
     st.outside.add(e, order);
     st.note_store(e, order);
@@ -496,7 +530,8 @@ bool Classifier::may_answer(std::string_view boot, MiB value, bool root) const {
     return s_->outside.may_answer(boot, value, root);
 }
 
-std::optional<MiB> Classifier::own_apply(std::string_view run, std::uint64_t step, std::uint64_t uid) const {
+std::optional<MiB> Classifier::own_apply(std::string_view run, std::uint64_t step,
+                                         std::uint64_t uid) const {
     const Runs& runs = s_->runs;
     for (std::size_t i = 0; i < runs.count(); ++i) {
         const RunTrack& r = runs.at(i);
@@ -518,8 +553,9 @@ Standing Classifier::standing(MiB value) const {
     const auto c = st.confirmations.find(value.count());
     const std::size_t since = c == st.confirmations.end() ? 0 : c->second.first;
     Standing out;
-    out.tripped = std::any_of(st.boot_hangs.begin(), st.boot_hangs.end(),
-                              [&](const Hang& h) { return h.order > since && h.ref.value <= value; });
+    out.tripped = std::any_of(st.boot_hangs.begin(), st.boot_hangs.end(), [&](const Hang& h) {
+        return h.order > since && h.ref.value <= value;
+    });
     if (c != st.confirmations.end() && !out.tripped) out.confirmation = c->second.second;
     return out;
 }
@@ -534,7 +570,8 @@ bool end_settles(const Runs& runs, const RunTrack& r) {
     if (at_risk == nullptr) return true;
     const EndRecord& e = r.last_end;
     if (e.boot != at_risk->boot) return false;
-    return !is_word(e.reason.view(), outcome::revert_failed) && e.readback && r.target && *e.readback == *r.target;
+    return !is_word(e.reason.view(), outcome::revert_failed) && e.readback && r.target &&
+           *e.readback == *r.target;
 }
 
 void collect(const Runs& runs, const RunTrack& r, std::string_view current_boot, Report& report,
@@ -546,9 +583,12 @@ void collect(const Runs& runs, const RunTrack& r, std::string_view current_boot,
     }
     if (r.ended && end_settles(runs, r)) return;
     UnresolvedRun u = classify(runs, r, current_boot);
-    if (r.ended && u.state == RunState::awaiting_in_this_boot) u.state = RunState::revert_unproven_in_this_boot;
-    if (u.state == RunState::hung_in_earlier_boot || u.state == RunState::interrupted_in_earlier_boot)
-        if (const StepTrack* s = highest_forward(runs, r)) hangs.push_back(Hang{s->first_index, u.at});
+    if (r.ended && u.state == RunState::awaiting_in_this_boot)
+        u.state = RunState::revert_unproven_in_this_boot;
+    if (u.state == RunState::hung_in_earlier_boot ||
+        u.state == RunState::interrupted_in_earlier_boot)
+        if (const StepTrack* s = highest_forward(runs, r))
+            hangs.push_back(Hang{s->first_index, u.at});
     report.unresolved.push_back(std::move(u));
 }
 
@@ -561,7 +601,8 @@ void add_outside_ramps(OutsideRamps o, std::vector<Hang>& hangs, Report& report)
         StepRef& ref = entry.second;
         const bool tripped = ref.writer == writer::boot_action &&
                              std::any_of(hangs.begin(), hangs.end(), [&](const Hang& h) {
-                                 return h.ref.kind == RefKind::boot_apply && h.ref.boot == ref.boot && h.ref.value == ref.value;
+                                 return h.ref.kind == RefKind::boot_apply &&
+                                        h.ref.boot == ref.boot && h.ref.value == ref.value;
                              });
         if (!tripped) hangs.push_back(Hang{entry.first, std::move(ref)});
     }
@@ -580,14 +621,18 @@ Report Classifier::finish(For who) const {
     report.unknown_count = st.unknown_count;
     report.unknown = st.unknown;
     std::vector<Hang> hangs = st.boot_hangs;
-    for (std::size_t r = 0; r < st.runs.count(); ++r) collect(st.runs, st.runs.at(r), st.current_boot, report, hangs);
+    for (std::size_t r = 0; r < st.runs.count(); ++r)
+        collect(st.runs, st.runs.at(r), st.current_boot, report, hangs);
     add_outside_ramps(st.outside.result(), hangs, report);
-    std::stable_sort(hangs.begin(), hangs.end(), [](const Hang& a, const Hang& b) { return a.order < b.order; });
+    std::stable_sort(hangs.begin(), hangs.end(),
+                     [](const Hang& a, const Hang& b) { return a.order < b.order; });
     // The lowest value that hung and was not forgotten since (nor waived, for the stored value);
     // among equals, the oldest.
     for (Hang& h : hangs) {
-        const bool binds = !h.ref.forgotten && (who == For::any_writer || !st.waived(h.order, h.ref.boot));
-        if (binds && (!report.hang_ceiling || h.ref.value < report.hang_ceiling->value)) report.hang_ceiling = h.ref;
+        const bool binds =
+            !h.ref.forgotten && (who == For::any_writer || !st.waived(h.order, h.ref.boot));
+        if (binds && (!report.hang_ceiling || h.ref.value < report.hang_ceiling->value))
+            report.hang_ceiling = h.ref;
         report.hangs.push_back(std::move(h.ref));
     }
     return report;

@@ -13,13 +13,16 @@ namespace {
 
 using units::MiB;
 
-bool is_write_outside_ramp(const EntryView& e) { return !e.run && (is_word(e.command, command::apply) || is_word(e.command, command::boot)); }
+bool is_write_outside_ramp(const EntryView& e) {
+    return !e.run && (is_word(e.command, command::apply) || is_word(e.command, command::boot));
+}
 
 // What ends the risk of the boot action's write in its boot: the boot guard's `healthy`, a
 // revert read back, a failed write with the kernel answering, or a plain reset (which also
 // forgets the stored value, so no guard will ever trip on it).
 bool settles_boot_write(const EntryView& e) {
-    if (is_word(e.command, command::reset)) return is_word(e.event, event::applied) || is_word(e.event, event::unchanged);
+    if (is_word(e.command, command::reset))
+        return is_word(e.event, event::applied) || is_word(e.event, event::unchanged);
     return is_word(e.event, event::healthy) || is_word(e.event, event::revert_applied) ||
            (is_word(e.event, event::write_failed) && e.readback);
 }
@@ -27,9 +30,11 @@ bool settles_boot_write(const EntryView& e) {
 // A record that says what the knob holds after a change (or an attempt at one): the kernel was
 // read back. The boot guard's own records (healthy, ...) read it too, but change nothing.
 bool is_change_read_back(const EntryView& e) {
-    if (!e.readback || (!is_word(e.command, command::apply) && !is_word(e.command, command::reset) && !is_word(e.command, command::boot))) return false;
-    return is_word(e.event, event::applied) || is_word(e.event, event::mismatch) || is_word(e.event, event::write_failed) ||
-           e.event.starts_with(event::revert_prefix);
+    if (!e.readback || (!is_word(e.command, command::apply) &&
+                        !is_word(e.command, command::reset) && !is_word(e.command, command::boot)))
+        return false;
+    return is_word(e.event, event::applied) || is_word(e.event, event::mismatch) ||
+           is_word(e.event, event::write_failed) || e.event.starts_with(event::revert_prefix);
 }
 
 // Whether a read-back write raised the GPU's cap: measured against the effective cap the caller
@@ -42,8 +47,8 @@ bool raised(const EntryView& e) {
 }
 
 bool is_suspect_candidate(const EntryView& e) {
-    return !e.run && is_word(e.command, command::apply) && is_word(e.event, event::applied) && e.readback && e.readback->count() != 0 &&
-           raised(e);
+    return !e.run && is_word(e.command, command::apply) && is_word(e.event, event::applied) &&
+           e.readback && e.readback->count() != 0 && raised(e);
 }
 
 // A Linux trial's value in whole MiB: its pages times their size, rounded down (as
@@ -69,28 +74,35 @@ OutsideRampScan::OutsideRampScan(std::string_view current_boot) : current_(curre
 
 void OutsideRampScan::add(const EntryView& e, std::size_t order) {
     // The kernel answered in this boot: every write before it in the boot was read back.
-    if (e.readback)
-        std::erase_if(unread_, [&](const Write& w) { return w.ref.boot == e.boot; });
+    if (e.readback) std::erase_if(unread_, [&](const Write& w) { return w.ref.boot == e.boot; });
     if (is_write_outside_ramp(e) && is_word(e.event, event::intent) && e.to && e.to->count() != 0 &&
         !is_word(e.command, command::boot))
         unread_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
-    if (!e.run && (is_word(e.command, command::boot) || is_word(e.command, command::reset))) add_boot_write(e, order);
+    if (!e.run && (is_word(e.command, command::boot) || is_word(e.command, command::reset)))
+        add_boot_write(e, order);
     if (is_change_read_back(e)) {
-        if (is_suspect_candidate(e)) last_change_[std::string(e.boot)] = Write{order, ref_of(e, *e.readback, RefKind::suspect)};
-        else if (auto it = last_change_.find(e.boot); it != last_change_.end()) last_change_.erase(it);
+        if (is_suspect_candidate(e))
+            last_change_[std::string(e.boot)] =
+                Write{order, ref_of(e, *e.readback, RefKind::suspect)};
+        else if (auto it = last_change_.find(e.boot); it != last_change_.end())
+            last_change_.erase(it);
     }
     // A verdict names the boot the suspect was in force in (its reason) and the value.
-    if (is_word(e.command, command::verdict) && (is_word(e.event, event::hung) || is_word(e.event, event::not_hung)) && e.to)
+    if (is_word(e.command, command::verdict) &&
+        (is_word(e.event, event::hung) || is_word(e.event, event::not_hung)) && e.to)
         answer(Verdict{order, is_word(e.event, event::hung), e.uid == 0}, e.reason, *e.to);
     // Linux: a try-once trial wiredcap-system judged hung (its boot ended without a
     // confirmation): a hang from that record on, like a person's verdict.
     if (e.command.starts_with(command::ttm_prefix) && is_word(e.event, event::hung))
-        if (const auto value = trial_mib(e)) trials_.push_back(Write{order, ref_of(e, *value, RefKind::trial_hung)});
+        if (const auto value = trial_mib(e))
+            trials_.push_back(Write{order, ref_of(e, *value, RefKind::trial_hung)});
     // Only root lifts a ceiling: the classifier never hands on another's forget-hang
     // (is_roots_word_alone); ttm-* records are wiredcap-system's, root's program, whatever uid it stamps.
-    if ((is_word(e.command, command::forget_hang) || is_word(e.command, command::ttm_forget_hang)) &&
+    if ((is_word(e.command, command::forget_hang) ||
+         is_word(e.command, command::ttm_forget_hang)) &&
         is_word(e.event, event::forgotten))
-        forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), std::string(e.time), e.uid, std::string(e.reason)};
+        forgotten_ = Forgotten{order, e.to.value_or(MiB::zero()), std::string(e.time), e.uid,
+                               std::string(e.reason)};
 }
 
 // Root's answer decides a suspect; a member's `hung` counts until root answers (its `not-hung`
@@ -109,7 +121,8 @@ void OutsideRampScan::add_boot_write(const EntryView& e, std::size_t order) {
     else if (is_word(e.command, command::boot) && is_word(e.event, event::applied))
         for (Write& w : boot_writes_)
             if (w.ref.boot == e.boot) w.ref.kind = RefKind::boot_apply;  // read back: in force
-    if (is_word(e.command, command::boot) && is_word(e.event, event::intent) && e.to && e.to->count() != 0)
+    if (is_word(e.command, command::boot) && is_word(e.event, event::intent) && e.to &&
+        e.to->count() != 0)
         boot_writes_.push_back(Write{order, ref_of(e, *e.to, RefKind::unread_write)});
 }
 
@@ -139,7 +152,8 @@ OutsideRamps OutsideRampScan::result() const {
 
 bool OutsideRampScan::may_answer(std::string_view boot, MiB value, bool root) const {
     const auto w = last_change_.find(boot);
-    if (w == last_change_.end() || w->second.ref.value != value || !earlier_boot(boot, current_)) return false;
+    if (w == last_change_.end() || w->second.ref.value != value || !earlier_boot(boot, current_))
+        return false;
     const auto v = verdicts_.find({std::string(boot), value.count()});
     return root || v == verdicts_.end() || !v->second.root;
 }
@@ -149,7 +163,8 @@ void OutsideRampScan::add_in_use(std::vector<std::size_t>& orders) const {
         for (const Write& w : *writes) orders.push_back(w.order);
     for (const auto& [boot, w] : last_change_) {
         orders.push_back(w.order);
-        if (auto v = verdicts_.find({boot, w.ref.value.count()}); v != verdicts_.end()) orders.push_back(v->second.order);
+        if (auto v = verdicts_.find({boot, w.ref.value.count()}); v != verdicts_.end())
+            orders.push_back(v->second.order);
     }
     if (forgotten_) orders.push_back(forgotten_->order);
 }
@@ -158,7 +173,8 @@ std::string writer_of(const EntryView& e) {
     if (is_word(e.command, command::boot)) return writer::boot_action;
     if (e.command.starts_with(command::ttm_prefix)) return writer::linux_trial;
     // Only root's helper can know its caller is wiredcap's set; another caller's --by is its word.
-    if (is_word(e.command, command::apply) && is_word(e.by, writer::set)) return e.uid == 0 ? writer::set : writer::set_claim;
+    if (is_word(e.command, command::apply) && is_word(e.by, writer::set))
+        return e.uid == 0 ? writer::set : writer::set_claim;
     return writer::helper_apply;
 }
 

@@ -7,12 +7,15 @@
 
 namespace wiredcap::journal {
 
-StepEffect step_effect(std::string_view e, std::optional<std::uint64_t> asked, std::optional<std::uint64_t> to) noexcept {
-    if (is_word(e, event::unchanged)) return asked && to && *to != *asked ? StepEffect::settled : StepEffect::at_risk;
+StepEffect step_effect(std::string_view e, std::optional<std::uint64_t> asked,
+                       std::optional<std::uint64_t> to) noexcept {
+    if (is_word(e, event::unchanged))
+        return asked && to && *to != *asked ? StepEffect::settled : StepEffect::at_risk;
     if (is_word(e, event::intent) || is_word(e, event::applied) || is_word(e, event::mismatch) ||
         is_word(e, event::write_failed))
         return StepEffect::at_risk;
-    if (is_word(e, event::confirmed) || is_word(e, event::revert_applied)) return StepEffect::settled;
+    if (is_word(e, event::confirmed) || is_word(e, event::revert_applied))
+        return StepEffect::settled;
     return StepEffect::none;
 }
 
@@ -34,7 +37,8 @@ void RunSteps::add(std::uint64_t step, std::string_view event, std::optional<std
 }
 
 bool RunSteps::settled() const noexcept {
-    return std::none_of(steps_.begin(), steps_.end(), [](const auto& s) { return s.second.at_risk; });
+    return std::none_of(steps_.begin(), steps_.end(),
+                        [](const auto& s) { return s.second.at_risk; });
 }
 
 }  // namespace wiredcap::journal

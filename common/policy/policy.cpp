@@ -15,8 +15,8 @@ namespace {
 using units::MiB;
 
 constexpr std::size_t kMaxLine = 1024;
-constexpr std::array<std::string_view, 8> kKeys{"min",   "max",           "reserve", "max_step",
-                                                "group", "healthy_after", "vouched", "vouched_note"};
+constexpr std::array<std::string_view, 8> kKeys{
+    "min", "max", "reserve", "max_step", "group", "healthy_after", "vouched", "vouched_note"};
 constexpr std::array<std::string_view, 4> kRequired{"min", "max", "reserve", "max_step"};
 
 struct Entry {
@@ -30,7 +30,9 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-Error at(std::size_t line, const std::string& why) { return Error{"line " + std::to_string(line) + ": " + why}; }
+Error at(std::size_t line, const std::string& why) {
+    return Error{"line " + std::to_string(line) + ": " + why};
+}
 
 std::optional<std::string> line_character_problem(std::string_view line) {
     if (line.size() > kMaxLine) return "longer than " + std::to_string(kMaxLine) + " characters";
@@ -68,12 +70,14 @@ Expected<std::map<std::string, Entry>> read_entries(std::string_view text) {
         const std::string key(trim(line.substr(0, eq)));
         const std::string value(trim(line.substr(eq + 1)));
         if (!known_key(key))
-            return at(line_no,
-                      "unknown key " + units::quote_input(key) +
-                          "; keys are min, max, reserve, max_step, group, healthy_after, vouched, vouched_note");
+            return at(
+                line_no,
+                "unknown key " + units::quote_input(key) +
+                    "; keys are min, max, reserve, max_step, group, healthy_after, vouched, vouched_note");
         if (value.empty()) return at(line_no, key + " has no value");
         if (auto [it, fresh] = entries.try_emplace(key, Entry{value, line_no}); !fresh)
-            return at(line_no, "duplicate key '" + key + "' (first set on line " + std::to_string(it->second.line) + ")");
+            return at(line_no, "duplicate key '" + key + "' (first set on line " +
+                                   std::to_string(it->second.line) + ")");
     }
     return entries;
 }
@@ -103,27 +107,30 @@ std::optional<std::string> gb_times_1000_warning(const std::string& key, MiB v) 
     const auto meant = MiB::from_count(v.count() / 1000 * 1024);
     std::string w = key + " = " + units::to_string(v) + " is " +
                     units::truncated_decimal(v, units::SizeUnit::gibibytes, 2) + " GiB";
-    if (meant) w += "; if you meant " + std::to_string(v.count() / 1000) + " GiB, write " +
-                    std::to_string(v.count() / 1000) + "GiB (" + units::to_string(*meant) + ")";
+    if (meant)
+        w += "; if you meant " + std::to_string(v.count() / 1000) + " GiB, write " +
+             std::to_string(v.count() / 1000) + "GiB (" + units::to_string(*meant) + ")";
     return w;
 }
 
 Expected<Policy> validate(Policy p, units::Bytes memsize, MiB reserve_floor = kReserveFloor) {
     const MiB ram = units::floor_cast<MiB>(memsize);
-    if (p.min.count() == 0) return Error{"min must be above 0 MiB (0 is the OS default, not a bound)"};
+    if (p.min.count() == 0)
+        return Error{"min must be above 0 MiB (0 is the OS default, not a bound)"};
     if (!(p.min < p.max))
-        return Error{"min (" + units::describe(p.min) + ") must be below max (" + units::describe(p.max) + ")"};
+        return Error{"min (" + units::describe(p.min) + ") must be below max (" +
+                     units::describe(p.max) + ")"};
     if (p.reserve < reserve_floor)
         return Error{"reserve (" + units::describe(p.reserve) + ") is below the floor of " +
                      units::describe(reserve_floor)};
     const auto usable = checked_sub(ram, p.reserve);
     if (!usable || p.max > *usable)
-        return Error{"max (" + units::describe(p.max) + ") is above physical memory (" + units::describe(ram) +
-                     ") minus reserve (" + units::describe(p.reserve) + ")"};
+        return Error{"max (" + units::describe(p.max) + ") is above physical memory (" +
+                     units::describe(ram) + ") minus reserve (" + units::describe(p.reserve) + ")"};
     if (p.max_step.count() == 0) return Error{"max_step must be above 0 MiB"};
     if (p.vouched && (*p.vouched < p.min || *p.vouched > p.max))
-        return Error{"vouched (" + units::describe(*p.vouched) + ") is outside the band " + units::describe(p.min) +
-                     " to " + units::describe(p.max)};
+        return Error{"vouched (" + units::describe(*p.vouched) + ") is outside the band " +
+                     units::describe(p.min) + " to " + units::describe(p.max)};
     return p;
 }
 
@@ -133,7 +140,8 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize, MiB reserve_
     auto entries = read_entries(text);
     if (!entries) return entries.error();
     for (auto key : kRequired)
-        if (!entries->count(std::string(key))) return Error{"missing key '" + std::string(key) + "'"};
+        if (!entries->count(std::string(key)))
+            return Error{"missing key '" + std::string(key) + "'"};
 
     auto min = size_entry(*entries, "min");
     if (!min) return min.error();
@@ -144,11 +152,12 @@ Expected<Policy> parse(std::string_view text, units::Bytes memsize, MiB reserve_
     auto step = size_entry(*entries, "max_step");
     if (!step) return step.error();
 
-    Policy p{*min, *max, *reserve, *step, std::nullopt, kDefaultHealthyAfter, Source::file, {}, std::nullopt, {},
-             sha256_hex(text)};
+    Policy p{*min,         *max, *reserve,     *step, std::nullopt,    kDefaultHealthyAfter,
+             Source::file, {},   std::nullopt, {},    sha256_hex(text)};
     if (auto g = entries->find("group"); g != entries->end()) {
         if (!valid_group_name(g->second.value))
-            return at(g->second.line, "group " + units::quote_input(g->second.value) + " is not a valid group name");
+            return at(g->second.line, "group " + units::quote_input(g->second.value) +
+                                          " is not a valid group name");
         p.group = g->second.value;
     }
     if (auto h = entries->find("healthy_after"); h != entries->end()) {
@@ -179,34 +188,47 @@ MiB builtin_reserve(MiB ram) {
 Expected<Policy> builtin(units::Bytes memsize) {
     const MiB ram = units::floor_cast<MiB>(memsize);
     if (ram < kBuiltinMinRam)
-        return Error{"no built-in band on a Mac with " + units::describe(ram) +
-                     " of memory: raising the cap is unsafe here. The OS default already gives the GPU about"
-                     " 2/3 of memory, memory minus the 8 GiB reserve is not above that, and a 16 GB Mac has"
-                     " frozen at the default itself. Use a smaller model or quantization instead (reset still"
-                     " works; docs/bands.md)"};
+        return Error{
+            "no built-in band on a Mac with " + units::describe(ram) +
+            " of memory: raising the cap is unsafe here. The OS default already gives the GPU about"
+            " 2/3 of memory, memory minus the 8 GiB reserve is not above that, and a 16 GB Mac has"
+            " frozen at the default itself. Use a smaller model or quantization instead (reset still"
+            " works; docs/bands.md)"};
     const MiB reserve = builtin_reserve(ram);
     const auto max = checked_sub(ram, reserve);
     const MiB half = *MiB::from_count(ram.count() / 2);
-    if (!max || !(half < *max)) return Error{"no built-in band for " + units::describe(ram) + "; write a policy file"};
-    Policy p{half,   *max, reserve, kBuiltinMaxStep, std::nullopt, kDefaultHealthyAfter, Source::builtin, {},
-             std::nullopt, {}, {}};
+    if (!max || !(half < *max))
+        return Error{"no built-in band for " + units::describe(ram) + "; write a policy file"};
+    Policy p{half,
+             *max,
+             reserve,
+             kBuiltinMaxStep,
+             std::nullopt,
+             kDefaultHealthyAfter,
+             Source::builtin,
+             {},
+             std::nullopt,
+             {},
+             {}};
     return validate(std::move(p), memsize);
 }
 
 std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, MiB current, MiB value,
                                    std::optional<MiB> effective) {
     if (value < p.min || value > p.max)
-        return units::describe(value) + " is outside the permitted band " + units::describe(p.min) + " to " +
-               units::describe(p.max);
+        return units::describe(value) + " is outside the permitted band " + units::describe(p.min) +
+               " to " + units::describe(p.max);
     const MiB ram = units::floor_cast<MiB>(memsize);
     // The effective cap is the caller's claim: the GPU's cap can never exceed memory, so a larger
     // claim is false, and taken at its word it would let any value pass as a lowering.
     if (effective && *effective > ram)
-        return "the effective cap given, " + units::describe(*effective) + ", is more than the machine's memory, " +
-               units::describe(ram) + ": the claim is refused";
+        return "the effective cap given, " + units::describe(*effective) +
+               ", is more than the machine's memory, " + units::describe(ram) +
+               ": the claim is refused";
     const auto usable = checked_sub(ram, p.reserve);
     if (!usable || value > *usable)
-        return units::describe(value) + " would leave the OS less than the reserve of " + units::describe(p.reserve);
+        return units::describe(value) + " would leave the OS less than the reserve of " +
+               units::describe(p.reserve);
     // From the OS default (0) the step is measured from the effective cap wiredcap read (or was
     // given), which the helper cannot read itself; without one, from the band's floor. Never from
     // below min: every value up to min is permitted anyway.
@@ -216,8 +238,9 @@ std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, MiB cu
     if (value > base) {
         const MiB raise = value - base;
         if (raise > p.max_step)
-            return "raising from " + units::describe(base) + " to " + units::describe(value) + " is a step of " +
-                   units::describe(raise) + ", more than max_step " + units::describe(p.max_step);
+            return "raising from " + units::describe(base) + " to " + units::describe(value) +
+                   " is a step of " + units::describe(raise) + ", more than max_step " +
+                   units::describe(p.max_step);
     }
     return std::nullopt;
 }

@@ -39,7 +39,8 @@ std::optional<std::string> directory_problem(const struct stat& st, uid_t owner)
 Expected<std::string> canonical_dir(const std::string& dir) {
     // realpath resolves symlinks that root made (macOS: /etc -> /private/etc); the walk below
     // then verifies the resolved chain with O_NOFOLLOW.
-    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(dir.c_str(), nullptr), &std::free);
+    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(dir.c_str(), nullptr),
+                                                         &std::free);
     if (!resolved) return Error{dir + ": " + errno_text(errno)};
     return std::string(resolved.get());
 }
@@ -66,12 +67,15 @@ Expected<std::optional<UniqueFd>> open_dir(const std::string& dir, uid_t owner) 
         if (!fd.valid()) return Error{walked + ": " + errno_text(errno)};
         struct stat st {};
         if (::fstat(fd.get(), &st) != 0) return Error{walked + ": " + errno_text(errno)};
-        if (auto why = directory_problem(st, owner)) return Error{"directory " + walked + " " + *why};
+        if (auto why = directory_problem(st, owner))
+            return Error{"directory " + walked + " " + *why};
         if (pos >= canonical->size()) break;
         const auto next = canonical->find('/', pos);
-        const std::string name = canonical->substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        const std::string name =
+            canonical->substr(pos, next == std::string::npos ? std::string::npos : next - pos);
         walked += (walked == "/" ? "" : "/") + name;
-        fd = UniqueFd(::openat(fd.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        fd = UniqueFd(
+            ::openat(fd.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         pos = next == std::string::npos ? canonical->size() : next + 1;
     }
     return std::optional<UniqueFd>{std::move(fd)};
@@ -81,10 +85,12 @@ Expected<std::size_t> check_file(int fd, const std::string& path, uid_t owner) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return Error{path + ": " + errno_text(errno)};
     if (S_ISDIR(st.st_mode)) return Error{path + " is a directory, not a file"};
-    if (!S_ISREG(st.st_mode)) return Error{path + " is not a regular file (a FIFO, device or socket)"};
+    if (!S_ISREG(st.st_mode))
+        return Error{path + " is not a regular file (a FIFO, device or socket)"};
     if (st.st_uid != owner)
-        return Error{path + " is owned by uid " + std::to_string(st.st_uid) + ", must be owned by uid " +
-                     std::to_string(owner) + (owner == 0 ? " (root)" : "")};
+        return Error{path + " is owned by uid " + std::to_string(st.st_uid) +
+                     ", must be owned by uid " + std::to_string(owner) +
+                     (owner == 0 ? " (root)" : "")};
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
         return Error{path + " is writable by group or others (mode " + octal_mode(st.st_mode) +
                      "); run: chmod go-w " + path};
@@ -96,7 +102,8 @@ Expected<std::size_t> check_file(int fd, const std::string& path, uid_t owner) {
     return static_cast<std::size_t>(st.st_size);
 }
 
-Expected<std::optional<std::string>> read_file(const std::string& path, uid_t owner, std::size_t max_bytes) {
+Expected<std::optional<std::string>> read_file(const std::string& path, uid_t owner,
+                                               std::size_t max_bytes) {
     auto split = split_path(path);
     if (!split) return split.error();
     auto dir = open_dir(split->dir, owner);

@@ -34,9 +34,15 @@ JsonObject& JsonObject::raw(std::string_view key, std::string_view json) {
     return *this;
 }
 
-JsonObject& JsonObject::str(std::string_view key, std::string_view value) { return raw(key, json_quote(value)); }
-JsonObject& JsonObject::num(std::string_view key, std::uint64_t value) { return raw(key, std::to_string(value)); }
-JsonObject& JsonObject::boolean(std::string_view key, bool value) { return raw(key, value ? "true" : "false"); }
+JsonObject& JsonObject::str(std::string_view key, std::string_view value) {
+    return raw(key, json_quote(value));
+}
+JsonObject& JsonObject::num(std::string_view key, std::uint64_t value) {
+    return raw(key, std::to_string(value));
+}
+JsonObject& JsonObject::boolean(std::string_view key, bool value) {
+    return raw(key, value ? "true" : "false");
+}
 JsonObject& JsonObject::null(std::string_view key) { return raw(key, "null"); }
 JsonObject& JsonObject::strings(std::string_view key, const std::vector<std::string>& values) {
     std::string a = "[";
@@ -51,10 +57,13 @@ JsonObject& JsonObject::decimal(std::string_view key, std::string_view digits) {
     const auto all_digits = [](std::string_view s) {
         return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
     };
-    const bool ok = dot == std::string_view::npos ? all_digits(digits)
-                                                  : all_digits(digits.substr(0, dot)) && all_digits(digits.substr(dot + 1));
+    const bool ok = dot == std::string_view::npos
+                        ? all_digits(digits)
+                        : all_digits(digits.substr(0, dot)) && all_digits(digits.substr(dot + 1));
     return raw(key, ok ? digits : "null");
 }
-JsonObject& JsonObject::object(std::string_view key, const JsonObject& value) { return raw(key, value.text()); }
+JsonObject& JsonObject::object(std::string_view key, const JsonObject& value) {
+    return raw(key, value.text());
+}
 
 }  // namespace wiredcap

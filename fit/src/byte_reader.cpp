@@ -33,7 +33,8 @@ bool ByteReader::fill(std::uint64_t at) {
     chunk_.resize(want);
     std::size_t got = 0;
     while (got < want) {
-        const ssize_t n = ::pread(fd_, chunk_.data() + got, want - got, static_cast<off_t>(at + got));
+        const ssize_t n =
+            ::pread(fd_, chunk_.data() + got, want - got, static_cast<off_t>(at + got));
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             chunk_.clear();

@@ -32,7 +32,10 @@ public:
     bool end_object() override { return close(); }
     bool end_array() override { return close(); }
     bool key(string_t& k) override {
-        if (skip_ == 0 && depth_ == 1) section_ = k == "weight_map" ? Section::map : k == "metadata" ? Section::meta : Section::other;
+        if (skip_ == 0 && depth_ == 1)
+            section_ = k == "weight_map" ? Section::map
+                       : k == "metadata" ? Section::meta
+                                         : Section::other;
         else if (skip_ == 0 && depth_ == 2) key2_ = k;
         return true;
     }
@@ -42,9 +45,11 @@ public:
     }
 
     [[nodiscard]] Expected<SafetensorsIndex> result() {
-        if (malformed_ || !root_object_) return Error{std::string(kSafetensorsIndex) + " is not a JSON object"};
+        if (malformed_ || !root_object_)
+            return Error{std::string(kSafetensorsIndex) + " is not a JSON object"};
         if (problem_) return *problem_;
-        if (!map_object_ || shards_.empty()) return Error{std::string(kSafetensorsIndex) + " has no weight_map"};
+        if (!map_object_ || shards_.empty())
+            return Error{std::string(kSafetensorsIndex) + " has no weight_map"};
         index_.shards.assign(shards_.begin(), shards_.end());  // sorted, each once
         return index_;
     }
@@ -67,7 +72,8 @@ private:
     void shard(const std::string* name) {
         if (name == nullptr) return fail(": tensor '" + printable(key2_) + "' names no file");
         // A shard is a file beside the index, never a path elsewhere.
-        if (name->empty() || name->size() > kMaxShardName || name->find('/') != std::string::npos || *name == "." || *name == "..")
+        if (name->empty() || name->size() > kMaxShardName || name->find('/') != std::string::npos ||
+            *name == "." || *name == "..")
             return fail(" names a shard outside its folder: " + printable(*name));
         if (shards_.size() < kMaxIndexShards || shards_.contains(*name)) shards_.insert(*name);
         else fail(" names more shards than a model has");
@@ -75,8 +81,10 @@ private:
 
     bool open(bool object) {
         if (skip_ != 0 || depth_ >= 2) {
-            if (skip_ == 0 && section_ == Section::map) fail(": tensor '" + printable(key2_) + "' names no file");
-            if (skip_ == 0 && section_ == Section::meta && key2_ == "total_size") index_.total_size.reset();
+            if (skip_ == 0 && section_ == Section::map)
+                fail(": tensor '" + printable(key2_) + "' names no file");
+            if (skip_ == 0 && section_ == Section::meta && key2_ == "total_size")
+                index_.total_size.reset();
             ++skip_;
             return true;
         }
@@ -113,11 +121,15 @@ private:
 Expected<SafetensorsIndex> parse_safetensors_index(ByteReader& in) {
     // Three levels deep, and streamed within limits (json_stream.hpp): a crafted index costs
     // a bounded time and memory whatever it holds.
-    JsonStream text(in, in.remaining(), JsonLimits{kMaxJsonNesting, kMaxIndexValues, kMaxJsonNumber, kMaxJsonString, kMaxIndexJson});
+    JsonStream text(in, in.remaining(),
+                    JsonLimits{kMaxJsonNesting, kMaxIndexValues, kMaxJsonNumber, kMaxJsonString,
+                               kMaxIndexJson});
     IndexEvents events;
     // No exceptions from the parser: a hostile index is an answer, not a crash.
-    json::sax_parse(text.begin(), JsonStream::end(), &events, json::input_format_t::json, /*strict=*/true);
-    if (text.refusal()) return Error{std::string(kSafetensorsIndex) + " is refused: " + *text.refusal()};
+    json::sax_parse(text.begin(), JsonStream::end(), &events, json::input_format_t::json,
+                    /*strict=*/true);
+    if (text.refusal())
+        return Error{std::string(kSafetensorsIndex) + " is refused: " + *text.refusal()};
     return events.result();
 }
 

@@ -29,7 +29,7 @@ inline constexpr std::size_t kMaxShardName = 255;
 inline constexpr std::uint64_t kMaxIndexValues = 1u << 20;
 
 struct SafetensorsIndex {
-    std::vector<std::string> shards;         // file names, sorted, each once
+    std::vector<std::string> shards;          // file names, sorted, each once
     std::optional<std::uint64_t> total_size;  // metadata.total_size: the tensors' bytes
 };
 

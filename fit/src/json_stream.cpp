@@ -10,12 +10,14 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 std::string size_text(std::uint64_t bytes) {
-    return bytes % (1u << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
+    return bytes % (1u << 20) == 0 ? std::to_string(bytes >> 20) + " MiB"
+                                   : std::to_string(bytes >> 10) + " KiB";
 }
 
 }  // namespace
 
-JsonStream::JsonStream(ByteReader& in, std::uint64_t length, JsonLimits limits) : in_(in), left_(length), lim_(limits) {
+JsonStream::JsonStream(ByteReader& in, std::uint64_t length, JsonLimits limits)
+    : in_(in), left_(length), lim_(limits) {
     ended_ = !fill() || !admit(buf_[pos_]);
 }
 
@@ -81,7 +83,8 @@ bool JsonStream::passed_over(char c) {
     } else if (escaped_) {
         escaped_ = false;
         if (c == 'u') hex_left_ = 4;
-        else if (std::strchr("\"\\/bfnrt", c) == nullptr || c == '\0') return refuse("a string has an invalid escape");
+        else if (std::strchr("\"\\/bfnrt", c) == nullptr || c == '\0')
+            return refuse("a string has an invalid escape");
     } else if (c == '\\') {
         escaped_ = true;
     } else if (c == '"') {
@@ -95,19 +98,20 @@ bool JsonStream::passed_over(char c) {
 // Whether the parser may see `c`: the lexical state after it stays within the limits.
 bool JsonStream::admit(char c) {
     if (++parsed_ > lim_.max_parsed)
-        return refuse("its text, long strings and whitespace aside, is over " + size_text(lim_.max_parsed));
+        return refuse("its text, long strings and whitespace aside, is over " +
+                      size_text(lim_.max_parsed));
     after_space_ = false;
     if (in_string_) {
         if (hex_left_ > 0) --hex_left_;
         else if (escaped_) {
             escaped_ = false;
             hex_left_ = c == 'u' ? 4 : 0;
-        }
-        else if (c == '\\') escaped_ = true;
+        } else if (c == '\\') escaped_ = true;
         else if (c == '"') in_string_ = false;
         // Cut only where the parser can take a closing quote next: not inside an escape, not
         // inside a UTF-8 sequence.
-        if (in_string_ && ++token_ >= lim_.max_string && !escaped_ && hex_left_ == 0 && static_cast<unsigned char>(c) < 0x80)
+        if (in_string_ && ++token_ >= lim_.max_string && !escaped_ && hex_left_ == 0 &&
+            static_cast<unsigned char>(c) < 0x80)
             cutting_ = true;
         return true;
     }
@@ -124,7 +128,8 @@ bool JsonStream::admit(char c) {
         in_string_ = true;
         token_ = 1;
     } else if (c == '{' || c == '[') {
-        if (++depth_ > lim_.max_nesting) return refuse("it nests deeper than " + std::to_string(lim_.max_nesting) + " levels");
+        if (++depth_ > lim_.max_nesting)
+            return refuse("it nests deeper than " + std::to_string(lim_.max_nesting) + " levels");
         token_ = 0;
     } else if (++token_ > lim_.max_token) {
         return refuse("it holds a number longer than " + size_text(lim_.max_token));

@@ -92,10 +92,10 @@ private:
     std::optional<std::string> refusal_;
     // The lexical state, as far as the limits need it.
     bool in_string_ = false;
-    bool escaped_ = false;       // the character before was a backslash
-    int hex_left_ = 0;           // hex digits of a \u escape still to come
-    bool cutting_ = false;       // inside a long string, past what the parser sees
-    bool after_space_ = false;   // the character the parser saw last was whitespace
+    bool escaped_ = false;      // the character before was a backslash
+    int hex_left_ = 0;          // hex digits of a \u escape still to come
+    bool cutting_ = false;      // inside a long string, past what the parser sees
+    bool after_space_ = false;  // the character the parser saw last was whitespace
     std::size_t depth_ = 0;
     std::uint64_t values_ = 0;
     std::uint64_t parsed_ = 0;

@@ -11,8 +11,15 @@ namespace {
 
 // Each cache type with its ggml type id (ggml.h enum ggml_type).
 constexpr std::array<std::pair<std::string_view, std::uint32_t>, 9> kKvTypes{{
-    {"f32", 0}, {"f16", 1}, {"bf16", 30}, {"q8_0", 8}, {"q4_0", 2},
-    {"q4_1", 3}, {"iq4_nl", 20}, {"q5_0", 6}, {"q5_1", 7},
+    {"f32", 0},
+    {"f16", 1},
+    {"bf16", 30},
+    {"q8_0", 8},
+    {"q4_0", 2},
+    {"q4_1", 3},
+    {"iq4_nl", 20},
+    {"q5_0", 6},
+    {"q5_1", 7},
 }};
 
 GgmlType ggml_of(KvType t) { return *ggml_type(kKvTypes[static_cast<std::size_t>(t)].second); }
@@ -27,16 +34,19 @@ std::optional<std::uint64_t> add(std::uint64_t a, std::uint64_t b) {
     return a + b;
 }
 
-Error overflow() { return Error{"the KV cache size overflows 64 bits: is --context or --parallel too large?"}; }
+Error overflow() {
+    return Error{"the KV cache size overflows 64 bits: is --context or --parallel too large?"};
+}
 
 // The bytes of one row of `values` in `type`, or an error naming the option to change.
-Expected<std::uint64_t> row_bytes(KvType type, std::uint64_t values, std::size_t layer, const char* which) {
+Expected<std::uint64_t> row_bytes(KvType type, std::uint64_t values, std::size_t layer,
+                                  const char* which) {
     const GgmlType g = ggml_of(type);
     const auto bytes = ggml_row_bytes(g, values);
     if (!bytes)
-        return Error{"layer " + std::to_string(layer) + "'s " + which + " width " + std::to_string(values) +
-                     " is not whole " + std::string(g.name) + " blocks (" + std::to_string(g.elements) +
-                     " values); choose another --kv-type"};
+        return Error{"layer " + std::to_string(layer) + "'s " + which + " width " +
+                     std::to_string(values) + " is not whole " + std::string(g.name) + " blocks (" +
+                     std::to_string(g.elements) + " values); choose another --kv-type"};
     return *bytes;
 }
 
@@ -44,9 +54,11 @@ Expected<std::uint64_t> row_bytes(KvType type, std::uint64_t values, std::size_t
 // micro-batch, padded, never more than a sequence's context, in each sequence's stream (without
 // a unified cache, llama.cpp's default for -np N; a unified one holds pad(window x sequences +
 // micro-batch), never more). `full` is the full cache's cells, every sequence's together.
-Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req, std::uint64_t full) {
+Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req,
+                                     std::uint64_t full) {
     const std::uint64_t streams = req.unified ? 1 : req.parallel;
-    const auto held = req.unified ? mul(window, req.parallel) : std::optional<std::uint64_t>(window);
+    const auto held =
+        req.unified ? mul(window, req.parallel) : std::optional<std::uint64_t>(window);
     const auto raw = held ? add(*held, micro_batch(req) + kCellPad - 1) : std::nullopt;
     if (!raw) return overflow();
     const auto cells = mul(std::min(full / streams, *raw / kCellPad * kCellPad), streams);
@@ -59,7 +71,8 @@ Expected<std::uint64_t> window_cells(std::uint64_t window, const KvRequest& req,
 // [TAG_V_CACHE_VARIABLE]: n_embd_v_gqa_max(), over every layer): a model whose KV heads or head
 // lengths vary by layer holds more V than its layers' own widths add up to, and a layer without
 // KV heads holds a whole V row. No V tensor (MLA) stays none.
-std::uint64_t stored_v_values(const AttentionLayer& l, std::uint64_t widest_v, const KvRequest& req) {
+std::uint64_t stored_v_values(const AttentionLayer& l, std::uint64_t widest_v,
+                              const KvRequest& req) {
     if (!l.has_v || runs_flash_attention(req)) return l.v_values;
     return widest_v;
 }
@@ -92,13 +105,17 @@ std::optional<KvType> kv_type_of(std::string_view name) {
 
 std::uint64_t micro_batch(const KvRequest& r) { return std::min(r.batch, r.ubatch); }
 
-bool runs_flash_attention(const KvRequest& r) { return r.flash_attn || kv_type_quantized(r.v_type); }
+bool runs_flash_attention(const KvRequest& r) {
+    return r.flash_attn || kv_type_quantized(r.v_type);
+}
 
 std::string_view kv_type_name(KvType t) { return kKvTypes[static_cast<std::size_t>(t)].first; }
 
 std::uint64_t kv_type_bytes_per_256(KvType t) { return *ggml_row_bytes(ggml_of(t), 256); }
 
-bool kv_type_quantized(KvType t) { return t != KvType::f32 && t != KvType::f16 && t != KvType::bf16; }
+bool kv_type_quantized(KvType t) {
+    return t != KvType::f32 && t != KvType::f16 && t != KvType::bf16;
+}
 
 std::string kv_type_names() {
     std::string out;
@@ -114,7 +131,8 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
     // and, without a unified cache, each sequence's n_ctx_seq); mlx-lm's cache grows in steps of
     // 256. Padded per sequence, the figure is exact for one and an upper bound for several.
     const auto padded = add(req.context, kCellPad - 1);
-    const auto full = padded ? mul(*padded / kCellPad * kCellPad, req.unified ? 1 : req.parallel) : std::nullopt;
+    const auto full =
+        padded ? mul(*padded / kCellPad * kCellPad, req.unified ? 1 : req.parallel) : std::nullopt;
     if (!full) return overflow();
     e.full_cells = *full;
     if (arch.sliding_window) {
@@ -141,14 +159,16 @@ Expected<KvEstimate> estimate_kv(const Architecture& arch, const KvRequest& req)
         if (!kb) return kb.error();
         // No V cache (MLA): the V type does not apply, so its block size cannot refuse it.
         const std::uint64_t v_values = stored_v_values(l, widest_v, req);
-        const auto vb = v_values == 0 ? Expected<std::uint64_t>(0) : row_bytes(req.v_type, v_values, i, "V");
+        const auto vb =
+            v_values == 0 ? Expected<std::uint64_t>(0) : row_bytes(req.v_type, v_values, i, "V");
         if (!vb) return vb.error();
         const bool windowed = l.cache != LayerCache::full && arch.sliding_window;
         const std::uint64_t cells = windowed ? e.window_cells : e.full_cells;
         k.add_product(*kb, cells);
         v.add_product(*vb, cells);
         Sum layer;
-        layer.add_product(*kb + *vb, cells);  // row sums cannot overflow: each row <= its layer's bytes
+        layer.add_product(*kb + *vb,
+                          cells);  // row sums cannot overflow: each row <= its layer's bytes
         if (!layer.ok) return overflow();
         largest = std::max(largest, layer.value);
         if (windowed) {

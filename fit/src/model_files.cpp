@@ -25,12 +25,14 @@ namespace {
 namespace fs = std::filesystem;
 
 bool ends_with(const std::string& s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Runs `parse` over the bytes of a regular file (regular_file.hpp).
 template <class Parse>
-auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse) -> decltype(parse(std::declval<ByteReader&>())) {
+auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse)
+    -> decltype(parse(std::declval<ByteReader&>())) {
     auto file = RegularFile::open(path);
     if (!file) return file.error();
     ByteReader in = ByteReader::of_file(file->fd(), file->size());
@@ -43,7 +45,8 @@ auto with_file(const std::string& path, std::uint64_t& bytes_read, Parse parse) 
 Expected<std::string> read_small_file(const std::string& path, std::uint64_t limit) {
     auto file = RegularFile::open(path);
     if (!file) return file.error();
-    if (file->size() > limit) return Error{printable_path(path) + " is larger than a config file can be"};
+    if (file->size() > limit)
+        return Error{printable_path(path) + " is larger than a config file can be"};
     std::string text(static_cast<std::size_t>(file->size()), '\0');
     ByteReader in = ByteReader::of_file(file->fd(), text.size());
     if (!in.read(text.data(), text.size())) return Error{"cannot read " + printable_path(path)};
@@ -57,9 +60,11 @@ Expected<std::vector<std::string>> gguf_parts(const std::string& path) {
     std::smatch m;
     if (!std::regex_match(path, m, split)) return std::vector<std::string>{path};
     const unsigned long count = std::stoul(m[3].str());
-    if (count == 0 || count > kMaxModelFiles) return Error{printable_path(path) + ": a split into " + m[3].str() + " parts is not real"};
+    if (count == 0 || count > kMaxModelFiles)
+        return Error{printable_path(path) + ": a split into " + m[3].str() + " parts is not real"};
     std::vector<std::string> parts;
-    for (unsigned long i = 1; i <= count; ++i) parts.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", m[1].str(), i, count));
+    for (unsigned long i = 1; i <= count; ++i)
+        parts.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", m[1].str(), i, count));
     return parts;
 }
 
@@ -78,9 +83,11 @@ bool has_gguf_magic(const std::string& path) {
 std::optional<std::string> unreadable_reason(const std::string& path) {
     std::error_code ec;
     const auto st = fs::status(path, ec);
-    if (!ec && fs::is_fifo(st)) return printable_path(path) + " is a FIFO (a named pipe), not a model file";
+    if (!ec && fs::is_fifo(st))
+        return printable_path(path) + " is a FIFO (a named pipe), not a model file";
     if (!ec && fs::is_socket(st)) return printable_path(path) + " is a socket, not a model file";
-    if (!ec && (fs::is_block_file(st) || fs::is_character_file(st))) return printable_path(path) + " is a device, not a model file";
+    if (!ec && (fs::is_block_file(st) || fs::is_character_file(st)))
+        return printable_path(path) + " is a device, not a model file";
     auto file = RegularFile::open(path);
     if (!file) return file.error().message;
     return std::nullopt;
@@ -89,7 +96,8 @@ std::optional<std::string> unreadable_reason(const std::string& path) {
 // A vision model's projector (mmproj) GGUF: counted with the weights, not a model of its own.
 bool is_projector(const fs::path& p) {
     std::string name = p.filename().string();
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return name.find("mmproj") != std::string::npos;
 }
 
@@ -100,12 +108,13 @@ std::optional<std::string> companion_named_alone(const GgufHeader& h, const std:
     const auto type = meta_string(h, "general.type").value_or("");
     const auto arch = meta_string(h, "general.architecture").value_or("");
     const char* what = arch == "clip" || type == "mmproj" ? "a vision projector (mmproj)"
-                       : type == "adapter"               ? "a LoRA adapter"
-                                                         : nullptr;
+                       : type == "adapter"                ? "a LoRA adapter"
+                                                          : nullptr;
     if (what == nullptr) return std::nullopt;
     std::string model;
     std::error_code ec;
-    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    const fs::path dir =
+        fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
     std::size_t seen = 0;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (++seen > 4 * kMaxModelFiles) break;
@@ -113,9 +122,11 @@ std::optional<std::string> companion_named_alone(const GgufHeader& h, const std:
         if (p == path || is_projector(e.path()) || !ends_with(p, ".gguf")) continue;
         if (model.empty() || p < model) model = p;
     }
-    return printable_path(path) + " is " + what + ", loaded with a model, not a model itself: name the model" +
+    return printable_path(path) + " is " + what +
+           ", loaded with a model, not a model itself: name the model" +
            (model.empty() ? std::string() : " (" + printable_path(model) + ")") +
-           (arch == "clip" || type == "mmproj" ? ", and its projector is counted with it" : " the adapter was made for");
+           (arch == "clip" || type == "mmproj" ? ", and its projector is counted with it"
+                                               : " the adapter was made for");
 }
 
 // Another GGUF loaded with the model: a projector (kept apart), an adapter (counted with its weights).
@@ -124,7 +135,8 @@ struct CompanionFiles {
     const char* kind;
 };
 
-Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<CompanionFiles>& companions = {}) {
+Expected<ModelInfo> read_gguf(const std::string& path,
+                              const std::vector<CompanionFiles>& companions = {}) {
     auto parts = gguf_parts(path);
     if (!parts) return parts.error();
     ModelInfo info;
@@ -132,15 +144,17 @@ Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<Compani
     std::vector<std::string> names;  // every part's, to refuse one named in two parts
     for (std::size_t i = 0; i < parts->size(); ++i) {
         const std::string& part = (*parts)[i];
-        auto h = with_file(part, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
+        auto h =
+            with_file(part, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
         if (!h) return h.error();
         if (parts->size() > 1) {
             // Each part says which it is; a part from another split is refused, not summed.
             const auto no = meta_uint(*h, "split.no");
             const auto count = meta_uint(*h, "split.count");
             if (no != i || count != parts->size())
-                return Error{printable_path(part) + ": its split.no/split.count do not say it is part " + std::to_string(i + 1) + " of " +
-                             std::to_string(parts->size())};
+                return Error{printable_path(part) +
+                             ": its split.no/split.count do not say it is part " +
+                             std::to_string(i + 1) + " of " + std::to_string(parts->size())};
         }
         if (i == 0) {
             if (auto alone = companion_named_alone(*h, part)) return Error{*alone};
@@ -154,16 +168,21 @@ Expected<ModelInfo> read_gguf(const std::string& path, const std::vector<Compani
         info.weights = *sum;
         info.files.push_back(part);
         std::vector<std::string> merged;
-        std::merge(names.begin(), names.end(), h->tensor_names.begin(), h->tensor_names.end(), std::back_inserter(merged));
+        std::merge(names.begin(), names.end(), h->tensor_names.begin(), h->tensor_names.end(),
+                   std::back_inserter(merged));
         names = std::move(merged);
         if (const auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end())
-            return Error{printable_path(part) + ": tensor '" + printable(*twice) + "' is also in another part"};
+            return Error{printable_path(part) + ": tensor '" + printable(*twice) +
+                         "' is also in another part"};
     }
-    info.weights_source = "GGUF tensor table" + (parts->size() > 1 ? " (" + std::to_string(parts->size()) + " files)" : "");
+    info.weights_source =
+        "GGUF tensor table" +
+        (parts->size() > 1 ? " (" + std::to_string(parts->size()) + " files)" : "");
     for (const auto& c : companions) {
         const bool projector = std::string_view(c.kind) == "projector";
         for (const auto& p : c.paths) {
-            auto h = with_file(p, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
+            auto h =
+                with_file(p, info.header_bytes_read, [](ByteReader& in) { return parse_gguf(in); });
             if (!h) return h.error();
             units::Bytes& into = projector ? info.projector : info.weights;
             const auto sum = checked_add(into, h->tensor_bytes);
@@ -188,20 +207,25 @@ Expected<std::vector<std::string>> model_shards(const fs::path& dir, std::vector
         const std::string path = (dir / kSafetensorsIndex).string();
         auto file = RegularFile::open(path);
         if (!file) return file.error();
-        if (file->size() > kMaxIndexJson) return Error{printable_path(path) + " is larger than an index can be"};
+        if (file->size() > kMaxIndexJson)
+            return Error{printable_path(path) + " is larger than an index can be"};
         ByteReader in = ByteReader::of_file(file->fd(), file->size());
         auto index = parse_safetensors_index(in);
         if (!index) return Error{printable_path(path) + ": " + index.error().message};
-        if (index->shards.size() > kMaxModelFiles) return Error{"the index names more shards than a model has"};
+        if (index->shards.size() > kMaxModelFiles)
+            return Error{"the index names more shards than a model has"};
         for (const auto& s : index->shards) named.push_back((dir / s).string());
     } else if (found.size() > 1) {
         static const std::regex numbered(R"(^(.*)-([0-9]{5})-of-([0-9]{5})\.safetensors$)");
         std::smatch m;
         if (!std::regex_match(found.front(), m, numbered))
             return Error{printable_path(dir.string()) + " holds " + std::to_string(found.size()) +
-                         " .safetensors files and no " + kSafetensorsIndex + ": which are the model is unknown"};
+                         " .safetensors files and no " + kSafetensorsIndex +
+                         ": which are the model is unknown"};
         const unsigned long count = std::stoul(m[3].str());
-        if (count == 0 || count > kMaxModelFiles) return Error{printable_path(found.front()) + ": a split into " + m[3].str() + " parts is not real"};
+        if (count == 0 || count > kMaxModelFiles)
+            return Error{printable_path(found.front()) + ": a split into " + m[3].str() +
+                         " parts is not real"};
         for (unsigned long i = 1; i <= count; ++i)
             named.push_back(fmt::format("{}-{:05}-of-{:05}.safetensors", m[1].str(), i, count));
     } else {
@@ -209,23 +233,29 @@ Expected<std::vector<std::string>> model_shards(const fs::path& dir, std::vector
     }
     std::vector<std::string> missing;
     for (const auto& n : named)
-        if (!std::binary_search(found.begin(), found.end(), n)) missing.push_back(fs::path(n).filename().string());
+        if (!std::binary_search(found.begin(), found.end(), n))
+            missing.push_back(fs::path(n).filename().string());
     if (!missing.empty())
-        return Error{"an incomplete download: " + std::to_string(missing.size()) + " of " + std::to_string(named.size()) +
-                     " shards are missing (" + printable(missing.front()) + (missing.size() > 1 ? ", ..." : "") +
+        return Error{"an incomplete download: " + std::to_string(missing.size()) + " of " +
+                     std::to_string(named.size()) + " shards are missing (" +
+                     printable(missing.front()) + (missing.size() > 1 ? ", ..." : "") +
                      "); finish the download, the model cannot be sized without them"};
     std::vector<std::string> extra;
     std::sort(named.begin(), named.end());
-    std::set_difference(found.begin(), found.end(), named.begin(), named.end(), std::back_inserter(extra));
+    std::set_difference(found.begin(), found.end(), named.begin(), named.end(),
+                        std::back_inserter(extra));
     if (!extra.empty())
-        notes.push_back(std::to_string(extra.size()) + " .safetensors file" + (extra.size() == 1 ? "" : "s") +
-                        " the model does not name (" + printable(fs::path(extra.front()).filename().string()) +
+        notes.push_back(std::to_string(extra.size()) + " .safetensors file" +
+                        (extra.size() == 1 ? "" : "s") + " the model does not name (" +
+                        printable(fs::path(extra.front()).filename().string()) +
                         (extra.size() > 1 ? ", ..." : "") + ") not counted");
     return named;
 }
 
 Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::string> found) {
-    if (found.size() > kMaxModelFiles) return Error{printable_path(dir.string()) + " holds more .safetensors files than a model has"};
+    if (found.size() > kMaxModelFiles)
+        return Error{printable_path(dir.string()) +
+                     " holds more .safetensors files than a model has"};
     std::vector<std::string> notes;
     auto shards = model_shards(dir, std::move(found), notes);
     if (!shards) return shards.error();
@@ -233,13 +263,16 @@ Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::s
     info.format = ModelFormat::safetensors;
     info.format_text = "safetensors";
     auto config = read_small_file((dir / "config.json").string(), kMaxConfigJson);
-    if (!config) return Error{"a safetensors model needs its config.json: " + config.error().message};
+    if (!config)
+        return Error{"a safetensors model needs its config.json: " + config.error().message};
     auto arch = hf_architecture(*config);
-    if (!arch) return Error{printable_path((dir / "config.json").string()) + ": " + arch.error().message};
+    if (!arch)
+        return Error{printable_path((dir / "config.json").string()) + ": " + arch.error().message};
     info.arch = std::move(*arch);
     for (auto& n : notes) info.arch.notes.push_back(std::move(n));
     for (const auto& f : *shards) {
-        auto h = with_file(f, info.header_bytes_read, [](ByteReader& in) { return parse_safetensors(in); });
+        auto h = with_file(f, info.header_bytes_read,
+                           [](ByteReader& in) { return parse_safetensors(in); });
         if (!h) return h.error();
         const auto sum = checked_add(info.weights, h->tensor_bytes);
         if (!sum) return Error{"the tensor sizes overflow"};
@@ -256,9 +289,11 @@ Expected<ModelInfo> read_safetensors_dir(const fs::path& dir, std::vector<std::s
 Expected<fs::path> cache_snapshot(const fs::path& repo, const std::string& revision = "main") {
     std::error_code ec;
     if (revision != "main") {
-        if (fs::is_directory(repo / "snapshots" / revision, ec)) return repo / "snapshots" / revision;
+        if (fs::is_directory(repo / "snapshots" / revision, ec))
+            return repo / "snapshots" / revision;
         if (!fs::is_regular_file(repo / "refs" / revision, ec))
-            return Error{printable_path(repo.string()) + " has no revision " + printable(revision) + " (refs/ or snapshots/)"};
+            return Error{printable_path(repo.string()) + " has no revision " + printable(revision) +
+                         " (refs/ or snapshots/)"};
     }
     if (auto ref = read_small_file((repo / "refs" / revision).string(), 4096)) {
         std::string hash = *ref;
@@ -268,7 +303,8 @@ Expected<fs::path> cache_snapshot(const fs::path& repo, const std::string& revis
     std::vector<fs::path> snaps;
     for (const auto& e : fs::directory_iterator(repo / "snapshots", ec)) snaps.push_back(e.path());
     if (snaps.size() != 1)
-        return Error{printable_path(repo.string()) + " has " + std::to_string(snaps.size()) + " snapshots and no refs/main; name one"};
+        return Error{printable_path(repo.string()) + " has " + std::to_string(snaps.size()) +
+                     " snapshots and no refs/main; name one"};
     return snaps.front();
 }
 
@@ -300,20 +336,23 @@ std::vector<std::string> first_parts(const std::vector<std::string>& ggufs) {
 Expected<ModelInfo> read_named_gguf(const std::string& path) {
     std::vector<std::string> projectors;
     std::error_code ec;
-    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    const fs::path dir =
+        fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
     std::size_t seen = 0;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (++seen > 4 * kMaxModelFiles) break;
-        if (is_projector(e.path()) && ends_with(e.path().string(), ".gguf") && e.path().string() != path &&
-            has_gguf_magic(e.path().string()))
+        if (is_projector(e.path()) && ends_with(e.path().string(), ".gguf") &&
+            e.path().string() != path && has_gguf_magic(e.path().string()))
             projectors.push_back(e.path().string());
     }
     std::sort(projectors.begin(), projectors.end());
     const bool one = projectors.size() == 1;
-    auto info = read_gguf(path, one ? std::vector<CompanionFiles>{{projectors, "projector"}} : std::vector<CompanionFiles>{});
+    auto info = read_gguf(path, one ? std::vector<CompanionFiles>{{projectors, "projector"}}
+                                    : std::vector<CompanionFiles>{});
     if (info && projectors.size() > 1)
-        info->projector_note = "not counted: " + std::to_string(projectors.size()) + " projectors beside the model (" +
-                               file_names(projectors) + "), which one the runtime loads is not known";
+        info->projector_note = "not counted: " + std::to_string(projectors.size()) +
+                               " projectors beside the model (" + file_names(projectors) +
+                               "), which one the runtime loads is not known";
     return info;
 }
 
@@ -329,16 +368,19 @@ Expected<ModelInfo> read_dir(fs::path dir) {
     std::vector<std::string> projectors;
     std::size_t seen = 0;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
-        if (++seen > 4 * kMaxModelFiles) return Error{printable_path(dir.string()) + " holds too many files"};
+        if (++seen > 4 * kMaxModelFiles)
+            return Error{printable_path(dir.string()) + " holds too many files"};
         const std::string p = e.path().string();
         if (ends_with(p, ".safetensors")) shards.push_back(p);
         else if (ends_with(p, ".json") || ends_with(p, ".txt") || ends_with(p, ".md")) continue;
         else if (has_gguf_magic(p)) (is_projector(e.path()) ? projectors : ggufs).push_back(p);
-        if (shards.size() + ggufs.size() > kMaxModelFiles) return Error{printable_path(dir.string()) + " holds too many model files"};
+        if (shards.size() + ggufs.size() > kMaxModelFiles)
+            return Error{printable_path(dir.string()) + " holds too many model files"};
     }
     if (ec) return Error{"cannot list " + printable_path(dir.string()) + ": " + ec.message()};
     // An index with none of its shards yet is a download that has not begun, said as such.
-    if (!shards.empty() || fs::exists(dir / kSafetensorsIndex, ec)) return read_safetensors_dir(dir, std::move(shards));
+    if (!shards.empty() || fs::exists(dir / kSafetensorsIndex, ec))
+        return read_safetensors_dir(dir, std::move(shards));
     std::sort(ggufs.begin(), ggufs.end());
     std::sort(projectors.begin(), projectors.end());
     // One GGUF model in the directory (one file, or the parts of one split): that one, with its
@@ -351,9 +393,11 @@ Expected<ModelInfo> read_dir(fs::path dir) {
             return info;
         }
         if (parts && *parts == ggufs)
-            return Error{printable_path(dir.string()) + " holds " + std::to_string(projectors.size()) +
-                         " projectors (" + file_names(projectors) + "); name the model file and fit takes none"};
-        return Error{printable_path(dir.string()) + " holds several GGUF models; name the file: " + file_names(first_parts(ggufs))};
+            return Error{printable_path(dir.string()) + " holds " +
+                         std::to_string(projectors.size()) + " projectors (" +
+                         file_names(projectors) + "); name the model file and fit takes none"};
+        return Error{printable_path(dir.string()) + " holds several GGUF models; name the file: " +
+                     file_names(first_parts(ggufs))};
     }
     return Error{printable_path(dir.string()) + " holds no GGUF or .safetensors model"};
 }
@@ -362,7 +406,8 @@ Expected<ModelInfo> read_dir(fs::path dir) {
 // ~/.cache/huggingface/hub (huggingface_hub's constants.py order).
 std::optional<fs::path> hf_hub_cache() {
     if (const char* c = std::getenv("HF_HUB_CACHE"); c != nullptr && *c != '\0') return fs::path(c);
-    if (const char* h = std::getenv("HF_HOME"); h != nullptr && *h != '\0') return fs::path(h) / "hub";
+    if (const char* h = std::getenv("HF_HOME"); h != nullptr && *h != '\0')
+        return fs::path(h) / "hub";
     if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
         return fs::path(home) / ".cache" / "huggingface" / "hub";
     return std::nullopt;
@@ -371,10 +416,13 @@ std::optional<fs::path> hf_hub_cache() {
 // A Hugging Face repo id (org/name, or org/name@revision) in the hub's cache: its
 // models--org--name entry at refs/main (or the revision named). nullopt when the name is not
 // a repo id or the cache has no such entry.
-Expected<std::optional<ModelInfo>> read_hf_repo(const std::string& name, std::vector<std::string>& looked) {
-    static const std::regex repo_id(R"(^([A-Za-z0-9][A-Za-z0-9._-]{0,95})/([A-Za-z0-9][A-Za-z0-9._-]{0,95})(@([A-Za-z0-9._/-]{1,128}))?$)");
+Expected<std::optional<ModelInfo>> read_hf_repo(const std::string& name,
+                                                std::vector<std::string>& looked) {
+    static const std::regex repo_id(
+        R"(^([A-Za-z0-9][A-Za-z0-9._-]{0,95})/([A-Za-z0-9][A-Za-z0-9._-]{0,95})(@([A-Za-z0-9._/-]{1,128}))?$)");
     std::smatch m;
-    if (!std::regex_match(name, m, repo_id) || name.find("..") != std::string::npos) return std::optional<ModelInfo>();
+    if (!std::regex_match(name, m, repo_id) || name.find("..") != std::string::npos)
+        return std::optional<ModelInfo>();
     const auto cache = hf_hub_cache();
     std::error_code ec;
     if (!cache || !fs::is_directory(*cache, ec)) return std::optional<ModelInfo>();
@@ -390,7 +438,8 @@ Expected<std::optional<ModelInfo>> read_hf_repo(const std::string& name, std::ve
 }
 
 // NAME[:TAG] from Ollama's store, the model's GGUF blob, its projectors and its adapters.
-Expected<std::optional<ModelInfo>> read_ollama(const std::string& name, std::vector<std::string>& looked) {
+Expected<std::optional<ModelInfo>> read_ollama(const std::string& name,
+                                               std::vector<std::string>& looked) {
     const auto store = ollama_models_dir();
     std::error_code ec;
     if (!store || !fs::is_directory(*store, ec)) return std::optional<ModelInfo>();
@@ -398,19 +447,23 @@ Expected<std::optional<ModelInfo>> read_ollama(const std::string& name, std::vec
     auto found = find_ollama_model(name, *store);
     if (!found) return found.error();
     if (!*found) return std::optional<ModelInfo>();
-    auto info = read_gguf((*found)->model_blob, {{(*found)->projectors, "projector"}, {(*found)->adapters, "adapter"}});
+    auto info = read_gguf((*found)->model_blob,
+                          {{(*found)->projectors, "projector"}, {(*found)->adapters, "adapter"}});
     if (!info) return info.error();
     info->found_in = FoundIn::ollama;
     info->ollama = (*found)->params;
-    info->arch.notes.push_back("Ollama model " + printable(name) + ": " + printable_path((*found)->manifest));
+    info->arch.notes.push_back("Ollama model " + printable(name) + ": " +
+                               printable_path((*found)->manifest));
     return std::optional<ModelInfo>(std::move(*info));
 }
 
 // A folder of LM Studio's (publisher/model under ~/.lmstudio/models, or the older
 // ~/.cache/lm-studio/models).
-std::optional<fs::path> lm_studio_folder(const std::string& name, std::vector<std::string>& looked) {
+std::optional<fs::path> lm_studio_folder(const std::string& name,
+                                         std::vector<std::string>& looked) {
     const char* home = std::getenv("HOME");
-    if (home == nullptr || *home == '\0' || name.empty() || name.front() == '/' || name.find("..") != std::string::npos)
+    if (home == nullptr || *home == '\0' || name.empty() || name.front() == '/' ||
+        name.find("..") != std::string::npos)
         return std::nullopt;
     for (const auto* root : {".lmstudio/models", ".cache/lm-studio/models"}) {
         const fs::path base = fs::path(home) / root;
@@ -441,8 +494,10 @@ Expected<ModelInfo> read_model(const std::string& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (ec == std::errc::too_many_symbolic_link_levels)
-        return Error{printable_path(path) + ": a symbolic link loop (or a chain too long to follow)"};
-    if (ec && ec != std::errc::no_such_file_or_directory) return Error{printable_path(path) + ": " + ec.message()};
+        return Error{printable_path(path) +
+                     ": a symbolic link loop (or a chain too long to follow)"};
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        return Error{printable_path(path) + ": " + ec.message()};
     if (!fs::exists(status)) {
         // Not a path: a model name, as Ollama or LM Studio know it.
         std::vector<std::string> looked;
@@ -459,22 +514,25 @@ Expected<ModelInfo> read_model(const std::string& path) {
         }
         std::string where;
         for (const auto& l : looked) where += (where.empty() ? "" : ", ") + l;
-        return Error{"no such file or directory: " + printable_path(path) +
-                     (where.empty() ? std::string() : " (nor a model of that name in " + where + ")")};
+        return Error{
+            "no such file or directory: " + printable_path(path) +
+            (where.empty() ? std::string() : " (nor a model of that name in " + where + ")")};
     }
     if (fs::is_directory(status)) {
         auto info = read_dir(fs::path(path));
         if (info) info->found_in = in_lm_studio(path) ? FoundIn::lm_studio : FoundIn::folder;
         return info;
     }
-    if (ends_with(path, ".safetensors")) return read_dir(fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path());
+    if (ends_with(path, ".safetensors"))
+        return read_dir(fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path());
     if (auto why = unreadable_reason(path)) return Error{*why};
     if (has_gguf_magic(path)) {
         auto info = read_named_gguf(path);
         if (info && in_lm_studio(path)) info->found_in = FoundIn::lm_studio;
         return info;
     }
-    return Error{printable_path(path) + " is neither a GGUF file (no GGUF magic) nor a model directory"};
+    return Error{printable_path(path) +
+                 " is neither a GGUF file (no GGUF magic) nor a model directory"};
 }
 
 }  // namespace wiredcap::fit

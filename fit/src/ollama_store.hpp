@@ -31,13 +31,15 @@ struct OllamaManifest {
     std::string model_blob;
     std::vector<std::string> projector_blobs;
     std::vector<std::string> adapter_blobs;
-    std::string params_blob;  // application/vnd.ollama.image.params (the Modelfile's PARAMETERs), or empty
+    std::string
+        params_blob;  // application/vnd.ollama.image.params (the Modelfile's PARAMETERs), or empty
 };
 
 // The params layer's JSON ({"num_ctx": 32768, "stop": [...]}): the members that change the need.
 // Pure, so it is fuzzed with the manifest.
 [[nodiscard]] Expected<OllamaParams> parse_ollama_params(const std::string& text);
-[[nodiscard]] Expected<OllamaManifest> parse_ollama_manifest(const std::string& text, const std::string& manifest);
+[[nodiscard]] Expected<OllamaManifest> parse_ollama_manifest(const std::string& text,
+                                                             const std::string& manifest);
 
 // manifests/<host>/<namespace>/<model>/<tag> for NAME[:TAG], relative to the store; nullopt for
 // what is not a model name (a path, "..", a character Ollama does not allow).
@@ -48,6 +50,7 @@ struct OllamaManifest {
 
 // nullopt when NAME is not a model name or the store has no manifest for it; an error when the
 // manifest is there but unusable (its blob missing, no model layer).
-[[nodiscard]] Expected<std::optional<OllamaModel>> find_ollama_model(const std::string& name, const std::string& store);
+[[nodiscard]] Expected<std::optional<OllamaModel>> find_ollama_model(const std::string& name,
+                                                                     const std::string& store);
 
 }  // namespace wiredcap::fit

@@ -25,9 +25,23 @@ std::optional<std::uint64_t> dtype_bytes(std::string_view d) {
         std::uint64_t bytes;
     };
     constexpr std::array<Entry, 17> table{{
-        {"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"F8_E5M2", 1}, {"F8_E4M3", 1}, {"F8_E8M0", 1},
-        {"I16", 2}, {"U16", 2}, {"F16", 2}, {"BF16", 2}, {"I32", 4}, {"U32", 4}, {"F32", 4},
-        {"I64", 8}, {"U64", 8}, {"F64", 8}, {"C64", 8},
+        {"BOOL", 1},
+        {"U8", 1},
+        {"I8", 1},
+        {"F8_E5M2", 1},
+        {"F8_E4M3", 1},
+        {"F8_E8M0", 1},
+        {"I16", 2},
+        {"U16", 2},
+        {"F16", 2},
+        {"BF16", 2},
+        {"I32", 4},
+        {"U32", 4},
+        {"F32", 4},
+        {"I64", 8},
+        {"U64", 8},
+        {"F64", 8},
+        {"C64", 8},
     }};
     for (const auto& e : table)
         if (e.name == d) return e.bytes;
@@ -42,9 +56,9 @@ struct Extent {
 // One tensor's fields as the header gives them, gathered while its object is read.
 struct TensorFields {
     std::string name;
-    std::optional<std::string> dtype;       // set when "dtype" is a string
+    std::optional<std::string> dtype;  // set when "dtype" is a string
     bool shape_is_array = false;
-    bool shape_whole = true;                // every dimension a whole number
+    bool shape_whole = true;  // every dimension a whole number
     bool shape_overflow = false;
     std::uint64_t elements = 1;
     bool offsets_are_array = false;
@@ -61,12 +75,14 @@ Expected<Extent> tensor_extent(const TensorFields& t) {
     const auto bytes = dtype_bytes(*t.dtype);
     if (!bytes) return bad(name() + " has unknown dtype " + printable(*t.dtype));
     if (!t.shape_whole) return bad(name() + " has a shape that is not whole numbers");
-    if (t.shape_overflow || (t.elements != 0 && *bytes > UINT64_MAX / t.elements)) return bad(name() + " is too large");
+    if (t.shape_overflow || (t.elements != 0 && *bytes > UINT64_MAX / t.elements))
+        return bad(name() + " is too large");
     const std::uint64_t size = *bytes * t.elements;
     if (!t.offsets[0] || !t.offsets[1]) return bad(name() + " has invalid data_offsets");
     const Extent x{*t.offsets[0], *t.offsets[1]};
     if (x.end < x.begin) return bad(name() + " ends before it begins");
-    if (x.end - x.begin != size) return bad(name() + " data_offsets disagree with its dtype and shape");
+    if (x.end - x.begin != size)
+        return bad(name() + " data_offsets disagree with its dtype and shape");
     return x;
 }
 
@@ -76,7 +92,8 @@ Expected<Extent> tensor_extent(const TensorFields& t) {
 // the rest of the text still parsed, so malformed JSON is said as such, as a tree parse would.
 class HeaderEvents : public nlohmann::json_sax<json> {
 public:
-    HeaderEvents(SafetensorsHeader& h, std::vector<Extent>& extents, std::uint64_t data_size, const SafetensorsLimits& limits)
+    HeaderEvents(SafetensorsHeader& h, std::vector<Extent>& extents, std::uint64_t data_size,
+                 const SafetensorsLimits& limits)
         : h_(h), extents_(extents), data_size_(data_size), lim_(limits) {}
 
     bool null() override { return scalar(Scalar{}); }
@@ -121,7 +138,8 @@ private:
         if (skip_ != 0) return true;
         if (depth_ == 0) return fail_root();
         if (depth_ == 1) {
-            fail(in_metadata() ? bad("__metadata__ is not an object") : bad("tensor '" + printable(key1_) + "' is not an object"));
+            fail(in_metadata() ? bad("__metadata__ is not an object")
+                               : bad("tensor '" + printable(key1_) + "' is not an object"));
         } else if (depth_ == 2 && in_metadata()) {
             // Only strings are kept; a later value of another type replaces an earlier one, as
             // the last of duplicate keys does in a JSON object.
@@ -130,7 +148,8 @@ private:
                 h_.metadata[key2_] = *v.text;
             else h_.metadata.erase(key2_);
         } else if (depth_ == 2) {
-            if (key2_ == "dtype") t_.dtype = v.text != nullptr ? std::optional<std::string>(*v.text) : std::nullopt;
+            if (key2_ == "dtype")
+                t_.dtype = v.text != nullptr ? std::optional<std::string>(*v.text) : std::nullopt;
             else if (key2_ == "shape") t_.shape_is_array = false;
             else if (key2_ == "data_offsets") t_.offsets_are_array = false;
         } else if (depth_ == 3 && field_ == Field::shape) {
@@ -161,7 +180,8 @@ private:
             t_ = TensorFields{key1_, {}, false, true, false, 1, false, {}};
         } else if (depth_ == 1 && !object) {
             fail(bad("__metadata__ is not an object"));
-        } else if (depth_ == 2 && !in_metadata() && !object && (key2_ == "shape" || key2_ == "data_offsets")) {
+        } else if (depth_ == 2 && !in_metadata() && !object &&
+                   (key2_ == "shape" || key2_ == "data_offsets")) {
             field_ = key2_ == "shape" ? Field::shape : Field::offsets;
             if (field_ == Field::shape) {
                 t_.shape_is_array = true;
@@ -210,11 +230,14 @@ private:
     void finish_tensor() {
         auto x = tensor_extent(t_);
         if (!x) return fail(x.error());
-        if (x->end > data_size_) return fail(bad("tensor '" + printable(t_.name) + "' lies past the end of the file (truncated download?)"));
+        if (x->end > data_size_)
+            return fail(bad("tensor '" + printable(t_.name) +
+                            "' lies past the end of the file (truncated download?)"));
         if (extents_.size() == lim_.max_tensors) {
             // Said at once, the rest unread: past this many, reading on only costs time.
             over_budget_ = true;
-            return fail(bad("it names more than " + std::to_string(lim_.max_tensors) + " tensors, more than a model's file holds"));
+            return fail(bad("it names more than " + std::to_string(lim_.max_tensors) +
+                            " tensors, more than a model's file holds"));
         }
         extents_.push_back(*x);
     }
@@ -242,7 +265,8 @@ Expected<std::uint64_t> header_length(ByteReader& in) {
     if (!in.read(len.data(), len.size())) return bad("shorter than its 8-byte header length");
     std::uint64_t n = 0;
     for (std::size_t i = 0; i < len.size(); ++i) n |= static_cast<std::uint64_t>(len[i]) << (8 * i);
-    if (n > kMaxSafetensorsHeader) return bad("header length " + std::to_string(n) + " is over the 100 MB limit");
+    if (n > kMaxSafetensorsHeader)
+        return bad("header length " + std::to_string(n) + " is over the 100 MB limit");
     if (n > in.remaining()) return bad("the header runs past the end of the file");
     return n;
 }
@@ -258,19 +282,24 @@ Expected<SafetensorsHeader> parse_safetensors(ByteReader& in, const SafetensorsL
     HeaderEvents events(h, extents, data_size, limits);
     // Streamed, never read whole: a header at the format's 100 MB limit costs a chunk of memory,
     // not 100 MB, and a bounded time (json_stream.hpp); a tensor entry is three levels deep.
-    JsonStream text(in, *length, JsonLimits{kMaxJsonNesting, limits.max_values, kMaxJsonNumber, kMaxJsonString, limits.max_parsed});
+    JsonStream text(in, *length,
+                    JsonLimits{kMaxJsonNesting, limits.max_values, kMaxJsonNumber, kMaxJsonString,
+                               limits.max_parsed});
     // No exceptions from the parser: a hostile header is an answer, not a crash.
-    const bool parsed = json::sax_parse(text.begin(), JsonStream::end(), &events, json::input_format_t::json, /*strict=*/true);
+    const bool parsed = json::sax_parse(text.begin(), JsonStream::end(), &events,
+                                        json::input_format_t::json, /*strict=*/true);
     if (text.refusal()) return bad("the header is refused: " + *text.refusal());
     if (events.over_budget()) return *events.problem();
     if (!parsed || events.malformed()) return bad("the header is not a JSON object");
     if (events.problem()) return *events.problem();
-    std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
+    std::sort(extents.begin(), extents.end(),
+              [](const Extent& a, const Extent& b) { return a.begin < b.begin; });
     std::uint64_t previous_end = 0;
     for (const Extent& x : extents) {
         if (x.begin < previous_end) return bad("two tensors' data_offsets overlap");
         previous_end = x.end;
-        const auto sum = checked_add(h.tensor_bytes, units::Bytes::from_count_or_throw(x.end - x.begin));
+        const auto sum =
+            checked_add(h.tensor_bytes, units::Bytes::from_count_or_throw(x.end - x.begin));
         if (!sum) return bad("the tensor sizes overflow");
         h.tensor_bytes = *sum;
     }

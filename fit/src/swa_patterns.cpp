@@ -8,8 +8,14 @@ namespace wiredcap::fit {
 std::optional<std::uint64_t> builtin_swa_period(std::string_view arch) {
     // GGUF architecture names and Hugging Face model_type names both appear here.
     constexpr std::array<std::pair<std::string_view, std::uint64_t>, 8> table{{
-        {"gemma2", 2}, {"gemma3", 6}, {"gemma3_text", 6}, {"gpt-oss", 2},
-        {"gpt_oss", 2}, {"cohere2", 4}, {"gemma3n", 5}, {"gemma3n_text", 5},
+        {"gemma2", 2},
+        {"gemma3", 6},
+        {"gemma3_text", 6},
+        {"gpt-oss", 2},
+        {"gpt_oss", 2},
+        {"cohere2", 4},
+        {"gemma3n", 5},
+        {"gemma3n_text", 5},
     }};
     for (const auto& [name, period] : table)
         if (name == arch) return period;

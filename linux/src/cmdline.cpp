@@ -11,9 +11,7 @@ std::string normalized(std::string_view name) {
 }
 
 // The parameter name of a word ("ttm.pages_limit" of "ttm.pages_limit=5"), normalised.
-std::string word_name(std::string_view word) {
-    return normalized(word.substr(0, word.find('=')));
-}
+std::string word_name(std::string_view word) { return normalized(word.substr(0, word.find('='))); }
 
 std::string join(const std::vector<std::string>& words) {
     std::string out;

@@ -61,8 +61,7 @@ std::optional<std::string> shell_value(const std::string& text, std::string_view
         // Up to the closing quote, or the first blank: a comment after it is not the value.
         if (!value.empty() && (value.front() == '"' || value.front() == '\''))
             value = value.substr(1, value.find(value.front(), 1) - 1);
-        else
-            value = value.substr(0, value.find_first_of(" \t"));
+        else value = value.substr(0, value.find_first_of(" \t"));
         v = value;
     }
     return v;
@@ -72,7 +71,8 @@ std::optional<std::string> shell_value(const std::string& text, std::string_view
 std::optional<std::string> block_device_of(const std::filesystem::path& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-    return "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    return "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+           std::to_string(minor(st.st_dev));
 }
 
 constexpr long kBtrfsMagic = 0x9123683e;
@@ -82,7 +82,7 @@ constexpr long kZfsMagic = 0x2fc12fc1;
 
 std::vector<MenuEntry> parse_menu_tree(std::string_view cfg) {
     std::vector<MenuEntry> entries;
-    std::vector<MenuRef> submenus;  // the open ones
+    std::vector<MenuRef> submenus;   // the open ones
     std::vector<int> next_index{0};  // per open menu level: the next item's position
     int functions = 0;               // open `function name {` blocks (00_header's)
     std::string section;
@@ -137,7 +137,8 @@ std::vector<MenuEntry> parse_menu_entries(std::string_view cfg) {
     return top;
 }
 
-std::optional<MenuEntry> resolve_menu_entry(const std::vector<MenuEntry>& tree, std::string_view spec) {
+std::optional<MenuEntry> resolve_menu_entry(const std::vector<MenuEntry>& tree,
+                                            std::string_view spec) {
     std::vector<std::string> parts;
     const std::string whole = spec.empty() ? std::string("0") : std::string(spec);
     for (std::size_t at = 0;;) {
@@ -146,7 +147,8 @@ std::optional<MenuEntry> resolve_menu_entry(const std::vector<MenuEntry>& tree, 
         if (gt == std::string::npos) break;
         at = gt + 1;
     }
-    auto names = [](const std::string& part, const std::string& title, const std::string& id, int index) {
+    auto names = [](const std::string& part, const std::string& title, const std::string& id,
+                    int index) {
         return part == title || (!id.empty() && part == id) || part == std::to_string(index);
     };
     for (const auto& e : tree) {
@@ -162,11 +164,13 @@ std::optional<MenuEntry> resolve_menu_entry(const std::vector<MenuEntry>& tree, 
 std::optional<std::string> Grub::unusable() const {
     const auto cfg = root_.read(kGrubCfg);
     if (!cfg) return std::string(kGrubCfg) + " is absent: GRUB is not the boot loader here";
-    if (!root_.exists(kGrubEnv)) return std::string(kGrubEnv) + " is absent: GRUB cannot boot an entry once";
+    if (!root_.exists(kGrubEnv))
+        return std::string(kGrubEnv) + " is absent: GRUB cannot boot an entry once";
     if (cfg->find("next_entry") == std::string::npos)
         return std::string(kGrubCfg) + " does not honour next_entry: no one-shot boot";
     if (cfg->find("custom.cfg") == std::string::npos)
-        return std::string(kGrubCfg) + " does not source custom.cfg: the trial entry would not be seen";
+        return std::string(kGrubCfg) +
+               " does not source custom.cfg: the trial entry would not be seen";
     if (parse_menu_entries(*cfg).empty()) return std::string(kGrubCfg) + " has no menu entry";
     const auto defaults = root_.read(kGrubDefaults);
     if (!defaults) return std::string(kGrubDefaults) + " is absent: the default cannot be changed";
@@ -194,7 +198,8 @@ std::optional<std::string> Grub::unusable() const {
                    "custom entry): choose a normal one with grub-set-default";
     }
     if (auto line = cmdline_default_line(); !line) return line.error().message;
-    if (!root_.exists(kUpdateGrub)) return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
+    if (!root_.exists(kUpdateGrub))
+        return std::string(kUpdateGrub) + " is absent: the default cannot be rebuilt";
     return grubenv_unkept(root_, "/boot/grub");
 }
 
@@ -203,24 +208,28 @@ namespace {
 // The machine's own grub-editenv (grub2-editenv on Fedora), as update-grub is: on "/" the one
 // run_program would find; a scratch root may bring its own, else the host's (the real one).
 std::string editenv_program(const SystemRoot& root) {
-    for (const char* name : {"/usr/bin/grub-editenv", "/usr/sbin/grub-editenv", "/usr/bin/grub2-editenv"})
+    for (const char* name :
+         {"/usr/bin/grub-editenv", "/usr/sbin/grub-editenv", "/usr/bin/grub2-editenv"})
         if (const auto own = root.at(name); ::access(own.c_str(), X_OK) == 0) return own.string();
     return "grub-editenv";
 }
 
 }  // namespace
 
-Expected<Ok> grub_editenv(const SystemRoot& root, std::string_view env, const std::vector<std::string>& args) {
+Expected<Ok> grub_editenv(const SystemRoot& root, std::string_view env,
+                          const std::vector<std::string>& args) {
     std::vector<std::string> argv{editenv_program(root), root.at(env).string()};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run_program(argv);
     if (!r) return r.error();
     if (r->exit_code != 0)
-        return Error{"grub-editenv " + args.front() + " failed (exit " + std::to_string(r->exit_code) + ")"};
+        return Error{"grub-editenv " + args.front() + " failed (exit " +
+                     std::to_string(r->exit_code) + ")"};
     return Ok{};
 }
 
-Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root, std::string_view env) {
+Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root,
+                                                      std::string_view env) {
     auto r = run_program({editenv_program(root), root.at(env).string(), "list"});
     if (!r) return r.error();
     if (r->exit_code != 0) return Error{"grub-editenv list failed on " + std::string(env)};
@@ -236,12 +245,15 @@ std::optional<std::string> grubenv_unkept(const SystemRoot& root, std::string_vi
     // GRUB cannot write grubenv on btrfs or ZFS: next_entry would never be cleared, and a
     // trial that hangs would be booted again and again.
     struct statfs fs {};
-    if (::statfs(root.at(dir).c_str(), &fs) == 0 && (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
+    if (::statfs(root.at(dir).c_str(), &fs) == 0 &&
+        (fs.f_type == kBtrfsMagic || fs.f_type == kZfsMagic))
         return std::string(dir) + " is on btrfs or ZFS, where GRUB cannot clear next_entry";
     // Nor on device-mapper (LVM, LUKS) or md RAID: GRUB has no write support there.
     if (const auto dev = block_device_of(root.at(dir));
-        dev && (root.exists(*dev + "/dm") || root.exists(*dev + "/md") || root.exists(*dev + "/../md")))
-        return std::string(dir) + " is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
+        dev &&
+        (root.exists(*dev + "/dm") || root.exists(*dev + "/md") || root.exists(*dev + "/../md")))
+        return std::string(dir) +
+               " is on device-mapper (LVM, LUKS) or md RAID, where GRUB cannot clear next_entry";
     return std::nullopt;
 }
 
@@ -249,9 +261,7 @@ Expected<Ok> Grub::editenv(const std::vector<std::string>& args) const {
     return grub_editenv(root_, kGrubEnv, args);
 }
 
-Expected<std::map<std::string, std::string>> Grub::env() const {
-    return grub_env(root_, kGrubEnv);
-}
+Expected<std::map<std::string, std::string>> Grub::env() const { return grub_env(root_, kGrubEnv); }
 
 Expected<MenuEntry> Grub::default_entry() const {
     const auto cfg = root_.read(kGrubCfg);
@@ -277,13 +287,14 @@ Expected<Ok> Grub::schedule(std::string_view name, std::string_view value) const
     if (auto why = unusable()) return Error{*why};
     const auto existing = root_.read(kGrubCustom);
     if (existing && existing->rfind(kCustomMarker, 0) != 0)
-        return Error{std::string(kGrubCustom) + " exists and is not wiredcap's: left alone, no trial"};
+        return Error{std::string(kGrubCustom) +
+                     " exists and is not wiredcap's: left alone, no trial"};
     auto entry = default_entry();
     if (!entry) return entry.error();
     std::string text = std::string(kCustomMarker) + ": boots once with " + std::string(name) + "=" +
                        std::string(value) + ".\n# `wiredcap-system ttm-reset` removes this file.\n";
-    text += "menuentry 'wiredcap trial: " + std::string(name) + "=" + std::string(value) + "' --id " +
-            std::string(kTrialEntryId) + " {\n";
+    text += "menuentry 'wiredcap trial: " + std::string(name) + "=" + std::string(value) +
+            "' --id " + std::string(kTrialEntryId) + " {\n";
     for (const auto& line : entry->lines) {
         const std::string t = trim(line);
         const auto words = split_cmdline(t);
@@ -315,7 +326,8 @@ Expected<Ok> Grub::schedule(std::string_view name, std::string_view value) const
     // `grub-editenv list` and custom.cfg hold now; anything else is undone, no trial.
     if (auto why = oneshot_mismatch(text)) {
         const auto undone = cancel();
-        return Error{*why + "; " + (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
+        return Error{*why + "; " +
+                     (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
     }
     return Ok{};
 }
@@ -326,8 +338,8 @@ std::optional<std::string> Grub::oneshot_mismatch(const std::string& entry_text)
     const auto it = vars->find("next_entry");
     const std::string held = it == vars->end() ? std::string("(unset)") : it->second;
     if (held != kTrialEntryId)
-        return "grub-editenv set exited 0, but " + std::string(kGrubEnv) + " reads next_entry=" + held +
-               ", not " + std::string(kTrialEntryId);
+        return "grub-editenv set exited 0, but " + std::string(kGrubEnv) +
+               " reads next_entry=" + held + ", not " + std::string(kTrialEntryId);
     if (root_.read(kGrubCustom) != entry_text)
         return std::string(kGrubCustom) + " does not read back as written";
     return std::nullopt;
@@ -341,9 +353,11 @@ Expected<std::vector<std::string>> Grub::cancel() const {
         const auto it = vars->find("next_entry");
         if (it != vars->end() && it->second == kTrialEntryId) {
             if (auto r = editenv({"unset", "next_entry"}); !r) return r.error();
-            done.push_back(std::string(kGrubEnv) + ": next_entry=" + std::string(kTrialEntryId) + " removed");
+            done.push_back(std::string(kGrubEnv) + ": next_entry=" + std::string(kTrialEntryId) +
+                           " removed");
         } else if (it != vars->end() && !it->second.empty()) {
-            done.push_back(std::string(kGrubEnv) + ": next_entry=" + it->second + " is not wiredcap's, left alone");
+            done.push_back(std::string(kGrubEnv) + ": next_entry=" + it->second +
+                           " is not wiredcap's, left alone");
         }
     }
     const auto custom = root_.read(kGrubCustom);
@@ -356,7 +370,8 @@ Expected<std::vector<std::string>> Grub::cancel() const {
     return done;
 }
 
-std::optional<std::string> Grub::cmdline_value_of(std::string_view key, std::string_view name) const {
+std::optional<std::string> Grub::cmdline_value_of(std::string_view key,
+                                                  std::string_view name) const {
     const auto text = root_.read(kGrubDefaults);
     if (!text) return std::nullopt;
     const auto line = shell_value(*text, key);
@@ -370,7 +385,8 @@ std::optional<std::string> Grub::default_value(std::string_view name) const {
 std::vector<std::string> Grub::foreign_values(std::string_view name) const {
     std::vector<std::string> found;
     if (const auto v = cmdline_value_of("GRUB_CMDLINE_LINUX", name))
-        found.push_back(std::string(kGrubDefaults) + ": " + std::string(name) + "=" + *v + " in GRUB_CMDLINE_LINUX");
+        found.push_back(std::string(kGrubDefaults) + ": " + std::string(name) + "=" + *v +
+                        " in GRUB_CMDLINE_LINUX");
     return found;
 }
 
@@ -398,22 +414,25 @@ Expected<std::optional<ShellAssignment>> Grub::cmdline_default_line() const {
         const std::string path = std::string(kGrubDefaultsDir) + "/" + f;
         const auto other = root_.read(path);
         if (f.size() > 4 && f.substr(f.size() - 4) == ".cfg" && other && mentions(*other, key))
-            return Error{path + " sets " + std::string(key) + " after " + std::string(kGrubDefaults) +
-                         ": wiredcap's edit would not count"};
+            return Error{path + " sets " + std::string(key) + " after " +
+                         std::string(kGrubDefaults) + ": wiredcap's edit would not count"};
     }
     auto found = find_assignment(*text, key);
     if (!found) return Error{std::string(kGrubDefaults) + ": " + found.error().message};
     return found;
 }
 
-Expected<Ok> Grub::edit_cmdline_default(std::string_view name, std::optional<std::string_view> value) const {
+Expected<Ok> Grub::edit_cmdline_default(std::string_view name,
+                                        std::optional<std::string_view> value) const {
     auto found = cmdline_default_line();
     if (!found) return found.error();
     const std::string old = *found ? (*found)->value : std::string{};
     const std::string now = value ? set_param(old, name, *value) : remove_param(old, name);
     const auto text = root_.read(kGrubDefaults);
     if (!text) return Error{std::string(kGrubDefaults) + " is absent"};
-    if (auto w = root_.write(kGrubDefaults, with_assignment(*text, "GRUB_CMDLINE_LINUX_DEFAULT", *found, now)); !w)
+    if (auto w = root_.write(kGrubDefaults,
+                             with_assignment(*text, "GRUB_CMDLINE_LINUX_DEFAULT", *found, now));
+        !w)
         return w.error();
     return update_grub();
 }
@@ -430,8 +449,9 @@ Expected<Ok> Grub::make_default(std::string_view name, std::string_view value) c
     // Put the admin's file back: a parameter wiredcap wrote but does not own would be left
     // behind by reset as "not wiredcap's".
     const bool restored = root_.write(kGrubDefaults, *before) && update_grub();
-    return Error{"update-grub ran, but " + std::string(kGrubCfg) + "'s default entry has " + std::string(name) + "=" +
-                 now.value_or("(none)") + ", not " + std::string(value) + "; " + std::string(kGrubDefaults) +
+    return Error{"update-grub ran, but " + std::string(kGrubCfg) + "'s default entry has " +
+                 std::string(name) + "=" + now.value_or("(none)") + ", not " + std::string(value) +
+                 "; " + std::string(kGrubDefaults) +
                  (restored ? " restored" : " could NOT be restored")};
 }
 
@@ -442,7 +462,8 @@ Expected<Ok> Grub::remove_default(std::string_view name) const {
 Expected<Ok> Grub::update_grub() const {
     auto r = run_program({root_.at(kUpdateGrub).string()});
     if (!r) return r.error();
-    if (r->exit_code != 0) return Error{"update-grub failed (exit " + std::to_string(r->exit_code) + ")"};
+    if (r->exit_code != 0)
+        return Error{"update-grub failed (exit " + std::to_string(r->exit_code) + ")"};
     return Ok{};
 }
 

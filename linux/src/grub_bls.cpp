@@ -24,10 +24,12 @@ bool ends_with(const std::string& s, std::string_view tail) {
 }
 
 // The value of `name` in a default file: an entry's options, or /etc/kernel/cmdline's line.
-std::optional<std::string> value_in(const std::string& path, const std::string& text, std::string_view name) {
+std::optional<std::string> value_in(const std::string& path, const std::string& text,
+                                    std::string_view name) {
     const auto lines = lines_of(text);
-    const auto line = path == kKernelCmdline ? std::optional<std::string>(lines.empty() ? "" : lines[0])
-                                             : key_value(text, "options");
+    const auto line = path == kKernelCmdline
+                          ? std::optional<std::string>(lines.empty() ? "" : lines[0])
+                          : key_value(text, "options");
     return line ? cmdline_value(*line, name) : std::nullopt;
 }
 
@@ -60,11 +62,14 @@ Expected<std::string> GrubBls::default_entry() const {
     // Unset, blscfg's own sort order picks entry 0: wiredcap does not reproduce that order.
     if (saved.empty())
         return Error{env_path() + " has no saved_entry: set the default with grub2-set-default"};
-    if (saved.find_first_of(">/") != std::string::npos || saved.find_first_not_of("0123456789") == std::string::npos)
-        return Error{"saved_entry=" + saved + " is a position or a path, not a BLS entry id: set the default with "
+    if (saved.find_first_of(">/") != std::string::npos ||
+        saved.find_first_not_of("0123456789") == std::string::npos)
+        return Error{"saved_entry=" + saved +
+                     " is a position or a path, not a BLS entry id: set the default with "
                      "grub2-set-default ENTRY-ID"};
     const std::string path = std::string(kBlsEntries) + "/" + saved + ".conf";
-    if (!root_.exists(path)) return Error{"saved_entry=" + saved + " names no entry: " + path + " is absent"};
+    if (!root_.exists(path))
+        return Error{"saved_entry=" + saved + " names no entry: " + path + " is absent"};
     return path;
 }
 
@@ -77,19 +82,22 @@ std::optional<std::string> GrubBls::unusable() const {
     const auto defaults = root_.read(kGrubDefaults).value_or("");
     const auto grub_default = find_assignment(defaults, "GRUB_DEFAULT");
     if (!grub_default || !*grub_default || (*grub_default)->value != "saved")
-        return std::string(kGrubDefaults) + " does not set GRUB_DEFAULT=saved: wiredcap follows only saved_entry "
-                                            "with BLS entries";
+        return std::string(kGrubDefaults) +
+               " does not set GRUB_DEFAULT=saved: wiredcap follows only saved_entry "
+               "with BLS entries";
     auto entry = default_entry();
     if (!entry) return entry.error().message;
     const auto text = root_.read(*entry).value_or("");
     for (const char* key : {"uki", "efi"})
-        if (key_value(text, key)) return *entry + " starts a unified kernel image (`" + key + "`): not supported";
+        if (key_value(text, key))
+            return *entry + " starts a unified kernel image (`" + key + "`): not supported";
     if (!key_value(text, "linux")) return *entry + " has no `linux` line";
     const auto options = key_value(text, "options");
     // Fedora up to 32 wrote `options $kernelopts`, the command line kept in grubenv.
     if (!options || options->find('$') != std::string::npos)
-        return *entry + "'s options are not a literal command line ($kernelopts): run "
-                        "grub2-mkconfig --update-bls-cmdline first";
+        return *entry +
+               "'s options are not a literal command line ($kernelopts): run "
+               "grub2-mkconfig --update-bls-cmdline first";
     return grubenv_unkept(root_, dir_);
 }
 
@@ -99,7 +107,8 @@ Expected<Ok> GrubBls::schedule(std::string_view name, std::string_view value) co
     if (!before) return before.error();
     if (const auto it = before->find("next_entry");
         it != before->end() && !it->second.empty() && it->second != kBlsTrialId)
-        return Error{env_path() + " already has next_entry=" + it->second + " (grub2-reboot?): left alone, no trial"};
+        return Error{env_path() + " already has next_entry=" + it->second +
+                     " (grub2-reboot?): left alone, no trial"};
     const auto existing = root_.read(trial_path());
     if (existing && existing->rfind(kMarker, 0) != 0)
         return Error{trial_path() + " exists and is not wiredcap's: no trial"};
@@ -108,13 +117,12 @@ Expected<Ok> GrubBls::schedule(std::string_view name, std::string_view value) co
     std::string text = std::string(kMarker) + ": boots once with " + param + "\n";
     for (const auto& line : lines_of(with_options(entry, name, value))) {
         const auto words = split_cmdline(line);
-        if (!words.empty() && words[0] == "title")
-            text += "title wiredcap trial: " + param + "\n";
-        else
-            text += line + "\n";
+        if (!words.empty() && words[0] == "title") text += "title wiredcap trial: " + param + "\n";
+        else text += line + "\n";
     }
     if (auto w = root_.write(trial_path(), text); !w) return w.error();
-    if (auto e = grub_editenv(root_, env_path(), {"set", "next_entry=" + std::string(kBlsTrialId)}); !e) {
+    if (auto e = grub_editenv(root_, env_path(), {"set", "next_entry=" + std::string(kBlsTrialId)});
+        !e) {
         (void)root_.remove(trial_path());
         return e;
     }
@@ -124,13 +132,14 @@ Expected<Ok> GrubBls::schedule(std::string_view name, std::string_view value) co
         held = vars->count("next_entry") != 0 ? vars->at("next_entry") : "(unset)";
     std::optional<std::string> why;
     if (held != kBlsTrialId)
-        why = "grub-editenv set exited 0, but " + env_path() + " reads next_entry=" + held + ", not " +
-              std::string(kBlsTrialId);
+        why = "grub-editenv set exited 0, but " + env_path() + " reads next_entry=" + held +
+              ", not " + std::string(kBlsTrialId);
     else if (root_.read(trial_path()) != text)
         why = trial_path() + " does not read back as written";
     if (!why) return Ok{};
     const auto undone = cancel();
-    return Error{*why + "; " + (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
+    return Error{*why + "; " +
+                 (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
 }
 
 Expected<bool> GrubBls::oneshot_armed() const {
@@ -147,10 +156,12 @@ Expected<std::vector<std::string>> GrubBls::cancel() const {
         if (!vars) return vars.error();
         const auto it = vars->find("next_entry");
         if (it != vars->end() && it->second == kBlsTrialId) {
-            if (auto r = grub_editenv(root_, env_path(), {"unset", "next_entry"}); !r) return r.error();
+            if (auto r = grub_editenv(root_, env_path(), {"unset", "next_entry"}); !r)
+                return r.error();
             done.push_back(env_path() + ": next_entry=" + std::string(kBlsTrialId) + " removed");
         } else if (it != vars->end() && !it->second.empty()) {
-            done.push_back(env_path() + ": next_entry=" + it->second + " is not wiredcap's, left alone");
+            done.push_back(env_path() + ": next_entry=" + it->second +
+                           " is not wiredcap's, left alone");
         }
     }
     const auto text = root_.read(trial_path());
@@ -171,7 +182,8 @@ std::vector<std::string> GrubBls::default_files() const {
 }
 
 Expected<std::vector<std::pair<std::string, std::string>>> GrubBls::edit_all(
-    std::string_view name, std::optional<std::string_view> value, std::optional<std::string> only_if) const {
+    std::string_view name, std::optional<std::string_view> value,
+    std::optional<std::string> only_if) const {
     std::vector<std::pair<std::string, std::string>> before;
     for (const auto& path : default_files()) {
         const auto text = root_.read(path);
@@ -225,14 +237,14 @@ std::vector<std::string> GrubBls::foreign_values(std::string_view name) const {
     }
     const auto defaults = root_.read(kGrubDefaults).value_or("");
     for (const auto& line : lines_of(defaults))
-        if (line.rfind("GRUB_CMDLINE_LINUX=", 0) == 0 && line.find(std::string(name) + "=") != std::string::npos)
-            found.push_back(std::string(kGrubDefaults) + ": " + std::string(name) + " in GRUB_CMDLINE_LINUX");
+        if (line.rfind("GRUB_CMDLINE_LINUX=", 0) == 0 &&
+            line.find(std::string(name) + "=") != std::string::npos)
+            found.push_back(std::string(kGrubDefaults) + ": " + std::string(name) +
+                            " in GRUB_CMDLINE_LINUX");
     return found;
 }
 
-std::string GrubBls::trial_places() const {
-    return trial_path() + ", next_entry in " + env_path();
-}
+std::string GrubBls::trial_places() const { return trial_path() + ", next_entry in " + env_path(); }
 
 std::string GrubBls::default_place() const {
     return std::string(kBlsEntries) + "/*.conf options" +

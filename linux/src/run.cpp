@@ -53,15 +53,12 @@ Expected<RunResult> run_program(const std::vector<std::string>& argv) {
     char buf[4096];
     for (;;) {
         const ssize_t n = ::read(fds[0], buf, sizeof buf);
-        if (n > 0)
-            result.out.append(buf, static_cast<std::size_t>(n));
-        else if (n == 0 || errno != EINTR)
-            break;
+        if (n > 0) result.out.append(buf, static_cast<std::size_t>(n));
+        else if (n == 0 || errno != EINTR) break;
     }
     ::close(fds[0]);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
 }

@@ -24,7 +24,9 @@ bool names(const std::string& line, std::string_view key) {
     if (first == std::string::npos || line[first] == '#') return false;
     for (auto at = line.find(key); at != std::string::npos; at = line.find(key, at + 1)) {
         const auto end = at + key.size();
-        if ((at == 0 || !is_name_char(line[at - 1])) && (end == line.size() || !is_name_char(line[end]))) return true;
+        if ((at == 0 || !is_name_char(line[at - 1])) &&
+            (end == line.size() || !is_name_char(line[end])))
+            return true;
     }
     return false;
 }
@@ -74,15 +76,17 @@ bool mentions(std::string_view text, std::string_view key) {
     return false;
 }
 
-Expected<std::optional<ShellAssignment>> find_assignment(std::string_view text, std::string_view key) {
+Expected<std::optional<ShellAssignment>> find_assignment(std::string_view text,
+                                                         std::string_view key) {
     std::optional<ShellAssignment> found;
     const auto lines = lines_of(text);
     for (std::size_t n = 0; n < lines.size(); ++n) {
         // Any mention counts (`export KEY=`, `KEY+=`, `$KEY`): each would change what a rewrite means.
         if (!names(lines[n], key)) continue;
         if (found)
-            return Error{std::string(key) + " is set on lines " + std::to_string(found->line + 1) + " and " +
-                         std::to_string(n + 1) + ": wiredcap edits only a single assignment"};
+            return Error{std::string(key) + " is set on lines " + std::to_string(found->line + 1) +
+                         " and " + std::to_string(n + 1) +
+                         ": wiredcap edits only a single assignment"};
         auto a = parse_line(lines[n], n, key);
         if (!a) return a.error();
         found = *a;
@@ -90,8 +94,8 @@ Expected<std::optional<ShellAssignment>> find_assignment(std::string_view text, 
     return found;
 }
 
-std::string with_assignment(std::string_view text, std::string_view key, const std::optional<ShellAssignment>& found,
-                            std::string_view value) {
+std::string with_assignment(std::string_view text, std::string_view key,
+                            const std::optional<ShellAssignment>& found, std::string_view value) {
     const auto lines = lines_of(text);
     std::string out;
     for (std::size_t n = 0; n < lines.size(); ++n) {

@@ -18,7 +18,8 @@ using units::PageSize;
 constexpr std::array kModules{TtmModule::amdttm, TtmModule::amd_ttm, TtmModule::ttm};
 
 std::string param_path(TtmModule m, std::string_view param) {
-    return "/sys/module/" + std::string(kernel::module_name(m)) + "/parameters/" + std::string(param);
+    return "/sys/module/" + std::string(kernel::module_name(m)) + "/parameters/" +
+           std::string(param);
 }
 
 // The first "<key> N" or "<key>: N ..." line's N.
@@ -26,7 +27,8 @@ std::optional<std::uint64_t> keyed_number(const std::string& text, std::string_v
     std::size_t pos = 0;
     while (pos < text.size()) {
         const auto end = text.find('\n', pos);
-        const std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        const std::string line =
+            text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
         pos = end == std::string::npos ? text.size() : end + 1;
         if (line.rfind(key, 0) != 0) continue;
         auto rest = line.substr(key.size());
@@ -57,13 +59,15 @@ Sourced<TtmModule> detect_module(const SystemRoot& root) {
     for (auto m : kModules) {
         if (!root.exists(param_path(m, "pages_limit"))) continue;
         present.push_back(m);
-        if (root.exists("/sys/module/" + std::string(kernel::module_name(m)) + "/holders/amdgpu")) holding.push_back(m);
+        if (root.exists("/sys/module/" + std::string(kernel::module_name(m)) + "/holders/amdgpu"))
+            holding.push_back(m);
     }
     const std::string src = "/sys/module/{amdttm,amd_ttm,ttm}/parameters/pages_limit";
     if (present.empty()) return {std::nullopt, src, "none of amdttm, amd_ttm and ttm is loaded"};
     if (holding.size() == 1) {
         const std::string name(kernel::module_name(holding.front()));
-        return {holding.front(), "/sys/module/" + name + "/holders/amdgpu", "amdgpu depends on " + name};
+        return {holding.front(), "/sys/module/" + name + "/holders/amdgpu",
+                "amdgpu depends on " + name};
     }
     if (present.size() == 1 && holding.empty()) {
         const std::string name(kernel::module_name(present.front()));
@@ -74,15 +78,17 @@ Sourced<TtmModule> detect_module(const SystemRoot& root) {
     // scheduled; every name is shown.
     const auto& named = holding.empty() ? present : holding;
     std::string names;
-    for (auto m : named) names += (names.empty() ? "" : " and ") + std::string(kernel::module_name(m));
+    for (auto m : named)
+        names += (names.empty() ? "" : " and ") + std::string(kernel::module_name(m));
     return {std::nullopt, src,
-            names + (holding.empty() ? " are loaded and amdgpu's holder is none of them"
-                                     : " are all listed as holding amdgpu") +
+            names +
+                (holding.empty() ? " are loaded and amdgpu's holder is none of them"
+                                 : " are all listed as holding amdgpu") +
                 ": which one amdgpu reads is unknown"};
 }
 
-Sourced<Pages> pages_from(const std::optional<std::string>& text, std::optional<PageSize> size, std::string source,
-                          std::string_view absent) {
+Sourced<Pages> pages_from(const std::optional<std::string>& text, std::optional<PageSize> size,
+                          std::string source, std::string_view absent) {
     if (!text) return {std::nullopt, std::move(source), std::string(absent)};
     const auto n = parse_u64(*text);
     if (!n) return {std::nullopt, std::move(source), "not a page count: " + *text};
@@ -137,15 +143,17 @@ kernel::TtmReadings SysfsTtmKernel::read() {
 
     if (r.module.value) {
         const auto m = *r.module.value;
-        r.pages_limit = pages_from(root_.read_value(param_path(m, "pages_limit")), r.page_size.value,
-                                   param_path(m, "pages_limit"), "absent");
+        r.pages_limit = pages_from(root_.read_value(param_path(m, "pages_limit")),
+                                   r.page_size.value, param_path(m, "pages_limit"), "absent");
         const std::string name = std::string(kernel::module_name(m)) + ".pages_limit";
-        r.cmdline_pages_limit = pages_from(cmdline ? cmdline_value(*cmdline, name) : std::nullopt, r.page_size.value,
-                                           "/proc/cmdline " + name, "not on the command line");
+        r.cmdline_pages_limit =
+            pages_from(cmdline ? cmdline_value(*cmdline, name) : std::nullopt, r.page_size.value,
+                       "/proc/cmdline " + name, "not on the command line");
         for (auto other : kModules) {
             const std::string other_name = std::string(kernel::module_name(other)) + ".pages_limit";
             if (other != m && cmdline && cmdline_value(*cmdline, other_name))
-                r.ignored_parameters.push_back(other_name + "=" + *cmdline_value(*cmdline, other_name));
+                r.ignored_parameters.push_back(other_name + "=" +
+                                               *cmdline_value(*cmdline, other_name));
         }
     } else {
         r.pages_limit = {std::nullopt, r.module.source, r.module.note};
@@ -154,32 +162,33 @@ kernel::TtmReadings SysfsTtmKernel::read() {
 
     const std::string gtt_param = "/sys/module/amdgpu/parameters/gttsize";
     const auto gtt = root_.read_value(gtt_param);
-    if (gtt && *gtt != "-1")
-        r.gttsize = {*gtt, gtt_param, ""};
+    if (gtt && *gtt != "-1") r.gttsize = {*gtt, gtt_param, ""};
     else if (cmdline && cmdline_value(*cmdline, "amdgpu.gttsize"))
-        r.gttsize = {*cmdline_value(*cmdline, "amdgpu.gttsize"), "/proc/cmdline amdgpu.gttsize", ""};
-    else
-        r.gttsize = {std::nullopt, gtt_param, gtt ? "unset (-1)" : "absent"};
+        r.gttsize = {*cmdline_value(*cmdline, "amdgpu.gttsize"), "/proc/cmdline amdgpu.gttsize",
+                     ""};
+    else r.gttsize = {std::nullopt, gtt_param, gtt ? "unset (-1)" : "absent"};
 
     if (const auto card = amdgpu_card(root_)) {
         r.gtt_total = bytes_from(root_, *card + "/mem_info_gtt_total");
         r.vram_total = bytes_from(root_, *card + "/mem_info_vram_total");
     } else {
-        r.gtt_total = {std::nullopt, "/sys/class/drm/card*/device/mem_info_gtt_total", "no amdgpu card"};
-        r.vram_total = {std::nullopt, "/sys/class/drm/card*/device/mem_info_vram_total", "no amdgpu card"};
+        r.gtt_total = {std::nullopt, "/sys/class/drm/card*/device/mem_info_gtt_total",
+                       "no amdgpu card"};
+        r.vram_total = {std::nullopt, "/sys/class/drm/card*/device/mem_info_vram_total",
+                        "no amdgpu card"};
     }
     r.kfd_mem_bank = kfd_gpu_bank(root_);
 
     const auto uptime = root_.read_value("/proc/uptime");
-    const auto whole = uptime ? parse_u64(uptime->substr(0, uptime->find_first_of(". "))) : std::nullopt;
+    const auto whole =
+        uptime ? parse_u64(uptime->substr(0, uptime->find_first_of(". "))) : std::nullopt;
     r.uptime_s = {whole, "/proc/uptime", whole ? "" : "absent"};
 
     const auto meminfo = root_.read("/proc/meminfo");
     const auto kib = meminfo ? keyed_number(*meminfo, "MemTotal") : std::nullopt;
     if (kib)
         r.mem_total = {units::Bytes(*units::KiB::from_count(*kib)), "/proc/meminfo MemTotal", ""};
-    else
-        r.mem_total = {std::nullopt, "/proc/meminfo MemTotal", "absent"};
+    else r.mem_total = {std::nullopt, "/proc/meminfo MemTotal", "absent"};
     return r;
 }
 

@@ -47,7 +47,8 @@ bool SystemRoot::exists(std::string_view absolute) const {
 std::vector<std::string> SystemRoot::list(std::string_view absolute) const {
     std::vector<std::string> names;
     std::error_code ec;
-    for (std::filesystem::directory_iterator it(at(absolute), ec), end; !ec && it != end; it.increment(ec))
+    for (std::filesystem::directory_iterator it(at(absolute), ec), end; !ec && it != end;
+         it.increment(ec))
         names.push_back(it->path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
@@ -61,7 +62,8 @@ Expected<Ok> SystemRoot::write(std::string_view absolute, std::string_view conte
     // A file replaced keeps its mode (an admin's 0600 /etc/default/grub stays 0600); a new one
     // is 0644. A leftover temporary file of a crash is replaced, never followed or reused.
     struct stat old {};
-    const mode_t mode = ::lstat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0644;
+    const mode_t mode =
+        ::lstat(target.c_str(), &old) == 0 && S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0644;
     ::unlink(tmp.c_str());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return Error{tmp + ": " + std::strerror(errno)};
@@ -95,7 +97,8 @@ Expected<Ok> SystemRoot::write(std::string_view absolute, std::string_view conte
 
 Expected<Ok> SystemRoot::remove(std::string_view absolute) const {
     const auto target = at(absolute);
-    if (::unlink(target.c_str()) != 0 && errno != ENOENT) return Error{target.string() + ": " + std::strerror(errno)};
+    if (::unlink(target.c_str()) != 0 && errno != ENOENT)
+        return Error{target.string() + ": " + std::strerror(errno)};
     return Ok{};
 }
 

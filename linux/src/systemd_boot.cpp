@@ -52,7 +52,8 @@ std::string uki_refusal(const std::string& what) {
 
 }  // namespace
 
-std::string with_options(const std::string& entry, std::string_view name, std::optional<std::string_view> value) {
+std::string with_options(const std::string& entry, std::string_view name,
+                         std::optional<std::string_view> value) {
     // An entry may have several `options` lines (they are joined): the parameter leaves every
     // one, and a new value goes on the last, so it is there once and wins.
     const auto lines = lines_of(entry);
@@ -72,7 +73,8 @@ std::string with_options(const std::string& entry, std::string_view name, std::o
         if (i == last && value) opts = set_param(opts, name, *value);
         out += "options " + opts + "\n";
     }
-    if (last == lines.size() && value) out += "options " + std::string(name) + "=" + std::string(*value) + "\n";
+    if (last == lines.size() && value)
+        out += "options " + std::string(name) + "=" + std::string(*value) + "\n";
     return out;
 }
 
@@ -114,20 +116,22 @@ std::optional<std::string> SystemdBoot::default_entry(std::string* why) const {
     };
     if (!e) return no("no loader/loader.conf in /efi, /boot/efi or /boot");
     std::string id;
-    if (auto var = read_efi_string(root_, "LoaderEntryDefault"))
-        id = *var;
-    else if (auto conf = root_.read(*e + "/loader/loader.conf"); conf && key_value(*conf, "default"))
+    if (auto var = read_efi_string(root_, "LoaderEntryDefault")) id = *var;
+    else if (auto conf = root_.read(*e + "/loader/loader.conf");
+             conf && key_value(*conf, "default"))
         id = *key_value(*conf, "default");
     if (id.empty()) return no("no default entry named (loader.conf `default`, LoaderEntryDefault)");
     if (id.find_first_of("*?[") != std::string::npos)
         return no("the default is a pattern (" + id + "): wiredcap follows only an exact entry");
     if (id.size() >= 4 && id.substr(id.size() - 4) == ".efi") return no(uki_refusal(id));
     if (id.size() < 5 || id.substr(id.size() - 5) != ".conf") id += ".conf";
-    if (!root_.exists(*e + "/loader/entries/" + id)) return no("the default entry " + id + " is not in loader/entries");
+    if (!root_.exists(*e + "/loader/entries/" + id))
+        return no("the default entry " + id + " is not in loader/entries");
     // A type #1 entry that starts a UKI (`uki`) or another EFI program (`efi`), not `linux`.
     const auto text = root_.read(*e + "/loader/entries/" + id).value_or("");
     for (const char* key : {"uki", "efi"})
-        if (key_value(text, key)) return no(uki_refusal(id + " (`" + key + " " + *key_value(text, key) + "`)"));
+        if (key_value(text, key))
+            return no(uki_refusal(id + " (`" + key + " " + *key_value(text, key) + "`)"));
     return id;
 }
 
@@ -149,7 +153,8 @@ Expected<Ok> SystemdBoot::set_oneshot(std::string_view id) const {
     if (root_.is_real() || ::access(own.c_str(), X_OK) == 0) {
         auto r = run_program({own.string(), "set-oneshot", std::string(id)});
         if (!r) return r.error();
-        if (r->exit_code != 0) return Error{"bootctl set-oneshot failed (exit " + std::to_string(r->exit_code) + ")"};
+        if (r->exit_code != 0)
+            return Error{"bootctl set-oneshot failed (exit " + std::to_string(r->exit_code) + ")"};
         return Ok{};
     }
     if (id.empty()) return root_.remove(var_path("LoaderEntryOneShot"));
@@ -164,16 +169,15 @@ Expected<Ok> SystemdBoot::schedule(std::string_view name, std::string_view value
     const auto existing = root_.read(dir + std::string(kSdTrialEntry));
     if (existing && existing->rfind("# wiredcap", 0) != 0)
         return Error{dir + std::string(kSdTrialEntry) + " exists and is not wiredcap's: no trial"};
-    std::string text = "# wiredcap trial entry: boots once with " + std::string(name) + "=" + std::string(value) + "\n";
+    std::string text = "# wiredcap trial entry: boots once with " + std::string(name) + "=" +
+                       std::string(value) + "\n";
     const std::string body = with_options(*entry, name, value);
     for (const auto& line : lines_of(body)) {
         const auto words = split_cmdline(line);
         if (!words.empty() && words[0] == "title")
             text += "title wiredcap trial: " + std::string(name) + "=" + std::string(value) + "\n";
-        else if (!words.empty() && words[0] == "sort-key")
-            continue;  // never sorted first
-        else
-            text += line + "\n";
+        else if (!words.empty() && words[0] == "sort-key") continue;  // never sorted first
+        else text += line + "\n";
     }
     const auto armed = read_efi_string(root_, "LoaderEntryOneShot").value_or("");
     if (!armed.empty() && armed != kSdTrialEntry)
@@ -188,13 +192,14 @@ Expected<Ok> SystemdBoot::schedule(std::string_view name, std::string_view value
     const auto held = read_efi_string(root_, "LoaderEntryOneShot");
     std::optional<std::string> why;
     if (held.value_or("") != kSdTrialEntry)
-        why = "bootctl set-oneshot exited 0, but LoaderEntryOneShot reads " + held.value_or("(unset)") + ", not " +
-              std::string(kSdTrialEntry);
+        why = "bootctl set-oneshot exited 0, but LoaderEntryOneShot reads " +
+              held.value_or("(unset)") + ", not " + std::string(kSdTrialEntry);
     else if (root_.read(dir + std::string(kSdTrialEntry)) != text)
         why = dir + std::string(kSdTrialEntry) + " does not read back as written";
     if (!why) return Ok{};
     const auto undone = cancel();
-    return Error{*why + "; " + (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
+    return Error{*why + "; " +
+                 (undone ? "undone" : "could NOT be undone: " + undone.error().message)};
 }
 
 Expected<bool> SystemdBoot::oneshot_armed() const {
@@ -227,7 +232,8 @@ Expected<Ok> SystemdBoot::edit_options(const std::string& path, std::string_view
     if (!text) return Error{path + " is absent"};
     if (path == kKernelCmdline) {  // one command line, the whole file
         const std::string old = lines_of(*text).empty() ? std::string{} : lines_of(*text).front();
-        return root_.write(path, (value ? set_param(old, name, *value) : remove_param(old, name)) + "\n");
+        return root_.write(path,
+                           (value ? set_param(old, name, *value) : remove_param(old, name)) + "\n");
     }
     return root_.write(path, with_options(*text, name, value));
 }
@@ -244,7 +250,8 @@ Expected<Ok> SystemdBoot::remove_default(std::string_view name) const {
     const auto id = default_entry();
     if (!id) return Error{"no default entry"};
     if (auto r = edit_options(*esp() + "/loader/entries/" + *id, name, std::nullopt); !r) return r;
-    if (root_.exists(kKernelCmdline)) return edit_options(std::string(kKernelCmdline), name, std::nullopt);
+    if (root_.exists(kKernelCmdline))
+        return edit_options(std::string(kKernelCmdline), name, std::nullopt);
     return Ok{};
 }
 
@@ -273,28 +280,33 @@ std::vector<std::string> SystemdBoot::foreign_values(std::string_view name) cons
 }
 
 std::string SystemdBoot::trial_places() const {
-    return esp().value_or("<ESP>") + "/loader/entries/" + std::string(kSdTrialEntry) + ", LoaderEntryOneShot";
+    return esp().value_or("<ESP>") + "/loader/entries/" + std::string(kSdTrialEntry) +
+           ", LoaderEntryOneShot";
 }
 
 std::string SystemdBoot::default_place() const {
-    return esp().value_or("<ESP>") + "/loader/entries/" + default_entry().value_or("?") + " options" +
-           (root_.exists(kKernelCmdline) ? ", " + std::string(kKernelCmdline) : "");
+    return esp().value_or("<ESP>") + "/loader/entries/" + default_entry().value_or("?") +
+           " options" + (root_.exists(kKernelCmdline) ? ", " + std::string(kKernelCmdline) : "");
 }
 
 DetectedBootLoader detect_boot_loader(const SystemRoot& root) {
     // systemd-boot announces itself (LoaderInfo, "systemd-boot 256.4"); GRUB sets no such
     // variable, so a machine without it that has GRUB's files boots GRUB.
     const auto info = read_efi_string(root, "LoaderInfo");
-    if (info && info->rfind("systemd-boot", 0) == 0) return {std::make_unique<SystemdBoot>(root), ""};
+    if (info && info->rfind("systemd-boot", 0) == 0)
+        return {std::make_unique<SystemdBoot>(root), ""};
     // GRUB that boots BLS entries (Fedora, RHEL: /boot/grub2, `blscfg` in grub.cfg).
     for (const char* dir : {"/boot/grub2", "/boot/grub"})
         if (const auto cfg = root.read(std::string(dir) + "/grub.cfg"); cfg && runs_blscfg(*cfg))
             return {std::make_unique<GrubBls>(root, dir), ""};
     if (root.exists("/boot/grub/grub.cfg")) return {std::make_unique<Grub>(root), ""};
     if (root.exists("/boot/grub2/grub.cfg"))
-        return {nullptr, "/boot/grub2/grub.cfg without BLS entries (no blscfg): wiredcap follows Debian's "
-                         "update-grub layout (/boot/grub) or BLS entries only"};
-    if (info) return {nullptr, "the boot loader is " + *info + " (LoaderInfo): neither GRUB nor systemd-boot"};
+        return {nullptr,
+                "/boot/grub2/grub.cfg without BLS entries (no blscfg): wiredcap follows Debian's "
+                "update-grub layout (/boot/grub) or BLS entries only"};
+    if (info)
+        return {nullptr,
+                "the boot loader is " + *info + " (LoaderInfo): neither GRUB nor systemd-boot"};
     return {nullptr, "neither GRUB (/boot/grub/grub.cfg) nor systemd-boot (LoaderInfo) found"};
 }
 

@@ -19,10 +19,10 @@ using units::PageSize;
 
 std::string serialize(const TrialState& s) {
     std::ostringstream o;
-    o << "phase=" << s.phase << "\nparam=" << s.param << "\npages=" << s.pages << "\npage_size=" << s.page_size
-      << "\nscheduled_boot_id=" << s.scheduled_boot_id << "\ntrial_boot_id=" << s.trial_boot_id
-      << "\ndefault_param=" << s.default_param << "\ndefault_pages=" << s.default_pages
-      << "\nhealthy=" << (s.healthy ? 1 : 0) << "\n";
+    o << "phase=" << s.phase << "\nparam=" << s.param << "\npages=" << s.pages
+      << "\npage_size=" << s.page_size << "\nscheduled_boot_id=" << s.scheduled_boot_id
+      << "\ntrial_boot_id=" << s.trial_boot_id << "\ndefault_param=" << s.default_param
+      << "\ndefault_pages=" << s.default_pages << "\nhealthy=" << (s.healthy ? 1 : 0) << "\n";
     return o.str();
 }
 
@@ -104,7 +104,8 @@ std::string trial_summary(const TrialState& s, std::optional<units::MiB> ceiling
     if (s.phase == "none") return "none";
     const std::string tried = value_text(s.param, s.pages, s.page_size);
     const bool has_default = !s.default_param.empty();
-    const std::string stored = has_default ? value_text(s.default_param, s.default_pages, s.page_size) : "";
+    const std::string stored =
+        has_default ? value_text(s.default_param, s.default_pages, s.page_size) : "";
     if (s.phase != "default") {
         std::string t = s.phase + ": " + tried;
         if (s.phase == "booted") t += s.healthy ? ", healthy" : ", not yet healthy";
@@ -114,7 +115,8 @@ std::string trial_summary(const TrialState& s, std::optional<units::MiB> ceiling
     if (s.pages == 0 || (s.param == s.default_param && s.pages == s.default_pages)) return t;
     const auto p = trial_pages(s);
     const bool hung = ceiling && p && p->to_bytes() >= units::Bytes(*ceiling);
-    return t + "; the last trial, " + tried + (hung ? ", HUNG: it is the hang ceiling" : ", was not made default");
+    return t + "; the last trial, " + tried +
+           (hung ? ", HUNG: it is the hang ceiling" : ", was not made default");
 }
 
 Pages ceiling_pages(units::MiB ceiling, PageSize size) {

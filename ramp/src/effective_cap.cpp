@@ -8,7 +8,8 @@ namespace wiredcap::cli {
 
 using units::MiB;
 
-Expected<EffectiveCap> effective_cap(const MachineReadings& m, const MetalReading& metal, const std::optional<MiB>& from) {
+Expected<EffectiveCap> effective_cap(const MachineReadings& m, const MetalReading& metal,
+                                     const std::optional<MiB>& from) {
     if (!m.knob.value) return Error{"cannot read iogpu.wired_limit_mb: " + m.knob.error};
     const bool os_default = m.knob.value->count() == 0;
     EffectiveCap e;
@@ -18,7 +19,9 @@ Expected<EffectiveCap> effective_cap(const MachineReadings& m, const MetalReadin
         if (os_default) e.helper_source = m.simulated() ? "simulated-metal" : "metal";
     } else if (!os_default) {
         e.value = *m.knob.value;
-        e.source = "kernel iogpu.wired_limit_mb, which Metal follows (Metal itself: " + metal.why_unknown + ")";
+        e.source =
+            "kernel iogpu.wired_limit_mb, which Metal follows (Metal itself: " + metal.why_unknown +
+            ")";
     } else if (from) {
         e.value = *from;
         e.source = "given with --from";
@@ -30,16 +33,20 @@ Expected<EffectiveCap> effective_cap(const MachineReadings& m, const MetalReadin
                      "give the cap the GPU has now with --from SIZE (it is journaled as given)"};
     }
     if (from)
-        return Error{"--from is only for when the effective cap cannot be read; it reads " + effective_text(e)};
+        return Error{"--from is only for when the effective cap cannot be read; it reads " +
+                     effective_text(e)};
     return e;
 }
 
 std::vector<std::string> effective_args(const EffectiveCap& e) {
     if (e.helper_source.empty()) return {};
-    return {"--effective", std::to_string(e.value.count()) + "MiB", "--effective-source", e.helper_source};
+    return {"--effective", std::to_string(e.value.count()) + "MiB", "--effective-source",
+            e.helper_source};
 }
 
-std::string effective_text(const EffectiveCap& e) { return units::describe(e.value) + "   [" + e.source + "]"; }
+std::string effective_text(const EffectiveCap& e) {
+    return units::describe(e.value) + "   [" + e.source + "]";
+}
 
 Expected<std::optional<MiB>> parse_from(const std::optional<std::string>& text) {
     if (!text) return std::optional<MiB>{};

@@ -42,7 +42,9 @@ long long now_ms() {
     return std::chrono::duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-long long to_ms(std::chrono::seconds s) { return std::chrono::duration_cast<milliseconds>(s).count(); }
+long long to_ms(std::chrono::seconds s) {
+    return std::chrono::duration_cast<milliseconds>(s).count();
+}
 
 // --- the guard process -----------------------------------------------------------------------
 
@@ -56,7 +58,8 @@ struct Armed {
 };
 
 std::optional<std::uint64_t> parse_u64(const std::string& s) {
-    if (s.empty() || s.size() > 20 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (s.empty() || s.size() > 20 ||
+        !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return std::nullopt;
     errno = 0;
     const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
@@ -114,9 +117,14 @@ std::optional<std::uint64_t> reported_mib(const HelperReply& r, std::string_view
 
 class GuardProcess {
 public:
-    GuardProcess(const HelperClient& helper, std::string run_id, int pipe_fd, int answer_fd, int tty_fd,
-                 std::optional<struct termios> saved)
-        : helper_(helper), run_id_(std::move(run_id)), pipe_(pipe_fd), answer_(answer_fd), tty_(tty_fd), saved_(saved) {}
+    GuardProcess(const HelperClient& helper, std::string run_id, int pipe_fd, int answer_fd,
+                 int tty_fd, std::optional<struct termios> saved)
+        : helper_(helper),
+          run_id_(std::move(run_id)),
+          pipe_(pipe_fd),
+          answer_(answer_fd),
+          tty_(tty_fd),
+          saved_(saved) {}
 
     [[noreturn]] void run() {
         for (;;) {
@@ -151,8 +159,12 @@ private:
         if (pending_.size() > kMaxMessage) pending_.clear();
     }
 
-    [[nodiscard]] bool armed_for(StepNo step) const { return armed_ && step.valid && armed_->step == step.n; }
-    [[nodiscard]] bool acted_on(StepNo step) const { return acted_step_ && step.valid && *acted_step_ == step.n; }
+    [[nodiscard]] bool armed_for(StepNo step) const {
+        return armed_ && step.valid && armed_->step == step.n;
+    }
+    [[nodiscard]] bool acted_on(StepNo step) const {
+        return acted_step_ && step.valid && *acted_step_ == step.n;
+    }
 
     void handle(const std::vector<std::string>& w) {
         if (w.empty()) return;
@@ -163,7 +175,8 @@ private:
             if (auto a = parse_arm(w)) armed_ = *a;
         } else if (w[0] == "claim" && w.size() == 3) {
             on_claim(step, w[2]);
-        } else if (w[0] == "settled" && w.size() == 3 && w[2] == "confirmed") {  // not a journal word: the guard's pipe
+        } else if (w[0] == "settled" && w.size() == 3 &&
+                   w[2] == "confirmed") {         // not a journal word: the guard's pipe
             if (armed_for(step)) armed_.reset();  // after the helper's confirm reply: evidence
         } else if (w[0] == "settled" && w.size() == 4 && w[2] == "restored") {
             on_restored(step, w[3]);
@@ -177,7 +190,8 @@ private:
     void on_claim(StepNo step, const std::string& seq) {
         if (acted_on(step) && !armed_for(step)) return answer("mine " + seq);
         if (armed_for(step))
-            armed_->deadline_ms = std::max(armed_->deadline_ms, now_ms() + to_ms(kHelperCallBudget));
+            armed_->deadline_ms =
+                std::max(armed_->deadline_ms, now_ms() + to_ms(kHelperCallBudget));
         answer("yours " + seq);
     }
 
@@ -185,7 +199,8 @@ private:
     void on_restored(StepNo step, const std::string& seq) {
         if (armed_for(step)) {
             const HelperReply r = helper_.run({"read"});
-            if (reported_mib(r, "wired_limit_mib") == std::optional<std::uint64_t>(armed_->target())) {
+            if (reported_mib(r, "wired_limit_mib") ==
+                std::optional<std::uint64_t>(armed_->target())) {
                 armed_.reset();
                 return answer("released " + seq);
             }
@@ -243,12 +258,15 @@ private:
         const long long until = now_ms() + to_ms(kGuardGrace);
         bool back = false;
         for (;;) {
-            back = reported_mib(helper_.run(args), "readback_mib") == std::optional<std::uint64_t>(a.target()) ||
-                   reported_mib(helper_.run({"read"}), "wired_limit_mib") == std::optional<std::uint64_t>(a.target());
+            back = reported_mib(helper_.run(args), "readback_mib") ==
+                       std::optional<std::uint64_t>(a.target()) ||
+                   reported_mib(helper_.run({"read"}), "wired_limit_mib") ==
+                       std::optional<std::uint64_t>(a.target());
             if (back || now_ms() >= until) break;
             ::poll(nullptr, 0, static_cast<int>(kRetryPause.count()));
         }
-        (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? journal::outcome::reverted : journal::outcome::revert_failed});
+        (void)helper_.run({"end", "--run", run_id_, "--outcome",
+                           back ? journal::outcome::reverted : journal::outcome::revert_failed});
         if (tty_ >= 0 && saved_) ::tcsetattr(tty_, TCSAFLUSH, &*saved_);
         worst_ = std::max(worst_, back ? kGuardExitReverted : kGuardExitRevertFailed);
     }
@@ -258,7 +276,8 @@ private:
     void stand_down(const Armed& a) {
         const auto now = reported_mib(helper_.run({"read"}), "wired_limit_mib");
         const bool back = now && (*now == a.target() || *now == 0);
-        (void)helper_.run({"end", "--run", run_id_, "--outcome", back ? journal::outcome::reverted : journal::outcome::aborted});
+        (void)helper_.run({"end", "--run", run_id_, "--outcome",
+                           back ? journal::outcome::reverted : journal::outcome::aborted});
         if (tty_ >= 0 && saved_) ::tcsetattr(tty_, TCSAFLUSH, &*saved_);
         worst_ = std::max(worst_, kGuardExitReverted);
     }
@@ -298,7 +317,8 @@ void close_all_except(std::initializer_list<int> keep) {
 // wiredcap is single-threaded, so the forked child may use the whole library afterwards.
 void become_daemon_like(int& pipe_fd, int& answer_fd, int& tty_fd) {
     ::setsid();  // own session: closing the terminal or Ctrl-C does not reach the guard
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGTTOU, SIGTTIN, SIGTSTP}) ::signal(sig, SIG_IGN);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGTTOU, SIGTTIN, SIGTSTP})
+        ::signal(sig, SIG_IGN);
     ::signal(SIGCHLD, SIG_DFL);  // the helper must be reapable
     pipe_fd = keep_fd(pipe_fd);
     answer_fd = keep_fd(answer_fd);
@@ -310,8 +330,8 @@ void become_daemon_like(int& pipe_fd, int& answer_fd, int& tty_fd) {
     close_all_except({pipe_fd, answer_fd, tty_fd});
 }
 
-[[noreturn]] void guard_main(const HelperClient& helper, std::string run_id, int pipe_fd, int answer_fd, int tty_fd,
-                             std::optional<struct termios> saved) {
+[[noreturn]] void guard_main(const HelperClient& helper, std::string run_id, int pipe_fd,
+                             int answer_fd, int tty_fd, std::optional<struct termios> saved) {
     if (!saved) tty_fd = -1;
     become_daemon_like(pipe_fd, answer_fd, tty_fd);
     if (pipe_fd < 0) ::_exit(kGuardExitClean);
@@ -335,9 +355,11 @@ void close_pipe(int fds[2]) {
 
 // --- the prompting side ----------------------------------------------------------------------
 
-Expected<Guard> Guard::start(const HelperClient& helper, std::string run_id, int tty_fd, const struct termios* saved) {
+Expected<Guard> Guard::start(const HelperClient& helper, std::string run_id, int tty_fd,
+                             const struct termios* saved) {
     if (metal_was_read())
-        return Error{"Metal was already loaded in this process, and forking after it is unsafe (start the guard first)"};
+        return Error{
+            "Metal was already loaded in this process, and forking after it is unsafe (start the guard first)"};
     // A write to the pipe after the guard died must be an error we ignore, not a SIGPIPE that
     // kills wiredcap mid-ramp. wiredcap handles every write's result, so ignoring it is safe.
     ::signal(SIGPIPE, SIG_IGN);
@@ -382,35 +404,40 @@ Guard::~Guard() {
     if (fd_ >= 0) ::close(fd_);
     if (answer_fd_ >= 0) ::close(answer_fd_);
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
 }
 
-void Guard::arm(std::uint64_t step, std::optional<units::MiB> revert_to, system_clock::time_point deadline,
-                std::optional<units::MiB> in_force) {
+void Guard::arm(std::uint64_t step, std::optional<units::MiB> revert_to,
+                system_clock::time_point deadline, std::optional<units::MiB> in_force) {
     const auto ms = std::chrono::duration_cast<milliseconds>(deadline.time_since_epoch()).count();
     const std::string to = revert_to ? std::to_string(revert_to->count()) : "default";
     const std::string held = in_force ? " " + std::to_string(in_force->count()) : "";
-    (void)send("arm " + std::to_string(step) + " " + to + " " + std::to_string(std::max<long long>(ms, 0)) + held + "\n");
+    (void)send("arm " + std::to_string(step) + " " + to + " " +
+               std::to_string(std::max<long long>(ms, 0)) + held + "\n");
 }
 
 Guard::Answer Guard::claim(std::uint64_t step) {
     const std::uint64_t seq = ++seq_;
-    if (!send("claim " + std::to_string(step) + " " + std::to_string(seq) + "\n")) return Answer::gone;
+    if (!send("claim " + std::to_string(step) + " " + std::to_string(seq) + "\n"))
+        return Answer::gone;
     return await(seq);
 }
 
-void Guard::settled_confirmed(std::uint64_t step) { (void)send("settled " + std::to_string(step) + " confirmed\n"); }
+void Guard::settled_confirmed(std::uint64_t step) {
+    (void)send("settled " + std::to_string(step) + " confirmed\n");
+}
 
 Guard::Answer Guard::settled_restored(std::uint64_t step) {
     const std::uint64_t seq = ++seq_;
-    if (!send("settled " + std::to_string(step) + " restored " + std::to_string(seq) + "\n")) return Answer::gone;
+    if (!send("settled " + std::to_string(step) + " restored " + std::to_string(seq) + "\n"))
+        return Answer::gone;
     return await(seq);
 }
 
 Guard::Answer Guard::settled_superseded(std::uint64_t step) {
     const std::uint64_t seq = ++seq_;
-    if (!send("settled " + std::to_string(step) + " superseded " + std::to_string(seq) + "\n")) return Answer::gone;
+    if (!send("settled " + std::to_string(step) + " superseded " + std::to_string(seq) + "\n"))
+        return Answer::gone;
     return await(seq);
 }
 
@@ -435,7 +462,9 @@ Guard::Answer Guard::await(std::uint64_t seq) {
             if (line == "mine" + tail) return Answer::mine;
             if (line == "released" + tail) return Answer::released;
         }
-        const auto left = std::chrono::duration_cast<milliseconds>(until - std::chrono::steady_clock::now()).count();
+        const auto left =
+            std::chrono::duration_cast<milliseconds>(until - std::chrono::steady_clock::now())
+                .count();
         if (left <= 0) return Answer::gone;
         struct pollfd pfd = {answer_fd_, POLLIN, 0};
         const int rc = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left, INT_MAX)));
@@ -452,8 +481,6 @@ Guard::Answer Guard::await(std::uint64_t seq) {
 
 // Errors are ignored on purpose: if the guard is gone there is nobody to tell, and the
 // prompting process carries on with its own revert.
-bool Guard::send(const std::string& line) {
-    return fd_ >= 0 && write_fully(fd_, line);
-}
+bool Guard::send(const std::string& line) { return fd_ >= 0 && write_fully(fd_, line); }
 
 }  // namespace wiredcap::cli

@@ -12,8 +12,10 @@ const recovery::UnresolvedRun* open_step_refusing(const recovery::Report& report
     return open != nullptr && journal::open_step_refuses(open->at, ::getuid(), "") ? open : nullptr;
 }
 
-std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx, const MachineReadings& m) {
-    auto report = recovery::analyse_file(journal_path(ctx.helper.dev()), m.boot_id.value.value_or(""));
+std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx,
+                                                     const MachineReadings& m) {
+    auto report =
+        recovery::analyse_file(journal_path(ctx.helper.dev()), m.boot_id.value.value_or(""));
     if (!report) return std::nullopt;
     if (const auto* open = open_step_refusing(*report)) return *open;
     return std::nullopt;
@@ -32,7 +34,8 @@ std::string open_step_settles(const recovery::UnresolvedRun& u) {
         return "It is settled by going back to the OS default: wiredcap reset";
     return "It is settled when that ramp's step is answered (yes, stop or no, or its --check), or by its guard "
            "within the ramp's --timeout plus " +
-           std::to_string(kGuardGrace.count()) + " s; if no ramp is running, settle it now: wiredcap reset";
+           std::to_string(kGuardGrace.count()) +
+           " s; if no ramp is running, settle it now: wiredcap reset";
 }
 
 std::string open_step_refusal(const recovery::UnresolvedRun& u) {

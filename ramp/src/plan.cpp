@@ -15,19 +15,22 @@ std::optional<PlanError> check_request(const PlanInput& in, MiB step) {
     const auto& p = in.policy;
     if (step.count() == 0) return PlanError{ExitCode::usage, "--step must be above 0 MiB"};
     if (step > p.max_step)
-        return refused("--step " + units::describe(step) + " is larger than the policy's max_step " +
-                       units::describe(p.max_step));
+        return refused("--step " + units::describe(step) +
+                       " is larger than the policy's max_step " + units::describe(p.max_step));
     if (in.target < p.min || in.target > p.max)
-        return refused(units::describe(in.target) + " is outside the permitted band " + units::describe(p.min) +
-                       " to " + units::describe(p.max));
+        return refused(units::describe(in.target) + " is outside the permitted band " +
+                       units::describe(p.min) + " to " + units::describe(p.max));
     const auto usable = checked_sub(units::floor_cast<MiB>(in.memsize), p.reserve);
     if (!usable || in.target > *usable)
-        return refused(units::describe(in.target) + " would leave the OS less than the reserve of " +
+        return refused(units::describe(in.target) +
+                       " would leave the OS less than the reserve of " +
                        units::describe(p.reserve));
     if (in.target <= in.effective)
-        return PlanError{ExitCode::usage, units::describe(in.target) + " is not above the effective cap now, " +
-                                              units::describe(in.effective) + " [" + in.effective_source +
-                                              "]; a ramp only raises it (to lower it: wiredcap set SIZE, or wiredcap reset)"};
+        return PlanError{
+            ExitCode::usage,
+            units::describe(in.target) + " is not above the effective cap now, " +
+                units::describe(in.effective) + " [" + in.effective_source +
+                "]; a ramp only raises it (to lower it: wiredcap set SIZE, or wiredcap reset)"};
     return std::nullopt;
 }
 
@@ -36,16 +39,18 @@ std::optional<PlanError> check_request(const PlanInput& in, MiB step) {
 // that as success. The refusal names the highest step of the same plan below the ceiling, as a
 // `ramp --to` the tool accepts, when there is one.
 std::optional<PlanError> check_ceiling(const PlanInput& in, const std::vector<MiB>& steps) {
-    if (!in.hang_ceiling || in.ignore_hang_ceiling || in.target < in.hang_ceiling->value) return std::nullopt;
+    if (!in.hang_ceiling || in.ignore_hang_ceiling || in.target < in.hang_ceiling->value)
+        return std::nullopt;
     const MiB ceiling = in.hang_ceiling->value;
-    const std::string why = units::describe(in.target) + " is at or above " + units::describe(ceiling) + ", which " +
+    const std::string why = units::describe(in.target) + " is at or above " +
+                            units::describe(ceiling) + ", which " +
                             recovery::hang_origin(*in.hang_ceiling) + "; ";
     std::optional<MiB> below;
     for (const MiB v : steps)
         if (v < ceiling) below = v;
     if (!below) return refused(why + "choose --to below it, or pass --ignore-hang-ceiling");
-    return refused(why + "the highest step of this plan below it: wiredcap ramp --to " + size_argument(*below) +
-                   " (or pass --ignore-hang-ceiling)");
+    return refused(why + "the highest step of this plan below it: wiredcap ramp --to " +
+                   size_argument(*below) + " (or pass --ignore-hang-ceiling)");
 }
 
 }  // namespace

@@ -86,10 +86,12 @@ void reset_signals() {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
-    for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);  // SIGKILL/SIGSTOP just fail
+    for (int sig = 1; sig < NSIG; ++sig)
+        ::sigaction(sig, &dfl, nullptr);  // SIGKILL/SIGSTOP just fail
 }
 
-[[noreturn]] void child_main(const std::optional<Identity>& drop, char* const argv[], int report_fd) {
+[[noreturn]] void child_main(const std::optional<Identity>& drop, char* const argv[],
+                             int report_fd) {
     ::setpgid(0, 0);  // its own group, so a timeout can kill everything it started
     if (drop) {
         if (::setgroups(0, nullptr) != 0 || ::setgid(drop->gid) != 0 || ::setuid(drop->uid) != 0)
@@ -107,10 +109,10 @@ void reset_signals() {
 std::string failure_text(const ChildFailure& f) {
     const std::string why = std::strerror(f.error);
     switch (f.stage) {
-    case Stage::drop_privileges: return "cannot drop root privileges: " + why;
-    case Stage::still_root: return "refusing to run the command as root";
-    case Stage::open_dev_null: return "cannot open /dev/null: " + why;
-    case Stage::exec: return "cannot run /bin/sh: " + why;
+        case Stage::drop_privileges: return "cannot drop root privileges: " + why;
+        case Stage::still_root: return "refusing to run the command as root";
+        case Stage::open_dev_null: return "cannot open /dev/null: " + why;
+        case Stage::exec: return "cannot run /bin/sh: " + why;
     }
     return "unknown failure";
 }
@@ -137,8 +139,7 @@ void nap(milliseconds d) {
 
 int reap(pid_t pid) {
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     return status;
 }
 
@@ -154,7 +155,8 @@ Wait wait_until(pid_t pid, steady_clock::time_point deadline, const std::functio
         int status = 0;
         const pid_t r = ::waitpid(pid, &status, WNOHANG);
         if (r == pid) return {Wait::State::exited, status};
-        if (r < 0 && errno != EINTR) return {Wait::State::lost, 0};  // reaped elsewhere (SIGCHLD ignored)
+        if (r < 0 && errno != EINTR)
+            return {Wait::State::lost, 0};  // reaped elsewhere (SIGCHLD ignored)
         if (stop && stop()) return {Wait::State::stopped, 0};
         if (steady_clock::now() >= deadline) return {Wait::State::running, 0};
         nap(step);
@@ -175,7 +177,8 @@ std::string seconds_2dp(milliseconds ms) {
 
 }  // namespace
 
-ProbeResult run_probe(const std::string& command, std::chrono::seconds timeout, const std::function<bool()>& stop) {
+ProbeResult run_probe(const std::string& command, std::chrono::seconds timeout,
+                      const std::function<bool()>& stop) {
     ProbeResult result;
     const auto drop = identity_to_drop_to();
     std::string sh = "sh", dash_c = "-c", cmd = command;
@@ -219,7 +222,8 @@ ProbeResult run_probe(const std::string& command, std::chrono::seconds timeout, 
         w = {Wait::State::exited, reap(pid)};
     }
     result.elapsed = std::chrono::duration_cast<milliseconds>(steady_clock::now() - start);
-    if (w.state == Wait::State::lost) result.error = "its exit status was lost (is SIGCHLD ignored?)";
+    if (w.state == Wait::State::lost)
+        result.error = "its exit status was lost (is SIGCHLD ignored?)";
     else record_status(result, w.status);
     return result;
 }
@@ -231,8 +235,11 @@ std::string ProbeResult::describe() const {
         const long long whole = (elapsed.count() + 500) / 1000;
         return "timed out after " + std::to_string(whole) + " s (killed)";
     }
-    if (exit_code) return "exit " + std::to_string(*exit_code) + " in " + seconds_2dp(elapsed) + " s";
-    if (signal) return "killed by signal " + std::to_string(*signal) + " after " + seconds_2dp(elapsed) + " s";
+    if (exit_code)
+        return "exit " + std::to_string(*exit_code) + " in " + seconds_2dp(elapsed) + " s";
+    if (signal)
+        return "killed by signal " + std::to_string(*signal) + " after " + seconds_2dp(elapsed) +
+               " s";
     return "ended after " + seconds_2dp(elapsed) + " s";
 }
 

@@ -13,8 +13,8 @@ namespace {
 // A raise measured against the effective cap its caller gave is that caller's word.
 std::string claim_text(const StepRef& r) {
     if (!r.claimed_from) return {};
-    return " (raised from " + units::to_string(*r.claimed_from) + ", the effective cap uid " + std::to_string(r.uid) +
-           " claimed)";
+    return " (raised from " + units::to_string(*r.claimed_from) + ", the effective cap uid " +
+           std::to_string(r.uid) + " claimed)";
 }
 
 }  // namespace
@@ -25,7 +25,8 @@ Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view
     return analysis.finish();
 }
 
-Expected<Report> analyse_file(const std::string& path, std::string_view current_boot, journal_view::Notes* notes) {
+Expected<Report> analyse_file(const std::string& path, std::string_view current_boot,
+                              journal_view::Notes* notes) {
     auto replay = JournalReplay::read(path, current_boot, notes);
     if (!replay) return replay.error();
     return replay->report();
@@ -34,7 +35,8 @@ Expected<Report> analyse_file(const std::string& path, std::string_view current_
 Expected<JournalReplay> JournalReplay::read(const std::string& path, std::string_view current_boot,
                                             journal_view::Notes* notes) {
     JournalReplay r(path, current_boot);
-    auto read = journal_view::read_journal(path, [&](const journal_view::EntryView& e) { r.analysis_.add(e); }, &r.end_);
+    auto read = journal_view::read_journal(
+        path, [&](const journal_view::EntryView& e) { r.analysis_.add(e); }, &r.end_);
     if (!read) return read.error();
     if (notes != nullptr) *notes = std::move(*read);
     return r;
@@ -43,7 +45,8 @@ Expected<JournalReplay> JournalReplay::read(const std::string& path, std::string
 Expected<Report> JournalReplay::catch_up() {
     const journal_view::Position from = end_;
     end_ = {};  // until this reading is done: an error midway leaves the replay to start over
-    auto more = journal_view::read_journal_after(path_, from, [&](const journal_view::EntryView& e) { analysis_.add(e); }, &end_);
+    auto more = journal_view::read_journal_after(
+        path_, from, [&](const journal_view::EntryView& e) { analysis_.add(e); }, &end_);
     if (!more) return more.error();
     if (!*more) {
         auto again = read(path_, boot_, nullptr);
@@ -55,7 +58,8 @@ Expected<Report> JournalReplay::catch_up() {
 
 std::string hang_origin(const StepRef& r) {
     switch (r.kind) {
-        case RefKind::ramp_step: return "hung in run " + r.run + " step " + std::to_string(r.step) + " (" + r.time + ")";
+        case RefKind::ramp_step:
+            return "hung in run " + r.run + " step " + std::to_string(r.step) + " (" + r.time + ")";
         case RefKind::boot_apply:
             return "was applied by the boot action at " + r.time + " in boot " + r.boot +
                    ", and that boot never became healthy";
@@ -63,17 +67,20 @@ std::string hang_origin(const StepRef& r) {
             return "was applied by the boot action in a boot that never became healthy (the boot guard found it at " +
                    r.time + " in boot " + r.boot + ")";
         case RefKind::unread_write:
-            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
-                   " and never read back before the machine went down";
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " +
+                   r.boot + " and never read back before the machine went down";
         case RefKind::answered_hung:
-            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
-                   ", in force when the machine went down, and a person said it hung" + claim_text(r);
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " +
+                   r.boot + ", in force when the machine went down, and a person said it hung" +
+                   claim_text(r);
         case RefKind::suspect:
-            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " + r.boot +
-                   " and was in force when the machine went down" + claim_text(r);
+            return "was written by " + writer_text(r.writer) + " at " + r.time + " in boot " +
+                   r.boot + " and was in force when the machine went down" + claim_text(r);
         case RefKind::trial_hung:
-            return "was tried for one boot by " + writer_text(r.writer) + ", and that boot ended without a "
-                   "confirmation (recorded " + r.time + " in boot " + r.boot + ")";
+            return "was tried for one boot by " + writer_text(r.writer) +
+                   ", and that boot ended without a "
+                   "confirmation (recorded " +
+                   r.time + " in boot " + r.boot + ")";
     }
     return {};
 }
@@ -82,7 +89,8 @@ std::string writer_text(std::string_view writer) {
     if (writer == journal::writer::set) return "wiredcap's set";
     if (writer == journal::writer::set_claim) return "wiredcap's set (its caller's word)";
     if (writer == journal::writer::boot_action) return "the boot action";
-    if (writer == journal::writer::linux_trial) return "a Linux try-once trial (wiredcap-system ttm-trial)";
+    if (writer == journal::writer::linux_trial)
+        return "a Linux try-once trial (wiredcap-system ttm-trial)";
     return "wiredcap-helper's apply (run directly)";
 }
 

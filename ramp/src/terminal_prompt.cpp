@@ -73,7 +73,8 @@ std::optional<Answer> parse_answer(std::string_view line) {
 
 // Removes the last character, including all bytes of a UTF-8 sequence.
 void erase_last(std::string& line) {
-    while (!line.empty() && (static_cast<unsigned char>(line.back()) & 0xC0U) == 0x80U) line.pop_back();
+    while (!line.empty() && (static_cast<unsigned char>(line.back()) & 0xC0U) == 0x80U)
+        line.pop_back();
     if (!line.empty()) line.pop_back();
 }
 
@@ -86,14 +87,16 @@ public:
     Key feed(unsigned char c) {
         if (escape_ != Escape::none) return swallow_escape(c);
         switch (c) {
-        case 0x1B: escape_ = Escape::start; return Key::none;
-        case '\r':
-        case '\n': return Key::enter;
-        case 0x04: return line_.empty() ? Key::eof : Key::none;  // Ctrl-D ends input only on an empty line
-        case 0x7F:
-        case 0x08: erase_last(line_); return Key::erase;
-        case 0x15: line_.clear(); return Key::kill;  // Ctrl-U
-        default: break;
+            case 0x1B: escape_ = Escape::start; return Key::none;
+            case '\r':
+            case '\n': return Key::enter;
+            case 0x04:
+                return line_.empty() ? Key::eof
+                                     : Key::none;  // Ctrl-D ends input only on an empty line
+            case 0x7F:
+            case 0x08: erase_last(line_); return Key::erase;
+            case 0x15: line_.clear(); return Key::kill;  // Ctrl-U
+            default: break;
         }
         if (c < 0x20) return Key::none;  // other control characters mean nothing here
         if (line_.size() >= kMaxLine) return Key::none;
@@ -190,14 +193,14 @@ std::string in_rows(std::string_view text, std::size_t width) {
 
 std::string_view answer_name(Answer a) {
     switch (a) {
-    case Answer::yes: return "yes";
-    case Answer::stop: return "stop";
-    case Answer::no: return "no";
-    case Answer::eof: return "eof";
-    case Answer::interrupt: return "interrupt";
-    case Answer::terminate: return "terminate";
-    case Answer::hangup: return "hangup";
-    case Answer::timeout: return "timeout";
+        case Answer::yes: return "yes";
+        case Answer::stop: return "stop";
+        case Answer::no: return "no";
+        case Answer::eof: return "eof";
+        case Answer::interrupt: return "interrupt";
+        case Answer::terminate: return "terminate";
+        case Answer::hangup: return "hangup";
+        case Answer::timeout: return "timeout";
     }
     return "unknown";
 }
@@ -220,26 +223,31 @@ SignalWatch::SignalWatch() {
 
 SignalWatch::~SignalWatch() {
     if (--g_watch_depth > 0) return;
-    for (std::size_t i = 0; i < kWatchedCount; ++i) ::sigaction(kWatched[i], &g_previous[i], nullptr);
+    for (std::size_t i = 0; i < kWatchedCount; ++i)
+        ::sigaction(kWatched[i], &g_previous[i], nullptr);
 }
 
 std::optional<Answer> SignalWatch::pending() const {
     switch (g_signal) {
-    case SIGINT: return Answer::interrupt;
-    case SIGTERM: return Answer::terminate;
-    case SIGHUP: return Answer::hangup;
-    default: return std::nullopt;
+        case SIGINT: return Answer::interrupt;
+        case SIGTERM: return Answer::terminate;
+        case SIGHUP: return Answer::hangup;
+        default: return std::nullopt;
     }
 }
 
 // --- Terminal --------------------------------------------------------------------------------
 
 Expected<Terminal> Terminal::open(int in_fd, int out_fd) {
-    constexpr const char* way_out = " To run without a person, name the check that decides: --unattended --check CMD";
+    constexpr const char* way_out =
+        " To run without a person, name the check that decides: --unattended --check CMD";
     if (::isatty(in_fd) == 0)
-        return Error{std::string("standard input is not a terminal: piped input is not a person.") + way_out};
+        return Error{std::string("standard input is not a terminal: piped input is not a person.") +
+                     way_out};
     if (::isatty(out_fd) == 0)
-        return Error{std::string("standard output is not a terminal: nobody would see the question.") + way_out};
+        return Error{
+            std::string("standard output is not a terminal: nobody would see the question.") +
+            way_out};
     struct termios saved {};
     if (::tcgetattr(in_fd, &saved) != 0) return Error{"cannot read the terminal's settings"};
 
@@ -251,12 +259,16 @@ Expected<Terminal> Terminal::open(int in_fd, int out_fd) {
     raw.c_iflag &= ~static_cast<tcflag_t>(IXON);
     raw.c_cc[VMIN] = 1;
     raw.c_cc[VTIME] = 0;
-    if (::tcsetattr(in_fd, TCSAFLUSH, &raw) != 0) return Error{"cannot change the terminal's settings"};
+    if (::tcsetattr(in_fd, TCSAFLUSH, &raw) != 0)
+        return Error{"cannot change the terminal's settings"};
     return Terminal(in_fd, out_fd, saved);
 }
 
 Terminal::Terminal(Terminal&& other) noexcept
-    : in_(other.in_), out_(other.out_), saved_(other.saved_), owns_(std::exchange(other.owns_, false)) {}
+    : in_(other.in_),
+      out_(other.out_),
+      saved_(other.saved_),
+      owns_(std::exchange(other.owns_, false)) {}
 
 Terminal::~Terminal() {
     if (owns_) ::tcsetattr(in_, TCSAFLUSH, &saved_);
@@ -267,9 +279,14 @@ namespace {
 // One prompt in progress: what is typed, what is shown, and when it is over.
 class Prompt {
 public:
-    Prompt(int in, int out, const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals,
-           const Terminal::Sampler& sample)
-        : in_(in), out_(out), question_(question), deadline_(deadline), signals_(signals), sample_(sample) {}
+    Prompt(int in, int out, const std::string& question, steady_clock::time_point deadline,
+           const SignalWatch& signals, const Terminal::Sampler& sample)
+        : in_(in),
+          out_(out),
+          question_(question),
+          deadline_(deadline),
+          signals_(signals),
+          sample_(sample) {}
 
     Answer run() {
         for (;;) {
@@ -297,7 +314,8 @@ private:
         const std::string& typed = editor_.line();
         if (!question_on_own_rows_ && question_.size() + 1 + tail.size() + typed.size() < width) {
             const std::size_t spare = width - (question_.size() + 1 + tail.size() + typed.size());
-            write_all(out_, "\r\033[K" + question_ + " " + gauge(spare > 1 ? spare - 1 : 0) + tail + typed);
+            write_all(out_, "\r\033[K" + question_ + " " + gauge(spare > 1 ? spare - 1 : 0) + tail +
+                                typed);
             return;
         }
         if (!question_on_own_rows_) {
@@ -324,8 +342,8 @@ private:
     void show_once(steady_clock::duration left) {
         if (shown_once_) return;
         shown_once_ = true;
-        write_all(out_, in_rows(question_ + " [answer within " + std::to_string(shown_seconds_) + " s, by " +
-                                    clock_in(left) + "] > ",
+        write_all(out_, in_rows(question_ + " [answer within " + std::to_string(shown_seconds_) +
+                                    " s, by " + clock_in(left) + "] > ",
                                 columns_of(out_)) +
                             editor_.line());
     }
@@ -363,15 +381,15 @@ private:
     std::optional<Answer> on_key(unsigned char c) {
         const Key k = editor_.feed(c);
         switch (k) {
-        case Key::none: return std::nullopt;
-        case Key::eof: return Answer::eof;
-        case Key::enter: return submit();
-        case Key::text:
-        case Key::erase:
-        case Key::kill:
-            if (dumb_) echo(k);
-            else redraw();
-            return std::nullopt;
+            case Key::none: return std::nullopt;
+            case Key::eof: return Answer::eof;
+            case Key::enter: return submit();
+            case Key::text:
+            case Key::erase:
+            case Key::kill:
+                if (dumb_) echo(k);
+                else redraw();
+                return std::nullopt;
         }
         return std::nullopt;
     }
@@ -381,8 +399,10 @@ private:
         const bool short_yes = trim(editor_.line()) == "y";
         editor_.clear();
         const std::string again =
-            std::string(short_yes ? "  \"y\" is not taken as yes: this raises the GPU's cap, so yes is typed in full.\n"
-                                  : "") +
+            std::string(
+                short_yes
+                    ? "  \"y\" is not taken as yes: this raises the GPU's cap, so yes is typed in full.\n"
+                    : "") +
             "  Please type yes (continue), stop (keep this value and end) or no (revert).\n";
         if (dumb_) {
             write_all(out_, "\n" + again + "> ");
@@ -414,8 +434,8 @@ private:
 
 }  // namespace
 
-Answer Terminal::ask(const std::string& question, steady_clock::time_point deadline, const SignalWatch& signals,
-                     const Sampler& sample) {
+Answer Terminal::ask(const std::string& question, steady_clock::time_point deadline,
+                     const SignalWatch& signals, const Sampler& sample) {
     // Only what is typed after the question is shown counts: "yes" typed ahead (or a stray
     // burst of "yes\nyes\n") must not confirm a step nobody has seen.
     ::tcflush(in_, TCIFLUSH);

@@ -11,8 +11,10 @@ namespace {
 
 // Spaces around a word do not change it. Case does: "Yes" is asked again, as at a ramp's step.
 std::string normalized(std::string_view line) {
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front())) != 0) line.remove_prefix(1);
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())) != 0) line.remove_suffix(1);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.front())) != 0)
+        line.remove_prefix(1);
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())) != 0)
+        line.remove_suffix(1);
     return std::string(line);
 }
 
@@ -23,7 +25,8 @@ std::string quoted(const std::string& word) {
 
 }  // namespace
 
-std::optional<std::string> ask_word(std::istream& in, std::ostream& say, bool say_is_terminal, const Question& q) {
+std::optional<std::string> ask_word(std::istream& in, std::ostream& say, bool say_is_terminal,
+                                    const Question& q) {
     for (;;) {
         say << q.text << std::flush;
         std::string line;
@@ -33,9 +36,11 @@ std::optional<std::string> ask_word(std::istream& in, std::ostream& say, bool sa
         else line_ended_by_input(say);
         if (!read) return std::nullopt;
         const std::string word = normalized(line);
-        const auto it = std::find_if(q.words.begin(), q.words.end(), [&](const Word& w) { return w.typed == word; });
+        const auto it = std::find_if(q.words.begin(), q.words.end(),
+                                     [&](const Word& w) { return w.typed == word; });
         if (it != q.words.end() && !it->meaning.empty()) return it->meaning;
-        if (it != q.words.end()) say << "  " << quoted(word) << " is not taken as an answer here: " << q.in_full << "\n";
+        if (it != q.words.end())
+            say << "  " << quoted(word) << " is not taken as an answer here: " << q.in_full << "\n";
         else if (word.empty()) say << "  " << q.again << "\n";
         else say << "  " << quoted(word) << " is not an answer here: " << q.again << "\n";
     }

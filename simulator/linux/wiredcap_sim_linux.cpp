@@ -61,22 +61,20 @@ Sim load(const SystemRoot& root) {
         const auto eq = line.find('=');
         if (eq == std::string::npos) continue;
         const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-        if (k == "profile")
-            s.profile = v;
-        else if (k == "hang_above_pages")
-            s.hang_above = parse_u64(v).value_or(0);
+        if (k == "profile") s.profile = v;
+        else if (k == "hang_above_pages") s.hang_above = parse_u64(v).value_or(0);
         else if (k == "hung")  // not a journal word: the simulator's state
             s.hung = v == "1";
-        else if (k == "boots")
-            s.boots = parse_u64(v).value_or(0);
+        else if (k == "boots") s.boots = parse_u64(v).value_or(0);
     }
     return s;
 }
 
 bool save(const SystemRoot& root, const Sim& s) {
-    return static_cast<bool>(
-        root.write(kSimState, "profile=" + s.profile + "\nhang_above_pages=" + std::to_string(s.hang_above) +
-                                  "\nhung=" + (s.hung ? "1" : "0") + "\nboots=" + std::to_string(s.boots) + "\n"));
+    return static_cast<bool>(root.write(
+        kSimState, "profile=" + s.profile + "\nhang_above_pages=" + std::to_string(s.hang_above) +
+                       "\nhung=" + (s.hung ? "1" : "0") + "\nboots=" + std::to_string(s.boots) +
+                       "\n"));
 }
 
 bool put(const SystemRoot& root, std::string_view path, const std::string& text) {
@@ -110,19 +108,23 @@ std::string default_line(const SystemRoot& root, const std::string& key) {
 constexpr std::string_view kUuid = "3b1f0c2e";
 
 // One of 10_linux's entries: `version` empty for the top "simple" entry.
-std::string linux_entry(const std::string& version, bool recovery, const std::string& args, bool savedefault) {
+std::string linux_entry(const std::string& version, bool recovery, const std::string& args,
+                        bool savedefault) {
     const std::string v = version.empty() ? "6.12.48-amd64" : version;
     std::string title = "Debian GNU/Linux";
     if (!version.empty()) title += ", with Linux " + version + (recovery ? " (recovery mode)" : "");
-    const std::string id = version.empty() ? "gnulinux-simple-" + std::string(kUuid)
-                                           : "gnulinux-" + version + (recovery ? "-recovery-" : "-advanced-") +
-                                                 std::string(kUuid);
+    const std::string id =
+        version.empty()
+            ? "gnulinux-simple-" + std::string(kUuid)
+            : "gnulinux-" + version + (recovery ? "-recovery-" : "-advanced-") + std::string(kUuid);
     const std::string in = version.empty() ? "" : "\t";  // inside the submenu: one tab deeper
     const std::string body = in + "\t";
-    return in + "menuentry '" + title + "' --class debian --class gnu-linux --class gnu --class os " +
-           "$menuentry_id_option '" + id + "' {\n" + (savedefault ? body + "savedefault\n" : "") + body +
-           "load_video\n" + body + "insmod gzio\n" + body + "echo\t'Loading Linux " + v + " ...'\n" + body +
-           "linux\t/vmlinuz-" + v + " " + args + "\n" + body + "initrd\t/initrd.img-" + v + "\n" + in + "}\n";
+    return in + "menuentry '" + title +
+           "' --class debian --class gnu-linux --class gnu --class os " + "$menuentry_id_option '" +
+           id + "' {\n" + (savedefault ? body + "savedefault\n" : "") + body + "load_video\n" +
+           body + "insmod gzio\n" + body + "echo\t'Loading Linux " + v + " ...'\n" + body +
+           "linux\t/vmlinuz-" + v + " " + args + "\n" + body + "initrd\t/initrd.img-" + v + "\n" +
+           in + "}\n";
 }
 
 // grub-mkconfig's shape: 00_header's one-shot and default (GRUB_DEFAULT, saved_entry when
@@ -130,7 +132,8 @@ std::string linux_entry(const std::string& version, bool recovery, const std::st
 // with a recovery entry, which gets GRUB_CMDLINE_LINUX but not _DEFAULT), 41_custom's source.
 bool update_grub(const SystemRoot& root) {
     std::string args(kBaseArgs), recovery_args(kBaseArgs);
-    for (const auto& key : {std::string("GRUB_CMDLINE_LINUX"), std::string("GRUB_CMDLINE_LINUX_DEFAULT")}) {
+    for (const auto& key :
+         {std::string("GRUB_CMDLINE_LINUX"), std::string("GRUB_CMDLINE_LINUX_DEFAULT")}) {
         const std::string v = default_line(root, key);
         if (!v.empty()) args += " " + v;
         if (!v.empty() && key == "GRUB_CMDLINE_LINUX") recovery_args += " " + v;
@@ -148,15 +151,19 @@ bool update_grub(const SystemRoot& root) {
         "if [ \"${next_entry}\" ] ; then\n   set default=\"${next_entry}\"\n   set next_entry=\n"
         "   save_env next_entry\n   set boot_once=true\nelse\n   set default=\"" +
         default_value + "\"\nfi\n" +
-        (saved ? "function savedefault {\n  if [ -z \"${boot_once}\" ]; then\n    saved_entry=\"${chosen}\"\n"
-                 "    save_env saved_entry\n  fi\n}\n"
-               : "") +
+        (saved
+             ? "function savedefault {\n  if [ -z \"${boot_once}\" ]; then\n    saved_entry=\"${chosen}\"\n"
+               "    save_env saved_entry\n  fi\n}\n"
+             : "") +
         "### END /etc/grub.d/00_header ###\n"
         "### BEGIN /etc/grub.d/10_linux ###\n" +
-        linux_entry("", false, args, saved) + "submenu 'Advanced options for Debian GNU/Linux' $menuentry_id_option "
-        "'gnulinux-advanced-" + std::string(kUuid) + "' {\n" +
-        linux_entry("6.12.48-amd64", false, args, saved) + linux_entry("6.12.48-amd64", true, recovery_args, saved) +
-        linux_entry("6.12.38-amd64", false, args, saved) + linux_entry("6.12.38-amd64", true, recovery_args, saved) +
+        linux_entry("", false, args, saved) +
+        "submenu 'Advanced options for Debian GNU/Linux' $menuentry_id_option "
+        "'gnulinux-advanced-" +
+        std::string(kUuid) + "' {\n" + linux_entry("6.12.48-amd64", false, args, saved) +
+        linux_entry("6.12.48-amd64", true, recovery_args, saved) +
+        linux_entry("6.12.38-amd64", false, args, saved) +
+        linux_entry("6.12.38-amd64", true, recovery_args, saved) +
         "}\n"
         "### END /etc/grub.d/10_linux ###\n"
         "### BEGIN /etc/grub.d/41_custom ###\n"
@@ -167,27 +174,34 @@ bool update_grub(const SystemRoot& root) {
 }
 
 // The kernel and amdgpu coming up with `cmdline`: /proc and sysfs as they would read.
-bool boot_kernel(const SystemRoot& root, const LinuxProfile& p, const std::string& cmdline, std::uint64_t boots) {
+bool boot_kernel(const SystemRoot& root, const LinuxProfile& p, const std::string& cmdline,
+                 std::uint64_t boots) {
     const std::string module(p.module);
-    const std::uint64_t default_pages = p.mem_total_kib * 1024 / p.page_size / 2;  // ttm_global_init
+    const std::uint64_t default_pages =
+        p.mem_total_kib * 1024 / p.page_size / 2;  // ttm_global_init
     const auto param = cmdline_value(cmdline, module + ".pages_limit");
     const std::uint64_t pages = param ? parse_u64(*param).value_or(default_pages) : default_pages;
     const auto gttsize = cmdline_value(cmdline, "amdgpu.gttsize");
     const std::uint64_t gtt = gttsize ? parse_u64(*gttsize).value_or(0) << 20 : pages * p.page_size;
     char id[40];
-    std::snprintf(id, sizeof id, "5a1d0000-0000-4000-8000-%012llx", static_cast<unsigned long long>(boots));
+    std::snprintf(id, sizeof id, "5a1d0000-0000-4000-8000-%012llx",
+                  static_cast<unsigned long long>(boots));
     const std::string card = "/sys/class/drm/card1/device";
     const std::string kfd = "/sys/class/kfd/kfd/topology/nodes";
-    bool ok = put(root, "/proc/cmdline", cmdline + "\n") && put(root, "/proc/uptime", "5.00 2.00\n") &&
-              put(root, "/proc/sys/kernel/random/boot_id", std::string(id) + "\n") &&
-              put(root, "/sys/module/" + module + "/parameters/pages_limit", std::to_string(pages) + "\n") &&
-              put(root, "/sys/module/amdgpu/parameters/gttsize", (gttsize ? *gttsize : "-1") + "\n") &&
-              put(root, card + "/mem_info_gtt_total", std::to_string(gtt) + "\n") &&
-              put(root, card + "/mem_info_vram_total", std::to_string(p.vram_bytes) + "\n") &&
-              put(root, kfd + "/1/mem_banks/0/properties", "heap_type 1\nsize_in_bytes " + std::to_string(gtt) + "\n");
+    bool ok =
+        put(root, "/proc/cmdline", cmdline + "\n") && put(root, "/proc/uptime", "5.00 2.00\n") &&
+        put(root, "/proc/sys/kernel/random/boot_id", std::string(id) + "\n") &&
+        put(root, "/sys/module/" + module + "/parameters/pages_limit",
+            std::to_string(pages) + "\n") &&
+        put(root, "/sys/module/amdgpu/parameters/gttsize", (gttsize ? *gttsize : "-1") + "\n") &&
+        put(root, card + "/mem_info_gtt_total", std::to_string(gtt) + "\n") &&
+        put(root, card + "/mem_info_vram_total", std::to_string(p.vram_bytes) + "\n") &&
+        put(root, kfd + "/1/mem_banks/0/properties",
+            "heap_type 1\nsize_in_bytes " + std::to_string(gtt) + "\n");
     if (p.both_modules) {
         const std::string other = module == "ttm" ? "amdttm" : "ttm";
-        ok = ok && put(root, "/sys/module/" + other + "/parameters/pages_limit", std::to_string(default_pages) + "\n");
+        ok = ok && put(root, "/sys/module/" + other + "/parameters/pages_limit",
+                       std::to_string(default_pages) + "\n");
     }
     return ok;
 }
@@ -206,7 +220,8 @@ bool init_systemd_boot(const SystemRoot& root, const std::string& extra) {
     return put(root, std::string(kEsp) + "/loader/loader.conf",
                "default " + std::string(kSdDefault) + "\ntimeout 3\n") &&
            put(root, entries + std::string(kSdDefault),
-               "title Arch Linux\nlinux /vmlinuz-linux\ninitrd /initramfs-linux.img\noptions " + options + "\n") &&
+               "title Arch Linux\nlinux /vmlinuz-linux\ninitrd /initramfs-linux.img\noptions " +
+                   options + "\n") &&
            put(root, entries + "arch-6.12-fallback.conf",
                "title Arch Linux (fallback)\nlinux /vmlinuz-linux\ninitrd /initramfs-linux-fallback.img\noptions " +
                    std::string(kBaseArgs) + "\n") &&
@@ -218,7 +233,8 @@ bool init_systemd_boot(const SystemRoot& root, const std::string& extra) {
 // systemd-boot at power-on: LoaderEntryOneShot once (it removes the variable before the
 // kernel runs), else LoaderEntryDefault, else loader.conf's default. The entry's options.
 std::optional<std::pair<std::string, std::string>> sd_pick(const SystemRoot& root) {
-    const std::string oneshot_var = std::string(kEfiVars) + "/LoaderEntryOneShot-" + std::string(kLoaderGuid);
+    const std::string oneshot_var =
+        std::string(kEfiVars) + "/LoaderEntryOneShot-" + std::string(kLoaderGuid);
     std::string id;
     if (auto once = read_efi_string(root, "LoaderEntryOneShot")) {
         id = *once;
@@ -254,8 +270,8 @@ bool init_grub_bls(const SystemRoot& root, const std::string& options) {
     auto entry = [&](std::string_view version, const std::string& title, const std::string& opts) {
         const std::string v(version);
         return put(root, std::string(kBlsEntries) + "/" + bls_id(version) + ".conf",
-                   "title " + title + "\nversion " + v + "\nlinux /vmlinuz-" + v + "\ninitrd /initramfs-" + v +
-                       ".img\noptions " + opts +
+                   "title " + title + "\nversion " + v + "\nlinux /vmlinuz-" + v +
+                       "\ninitrd /initramfs-" + v + ".img\noptions " + opts +
                        "\ngrub_users $grub_users\ngrub_arg --unrestricted\ngrub_class fedora\n");
     };
     const std::string cfg =
@@ -267,20 +283,24 @@ bool init_grub_bls(const SystemRoot& root, const std::string& options) {
         "   save_env next_entry\n   set boot_once=true\nelse\n   set default=\"${saved_entry}\"\nfi\n"
         "### END /etc/grub.d/00_header ###\n"
         "### BEGIN /etc/grub.d/10_linux ###\ninsmod blscfg\nblscfg\n### END /etc/grub.d/10_linux ###\n";
-    bool ok = put(root, kGrubDefaults,
-                  "GRUB_TIMEOUT=5\nGRUB_DISTRIBUTOR=\"$(sed 's, release .*$,,g' /etc/system-release)\"\n"
-                  "GRUB_DEFAULT=saved\nGRUB_DISABLE_SUBMENU=true\nGRUB_TERMINAL_OUTPUT=\"console\"\n"
-                  "GRUB_CMDLINE_LINUX=\"rhgb quiet\"\nGRUB_DISABLE_RECOVERY=\"true\"\nGRUB_ENABLE_BLSCFG=true\n") &&
-              put(root, std::string(kBlsDir) + "/grub.cfg", cfg) &&
-              entry("6.12.48-200.fc41.x86_64", "Fedora Linux (6.12.48-200.fc41.x86_64) 41 (Forty One)", options) &&
-              entry("6.12.38-200.fc41.x86_64", "Fedora Linux (6.12.38-200.fc41.x86_64) 41 (Forty One)", options) &&
-              entry("0-rescue-" + std::string(kMachineId),
-                    "Fedora Linux (0-rescue-" + std::string(kMachineId) + ") 41 (Forty One)", options) &&
-              put(root, std::string(kKernelCmdline), options + "\n");
+    bool ok =
+        put(root, kGrubDefaults,
+            "GRUB_TIMEOUT=5\nGRUB_DISTRIBUTOR=\"$(sed 's, release .*$,,g' /etc/system-release)\"\n"
+            "GRUB_DEFAULT=saved\nGRUB_DISABLE_SUBMENU=true\nGRUB_TERMINAL_OUTPUT=\"console\"\n"
+            "GRUB_CMDLINE_LINUX=\"rhgb quiet\"\nGRUB_DISABLE_RECOVERY=\"true\"\nGRUB_ENABLE_BLSCFG=true\n") &&
+        put(root, std::string(kBlsDir) + "/grub.cfg", cfg) &&
+        entry("6.12.48-200.fc41.x86_64", "Fedora Linux (6.12.48-200.fc41.x86_64) 41 (Forty One)",
+              options) &&
+        entry("6.12.38-200.fc41.x86_64", "Fedora Linux (6.12.38-200.fc41.x86_64) 41 (Forty One)",
+              options) &&
+        entry("0-rescue-" + std::string(kMachineId),
+              "Fedora Linux (0-rescue-" + std::string(kMachineId) + ") 41 (Forty One)", options) &&
+        put(root, std::string(kKernelCmdline), options + "\n");
     if (!ok) return false;
     const std::string env = root.at(std::string(kBlsDir) + "/grubenv").string();
     auto r = run_program({"grub-editenv", env, "create"});
-    auto s = run_program({"grub-editenv", env, "set", "saved_entry=" + bls_id("6.12.48-200.fc41.x86_64")});
+    auto s = run_program(
+        {"grub-editenv", env, "set", "saved_entry=" + bls_id("6.12.48-200.fc41.x86_64")});
     return r && r->exit_code == 0 && s && s->exit_code == 0 ? true : fail("grub-editenv failed");
 }
 
@@ -293,7 +313,8 @@ std::optional<std::pair<std::string, std::string>> bls_pick(const SystemRoot& ro
     std::string id = vars->count("saved_entry") != 0 ? vars->at("saved_entry") : "";
     if (vars->count("next_entry") != 0 && !vars->at("next_entry").empty()) {
         if (!grub_editenv(root, env, {"set", "next_entry="})) return std::nullopt;
-        if (root.exists(std::string(kBlsEntries) + "/" + vars->at("next_entry") + ".conf")) id = vars->at("next_entry");
+        if (root.exists(std::string(kBlsEntries) + "/" + vars->at("next_entry") + ".conf"))
+            id = vars->at("next_entry");
     }
     const auto text = root.read(std::string(kBlsEntries) + "/" + id + ".conf");
     if (!text) return std::nullopt;
@@ -307,12 +328,17 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
     std::filesystem::create_directories(root.at("/sys/module/" + module + "/holders/amdgpu"));
     std::filesystem::create_directories(root.at("/etc/modprobe.d"));
     const std::string extra = p.extra_cmdline.empty() ? "" : " " + std::string(p.extra_cmdline);
-    bool ok = put(root, "/proc/self/smaps", "KernelPageSize:        " + std::to_string(p.page_size / 1024) + " kB\n") &&
-              put(root, "/proc/meminfo", "MemTotal:       " + std::to_string(p.mem_total_kib) + " kB\n") &&
-              put(root, "/sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 16\nsimd_count 0\n") &&
-              put(root, "/sys/class/kfd/kfd/topology/nodes/1/properties", "cpu_cores_count 0\nsimd_count 80\n") &&
+    bool ok = put(root, "/proc/self/smaps",
+                  "KernelPageSize:        " + std::to_string(p.page_size / 1024) + " kB\n") &&
+              put(root, "/proc/meminfo",
+                  "MemTotal:       " + std::to_string(p.mem_total_kib) + " kB\n") &&
+              put(root, "/sys/class/kfd/kfd/topology/nodes/0/properties",
+                  "cpu_cores_count 16\nsimd_count 0\n") &&
+              put(root, "/sys/class/kfd/kfd/topology/nodes/1/properties",
+                  "cpu_cores_count 0\nsimd_count 80\n") &&
               put(root, "/.wiredcap-sim/.keep", "") &&
-              (p.modprobe_conf.empty() || put(root, "/etc/modprobe.d/ttm.conf", std::string(p.modprobe_conf)));
+              (p.modprobe_conf.empty() ||
+               put(root, "/etc/modprobe.d/ttm.conf", std::string(p.modprobe_conf)));
     if (!ok) return false;
     Sim s{std::string(p.name), 0, false, 1};
     if (p.systemd_boot)
@@ -321,12 +347,14 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
     if (p.grub_bls) {
         const std::string options = std::string(kBaseArgs) + " rhgb quiet" + extra;
         return save(root, s) && init_grub_bls(root, options) &&
-               boot_kernel(root, p, "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.12.48-200.fc41.x86_64 " + options, 1);
+               boot_kernel(root, p,
+                           "BOOT_IMAGE=(hd0,gpt2)/vmlinuz-6.12.48-200.fc41.x86_64 " + options, 1);
     }
     ok = put(root, kGrubDefaults,
              "GRUB_DEFAULT=0\nGRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet" + extra +
                  "\"\nGRUB_CMDLINE_LINUX=\"\"\n") &&
-         put(root, kUpdateGrub, "#!/bin/sh\nexec '" + self + "' update-grub --root '" + root.root().string() + "'\n");
+         put(root, kUpdateGrub,
+             "#!/bin/sh\nexec '" + self + "' update-grub --root '" + root.root().string() + "'\n");
     if (!ok) return false;
     std::filesystem::permissions(root.at(kUpdateGrub), std::filesystem::perms::owner_all |
                                                            std::filesystem::perms::group_read |
@@ -334,9 +362,10 @@ bool init(const SystemRoot& root, const LinuxProfile& p, const std::string& self
     if (!update_grub(root)) return false;
     auto r = run_program({"grub-editenv", root.at(kGrubEnv).string(), "create"});
     if (!r || r->exit_code != 0) return fail("grub-editenv create failed");
-    return save(root, s) &&
-           boot_kernel(root, p, "BOOT_IMAGE=" + std::string(kKernel) + " " + std::string(kBaseArgs) + " quiet" + extra,
-                       1);
+    return save(root, s) && boot_kernel(root, p,
+                                        "BOOT_IMAGE=" + std::string(kKernel) + " " +
+                                            std::string(kBaseArgs) + " quiet" + extra,
+                                        1);
 }
 
 // grubenv's NAME as grub-editenv lists it, or empty.
@@ -405,8 +434,8 @@ bool reboot(const SystemRoot& root, bool keep_oneshot) {
     const auto pages = param ? parse_u64(*param) : std::nullopt;
     if (s.hang_above != 0 && pages && *pages > s.hang_above) {
         s.hung = true;  // amdgpu came up and the machine froze: nothing after GRUB ran
-        std::printf("booted '%s': HUNG (pages_limit %s above %llu)\n", title.c_str(), param->c_str(),
-                    static_cast<unsigned long long>(s.hang_above));
+        std::printf("booted '%s': HUNG (pages_limit %s above %llu)\n", title.c_str(),
+                    param->c_str(), static_cast<unsigned long long>(s.hang_above));
         return save(root, s);
     }
     std::printf("booted '%s'\n", title.c_str());
@@ -427,7 +456,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> a(argv + 1, argv + argc);
     if (a.size() == 1 && a[0] == "profiles") {
         for (const auto& p : wiredcap::sim_linux::linux_profiles())
-            std::printf("%-11s %s\n", std::string(p.name).c_str(), std::string(p.description).c_str());
+            std::printf("%-11s %s\n", std::string(p.name).c_str(),
+                        std::string(p.description).c_str());
         return 0;
     }
     if (a.size() < 3 || a[1] != "--root") return usage();
@@ -441,7 +471,8 @@ int main(int argc, char** argv) {
         return init(root, *p, self) ? 0 : 1;
     }
     if (cmd == "reboot" && a.size() == 3) return reboot(root, false) ? 0 : 1;
-    if (cmd == "reboot" && a.size() == 4 && a[3] == "--keep-oneshot") return reboot(root, true) ? 0 : 1;
+    if (cmd == "reboot" && a.size() == 4 && a[3] == "--keep-oneshot")
+        return reboot(root, true) ? 0 : 1;
     if (cmd == "update-grub" && a.size() == 3) return update_grub(root) ? 0 : 1;
     if (cmd == "advance" && a.size() == 4) {  // the simulated machine stays up SECONDS longer
         const auto add = parse_u64(a[3]);

@@ -24,16 +24,20 @@ namespace {
 
 bool is_plain_reset(std::string_view line) {
     const auto event = string_after(line, "event");
-    return string_after(line, "command") == "reset" && (event == journal::event::applied || event == journal::event::unchanged);
+    return string_after(line, "command") == "reset" &&
+           (event == journal::event::applied || event == journal::event::unchanged);
 }
 
-bool is_linux_trial(std::string_view line) { return string_after(line, "command").starts_with("ttm-"); }
+bool is_linux_trial(std::string_view line) {
+    return string_after(line, "command").starts_with("ttm-");
+}
 
 // What Linux's readers need of a trial that is over: a hang (the ceiling), a person's
 // forgetting of one, and the value made default (what the machine was given to hold).
 bool is_linux_outcome(std::string_view line) {
     const auto event = string_after(line, "event");
-    return event == journal::event::hung || event == journal::event::forgotten || event == journal::event::made_default;
+    return event == journal::event::hung || event == journal::event::forgotten ||
+           event == journal::event::made_default;
 }
 
 // A whole record (not a line cut short by a crash) whose command or event this version does not
@@ -57,7 +61,8 @@ bool is_needed_without_run(std::string_view line) {
 // while the classifier's answers rest on it (Classifier::outside_ramps_in_use).
 bool is_outside_ramp_write_or_verdict(std::string_view line) {
     const auto command = string_after(line, "command");
-    return (command == "apply" && is_forward_event(string_after(line, "event"))) || command == "verdict";
+    return (command == "apply" && is_forward_event(string_after(line, "event"))) ||
+           command == "verdict";
 }
 
 // A caller's claim (an effective cap only it vouches for) that a write acted on, by a uid other
@@ -74,7 +79,8 @@ bool compaction_due(std::size_t size) { return size >= kCompactFrom; }
 void Compaction::survey(std::string_view line) {
     const std::size_t index = surveyed_++;
     if (!is_v1_record(line)) return;
-    if (string_after(line, "command") == journal::command::ttm_trial && string_after(line, "event") == journal::event::intent)
+    if (string_after(line, "command") == journal::command::ttm_trial &&
+        string_after(line, "event") == journal::event::intent)
         last_linux_trial_ = index;
     const auto event = string_after(line, "event");
     const auto run = run_of(line);
@@ -92,7 +98,8 @@ void Compaction::survey(std::string_view line) {
     if (run.empty() && string_after(line, "command") == "apply" && is_forward_event(event)) {
         const std::string boot(string_after(line, "boot"));
         const auto it = last_intent_.find(uid);
-        if (it != last_intent_.end() && it->second.second == boot && number_after(line, "readback_mib"))
+        if (it != last_intent_.end() && it->second.second == boot &&
+            number_after(line, "readback_mib"))
             intent_of_[index] = it->second.first;
         if (event == journal::event::intent) last_intent_[uid] = {index, boot};
         else if (it != last_intent_.end()) last_intent_.erase(it);
@@ -115,13 +122,16 @@ void Compaction::survey(std::string_view line) {
         r.steps.add(*step, event, number_after(line, "to_mib"), number_after(line, "readback_mib"));
 }
 
-bool Compaction::closed(const RunInfo& r) const { return (r.ended || r.abandoned) && !r.must_stay && r.steps.settled(); }
+bool Compaction::closed(const RunInfo& r) const {
+    return (r.ended || r.abandoned) && !r.must_stay && r.steps.settled();
+}
 
 // No end, nothing at risk, last seen in a known boot other than this one (docs/design.md).
 bool Compaction::is_abandoned(const RunInfo& r) const {
     if (!closer_ || r.ended || !r.steps.settled()) return false;
     const std::string_view now = closer_->boot;
-    return !recent(r.last_index) && !now.empty() && now != "unknown" && !r.last_boot.empty() && r.last_boot != "unknown" && r.last_boot != now;
+    return !recent(r.last_index) && !now.empty() && now != "unknown" && !r.last_boot.empty() &&
+           r.last_boot != "unknown" && r.last_boot != now;
 }
 
 void Compaction::decide() {
@@ -135,7 +145,8 @@ void Compaction::decide() {
     // as a step never settled, open in its boot and a hang after the next reboot.
     for (const auto& [uid, claim] : latest_claim_)
         if (auto it = runs_.find(claim.second); it != runs_.end()) it->second.must_stay = true;
-    for (const std::size_t order : classifier_.outside_ramps_in_use()) in_use_.insert(line_of_order_[order - 1]);
+    for (const std::size_t order : classifier_.outside_ramps_in_use())
+        in_use_.insert(line_of_order_[order - 1]);
     for (const auto& [uid, claim] : latest_claim_) in_use_.insert(claim.first);
     // A kept write keeps its intent: the journal still shows each write's two records.
     for (const auto& [outcome, intent] : intent_of_)
@@ -148,7 +159,8 @@ bool Compaction::keeps(std::string_view line) {
     const auto run = run_of(line);
     if (!run.empty()) {
         const auto it = runs_.find(std::string(run));
-        if (!kept || (it != runs_.end() && it->second.abandoned)) not_whole_.insert(std::string(run));
+        if (!kept || (it != runs_.end() && it->second.abandoned))
+            not_whole_.insert(std::string(run));
     }
     return kept;
 }
@@ -163,17 +175,19 @@ bool Compaction::judge(std::string_view line) {
     if (is_unknown_record(line)) return true;
     // Linux: every outcome, and the latest trial whole (it may still be at risk), but its refusals.
     if (is_linux_trial(line))
-        return is_linux_outcome(line) ||
-               (last_linux_trial_ && index >= *last_linux_trial_ && string_after(line, "event") != journal::event::refused);
+        return is_linux_outcome(line) || (last_linux_trial_ && index >= *last_linux_trial_ &&
+                                          string_after(line, "event") != journal::event::refused);
     const auto run = run_of(line);
     if (run.empty()) {
         // The boot action's write stays at risk until its boot settles it, a plain reset too
         // (outside_ramps.cpp, hang_ceiling.cpp): that boot's resets are kept, as a kept run's.
-        if (string_after(line, "command") == "boot" && string_after(line, "event") == journal::event::intent)
+        if (string_after(line, "command") == "boot" &&
+            string_after(line, "event") == journal::event::intent)
             boots_of_kept_runs_.insert(std::string(string_after(line, "boot")));
         if (is_outside_ramp_write_or_verdict(line)) return in_use_.count(index) != 0;
         if (is_needed_without_run(line)) return true;
-        return is_plain_reset(line) && boots_of_kept_runs_.count(std::string(string_after(line, "boot"))) != 0;
+        return is_plain_reset(line) &&
+               boots_of_kept_runs_.count(std::string(string_after(line, "boot"))) != 0;
     }
     const auto it = runs_.find(std::string(run));
     if (it == runs_.end() || closed(it->second)) return false;
@@ -183,9 +197,10 @@ bool Compaction::judge(std::string_view line) {
 
 std::string Compaction::closing_after(std::string_view line) const {
     const auto it = runs_.find(std::string(run_of(line)));
-    if (it == runs_.end() || !it->second.abandoned || it->second.last_index + 1 != judged_) return {};
-    const Record end{"end", "end", it->first, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                     std::string(kAbandoned)};
+    if (it == runs_.end() || !it->second.abandoned || it->second.last_index + 1 != judged_)
+        return {};
+    const Record end{"end",        "end",        it->first,    std::nullopt,
+                     std::nullopt, std::nullopt, std::nullopt, std::string(kAbandoned)};
     return to_json_line(end, Stamp{closer_->boot, 0}, closer_->unix_time);
 }
 
@@ -201,7 +216,8 @@ void for_each_line(std::string_view text, const std::function<void(std::string_v
 
 }  // namespace
 
-std::string compact_text(std::string_view text, std::size_t keep_recent, const std::optional<Closer>& closer) {
+std::string compact_text(std::string_view text, std::size_t keep_recent,
+                         const std::optional<Closer>& closer) {
     Compaction c(keep_recent, closer);
     for_each_line(text, [&](std::string_view l) { c.survey(l); });
     std::string out;
@@ -238,8 +254,10 @@ Expected<std::string> complete_lines_from(int fd, off_t from, const std::string&
 // The new journal: root's, 0644 like the journal, created afresh (a leftover of a compaction cut
 // short by a crash is removed first).
 Expected<UniqueFd> create_new_journal(int dir_fd, const std::string& tmp, const std::string& path) {
-    if (::unlinkat(dir_fd, tmp.c_str(), 0) != 0 && errno != ENOENT) return Error{failed("remove " + tmp, path)};
-    constexpr int kFlags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    if (::unlinkat(dir_fd, tmp.c_str(), 0) != 0 && errno != ENOENT)
+        return Error{failed("remove " + tmp, path)};
+    constexpr int kFlags =
+        O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
     UniqueFd out(::openat(dir_fd, tmp.c_str(), kFlags, 0644));
     if (!out.valid()) return Error{failed("create " + tmp, path)};
     if (auto own = own_by_root(out.get(), "the compacted journal " + tmp); !own) return own.error();
@@ -249,18 +267,24 @@ Expected<UniqueFd> create_new_journal(int dir_fd, const std::string& tmp, const 
 
 // The old journal becomes the archive (`name.1`, replaced atomically), then the new one takes
 // its name. `name` is never missing: the archive is a second link first, and a rename replaces.
-Expected<Ok> swap_in(int dir_fd, const std::string& name, const std::string& tmp, const std::string& path) {
+Expected<Ok> swap_in(int dir_fd, const std::string& name, const std::string& tmp,
+                     const std::string& path) {
     const std::string archive = name + ".1", archive_tmp = name + ".1.new";
-    if (::unlinkat(dir_fd, archive_tmp.c_str(), 0) != 0 && errno != ENOENT) return Error{failed("remove " + archive_tmp, path)};
-    if (::linkat(dir_fd, name.c_str(), dir_fd, archive_tmp.c_str(), 0) != 0) return Error{failed("link " + archive_tmp, path)};
-    if (::renameat(dir_fd, archive_tmp.c_str(), dir_fd, archive.c_str()) != 0) return Error{failed("rename to " + archive, path)};
-    if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) return Error{failed("rename " + tmp, path)};
+    if (::unlinkat(dir_fd, archive_tmp.c_str(), 0) != 0 && errno != ENOENT)
+        return Error{failed("remove " + archive_tmp, path)};
+    if (::linkat(dir_fd, name.c_str(), dir_fd, archive_tmp.c_str(), 0) != 0)
+        return Error{failed("link " + archive_tmp, path)};
+    if (::renameat(dir_fd, archive_tmp.c_str(), dir_fd, archive.c_str()) != 0)
+        return Error{failed("rename to " + archive, path)};
+    if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0)
+        return Error{failed("rename " + tmp, path)};
     return Ok{};
 }
 
 }  // namespace
 
-Expected<Prepared> prepare_compaction(int fd, const std::string& path, const std::optional<Closer>& closer,
+Expected<Prepared> prepare_compaction(int fd, const std::string& path,
+                                      const std::optional<Closer>& closer,
                                       std::size_t keep_recent) {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return Error{failed("stat", path)};
@@ -281,8 +305,9 @@ Expected<Prepared> prepare_compaction(int fd, const std::string& path, const std
     return p;
 }
 
-Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& name, const std::string& path,
-                                      const Prepared& p, std::size_t min_saving) {
+Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& name,
+                                      const std::string& path, const Prepared& p,
+                                      std::size_t min_saving) {
     Compacted result;
     struct stat st {};
     if (::fstat(fd, &st) != 0) return Error{failed("stat", path)};
@@ -296,13 +321,16 @@ Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& nam
     // Records added since it was read are carried over as they are, unless they belong to a run
     // the compaction did not keep whole: that run's story would be cut (the next upkeep retries).
     bool cut = false;
-    for_each_line(*tail, [&](std::string_view l) { cut = cut || p.not_whole.count(std::string(run_of(l))) != 0; });
+    for_each_line(*tail, [&](std::string_view l) {
+        cut = cut || p.not_whole.count(std::string(run_of(l))) != 0;
+    });
     if (cut) {
         result.retry = true;
         return result;
     }
     const std::string kept = p.kept + *tail;
-    const auto records_now = p.records + static_cast<std::size_t>(std::count(tail->begin(), tail->end(), '\n'));
+    const auto records_now =
+        p.records + static_cast<std::size_t>(std::count(tail->begin(), tail->end(), '\n'));
     result.records = records_now;
     result.kept = static_cast<std::size_t>(std::count(kept.begin(), kept.end(), '\n'));
     const std::size_t old_size = static_cast<std::size_t>(p.through) + tail->size();
@@ -314,13 +342,16 @@ Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& nam
         (void)::unlinkat(dir_fd, tmp.c_str(), 0);
         return e;
     };
-    if (auto w = write_all(out->get(), kept, "the compacted journal " + tmp); !w) return give_up(w.error());
-    if (auto f = flush_to_disk(out->get(), "the compacted journal " + tmp); !f) return give_up(f.error());
+    if (auto w = write_all(out->get(), kept, "the compacted journal " + tmp); !w)
+        return give_up(w.error());
+    if (auto f = flush_to_disk(out->get(), "the compacted journal " + tmp); !f)
+        return give_up(f.error());
     if (auto s = swap_in(dir_fd, name, tmp, path); !s) return give_up(s.error());
     // A reset that could not wait for the lock appends to whichever file it opened: records it
     // added to the old one before the rename are carried over (complete lines only; one still
     // being written is appended again by its writer, which sees the name moved, journal.cpp).
-    if (auto late = complete_lines_from(fd, static_cast<off_t>(old_size), path); late && !late->empty())
+    if (auto late = complete_lines_from(fd, static_cast<off_t>(old_size), path);
+        late && !late->empty())
         (void)write_all(out->get(), *late, "the journal " + path);
     (void)flush_to_disk(out->get(), "the journal " + path);
     (void)flush_to_disk(dir_fd, "the journal's directory");
@@ -328,8 +359,9 @@ Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& nam
     return result;
 }
 
-Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
-                                    std::size_t min_saving, const std::optional<Closer>& closer) {
+Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name,
+                                    const std::string& path, std::size_t min_saving,
+                                    const std::optional<Closer>& closer) {
     auto p = prepare_compaction(fd, path, closer);
     if (!p) return p.error();
     return finish_compaction(dir_fd, fd, name, path, *p, min_saving);

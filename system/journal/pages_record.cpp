@@ -2,7 +2,8 @@
 
 namespace wiredcap::journal {
 
-std::string to_json_line(const Record& r, const PagesFields& p, const Stamp& s, std::int64_t unix_time) {
+std::string to_json_line(const Record& r, const PagesFields& p, const Stamp& s,
+                         std::int64_t unix_time) {
     JsonObject o = to_json(r, s, unix_time);
     if (!p.param.empty()) o.str("param", p.param);
     if (p.to_pages) o.num("to_pages", *p.to_pages);

@@ -21,7 +21,8 @@ Expected<std::size_t> size_of(int fd, const std::string& path) {
 
 }  // namespace
 
-Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::milliseconds lock_wait) {
+Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always,
+                         std::chrono::milliseconds lock_wait) {
     Upkeep u;
     auto before = size_of(w.fd_.get(), w.path_);
     if (!before) return before.error();
@@ -31,7 +32,8 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
     auto locked_at = std::chrono::steady_clock::now();
     auto held = [&] {
         using namespace std::chrono;
-        return static_cast<std::uint64_t>(duration_cast<milliseconds>(steady_clock::now() - locked_at).count());
+        return static_cast<std::uint64_t>(
+            duration_cast<milliseconds>(steady_clock::now() - locked_at).count());
     };
     Expected<Compacted> c = Error{"cannot compact the journal " + w.path_ + ": out of memory"};
     try {
@@ -42,21 +44,30 @@ Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::mi
         if (!w.locked())
             if (auto locked = w.lock(lock_wait); !locked) return locked.error();
         locked_at = std::chrono::steady_clock::now();
-        c = finish_compaction(w.dir_.get(), w.fd_.get(), w.where_.name, w.path_, *p, always ? 1 : kCompactSaving);
-    } catch (const std::exception&) {
-    }
+        c = finish_compaction(w.dir_.get(), w.fd_.get(), w.where_.name, w.path_, *p,
+                              always ? 1 : kCompactSaving);
+    } catch (const std::exception&) {}
     if (!c) return c.error();
     u.records = u.kept = c->records;
     u.retry = c->retry;
     u.locked_ms = held();
-    if (!c->journal.valid()) return u;  // it would save too little, or it must try again: left as it is
+    if (!c->journal.valid())
+        return u;  // it would save too little, or it must try again: left as it is
     w.fd_ = std::move(c->journal);
     u.compacted = true;
     u.kept = c->kept;
-    Record done{"journal", journal::event::compacted, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) + " records; the rest are in " +
-                    w.where_.name + ".1"};
-    if (auto ok = w.append_line(to_json_line(done, s, static_cast<std::int64_t>(std::time(nullptr))), s.uid); !ok)
+    Record done{"journal",
+                journal::event::compacted,
+                std::nullopt,
+                std::nullopt,
+                std::nullopt,
+                std::nullopt,
+                std::nullopt,
+                "kept " + std::to_string(c->kept) + " of " + std::to_string(c->records) +
+                    " records; the rest are in " + w.where_.name + ".1"};
+    if (auto ok = w.append_line(
+            to_json_line(done, s, static_cast<std::int64_t>(std::time(nullptr))), s.uid);
+        !ok)
         return ok.error();
     auto after = size_of(w.fd_.get(), w.path_);
     if (!after) return after.error();

@@ -33,20 +33,25 @@ constexpr Subcommand kSubcommands[] = {
     // Linux AMD APUs: the try-once trial of TTM's pages_limit (docs/linux.md).
     {"ttm-trial", "SIZE",  // not a journal word: wiredcap-system's verb
      "schedule ONE boot with <ttm|amdttm|amd_ttm>.pages_limit\n"
-     "through GRUB's one-shot entry", ttm_trial},
+     "through GRUB's one-shot entry",
+     ttm_trial},
     {"ttm-after-boot", "[--wait-driver S]",  // not a journal word: wiredcap-system's verb
      "once amdgpu is up (udev, systemd): read a trial\n"
      "boot back, or remember a trial that did not\n"
-     "settle as a hang ceiling", ttm_after_boot},
+     "settle as a hang ceiling",
+     ttm_after_boot},
     {"ttm-confirm", "[--check CMD ...]",  // not a journal word: wiredcap-system's verb
      "on the trial boot: make its value the default\n"
-     "entry's (update-grub)", ttm_confirm},
+     "entry's (update-grub)",
+     ttm_confirm},
     {"ttm-forget-hang", "--why WHY",  // not a journal word: wiredcap-system's verb
      "clear the hang ceiling (kernel-update,\n"
-     "hardware-change, other-cause); journaled", ttm_forget_hang},
+     "hardware-change, other-cause); journaled",
+     ttm_forget_hang},
     {"ttm-reset", "",  // not a journal word: wiredcap-system's verb
      "remove wiredcap's pages_limit from every place\n"
-     "it wrote it; name the others", ttm_reset},
+     "it wrote it; name the others",
+     ttm_reset},
 #endif
 };
 
@@ -56,7 +61,9 @@ std::span<const Subcommand> subcommands() { return kSubcommands; }
 
 helper::Result usage_error(const std::string& message) {
     JsonObject o;
-    o.num("v", 1).boolean("ok", false).num("exit", static_cast<std::uint64_t>(to_int(ExitCode::usage)));
+    o.num("v", 1)
+        .boolean("ok", false)
+        .num("exit", static_cast<std::uint64_t>(to_int(ExitCode::usage)));
     o.str("error", message);
     return helper::Result{ExitCode::usage, o.text(), message};
 }

@@ -33,7 +33,8 @@ std::optional<mode_t> own_mode(std::string& why) {
     const char* path = "/proc/self/exe";
 #endif
     if (::stat(path, &st) != 0) {
-        why = std::string("cannot examine its own program file ") + path + ": " + std::strerror(errno);
+        why = std::string("cannot examine its own program file ") + path + ": " +
+              std::strerror(errno);
         return std::nullopt;
     }
     return st.st_mode;

@@ -37,7 +37,8 @@ std::string usage() {
         "reach. launchd (systemd on Linux) starts it as root; it refuses to run as\n"
         "anyone else or setuid. Prints one JSON line per call.\n\nCommands:\n";
     for (const auto& c : subcommands()) {
-        std::string head = "  " + std::string(c.name) + (c.usage.empty() ? "" : " " + std::string(c.usage));
+        std::string head =
+            "  " + std::string(c.name) + (c.usage.empty() ? "" : " " + std::string(c.usage));
         std::string_view s = c.summary;
         bool first = true;
         while (!s.empty()) {
@@ -106,7 +107,8 @@ int run_parsed(const Parsed& p, const BuildPaths& paths) {
     const std::string journal = p.journal.value_or(paths.journal);
     const auto policy_dir = trusted::split_path(policy);
     const auto journal_dir = trusted::split_path(journal);
-    if (!policy_dir || !journal_dir) return early_failure(ExitCode::usage, "the policy and journal paths must be absolute");
+    if (!policy_dir || !journal_dir)
+        return early_failure(ExitCode::usage, "the policy and journal paths must be absolute");
     helper::Context ctx{*kernel,
                         policy,
                         journal,

@@ -25,21 +25,25 @@ std::optional<journal::Writer> open_writer(const std::string& path, uid_t owner)
 
 }  // namespace
 
-SharedTrialJournal::SharedTrialJournal(std::string command, std::string path, uid_t owner, uid_t caller,
-                                       const linux_amd::SystemRoot& root)
-    : command_(std::move(command)), path_(std::move(path)), owner_(owner), stamp_{boot_id(root), caller} {}
+SharedTrialJournal::SharedTrialJournal(std::string command, std::string path, uid_t owner,
+                                       uid_t caller, const linux_amd::SystemRoot& root)
+    : command_(std::move(command)),
+      path_(std::move(path)),
+      owner_(owner),
+      stamp_{boot_id(root), caller} {}
 
 bool SharedTrialJournal::record(const linux_amd::TrialEvent& e, const linux_amd::TrialState& s) {
     if (!writer_) writer_ = open_writer(path_, owner_);
     if (!writer_) return false;
-    journal::Record r{command_, std::string(e.event), std::nullopt, std::nullopt, std::nullopt, std::nullopt,
-                      std::nullopt, e.reason};
+    journal::Record r{command_,     std::string(e.event), std::nullopt, std::nullopt,
+                      std::nullopt, std::nullopt,         std::nullopt, e.reason};
     journal::PagesFields p{s.param};
     // A value is written only with the page size that gives it meaning.
     if (s.page_size != 0) {
         p.to_pages = s.pages;
         p.page_size = s.page_size;
-        if (e.readback && e.readback->page_size().bytes() == s.page_size) p.readback_pages = e.readback->count();
+        if (e.readback && e.readback->page_size().bytes() == s.page_size)
+            p.readback_pages = e.readback->count();
         // The same value as to_mib too, the field every reader knows, when it is whole MiB (as
         // every size given in MiB or GiB is): then it means exactly what a Mac's does.
         const auto pages = units::PageSize::from_bytes(s.page_size);
@@ -48,7 +52,8 @@ bool SharedTrialJournal::record(const linux_amd::TrialEvent& e, const linux_amd:
     }
     p.place = e.place;
     const auto now = static_cast<std::int64_t>(std::time(nullptr));
-    return static_cast<bool>(writer_->append_line(journal::to_json_line(r, p, stamp_, now), stamp_.uid));
+    return static_cast<bool>(
+        writer_->append_line(journal::to_json_line(r, p, stamp_, now), stamp_.uid));
 }
 
 Expected<std::optional<units::MiB>> SharedTrialJournal::hang_ceiling() {

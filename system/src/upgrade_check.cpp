@@ -23,8 +23,10 @@ std::optional<std::string> settle_command(recovery::RunState s) {
 std::string what(const recovery::UnresolvedRun& u) {
     const std::string where = "run " + u.at.run + " step " + std::to_string(u.at.step);
     switch (u.state) {
-        case recovery::RunState::awaiting_in_this_boot: return where + " awaits confirmation in this boot";
-        case recovery::RunState::revert_unproven_in_this_boot: return where + " was not shown reverted";
+        case recovery::RunState::awaiting_in_this_boot:
+            return where + " awaits confirmation in this boot";
+        case recovery::RunState::revert_unproven_in_this_boot:
+            return where + " was not shown reverted";
         default: return where + " is unresolved from an earlier boot";
     }
 }
@@ -42,8 +44,11 @@ helper::Result upgrade_check(helper::Context& ctx, const Args& args) {
     JsonObject o;
     o.num("v", 1).str("command", "upgrade-check");
     const auto boot = ctx.kernel.read_boot_id();
-    auto report = recovery::analyse_file(ctx.journal_path, boot ? std::string_view(*boot) : std::string_view("unknown"));
-    if (!report) return answer(ExitCode::journal_failed, std::move(o), "cannot read the journal: " + report.error().message);
+    auto report = recovery::analyse_file(
+        ctx.journal_path, boot ? std::string_view(*boot) : std::string_view("unknown"));
+    if (!report)
+        return answer(ExitCode::journal_failed, std::move(o),
+                      "cannot read the journal: " + report.error().message);
     std::string open, runs;
     for (const auto& u : report->unresolved) {
         const auto settle = settle_command(u.state);

@@ -11,14 +11,14 @@ using namespace wiredcap::units::literals;
 using wiredcap::kernel::Kernel;
 
 [[maybe_unused]] void control(Kernel& k) {
-    (void)k.write_wired_limit(237568_MiB);               // the unit the kernel wants
-    (void)k.write_wired_limit(232_GiB);                  // exact: implicit
+    (void)k.write_wired_limit(237568_MiB);  // the unit the kernel wants
+    (void)k.write_wired_limit(232_GiB);     // exact: implicit
     if (auto exact = exact_cast<MiB>(250_GB)) (void)k.write_wired_limit(*exact);  // named, checked
     (void)k.write_wired_limit(floor_cast<MiB>(232000_MB));
-    (void)k.write_wired_limit(*MiB::from_count(237568)); // a raw count, by name
+    (void)k.write_wired_limit(*MiB::from_count(237568));  // a raw count, by name
     MiB m = 232_GiB;
-    Bytes b = m;                                         // to Bytes: exact
-    Pages16KiB p = m;                                    // 1 MiB = 64 pages of 16 KiB: exact
+    Bytes b = m;       // to Bytes: exact
+    Pages16KiB p = m;  // 1 MiB = 64 pages of 16 KiB: exact
     KiB kib = p;
     MB mb = 232_GB;
     (void)(m + 1_GiB);
@@ -28,7 +28,7 @@ using wiredcap::kernel::Kernel;
     (void)(mb == 232000_MB);
     (void)kib;
     static_assert(MiB::max_count == 17592186044415ULL);
-    constexpr auto largest = 16777215_TiB;               // the largest TiB literal that fits
+    constexpr auto largest = 16777215_TiB;  // the largest TiB literal that fits
     (void)largest;
 }
 
@@ -126,7 +126,10 @@ constexpr auto too_big = 16777216_TiB;  // error-line: overflowing_literal
 constexpr auto sum = MiB::max() + 1_MiB;  // error-line: overflowing_constexpr_sum
 #endif
 #ifdef CASE_pages_from_mib
-void f(PageSize s) { [[maybe_unused]] Pages p = 108000_MiB; (void)s; }  // error-line: pages_from_mib
+void f(PageSize s) {
+    [[maybe_unused]] Pages p = 108000_MiB;
+    (void)s;
+}  // error-line: pages_from_mib
 #endif
 #ifdef CASE_pages_from_raw_int
 void f() { [[maybe_unused]] Pages p = 27648000; }  // error-line: pages_from_raw_int
@@ -153,10 +156,14 @@ void f(Pages p) { (void)(p + 1_MiB); }  // error-line: pages_plus_mib
 void f(Pages p) { [[maybe_unused]] std::uint64_t n = p; }  // error-line: pages_to_raw_int
 #endif
 #ifdef CASE_pages_limit_from_mib
-void f() { (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 108000_MiB); }  // error-line: pages_limit_from_mib
+void f() {
+    (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 108000_MiB);
+}  // error-line: pages_limit_from_mib
 #endif
 #ifdef CASE_pages_limit_from_gib
-void f() { (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 105_GiB); }  // error-line: pages_limit_from_gib
+void f() {
+    (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 105_GiB);
+}  // error-line: pages_limit_from_gib
 #endif
 #ifdef CASE_page_size_from_int
 void f() { [[maybe_unused]] PageSize s = 4096; }  // error-line: page_size_from_int

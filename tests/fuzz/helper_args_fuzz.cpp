@@ -33,7 +33,8 @@ constexpr std::size_t kMaxArgs = 16;
 bool run_id_ok(std::string_view s) {
     if (s.empty() || s.size() > 64) return false;
     return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-';
     });
 }
 
@@ -68,10 +69,10 @@ std::vector<std::string> argv_of(const Invocation& inv) {
 }
 
 bool same(const Invocation& a, const Invocation& b) {
-    return a.command == b.command && a.value == b.value && a.off == b.off && a.unconfirmed == b.unconfirmed &&
-           a.run == b.run && a.step == b.step &&
-           a.revert == b.revert && a.outcome == b.outcome && a.boot == b.boot && a.answer == b.answer &&
-           a.why == b.why && a.by == b.by && a.dev.policy == b.dev.policy &&
+    return a.command == b.command && a.value == b.value && a.off == b.off &&
+           a.unconfirmed == b.unconfirmed && a.run == b.run && a.step == b.step &&
+           a.revert == b.revert && a.outcome == b.outcome && a.boot == b.boot &&
+           a.answer == b.answer && a.why == b.why && a.by == b.by && a.dev.policy == b.dev.policy &&
            a.dev.journal == b.dev.journal && a.dev.sim_state == b.dev.sim_state;
 }
 
@@ -84,27 +85,29 @@ void check_invocation(const Invocation& inv) {
             break;
         case Command::apply:
             require(inv.value.has_value() && inv.value->count() > 0);
-            require(inv.run.has_value() == inv.step.has_value() && !inv.outcome && (!inv.revert || ramp));
+            require(inv.run.has_value() == inv.step.has_value() && !inv.outcome &&
+                    (!inv.revert || ramp));
             break;
         case Command::reset:
             require(!inv.value && inv.run.has_value() == inv.step.has_value() && !inv.outcome &&
                     (!inv.revert || ramp));
             break;
-        case Command::confirm:
-            require(!inv.value && ramp && !inv.revert && !inv.outcome);
-            break;
+        case Command::confirm: require(!inv.value && ramp && !inv.revert && !inv.outcome); break;
         case Command::end:
             require(!inv.value && inv.run && inv.outcome && !inv.step && !inv.revert);
             break;
         case Command::persist:
-            require(inv.off != inv.value.has_value() && (!inv.unconfirmed || inv.value.has_value()));
+            require(inv.off != inv.value.has_value() &&
+                    (!inv.unconfirmed || inv.value.has_value()));
             require(!inv.run && !inv.step && !inv.revert && !inv.outcome);
             break;
         case Command::boot:
-            require(!inv.value && !inv.off && !inv.unconfirmed && !inv.run && !inv.step && !inv.revert && !inv.outcome);
+            require(!inv.value && !inv.off && !inv.unconfirmed && !inv.run && !inv.step &&
+                    !inv.revert && !inv.outcome);
             break;
         case Command::verdict:
-            require(inv.value.has_value() && inv.boot && inv.answer && one_of(*inv.answer, helper::kAnswers));
+            require(inv.value.has_value() && inv.boot && inv.answer &&
+                    one_of(*inv.answer, helper::kAnswers));
             require(run_id_ok(*inv.boot) && !inv.run && !inv.step && !inv.revert && !inv.outcome);
             break;
         case Command::forget_hang:
@@ -122,11 +125,13 @@ void check_invocation(const Invocation& inv) {
     if (inv.step) require(*inv.step >= 1 && *inv.step <= 100000);
     if (inv.revert) require(one_of(*inv.revert, helper::kRevertReasons));
     if (inv.outcome) require(one_of(*inv.outcome, helper::kOutcomes));
-    require(dev_path_ok(inv.dev.policy) && dev_path_ok(inv.dev.journal) && dev_path_ok(inv.dev.sim_state));
+    require(dev_path_ok(inv.dev.policy) && dev_path_ok(inv.dev.journal) &&
+            dev_path_ok(inv.dev.sim_state));
 
     // The canonical command line for it is accepted and means the same.
     const auto canonical = argv_of(inv);
-    const auto again = helper::parse_args(std::vector<std::string_view>(canonical.begin(), canonical.end()));
+    const auto again =
+        helper::parse_args(std::vector<std::string_view>(canonical.begin(), canonical.end()));
     require(again.has_value() && same(*again, inv));
 }
 

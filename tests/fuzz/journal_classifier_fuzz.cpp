@@ -44,7 +44,8 @@ void check_stored_value(const journal::Report& stored, const journal::Report& an
     require(std::any_of(stored.hangs.begin(), stored.hangs.end(), [&](const journal::StepRef& h) {
         return !h.forgotten && h.value == stored.hang_ceiling->value;
     }));
-    require(any_writer.hang_ceiling && any_writer.hang_ceiling->value <= stored.hang_ceiling->value);
+    require(any_writer.hang_ceiling &&
+            any_writer.hang_ceiling->value <= stored.hang_ceiling->value);
 }
 
 }  // namespace
@@ -64,7 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         require(ceiling.value == ceiling_of(h));
 
         journal::Classifier cli(boot);
-        for (const auto& e : journal_view::parse_journal(text).entries) cli.add(journal_view::view_of(e));
+        for (const auto& e : journal_view::parse_journal(text).entries)
+            cli.add(journal_view::view_of(e));
         check(cli.finish());
     }
     return 0;

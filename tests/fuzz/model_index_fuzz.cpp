@@ -22,7 +22,8 @@ using namespace wiredcap::fit;
 
 bool hex_blob(const std::string& b) {
     return b.size() == 7 + 64 && b.rfind("sha256-", 0) == 0 &&
-           std::all_of(b.begin() + 7, b.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+           std::all_of(b.begin() + 7, b.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // A path that stays in its folder: relative, no "." or ".." component, no empty one.
@@ -43,8 +44,10 @@ bool inside(std::string_view p) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     if (const auto index = parse_safetensors_index(text)) {
-        require(!index->shards.empty() && std::is_sorted(index->shards.begin(), index->shards.end()));
-        require(std::adjacent_find(index->shards.begin(), index->shards.end()) == index->shards.end());
+        require(!index->shards.empty() &&
+                std::is_sorted(index->shards.begin(), index->shards.end()));
+        require(std::adjacent_find(index->shards.begin(), index->shards.end()) ==
+                index->shards.end());
         for (const auto& s : index->shards) require(inside(s) && s.find('/') == std::string::npos);
     } else {
         require(printable_message(index.error().message));
@@ -56,6 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         require(printable_message(m.error().message));
     }
     // The same bytes as a model name: a manifest path inside the store, or not a name.
-    if (const auto path = ollama_manifest_path(text)) require(inside(*path) && path->rfind("manifests/", 0) == 0);
+    if (const auto path = ollama_manifest_path(text))
+        require(inside(*path) && path->rfind("manifests/", 0) == 0);
     return 0;
 }

@@ -67,8 +67,8 @@ void check_policy(const policy::Policy& p, Bytes memsize) {
 
     // The values a caller is most likely to try, from each kind of current cap.
     const MiB one = 1_MiB;
-    const std::array<std::optional<MiB>, 5> values{p.min, p.max, checked_add(p.max, one), checked_sub(p.min, one),
-                                                   MiB::zero()};
+    const std::array<std::optional<MiB>, 5> values{p.min, p.max, checked_add(p.max, one),
+                                                   checked_sub(p.min, one), MiB::zero()};
     const std::array<MiB, 4> currents{MiB::zero(), p.min, p.max, *checked_sub(p.min, one)};
     for (const auto& current : currents)
         for (const auto& value : values)
@@ -76,13 +76,14 @@ void check_policy(const policy::Policy& p, Bytes memsize) {
 
     // Writing the accepted policy back out and parsing it again gives the same policy.
     std::string text = "min = " + units::to_string(p.min) + "\nmax = " + units::to_string(p.max) +
-                       "\nreserve = " + units::to_string(p.reserve) + "\nmax_step = " + units::to_string(p.max_step) +
-                       "\n";
+                       "\nreserve = " + units::to_string(p.reserve) +
+                       "\nmax_step = " + units::to_string(p.max_step) + "\n";
     if (p.group) text += "group = " + *p.group + "\n";
     const auto again = policy::parse(text, memsize);
     require(again.has_value());
     require(again->min == p.min && again->max == p.max && again->reserve == p.reserve &&
-            again->max_step == p.max_step && again->group == p.group && again->warnings == p.warnings);
+            again->max_step == p.max_step && again->group == p.group &&
+            again->warnings == p.warnings);
 }
 
 void check(std::string_view text, Bytes memsize) {

@@ -11,15 +11,18 @@
 int main(int argc, char** argv) {
     if (argc != 2) return 120;
     // Paths that do not exist: none of these calls may get as far as using them.
-    static const wiredcap::helper::BuildPaths paths{"/nonexistent/wiredcap/policy", "/nonexistent/wiredcap/journal",
+    static const wiredcap::helper::BuildPaths paths{"/nonexistent/wiredcap/policy",
+                                                    "/nonexistent/wiredcap/journal",
                                                     "/nonexistent/wiredcap/sim-state", nullptr};
     static const char* const empty[] = {nullptr};
     static const char* const help[] = {"wiredcap-helper", "--help", nullptr};
     const char* mode = argv[1];
-    if (std::strcmp(mode, "null-argv") == 0) return wiredcap::helper::helper_main(0, nullptr, paths);
+    if (std::strcmp(mode, "null-argv") == 0)
+        return wiredcap::helper::helper_main(0, nullptr, paths);
     if (std::strcmp(mode, "empty-argv") == 0) return wiredcap::helper::helper_main(0, empty, paths);
     if (std::strcmp(mode, "argc1-null") == 0) return wiredcap::helper::helper_main(1, empty, paths);
-    if (std::strcmp(mode, "negative-argc") == 0) return wiredcap::helper::helper_main(-1, empty, paths);
+    if (std::strcmp(mode, "negative-argc") == 0)
+        return wiredcap::helper::helper_main(-1, empty, paths);
     if (std::strcmp(mode, "control") == 0) return wiredcap::helper::helper_main(2, help, paths);
     return 120;
 }

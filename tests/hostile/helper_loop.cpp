@@ -66,7 +66,7 @@ long long read_knob(const std::string& state) {
 
 void sleep_us(long us) {
     if (us <= 0) return;
-    const struct timespec ts {us / 1000000, (us % 1000000) * 1000};
+    const struct timespec ts { us / 1000000, (us % 1000000) * 1000 };
     ::nanosleep(&ts, nullptr);
 }
 
@@ -102,8 +102,14 @@ int main(int argc, char** argv) {
     for (; i < argc; ++i) {
         const std::string opt = argv[i];
         if (opt == "--") break;
-        if (opt == "--signals") { signals = true; continue; }
-        if (opt == "--expect-unchanged") { expect_unchanged = true; continue; }
+        if (opt == "--signals") {
+            signals = true;
+            continue;
+        }
+        if (opt == "--expect-unchanged") {
+            expect_unchanged = true;
+            continue;
+        }
         if (i + 1 >= argc) usage(opt + " needs a value");
         const std::string v = argv[++i];
         if (opt == "--runs") runs = number(v);
@@ -115,7 +121,8 @@ int main(int argc, char** argv) {
         else usage("unknown option " + opt);
     }
     if (i + 1 >= argc || runs == 0 || state.empty() || values.empty() || as.empty())
-        usage("usage: helper-loop --runs N --as UID:GID:GROUPS --state FILE --values A,B [...] -- HELPER ARGS...");
+        usage(
+            "usage: helper-loop --runs N --as UID:GID:GROUPS --state FILE --values A,B [...] -- HELPER ARGS...");
     const auto ids = split(as, ':');
     if (ids.size() < 2) usage("--as UID:GID:GROUPS");
     const auto uid = static_cast<uid_t>(number(ids[0]));
@@ -129,7 +136,8 @@ int main(int argc, char** argv) {
     ::sigaction(SIGALRM, &sa, nullptr);
 
     std::mt19937_64 rng(seed);
-    constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGSTOP, SIGQUIT, SIGUSR1, SIGPIPE, SIGALRM};
+    constexpr int kSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGTSTP, SIGSTOP,
+                                SIGQUIT, SIGUSR1, SIGPIPE, SIGALRM};
     std::map<std::string, unsigned long> outcomes;
     unsigned long failures = 0, changed = 0;
 
@@ -177,7 +185,8 @@ int main(int argc, char** argv) {
         while (::waitpid(pid, &status, 0) < 0) {
             if (errno != EINTR) usage("waitpid failed");
             if (g_timed_out) {
-                std::fprintf(stderr, "FAIL run %lu: the helper hung (10 s) after SIG%s\n", run, signal_name(sent));
+                std::fprintf(stderr, "FAIL run %lu: the helper hung (10 s) after SIG%s\n", run,
+                             signal_name(sent));
                 ::kill(pid, SIGKILL);
                 ++failures;
             }
@@ -185,8 +194,9 @@ int main(int argc, char** argv) {
         ::alarm(0);
 
         const long long after = read_knob(state);
-        std::string outcome = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                                : std::string("killed by SIG") + signal_name(WTERMSIG(status));
+        std::string outcome = WIFEXITED(status)
+                                  ? "exit " + std::to_string(WEXITSTATUS(status))
+                                  : std::string("killed by SIG") + signal_name(WTERMSIG(status));
         if (sent != 0) outcome += " (sent SIG" + std::string(signal_name(sent)) + ")";
         ++outcomes[outcome];
         if (after != before) ++changed;
@@ -194,18 +204,22 @@ int main(int argc, char** argv) {
         auto fail = [&](const std::string& why) {
             ++failures;
             if (failures <= 10)
-                std::fprintf(stderr, "FAIL run %lu (%s, %s): %s; knob before %lld, after %lld\n", run, value.c_str(),
-                             outcome.c_str(), why.c_str(), before, after);
+                std::fprintf(stderr, "FAIL run %lu (%s, %s): %s; knob before %lld, after %lld\n",
+                             run, value.c_str(), outcome.c_str(), why.c_str(), before, after);
         };
-        if (after != before && after != wanted) fail("the knob holds neither the old nor the new value");
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && after != wanted) fail("exit 0 but the value is not set");
+        if (after != before && after != wanted)
+            fail("the knob holds neither the old nor the new value");
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && after != wanted)
+            fail("exit 0 but the value is not set");
         if (expect_unchanged && after != before) fail("the knob changed");
-        if (expect_unchanged && WIFEXITED(status) && WEXITSTATUS(status) == 0) fail("the helper accepted it");
+        if (expect_unchanged && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            fail("the helper accepted it");
         if (WIFEXITED(status) && (WEXITSTATUS(status) == 121 || WEXITSTATUS(status) == 127))
             fail("could not start the helper");
     }
 
-    std::printf("helper-loop: %lu runs, %lu changed the knob, %lu failed checks\n", runs, changed, failures);
+    std::printf("helper-loop: %lu runs, %lu changed the knob, %lu failed checks\n", runs, changed,
+                failures);
     for (const auto& [what, n] : outcomes) std::printf("  %6lu  %s\n", n, what.c_str());
     return failures == 0 ? 0 : 1;
 }

@@ -60,7 +60,8 @@ unsigned long number(std::string_view s, int base = 10) {
 
 std::pair<std::string_view, std::string_view> split(std::string_view s, char sep) {
     const auto at = s.find(sep);
-    if (at == std::string_view::npos) die(120, "expected '" + std::string(1, sep) + "' in " + std::string(s));
+    if (at == std::string_view::npos)
+        die(120, "expected '" + std::string(1, sep) + "' in " + std::string(s));
     return {s.substr(0, at), s.substr(at + 1)};
 }
 
@@ -112,7 +113,9 @@ void block_close_range() {
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
-    struct sock_fprog prog {static_cast<unsigned short>(sizeof code / sizeof code[0]), code};
+    struct sock_fprog prog {
+        static_cast<unsigned short>(sizeof code / sizeof code[0]), code
+    };
     if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) die(121, "seccomp filter");
     errno = 0;
     if (::syscall(__NR_close_range, 1000000U, 1000000U, 0U) != -1 || errno != ENOSYS)
@@ -127,16 +130,26 @@ int main(int argc, char** argv) {
     std::vector<std::pair<int, rlim_t>> limits;
     std::vector<int> to_close;
     const char* argv0 = nullptr;
-    bool no_argv = false, no_new_privs = false, no_close_range = false, have_caller = false, have_umask = false;
+    bool no_argv = false, no_new_privs = false, no_close_range = false, have_caller = false,
+         have_umask = false;
     Caller caller;
     mode_t mask = 022;
     int i = 1;
     for (; i < argc; ++i) {
         const std::string_view opt = argv[i];
         if (opt == "--") break;
-        if (opt == "--no-argv") { no_argv = true; continue; }
-        if (opt == "--no-new-privs") { no_new_privs = true; continue; }
-        if (opt == "--no-close-range") { no_close_range = true; continue; }
+        if (opt == "--no-argv") {
+            no_argv = true;
+            continue;
+        }
+        if (opt == "--no-new-privs") {
+            no_new_privs = true;
+            continue;
+        }
+        if (opt == "--no-close-range") {
+            no_close_range = true;
+            continue;
+        }
         if (i + 1 >= argc) die(120, std::string(opt) + " needs a value");
         const std::string_view v = argv[++i];
         if (opt == "--as") {
@@ -152,15 +165,18 @@ int main(int argc, char** argv) {
             const int fd = static_cast<int>(number(fd_text));
             struct rlimit rl {};
             if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur <= static_cast<rlim_t>(fd)) {
-                rl.rlim_cur = static_cast<rlim_t>(fd) + 1;  // the soft limit only: no CAP_SYS_RESOURCE needed
-                if (::setrlimit(RLIMIT_NOFILE, &rl) != 0) die(121, "cannot raise RLIMIT_NOFILE to " + std::to_string(fd + 1));
+                rl.rlim_cur =
+                    static_cast<rlim_t>(fd) + 1;  // the soft limit only: no CAP_SYS_RESOURCE needed
+                if (::setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                    die(121, "cannot raise RLIMIT_NOFILE to " + std::to_string(fd + 1));
             }
             const int got = open_inherited(std::string(file));
             if (::dup2(got, fd) != fd) die(121, "dup2");
             ::close(got);
         } else if (opt == "--rlimit") {
             auto [name, value] = split(v, '=');
-            limits.emplace_back(rlimit_resource(name), value == "unlimited" ? RLIM_INFINITY : number(value));
+            limits.emplace_back(rlimit_resource(name),
+                                value == "unlimited" ? RLIM_INFINITY : number(value));
         } else if (opt == "--umask") {
             mask = static_cast<mode_t>(number(v, 8));
             have_umask = true;
@@ -168,13 +184,15 @@ int main(int argc, char** argv) {
             if (::chdir(std::string(v).c_str()) != 0) die(121, "cannot chdir to " + std::string(v));
         } else if (opt == "--deleted-cwd") {
             const std::string dir(v);
-            if (::mkdir(dir.c_str(), 0755) != 0 || ::chdir(dir.c_str()) != 0 || ::rmdir(dir.c_str()) != 0)
+            if (::mkdir(dir.c_str(), 0755) != 0 || ::chdir(dir.c_str()) != 0 ||
+                ::rmdir(dir.c_str()) != 0)
                 die(121, "cannot make a deleted cwd at " + dir);
         } else if (opt == "--env") {
             env_storage.emplace_back(v);
         } else if (opt == "--env-many") {
             for (unsigned long k = 0, n = number(v); k < n; ++k)
-                env_storage.push_back("HOSTILE_" + std::to_string(k) + "=value-" + std::to_string(k));
+                env_storage.push_back("HOSTILE_" + std::to_string(k) + "=value-" +
+                                      std::to_string(k));
         } else if (opt == "--argv0") {
             argv0 = argv[i];
         } else {
@@ -196,11 +214,12 @@ int main(int argc, char** argv) {
 
     // Limits first (root may raise them), then credentials, then what only the caller sets.
     for (const auto& [resource, value] : limits) {
-        const struct rlimit rl {value, value};
+        const struct rlimit rl { value, value };
         if (::setrlimit(resource, &rl) != 0) die(121, "setrlimit");
     }
     if (no_close_range) block_close_range();
-    if (no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(121, "PR_SET_NO_NEW_PRIVS");
+    if (no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        die(121, "PR_SET_NO_NEW_PRIVS");
     if (have_caller) {
         if (::setgroups(caller.groups.size(), caller.groups.data()) != 0) die(121, "setgroups");
         if (::setresgid(caller.gid, caller.gid, caller.gid) != 0) die(121, "setresgid");

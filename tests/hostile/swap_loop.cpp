@@ -39,7 +39,9 @@ int main(int argc, char** argv) {
         ++swaps;
     }
     // An even count leaves both names where they started.
-    if (swaps % 2 == 1 && ::syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], RENAME_EXCHANGE) == 0) ++swaps;
+    if (swaps % 2 == 1 &&
+        ::syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], RENAME_EXCHANGE) == 0)
+        ++swaps;
     std::printf("%lu\n", swaps);
     return 0;
 }

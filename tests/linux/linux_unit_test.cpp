@@ -34,12 +34,15 @@ TEST(Pages, PageSizeIsAReadingOfAPowerOfTwo) {
 }
 
 TEST(Pages, DescribeSaysPagesMibAndGib) {
-    EXPECT_EQ(describe(*Pages::from_count(27648000, k4K)), "27648000 pages of 4 KiB (108000 MiB, 105.46 GiB)");
-    EXPECT_EQ(describe(*Pages::from_count(16469033, k4K)), "16469033 pages of 4 KiB (64332.16 MiB, 62.82 GiB)");
+    EXPECT_EQ(describe(*Pages::from_count(27648000, k4K)),
+              "27648000 pages of 4 KiB (108000 MiB, 105.46 GiB)");
+    EXPECT_EQ(describe(*Pages::from_count(16469033, k4K)),
+              "16469033 pages of 4 KiB (64332.16 MiB, 62.82 GiB)");
 }
 
 TEST(Pages, BytesAreDescribedAsWholePagesAndTheRest) {
-    EXPECT_EQ(describe(*Bytes::from_count(8192 + 512), k4K), "2 pages of 4 KiB (0.00 MiB, 0.00 GiB) + 512 bytes");
+    EXPECT_EQ(describe(*Bytes::from_count(8192 + 512), k4K),
+              "2 pages of 4 KiB (0.00 MiB, 0.00 GiB) + 512 bytes");
     EXPECT_EQ(describe(Bytes(4_GiB), k4K), "1048576 pages of 4 KiB (4096 MiB, 4 GiB)");
 }
 
@@ -52,21 +55,26 @@ TEST(Pages, ConversionsFloorAndNeverOverflow) {
 }
 
 TEST(Pages, DifferentPageSizesDoNotCompare) {
-    EXPECT_THROW((void)(*Pages::from_count(1, k4K) == *Pages::from_count(1, k16K)), PageSizeMismatch);
+    EXPECT_THROW((void)(*Pages::from_count(1, k4K) == *Pages::from_count(1, k16K)),
+                 PageSizeMismatch);
 }
 
 namespace {
-const Bytes kStrix128 = *Bytes::from_count(131752264ULL * 1024);  // MemTotal, amd-ttm's docs: 125.65 GiB
+const Bytes kStrix128 =
+    *Bytes::from_count(131752264ULL * 1024);  // MemTotal, amd-ttm's docs: 125.65 GiB
 const Pages p4k(std::uint64_t n) { return *Pages::from_count(n, k4K); }
 }  // namespace
 
 TEST(Band, BuiltInCoversWhatStrixHaloOwnersRun) {
     const auto band = builtin_ttm_band(kStrix128, k4K);
     ASSERT_TRUE(band);
-    EXPECT_FALSE(band_refusal(*band, p4k(27648000), std::nullopt));  // 108000 MiB (amdttm.pages_limit=27648000)
+    EXPECT_FALSE(band_refusal(*band, p4k(27648000),
+                              std::nullopt));  // 108000 MiB (amdttm.pages_limit=27648000)
     EXPECT_FALSE(band_refusal(*band, p4k(31457280), std::nullopt));  // 120 GiB
-    EXPECT_FALSE(band_refusal(*band, p4k(32505856), std::nullopt));  // 124 GiB (the toolboxes' value)
-    EXPECT_FALSE(band_refusal(*band, floor_pages(Bytes(8_GiB), k4K), std::nullopt));  // below the default
+    EXPECT_FALSE(
+        band_refusal(*band, p4k(32505856), std::nullopt));  // 124 GiB (the toolboxes' value)
+    EXPECT_FALSE(
+        band_refusal(*band, floor_pages(Bytes(8_GiB), k4K), std::nullopt));  // below the default
     // MemTotal - 1 GiB, down to a page, is the top; one page above it is refused.
     EXPECT_EQ(band->high.to_bytes(), floor_pages(kStrix128 - Bytes(1_GiB), k4K).to_bytes());
     EXPECT_TRUE(band_refusal(*band, p4k(band->high.count() + 1), std::nullopt));
@@ -75,7 +83,8 @@ TEST(Band, BuiltInCoversWhatStrixHaloOwnersRun) {
 
 TEST(Band, PolicyPermitsOwnersValuesInWholePages) {
     const auto band =
-        policy_ttm_band("min = 16GiB\nmax = 120GiB\nreserve = 4GiB\nmax_step = 64GiB\n", "/etc/wiredcap.conf", kStrix128, k4K);
+        policy_ttm_band("min = 16GiB\nmax = 120GiB\nreserve = 4GiB\nmax_step = 64GiB\n",
+                        "/etc/wiredcap.conf", kStrix128, k4K);
     ASSERT_TRUE(band) << band.error().message;
     EXPECT_EQ(band->low.count(), 4194304U);
     EXPECT_EQ(band->high.count(), 31457280U);
@@ -88,18 +97,24 @@ TEST(Band, PolicyPermitsOwnersValuesInWholePages) {
 
 TEST(Band, AboveMemTotalMinusTheReserveIsRefusedWhateverThePolicySays) {
     // 124 GiB with a 4 GiB reserve on 125.65 GiB: max is above MemTotal - reserve.
-    EXPECT_FALSE(policy_ttm_band("min = 16GiB\nmax = 124GiB\nreserve = 4GiB\nmax_step = 8GiB\n", "p", kStrix128, k4K));
+    EXPECT_FALSE(policy_ttm_band("min = 16GiB\nmax = 124GiB\nreserve = 4GiB\nmax_step = 8GiB\n",
+                                 "p", kStrix128, k4K));
     // And no reserve below Linux's floor of 1 GiB.
-    const auto low = policy_ttm_band("min = 16GiB\nmax = 124GiB\nreserve = 512MiB\nmax_step = 8GiB\n", "p", kStrix128, k4K);
+    const auto low = policy_ttm_band(
+        "min = 16GiB\nmax = 124GiB\nreserve = 512MiB\nmax_step = 8GiB\n", "p", kStrix128, k4K);
     ASSERT_FALSE(low);
-    EXPECT_NE(low.error().message.find("below the floor of 1024 MiB"), std::string::npos) << low.error().message;
+    EXPECT_NE(low.error().message.find("below the floor of 1024 MiB"), std::string::npos)
+        << low.error().message;
 }
 
 TEST(Band, ASizeThatIsNotWholePagesNamesBothNeighbours) {
-    const auto e = whole_pages("the trial's size", *Bytes::from_count(100ULL * 1024 * 1024 * 1024 + 1024), k4K);
+    const auto e = whole_pages("the trial's size",
+                               *Bytes::from_count(100ULL * 1024 * 1024 * 1024 + 1024), k4K);
     ASSERT_FALSE(e);
-    EXPECT_NE(e.error().message.find("either side are 26214400 pages of 4 KiB (102400 MiB, 100 GiB) and 26214401 pages"),
-              std::string::npos)
+    EXPECT_NE(
+        e.error().message.find(
+            "either side are 26214400 pages of 4 KiB (102400 MiB, 100 GiB) and 26214401 pages"),
+        std::string::npos)
         << e.error().message;
     // 64 KiB pages: 1 MiB is 16 pages, 1.5 MiB + 4 KiB is not whole.
     const PageSize k64K = *PageSize::from_bytes(65536);
@@ -112,14 +127,17 @@ TEST(Band, ABrokenPolicyIsNoBand) {
     EXPECT_FALSE(ttm_band(unreadable, kStrix128, k4K));
     const PolicyText absent{"/etc/wiredcap.conf", std::optional<std::string>{}};
     EXPECT_TRUE(ttm_band(absent, kStrix128, k4K));
-    EXPECT_FALSE(ttm_band(PolicyText{"p", std::optional<std::string>{"max = 1GiB\n"}}, kStrix128, k4K));
+    EXPECT_FALSE(
+        ttm_band(PolicyText{"p", std::optional<std::string>{"max = 1GiB\n"}}, kStrix128, k4K));
 }
 
 TEST(Cmdline, LastWinsAndDashIsUnderscore) {
-    EXPECT_EQ(cmdline_value("ro ttm.pages_limit=1 quiet ttm.pages-limit=2", "ttm.pages_limit"), "2");
+    EXPECT_EQ(cmdline_value("ro ttm.pages_limit=1 quiet ttm.pages-limit=2", "ttm.pages_limit"),
+              "2");
     EXPECT_FALSE(cmdline_value("ro amdttm.pages_limit=5", "ttm.pages_limit"));
     EXPECT_EQ(remove_param("quiet ttm.pages_limit=1 splash", "ttm.pages_limit"), "quiet splash");
-    EXPECT_EQ(set_param("quiet ttm.pages_limit=1", "ttm.pages_limit", "9"), "quiet ttm.pages_limit=9");
+    EXPECT_EQ(set_param("quiet ttm.pages_limit=1", "ttm.pages_limit", "9"),
+              "quiet ttm.pages_limit=9");
     EXPECT_EQ(split_cmdline("a=\"b c\" d").size(), 2U);
 }
 
@@ -155,7 +173,9 @@ TEST(Grub, DefaultNamesAnEntryThroughItsSubmenu) {
     EXPECT_EQ(resolve_menu_entry(tree, "2")->id, "last");  // the submenu is item 1
     EXPECT_FALSE(resolve_menu_entry(tree, "1"));           // a submenu, not an entry
     EXPECT_FALSE(resolve_menu_entry(tree, "Old"));         // not at the top level
-    EXPECT_EQ(parse_menu_entries("menuentry 'A' {\n}\nsubmenu 'S' {\nmenuentry 'B' {\n}\n}\n").size(), 1U);
+    EXPECT_EQ(
+        parse_menu_entries("menuentry 'A' {\n}\nsubmenu 'S' {\nmenuentry 'B' {\n}\n}\n").size(),
+        1U);
 }
 
 // ---- readings and boot-loader detection on hand-made trees -------------------------------
@@ -288,8 +308,10 @@ TEST(SystemdBoot, SeveralOptionsLinesCarryTheParameterOnce) {
     const std::string entry = "title A\noptions root=UUID=1 ttm.pages_limit=5\noptions quiet\n";
     EXPECT_EQ(with_options(entry, "ttm.pages_limit", "9"),
               "title A\noptions root=UUID=1\noptions quiet ttm.pages_limit=9\n");
-    EXPECT_EQ(with_options(entry, "ttm.pages_limit", std::nullopt), "title A\noptions root=UUID=1\noptions quiet\n");
-    EXPECT_EQ(with_options("title B\n", "ttm.pages_limit", "9"), "title B\noptions ttm.pages_limit=9\n");
+    EXPECT_EQ(with_options(entry, "ttm.pages_limit", std::nullopt),
+              "title A\noptions root=UUID=1\noptions quiet\n");
+    EXPECT_EQ(with_options("title B\n", "ttm.pages_limit", "9"),
+              "title B\noptions ttm.pages_limit=9\n");
 }
 
 // ---- /etc/default/grub: wiredcap edits its own parameter and nothing else -----------------
@@ -299,10 +321,13 @@ namespace {
 // A tree whose update-grub writes a one-entry grub.cfg from GRUB_CMDLINE_LINUX_DEFAULT.
 void with_update_grub(const Tree& t) {
     const std::string dir = t.root().at("/").string();
-    t.put("/usr/sbin/update-grub", "#!/bin/sh\n. '" + dir + "/etc/default/grub'\nmkdir -p '" + dir +
-                                       "/boot/grub'\nprintf \"menuentry 'D' {\\n\\tlinux /vmlinuz ro %s\\n}\\n\" "
-                                       "\"$GRUB_CMDLINE_LINUX_DEFAULT\" >'" + dir + "/boot/grub/grub.cfg'\n");
-    std::filesystem::permissions(t.root().at("/usr/sbin/update-grub"), std::filesystem::perms::owner_all);
+    t.put("/usr/sbin/update-grub",
+          "#!/bin/sh\n. '" + dir + "/etc/default/grub'\nmkdir -p '" + dir +
+              "/boot/grub'\nprintf \"menuentry 'D' {\\n\\tlinux /vmlinuz ro %s\\n}\\n\" "
+              "\"$GRUB_CMDLINE_LINUX_DEFAULT\" >'" +
+              dir + "/boot/grub/grub.cfg'\n");
+    std::filesystem::permissions(t.root().at("/usr/sbin/update-grub"),
+                                 std::filesystem::perms::owner_all);
 }
 
 }  // namespace
@@ -310,12 +335,14 @@ void with_update_grub(const Tree& t) {
 TEST(GrubDefaults, ATrailingCommentIsKeptAndTheParameterStaysInsideTheQuotes) {
     const Tree t;
     with_update_grub(t);
-    const std::string original = "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"  # mine\n";
+    const std::string original =
+        "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"  # mine\n";
     t.put("/etc/default/grub", original);
     const Grub grub(t.root());
     ASSERT_TRUE(grub.make_default("ttm.pages_limit", "26214400"));
-    EXPECT_EQ(*t.root().read("/etc/default/grub"),
-              "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash ttm.pages_limit=26214400\"  # mine\n");
+    EXPECT_EQ(
+        *t.root().read("/etc/default/grub"),
+        "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash ttm.pages_limit=26214400\"  # mine\n");
     EXPECT_EQ(grub.default_value("ttm.pages_limit"), "26214400");
     ASSERT_TRUE(grub.remove_default("ttm.pages_limit"));
     EXPECT_EQ(*t.root().read("/etc/default/grub"), original);
@@ -359,7 +386,8 @@ TEST(GrubDefaults, TheFileKeepsItsModeWhenRewritten) {
     with_update_grub(t);
     t.put("/etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
     const auto path = t.root().at("/etc/default/grub");
-    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::filesystem::permissions(
+        path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     ASSERT_TRUE(Grub(t.root()).make_default("ttm.pages_limit", "26214400"));
     EXPECT_EQ(std::filesystem::status(path).permissions(),
               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);

@@ -105,7 +105,8 @@ std::string profile_list() {
     std::string out = "Profiles:\n";
     for (const auto& p : sim::all_profiles()) {
         const std::size_t pad = p.name.size() < kColumn ? kColumn - p.name.size() : 1;
-        out += "  " + std::string(p.name) + std::string(pad, ' ') + std::string(p.description) + "\n";
+        out +=
+            "  " + std::string(p.name) + std::string(pad, ' ') + std::string(p.description) + "\n";
     }
     return out;
 }
@@ -142,11 +143,14 @@ std::string json_string(std::string_view s) {
 std::string json_value(bool v) { return v ? "true" : "false"; }
 std::string json_value(std::uint64_t v) { return std::to_string(v); }
 std::string json_value(std::int64_t v) { return std::to_string(v); }
-std::string json_value(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : "null"; }
+std::string json_value(const std::optional<std::uint64_t>& v) {
+    return v ? std::to_string(*v) : "null";
+}
 
 std::string json_history(const std::vector<MiB>& history) {
     std::string out = "[";
-    for (std::size_t i = 0; i < history.size(); ++i) out += (i == 0 ? "" : ",") + std::to_string(history[i].count());
+    for (std::size_t i = 0; i < history.size(); ++i)
+        out += (i == 0 ? "" : ",") + std::to_string(history[i].count());
     return out + "]";
 }
 
@@ -236,11 +240,13 @@ Expected<std::uint64_t> stall_ms(std::string_view text) {
     if (text[0] == '0') return bad("has a leading zero");
     for (const char c : text)
         if (c < '0' || c > '9')
-            return bad("is not a whole number of milliseconds (digits only, no sign, no unit: e.g. 5000)");
+            return bad(
+                "is not a whole number of milliseconds (digits only, no sign, no unit: e.g. 5000)");
     std::uint64_t ms = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
     if (ec != std::errc{} || end != text.data() + text.size() || ms > sim::kMaxStallMs)
-        return bad("is more than " + std::to_string(sim::kMaxStallMs) + " milliseconds (10 minutes)");
+        return bad("is more than " + std::to_string(sim::kMaxStallMs) +
+                   " milliseconds (10 minutes)");
     return ms;
 }
 
@@ -252,7 +258,8 @@ int cmd_stall(const fs::path& state, std::string_view what, std::string_view set
         if (!parsed) return usage_error(std::string(what) + ": " + parsed.error().message);
         ms = *parsed;
     }
-    return finish(before ? SimKernel::set_fault_stall_write(state, ms) : SimKernel::set_fault_stall_after_write(state, ms));
+    return finish(before ? SimKernel::set_fault_stall_write(state, ms)
+                         : SimKernel::set_fault_stall_after_write(state, ms));
 }
 
 int cmd_fault(const fs::path& state, Args args) {
@@ -265,18 +272,23 @@ int cmd_fault(const fs::path& state, Args args) {
         if (!offset) return usage_error("readback-offset: " + offset.error().message);
         return finish(SimKernel::set_fault_readback_offset(state, *offset));
     }
-    if (what == "stall-write" || what == "stall-after-write") return cmd_stall(state, what, setting);
+    if (what == "stall-write" || what == "stall-after-write")
+        return cmd_stall(state, what, setting);
     if (what != "write-refused" && what != "key-missing")
-        return usage_error("unknown fault " + wiredcap::units::quote_input(what) +
-                           " (known: write-refused, readback-offset, key-missing, stall-write, stall-after-write)");
+        return usage_error(
+            "unknown fault " + wiredcap::units::quote_input(what) +
+            " (known: write-refused, readback-offset, key-missing, stall-write, stall-after-write)");
     const auto on = on_off(setting);
-    if (!on) return usage_error(std::string(what) + ": expected on or off, not " + wiredcap::units::quote_input(setting));
+    if (!on)
+        return usage_error(std::string(what) + ": expected on or off, not " +
+                           wiredcap::units::quote_input(setting));
     return finish(what == "write-refused" ? SimKernel::set_fault_write_refused(state, *on)
                                           : SimKernel::set_fault_key_missing(state, *on));
 }
 
 int cmd_width(const fs::path& state, Args args) {
-    if (args.size() != 1 || (args[0] != "4" && args[0] != "8")) return usage_error("width takes 4 or 8 (bytes)");
+    if (args.size() != 1 || (args[0] != "4" && args[0] != "8"))
+        return usage_error("width takes 4 or 8 (bytes)");
     return finish(SimKernel::set_value_width(state, args[0] == "4" ? 4U : 8U));
 }
 
@@ -353,7 +365,8 @@ int cmd_clock(const fs::path& state, Args args) {
 }
 
 int cmd_launchd(const fs::path& state, Args args) {
-    if (args.size() != 1) return usage_error("launchd takes none, loaded, not-loaded, not-installed or disabled");
+    if (args.size() != 1)
+        return usage_error("launchd takes none, loaded, not-loaded, not-installed or disabled");
     return finish(SimKernel::set_launchd(state, args[0]));
 }
 
@@ -363,10 +376,21 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"init", cmd_init},   {"reboot", cmd_reboot},         {"show", cmd_show},       {"fault", cmd_fault},
-    {"width", cmd_width}, {"hang-above", cmd_hang_above}, {"default-cap", cmd_default_cap}, {"wired", cmd_wired},
-    {"history", cmd_history}, {"sysctl", cmd_sysctl}, {"metal", cmd_metal}, {"advance", cmd_advance}, {"uptime", cmd_uptime},
-    {"clock", cmd_clock}, {"launchd", cmd_launchd},
+    {"init", cmd_init},
+    {"reboot", cmd_reboot},
+    {"show", cmd_show},
+    {"fault", cmd_fault},
+    {"width", cmd_width},
+    {"hang-above", cmd_hang_above},
+    {"default-cap", cmd_default_cap},
+    {"wired", cmd_wired},
+    {"history", cmd_history},
+    {"sysctl", cmd_sysctl},
+    {"metal", cmd_metal},
+    {"advance", cmd_advance},
+    {"uptime", cmd_uptime},
+    {"clock", cmd_clock},
+    {"launchd", cmd_launchd},
 };
 
 int run(Args words) {

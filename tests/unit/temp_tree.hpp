@@ -48,13 +48,17 @@ inline bool running_as_root() { return ::geteuid() == 0; }
 
 // EXPECT_CONTAINS(text, fragment): a message check that prints both strings when it fails
 // (gmock's HasSubstr without linking gmock).
-inline ::testing::AssertionResult contains_fragment(const char* text_expr, const char* fragment_expr,
-                                                    const std::string& text, const std::string& fragment) {
+inline ::testing::AssertionResult contains_fragment(const char* text_expr,
+                                                    const char* fragment_expr,
+                                                    const std::string& text,
+                                                    const std::string& fragment) {
     if (text.find(fragment) != std::string::npos) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << text_expr << " does not contain " << fragment_expr << "\n  text:     "
-                                         << text << "\n  fragment: " << fragment;
+    return ::testing::AssertionFailure()
+           << text_expr << " does not contain " << fragment_expr << "\n  text:     " << text
+           << "\n  fragment: " << fragment;
 }
-#define EXPECT_CONTAINS(text, fragment) EXPECT_PRED_FORMAT2(::wiredcap::test::contains_fragment, text, fragment)
+#define EXPECT_CONTAINS(text, fragment) \
+    EXPECT_PRED_FORMAT2(::wiredcap::test::contains_fragment, text, fragment)
 #define EXPECT_NOT_CONTAINS(text, fragment) \
     EXPECT_EQ(std::string(text).find(fragment), std::string::npos) << "text: " << (text)
 
@@ -73,8 +77,10 @@ inline std::optional<std::string> insecure_ancestry(const std::string& path) {
         struct stat st {};
         if (::stat(p.c_str(), &st) != 0) return p.string() + ": cannot stat";
         if (st.st_uid != 0 && st.st_uid != ::geteuid()) return p.string() + " has another owner";
-        const bool sticky = (st.st_mode & S_ISVTX) != 0;  // like /tmp: allowed, as in trusted_path.cpp
-        if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky) return p.string() + " is writable by group or others";
+        const bool sticky =
+            (st.st_mode & S_ISVTX) != 0;  // like /tmp: allowed, as in trusted_path.cpp
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky)
+            return p.string() + " is writable by group or others";
         if (!p.has_relative_path()) return std::nullopt;
         p = p.parent_path();
     }
@@ -90,7 +96,8 @@ public:
         std::filesystem::create_directories(base);
         ::chmod(base.c_str(), 0755);
         if (auto why = insecure_ancestry(base))
-            ADD_FAILURE() << "WIREDCAP_TEST_TMP (" << base << ") cannot hold trusted files: " << *why
+            ADD_FAILURE() << "WIREDCAP_TEST_TMP (" << base
+                          << ") cannot hold trusted files: " << *why
                           << ". Configure the build elsewhere.";
         std::string tmpl = base + "/tree-XXXXXX";
         if (::mkdtemp(tmpl.data()) == nullptr) {
@@ -127,7 +134,8 @@ public:
     }
 
     // Writes a regular file `rel` with `contents` and `mode`.
-    std::string file(const std::string& rel, const std::string& contents, mode_t mode = 0644) const {
+    std::string file(const std::string& rel, const std::string& contents,
+                     mode_t mode = 0644) const {
         const std::string p = path(rel);
         {
             std::ofstream out(p, std::ios::binary | std::ios::trunc);
@@ -158,8 +166,9 @@ struct ChildResult {
 // Runs `body` in a forked child and returns what it returned, unless it does not finish
 // within `deadline`. The parent never blocks on the child for longer than that, so a test of
 // "this must not hang" fails instead of hanging the suite.
-inline ChildResult run_in_child(const std::function<std::string()>& body,
-                                std::chrono::milliseconds deadline = std::chrono::milliseconds(2000)) {
+inline ChildResult run_in_child(
+    const std::function<std::string()>& body,
+    std::chrono::milliseconds deadline = std::chrono::milliseconds(2000)) {
     int fds[2];
     if (::pipe(fds) != 0) return {};
     const pid_t pid = ::fork();
@@ -179,9 +188,12 @@ inline ChildResult run_in_child(const std::function<std::string()>& body,
     ChildResult result;
     const auto until = std::chrono::steady_clock::now() + deadline;
     for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            until - std::chrono::steady_clock::now());
         if (left.count() <= 0) break;
-        struct pollfd pfd {fds[0], POLLIN, 0};
+        struct pollfd pfd {
+            fds[0], POLLIN, 0
+        };
         const int r = ::poll(&pfd, 1, static_cast<int>(left.count()));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
@@ -197,9 +209,9 @@ inline ChildResult run_in_child(const std::function<std::string()>& body,
     ::close(fds[0]);
     if (!result.finished) ::kill(pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (result.finished && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) result.finished = false;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (result.finished && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        result.finished = false;
     return result;
 }
 

@@ -24,7 +24,8 @@ enum class Rounding { down, up };
 
 // `bytes` in `unit` with `decimals` places, rounded as asked: the two public forms differ only
 // in this. b * 10^18 < 2^124, so b + u cannot overflow.
-std::string fixed_decimal(Bytes bytes, SizeUnit unit, unsigned decimals, Rounding how, const char* name) {
+std::string fixed_decimal(Bytes bytes, SizeUnit unit, unsigned decimals, Rounding how,
+                          const char* name) {
     if (decimals > 18) throw std::invalid_argument(std::string(name) + ": at most 18 decimals");
     u128 scale = 1;
     for (unsigned i = 0; i < decimals; ++i) scale *= 10;

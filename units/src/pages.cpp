@@ -17,8 +17,9 @@ std::string figure(Bytes b, SizeUnit unit) {
 
 std::string describe(Pages p) {
     const Bytes b = p.to_bytes();
-    return std::to_string(p.count()) + " pages of " + std::to_string(p.page_size().bytes() / 1024) + " KiB (" +
-           figure(b, SizeUnit::mebibytes) + " MiB, " + figure(b, SizeUnit::gibibytes) + " GiB)";
+    return std::to_string(p.count()) + " pages of " + std::to_string(p.page_size().bytes() / 1024) +
+           " KiB (" + figure(b, SizeUnit::mebibytes) + " MiB, " + figure(b, SizeUnit::gibibytes) +
+           " GiB)";
 }
 
 std::string describe(Bytes b, PageSize size) {

@@ -17,12 +17,15 @@ constexpr std::size_t kMaxQuotedInput = 48;
 constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // Ends every refusal of a size: what is accepted, with an example, so that no message leaves
 // the writer guessing.
 std::string accepted_forms() {
-    return "write digits and a unit (" + std::string(kAcceptedUnitList) + ", case-sensitive), e.g. 96GiB";
+    return "write digits and a unit (" + std::string(kAcceptedUnitList) +
+           ", case-sensitive), e.g. 96GiB";
 }
 
 // `tail` (a "did you mean") goes last, after the accepted forms.
@@ -37,10 +40,12 @@ std::string unit_suggestion(std::string_view bad) {
     const char first = static_cast<char>(bad[0] | 0x20);  // ASCII lower case
     std::vector<std::string_view> near;
     for (const auto& i : kSizeUnits)
-        if (i.unit != SizeUnit::bytes && static_cast<char>(i.symbol[0] | 0x20) == first) near.push_back(i.symbol);
+        if (i.unit != SizeUnit::bytes && static_cast<char>(i.symbol[0] | 0x20) == first)
+            near.push_back(i.symbol);
     if (near.empty()) return {};
     std::string s = "; did you mean ";
-    for (std::size_t k = 0; k < near.size(); ++k) s += (k == 0 ? "" : " or ") + std::string(near[k]);
+    for (std::size_t k = 0; k < near.size(); ++k)
+        s += (k == 0 ? "" : " or ") + std::string(near[k]);
     return s + "?";
 }
 
@@ -49,10 +54,13 @@ std::optional<std::string> character_problem(std::string_view text) {
     if (text.empty()) return "empty size";
     for (char c : text) {
         const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x80) return "only ASCII digits 0-9 and a unit are accepted (found a non-ASCII byte)";
-        if (u < 0x20 || u == 0x7f) return "control characters (tabs and newlines too) are not accepted";
+        if (u >= 0x80)
+            return "only ASCII digits 0-9 and a unit are accepted (found a non-ASCII byte)";
+        if (u < 0x20 || u == 0x7f)
+            return "control characters (tabs and newlines too) are not accepted";
     }
-    if (is_space(text.front()) || is_space(text.back())) return "leading or trailing whitespace is not accepted";
+    if (is_space(text.front()) || is_space(text.back()))
+        return "leading or trailing whitespace is not accepted";
     if (text[0] == '-' || text[0] == '+') return "a size has no sign";
     if (text[0] == '.') return "a decimal point needs a digit before it, e.g. 0.5GiB";
     if (!is_digit(text[0])) return "a size is digits then a unit";
@@ -66,12 +74,14 @@ std::optional<std::string> character_problem(std::string_view text) {
 // The problem with what follows the digits, when it is a number-format mistake rather than a
 // unit: separators, exponents, a dangling point.
 std::optional<std::string> after_digits_problem(std::string_view rest) {
-    if (rest.size() >= 2 && (rest[0] == ',' || rest[0] == '_' || rest[0] == '\'') && is_digit(rest[1]))
+    if (rest.size() >= 2 && (rest[0] == ',' || rest[0] == '_' || rest[0] == '\'') &&
+        is_digit(rest[1]))
         return "digit separators are not accepted; write the digits together, e.g. 1000MiB";
     if (rest.size() >= 2 && (rest[0] == 'e' || rest[0] == 'E') &&
         (is_digit(rest[1]) || rest[1] == '+' || rest[1] == '-'))
         return "exponent notation is not accepted; write all the digits";
-    if (!rest.empty() && rest[0] == '.') return "a decimal point needs digits on both sides, e.g. 1.5GiB";
+    if (!rest.empty() && rest[0] == '.')
+        return "a decimal point needs digits on both sides, e.g. 1.5GiB";
     return std::nullopt;
 }
 
@@ -132,8 +142,9 @@ std::optional<SizeUnit> binary_twin(SizeUnit u) {
 std::string unit_note(const ParsedSize& p, SizeUnit target) {
     const auto twin = binary_twin(p.unit);
     if (!twin || info(target).family != Family::binary) return {};
-    return "; a " + std::string(info(p.unit).symbol) + " is " + std::to_string(info(p.unit).bytes) + " B, a " +
-           std::string(info(*twin).symbol) + " " + std::to_string(info(*twin).bytes) + " B";
+    return "; a " + std::string(info(p.unit).symbol) + " is " + std::to_string(info(p.unit).bytes) +
+           " B, a " + std::string(info(*twin).symbol) + " " + std::to_string(info(*twin).bytes) +
+           " B";
 }
 
 }  // namespace
@@ -177,23 +188,25 @@ Expected<ParsedSize> parse_size(std::string_view text) {
     if (!rest.empty() && is_space(rest[0]))
         return fail(text, "at most one space between the number and the unit");
     if (rest.empty())
-        return fail(text, "no unit; a unit is never guessed (iogpu.wired_limit_mb counts MiB, e.g. " +
-                              example_mib(text.substr(0, pos)) + ")");
+        return fail(text,
+                    "no unit; a unit is never guessed (iogpu.wired_limit_mb counts MiB, e.g. " +
+                        example_mib(text.substr(0, pos)) + ")");
     const auto unit = unit_from_symbol(rest);
-    if (!unit)
-        return fail(text, "unknown unit " + quote_input(rest), unit_suggestion(rest));
+    if (!unit) return fail(text, "unknown unit " + quote_input(rest), unit_suggestion(rest));
 
     // The value is mantissa / 10^frac_digits units, with trailing fraction zeros dropped.
     std::string_view frac = text.substr(int_digits + 1, frac_digits);
     while (!frac.empty() && frac.back() == '0') frac.remove_suffix(1);
     if (int_digits > 20 || int_digits + frac.size() > 38)
-        return fail(text, "too large or too precise: a size must be at most " + std::to_string(kU64Max) +
-                              " B (16 EiB) and a whole number of bytes");
+        return fail(text, "too large or too precise: a size must be at most " +
+                              std::to_string(kU64Max) + " B (16 EiB) and a whole number of bytes");
     u128 mantissa = 0;
-    for (char c : text.substr(0, int_digits)) mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
+    for (char c : text.substr(0, int_digits))
+        mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
     for (char c : frac) mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
     if (mantissa > kU64Max && frac.empty())
-        return fail(text, "too large: a size must be at most " + std::to_string(kU64Max) + " B (16 EiB)");
+        return fail(text,
+                    "too large: a size must be at most " + std::to_string(kU64Max) + " B (16 EiB)");
 
     // bytes = mantissa * unit / 10^f. Cancel the common factor of unit and 10^f first, so the
     // product is only formed when the quotient is whole, and check it against 64 bits.
@@ -205,14 +218,17 @@ Expected<ParsedSize> parse_size(std::string_view text) {
     const u128 factor = unit_bytes / common;
     if (mantissa % denominator != 0) {
         std::string why = "not a whole number of bytes";
-        if (mantissa <= kU64Max) why += " (it is " + decimal_text(mantissa * unit_bytes, frac.size()) + " B)";
+        if (mantissa <= kU64Max)
+            why += " (it is " + decimal_text(mantissa * unit_bytes, frac.size()) + " B)";
         return fail(text, why);
     }
     const u128 whole = mantissa / denominator;
     if (whole > kU64Max / factor)
-        return fail(text, "too large: a size must be at most " + std::to_string(kU64Max) + " B (16 EiB)");
+        return fail(text,
+                    "too large: a size must be at most " + std::to_string(kU64Max) + " B (16 EiB)");
     const u128 bytes = whole * factor;
-    return ParsedSize{*Bytes::from_count(static_cast<std::uint64_t>(bytes)), *unit, frac_digits != 0};
+    return ParsedSize{*Bytes::from_count(static_cast<std::uint64_t>(bytes)), *unit,
+                      frac_digits != 0};
 }
 
 Expected<std::uint64_t> parse_count_in(std::string_view text, SizeUnit target) {

@@ -20,8 +20,8 @@ struct Ok {};
 template <class T, class E = Error>
 class [[nodiscard]] Expected {
 public:
-    Expected(T value) : v_(std::move(value)) {}    // NOLINT(google-explicit-constructor)
-    Expected(E error) : v_(std::move(error)) {}    // NOLINT(google-explicit-constructor)
+    Expected(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+    Expected(E error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
     explicit operator bool() const noexcept { return has_value(); }

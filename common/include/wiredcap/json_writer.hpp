@@ -27,7 +27,9 @@ public:
     // one '.' between digits. Anything else is written as null, never as a malformed number.
     JsonObject& decimal(std::string_view key, std::string_view digits);
     // An array already written as JSON text, e.g. of objects built with text().
-    JsonObject& raw_array(std::string_view key, std::string_view json_array) { return raw(key, json_array); }
+    JsonObject& raw_array(std::string_view key, std::string_view json_array) {
+        return raw(key, json_array);
+    }
 
     [[nodiscard]] std::string text() const { return "{" + body_ + "}"; }
 

@@ -15,7 +15,9 @@ namespace {
 using namespace units::literals;
 using std::chrono::seconds;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 BootGuard stored(GuardState state) {
     BootGuard g;
@@ -62,9 +64,11 @@ TEST(BootView, HealthyInIsHealthyAfterMinusTheUptimeSinceTheApply) {
 
 TEST(BootView, HealthyInIsZeroOnceUpLongEnough) {
     const MachineReadings exactly = machine("BOOT-A", 631);
-    EXPECT_EQ(healthy_in(trying(31, 600), exactly.boot_id, exactly.uptime).seconds, std::optional<std::uint64_t>(0));
+    EXPECT_EQ(healthy_in(trying(31, 600), exactly.boot_id, exactly.uptime).seconds,
+              std::optional<std::uint64_t>(0));
     const MachineReadings later = machine("BOOT-A", 5000);
-    EXPECT_EQ(healthy_in(trying(31, 600), later.boot_id, later.uptime).seconds, std::optional<std::uint64_t>(0));
+    EXPECT_EQ(healthy_in(trying(31, 600), later.boot_id, later.uptime).seconds,
+              std::optional<std::uint64_t>(0));
 }
 
 TEST(BootView, HealthyInIsUnknownWhenATermIsUnknown) {
@@ -103,14 +107,15 @@ TEST(BootView, TrippedGuardIsTheFirstLineWithValueReasonAndWayOut) {
     g.reason = "boot BOOT-B applied 98304 MiB at T0 and it was never recorded healthy";
     const auto alert = boot_alert(g);
     ASSERT_TRUE(alert);
-    EXPECT_EQ(*alert,
-              "BOOT GUARD TRIPPED at T1: the stored 98304 MiB (96.00 GiB, 103.07 GB) was not applied at boot. "
-              "Boot BOOT-B applied 98304 MiB at T0 and it was never recorded healthy. "
-              "Run: wiredcap persist --off (or persist a lower value). "
-              "If the Mac hangs at every start: start in Safe Mode and run sudo touch /etc/wiredcap.boot-disabled; "
-              "if it hangs in Safe Mode too, from macOS Recovery (FileVault unlocked) run touch "
-              "\"/Volumes/Macintosh HD - Data/private/etc/wiredcap.boot-disabled\" "
-              "(man wiredcap: If the Mac hangs at every start)");
+    EXPECT_EQ(
+        *alert,
+        "BOOT GUARD TRIPPED at T1: the stored 98304 MiB (96.00 GiB, 103.07 GB) was not applied at boot. "
+        "Boot BOOT-B applied 98304 MiB at T0 and it was never recorded healthy. "
+        "Run: wiredcap persist --off (or persist a lower value). "
+        "If the Mac hangs at every start: start in Safe Mode and run sudo touch /etc/wiredcap.boot-disabled; "
+        "if it hangs in Safe Mode too, from macOS Recovery (FileVault unlocked) run touch "
+        "\"/Volumes/Macintosh HD - Data/private/etc/wiredcap.boot-disabled\" "
+        "(man wiredcap: If the Mac hangs at every start)");
 }
 
 // Off a Mac's /etc (the simulator, a test tree) there is no Data volume path to give.
@@ -119,7 +124,8 @@ TEST(BootView, TrippedAlertGivesNoRecoveryPathForASwitchOutsideEtc) {
     g.switch_path = "/tmp/w/etc/wiredcap.boot-disabled";
     const auto alert = boot_alert(g);
     ASSERT_TRUE(alert);
-    EXPECT_TRUE(contains(*alert, "start in Safe Mode and run sudo touch /tmp/w/etc/wiredcap.boot-disabled (man"))
+    EXPECT_TRUE(contains(
+        *alert, "start in Safe Mode and run sudo touch /tmp/w/etc/wiredcap.boot-disabled (man"))
         << *alert;
     EXPECT_FALSE(contains(*alert, "/Volumes/")) << *alert;
 }
@@ -129,8 +135,9 @@ TEST(BootView, FailedBootActionIsTheFirstLine) {
     g.reason = "98304 MiB is outside the permitted band.";  // a trailing period is not doubled
     const auto alert = boot_alert(g);
     ASSERT_TRUE(alert);
-    EXPECT_EQ(*alert, "BOOT ACTION FAILED at T1: 98304 MiB is outside the permitted band. "
-                      "Run: wiredcap persist --off (or persist a value again)");
+    EXPECT_EQ(*alert,
+              "BOOT ACTION FAILED at T1: 98304 MiB is outside the permitted band. "
+              "Run: wiredcap persist --off (or persist a value again)");
 }
 
 TEST(BootView, NoAlertWhileTheGuardIsFine) {
@@ -146,7 +153,8 @@ TEST(BootView, StoredLineSaysNothingUnknownOrTheValueWithItsBasis) {
     EXPECT_EQ(stored_text(none), "nothing");
     none.error = "cannot read boot.state";
     EXPECT_EQ(stored_text(none), "unknown (cannot read boot.state)");
-    EXPECT_EQ(stored_text(stored(GuardState::armed)), "98304 MiB (96.00 GiB, 103.07 GB), confirmed in a ramp, stored T0");
+    EXPECT_EQ(stored_text(stored(GuardState::armed)),
+              "98304 MiB (96.00 GiB, 103.07 GB), confirmed in a ramp, stored T0");
     BootGuard unconfirmed = stored(GuardState::armed);
     unconfirmed.confirmed = false;
     EXPECT_TRUE(contains(stored_text(unconfirmed), "unconfirmed (stored with --unconfirmed)"));
@@ -159,18 +167,23 @@ TEST(BootView, ArmedIsAppliedAtTheNextBoot) {
     off.disabled = true;
     EXPECT_TRUE(contains(guard_text(off, m), "but the boot action is disabled"));
     // Stored in an earlier boot, and the boot action has not run in this one yet.
-    EXPECT_TRUE(contains(guard_text(stored(GuardState::armed), machine("BOOT-B", 5)), "the boot action's next run applies it"));
+    EXPECT_TRUE(contains(guard_text(stored(GuardState::armed), machine("BOOT-B", 5)),
+                         "the boot action's next run applies it"));
 }
 
 TEST(BootView, TryingInThisBootShowsTheComputedWait) {
     const MachineReadings m = machine("BOOT-A", 100);
     const BootGuard g = trying(31, 600);
     // When in this boot it was applied: a model server started before then keeps the OS default.
-    EXPECT_EQ(guard_text(g, m), "trying: applied at boot BOOT-A at T1 (applied at uptime 31 s); healthy after 531 s more "
-                                "uptime");
+    EXPECT_EQ(
+        guard_text(g, m),
+        "trying: applied at boot BOOT-A at T1 (applied at uptime 31 s); healthy after 531 s more "
+        "uptime");
     EXPECT_TRUE(contains(guard_source(g, m), "computed: "));
-    EXPECT_TRUE(contains(guard_text(g, machine("BOOT-A", 700)), "up long enough: the boot action's next run marks it healthy"));
-    EXPECT_TRUE(contains(guard_text(g, machine("BOOT-A", std::nullopt)), "healthy after unknown more uptime"));
+    EXPECT_TRUE(contains(guard_text(g, machine("BOOT-A", 700)),
+                         "up long enough: the boot action's next run marks it healthy"));
+    EXPECT_TRUE(contains(guard_text(g, machine("BOOT-A", std::nullopt)),
+                         "healthy after unknown more uptime"));
 }
 
 TEST(BootView, TryingWithAnotherValueInForceSaysSoAndStillCountsDown) {
@@ -190,8 +203,10 @@ TEST(BootView, TryingFromAnEarlierBootWillTrip) {
 
 TEST(BootView, HealthyTrippedFailedLines) {
     const MachineReadings m = machine("BOOT-A", 1000);
-    EXPECT_EQ(guard_text(stored(GuardState::healthy), m), "healthy: applied in this boot (BOOT-A), marked healthy at T1");
-    EXPECT_TRUE(contains(guard_text(stored(GuardState::healthy), machine("BOOT-B", 3)), "next run applies it again"));
+    EXPECT_EQ(guard_text(stored(GuardState::healthy), m),
+              "healthy: applied in this boot (BOOT-A), marked healthy at T1");
+    EXPECT_TRUE(contains(guard_text(stored(GuardState::healthy), machine("BOOT-B", 3)),
+                         "next run applies it again"));
     BootGuard tripped = stored(GuardState::tripped);
     tripped.reason = "why";
     EXPECT_EQ(guard_text(tripped, m), "TRIPPED at T1: why");
@@ -219,10 +234,14 @@ TEST(BootView, JsonCarriesTheComputedFigureWithItsSource) {
     MachineReadings m = machine("BOOT-A", 100);
     m.boot_guard = trying(31, 600);
     const std::string j = boot_guard_status_json(m).text();
-    EXPECT_TRUE(contains(j, R"("stored":{"value":98304,"source":"boot state file /var/lib/wiredcap/boot.state"})")) << j;
+    EXPECT_TRUE(contains(
+        j, R"("stored":{"value":98304,"source":"boot state file /var/lib/wiredcap/boot.state"})"))
+        << j;
     EXPECT_TRUE(contains(j, R"("guard":"trying","guard_boot":"BOOT-A","this_boot":true)")) << j;
     EXPECT_TRUE(contains(j, R"("healthy_in":{"value":531,"source":"computed: )")) << j;
-    EXPECT_TRUE(contains(j, R"("switch":{"path":"/etc/wiredcap.boot-disabled","present":false,"source":"helper"})")) << j;
+    EXPECT_TRUE(contains(
+        j, R"("switch":{"path":"/etc/wiredcap.boot-disabled","present":false,"source":"helper"})"))
+        << j;
     EXPECT_TRUE(contains(j, R"("alert":null)")) << j;
 }
 
@@ -232,7 +251,10 @@ TEST(BootView, JsonUnknownIsNullWithWhy) {
     EXPECT_TRUE(contains(boot_guard_status_json(m).text(), R"("healthy_in":{"value":null,)"));
     m.boot_guard.reset();  // the helper did not report one
     const std::string j = boot_guard_status_json(m).text();
-    EXPECT_TRUE(contains(j, R"("stored":{"value":null,"source":"helper","why_unknown":"not reported by the helper"})")) << j;
+    EXPECT_TRUE(contains(
+        j,
+        R"("stored":{"value":null,"source":"helper","why_unknown":"not reported by the helper"})"))
+        << j;
     BootGuard unreadable;
     unreadable.source = "boot state file /b";
     unreadable.error = "bad line";

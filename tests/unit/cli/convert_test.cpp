@@ -22,7 +22,8 @@ struct Outcome {
 Outcome convert(std::string size, std::optional<std::string> to = std::nullopt, bool json = false) {
     std::ostringstream out;
     std::ostringstream err;
-    const ExitCode code = wiredcap::cli::run_convert({std::move(size), std::move(to), json}, out, err);
+    const ExitCode code =
+        wiredcap::cli::run_convert({std::move(size), std::move(to), json}, out, err);
     return {to_int(code), out.str(), err.str()};
 }
 
@@ -35,7 +36,8 @@ void expect_usage_error(const Outcome& r, const std::string& fragment) {
     EXPECT_EQ(r.code, to_int(ExitCode::usage));
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err.rfind("wiredcap convert: ", 0), 0U) << r.err;
-    EXPECT_NE(r.err.find(fragment), std::string::npos) << "missing '" << fragment << "' in: " << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos)
+        << "missing '" << fragment << "' in: " << r.err;
     ASSERT_FALSE(r.err.empty());
     EXPECT_EQ(r.err.back(), '\n');
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
@@ -59,9 +61,10 @@ TEST(ConvertTo, OtherUnits) {
 TEST(ConvertTo, Json) {
     const auto r = convert("232GiB", "MiB", true);
     expect_ok(r);
-    EXPECT_EQ(r.out, R"({"schema":"wiredcap.convert/2","version":")" + std::string(wiredcap::kVersion) +
+    EXPECT_EQ(r.out, R"({"schema":"wiredcap.convert/2","version":")" +
+                         std::string(wiredcap::kVersion) +
                          R"(","source":"computed","input":"232GiB","unit":"MiB","count":237568})"
-                     "\n");
+                         "\n");
 }
 
 TEST(ConvertForAdmin, PrintsMiBGiBGBAndBytes) {
@@ -87,10 +90,11 @@ TEST(ConvertForAdmin, FractionalGiB) {
 TEST(ConvertForAdmin, Json) {
     const auto r = convert("232GiB", std::nullopt, true);
     expect_ok(r);
-    EXPECT_EQ(r.out,
-              R"({"schema":"wiredcap.convert/2","version":")" + std::string(wiredcap::kVersion) +
-                  R"(","source":"computed","input":"232GiB","mib":237568,"gib":232,"gb":249.108103168,"bytes":249108103168})"
-              "\n");
+    EXPECT_EQ(
+        r.out,
+        R"({"schema":"wiredcap.convert/2","version":")" + std::string(wiredcap::kVersion) +
+            R"(","source":"computed","input":"232GiB","mib":237568,"gib":232,"gb":249.108103168,"bytes":249108103168})"
+            "\n");
 }
 
 // An accepted size can be long (fraction zeros are dropped): the echo of it is cut, like every
@@ -99,7 +103,8 @@ TEST(ConvertForAdmin, LongAcceptedInputIsCutInTheEcho) {
     const std::string input = "1." + std::string(100000, '0') + "GiB";
     const auto r = convert(input);
     expect_ok(r);
-    EXPECT_NE(r.out.find("'... (100005 bytes) is exactly"), std::string::npos) << r.out.substr(0, 200);
+    EXPECT_NE(r.out.find("'... (100005 bytes) is exactly"), std::string::npos)
+        << r.out.substr(0, 200);
     EXPECT_LT(r.out.size(), 400U) << r.out.substr(0, 200);
     const auto j = convert(input, std::nullopt, true);
     expect_ok(j);
@@ -107,7 +112,8 @@ TEST(ConvertForAdmin, LongAcceptedInputIsCutInTheEcho) {
 }
 
 TEST(ConvertRefuses, InexactShowsTheExactDecimal) {
-    expect_usage_error(convert("232000MB", "MiB"), "'232000MB' = 221252.44140625 MiB, not a whole number");
+    expect_usage_error(convert("232000MB", "MiB"),
+                       "'232000MB' = 221252.44140625 MiB, not a whole number");
 }
 
 TEST(ConvertRefuses, BareNumber) { expect_usage_error(convert("232000"), "no unit"); }

@@ -25,7 +25,9 @@ cli::PolicyView band(std::uint64_t min_gib, std::uint64_t max_gib, std::uint64_t
 }
 
 // A 192 GiB Mac on the OS default (cap 147 GiB per Metal), band 64..176 GiB, reserve 16 GiB.
-VerdictInput mac(Bytes total) { return VerdictInput{total, mib(0), gib(147), gib(192), band(64, 176, 16)}; }
+VerdictInput mac(Bytes total) {
+    return VerdictInput{total, mib(0), gib(147), gib(192), band(64, 176, 16)};
+}
 
 TEST(FitVerdict, FitsNowUnderTheEffectiveCap) {
     const auto r = decide(mac(gib(147)), "Metal");
@@ -34,7 +36,8 @@ TEST(FitVerdict, FitsNowUnderTheEffectiveCap) {
 }
 
 TEST(FitVerdict, FitsAfterRaiseToWholeGiBAndTheCommandParses) {
-    const auto r = decide(mac(checked_add(gib(150), Bytes::from_count_or_throw(1)).value()), "Metal");
+    const auto r =
+        decide(mac(checked_add(gib(150), Bytes::from_count_or_throw(1)).value()), "Metal");
     ASSERT_EQ(r.verdict, Verdict::fits_after_raise);
     EXPECT_EQ(*r.recommended, mib(151 * 1024));
     ASSERT_TRUE(r.command);
@@ -64,8 +67,9 @@ TEST(FitVerdict, NeverBelowTheBandFloor) {
 }
 
 TEST(FitVerdict, DoesNotFitAbovePolicyMaxOrMemoryMinusReserve) {
-    EXPECT_EQ(decide(mac(checked_add(gib(176), Bytes::from_count_or_throw(1)).value()), "Metal").verdict,
-              Verdict::does_not_fit);
+    EXPECT_EQ(
+        decide(mac(checked_add(gib(176), Bytes::from_count_or_throw(1)).value()), "Metal").verdict,
+        Verdict::does_not_fit);
     auto small = mac(gib(60));
     small.memsize = gib(64);
     small.policy = band(16, 200, 8);
@@ -105,7 +109,8 @@ TEST(FitVerdict, TheHangCeilingBindsTheAdvice) {
     in.total = checked_add(gib(167), Bytes::from_count_or_throw(1)).value();
     r = decide(in, "Metal");
     ASSERT_EQ(r.verdict, Verdict::fits_after_raise);
-    EXPECT_EQ(*r.recommended, mib(167 * 1024 + 1)) << "whole GiB would reach the ceiling: exact MiB";
+    EXPECT_EQ(*r.recommended, mib(167 * 1024 + 1))
+        << "whole GiB would reach the ceiling: exact MiB";
 }
 
 TEST(FitVerdict, AHangCeilingBelowTheBandLeavesNoRaise) {

@@ -37,12 +37,13 @@ protected:
         dir_ = tmpl;
         script_ = dir_ + "/fake-helper";
         // Field 5 of /proc/PID/stat is the process group; SigBlk the blocked signals (hex).
-        std::ofstream(script_) << "#!/bin/sh\n"
-                               << "pgid=$(cut -d' ' -f5 /proc/$$/stat)\n"
-                               << "blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/$$/status)\n"
-                               << "in=$(readlink /proc/$$/fd/0)\n"
-                               << "printf '{\"pid\":%s,\"pgid\":%s,\"blocked\":\"%s\",\"stdin\":\"%s\"}\\n' "
-                                  "$$ \"$pgid\" \"$blk\" \"$in\"\n";
+        std::ofstream(script_)
+            << "#!/bin/sh\n"
+            << "pgid=$(cut -d' ' -f5 /proc/$$/stat)\n"
+            << "blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/$$/status)\n"
+            << "in=$(readlink /proc/$$/fd/0)\n"
+            << "printf '{\"pid\":%s,\"pgid\":%s,\"blocked\":\"%s\",\"stdin\":\"%s\"}\\n' "
+               "$$ \"$pgid\" \"$blk\" \"$in\"\n";
         ::chmod(script_.c_str(), 0755);
     }
     void TearDown() override {
@@ -66,12 +67,15 @@ TEST_F(SpawnTest, TheHelperRunsInItsOwnGroupOffTheTerminalWithHangupBlocked) {
     const auto pgid = json::as_u64(*json::get(*r.json, "pgid"));
     ASSERT_TRUE(pid && pgid);
     EXPECT_EQ(*pgid, *pid) << "the helper must lead its own process group";
-    EXPECT_NE(*pgid, static_cast<std::uint64_t>(::getpgrp())) << "the helper is in wiredcap's process group";
+    EXPECT_NE(*pgid, static_cast<std::uint64_t>(::getpgrp()))
+        << "the helper is in wiredcap's process group";
     EXPECT_EQ(*json::as_string(*json::get(*r.json, "stdin")), "/dev/null");
     const std::string mask = *json::as_string(*json::get(*r.json, "blocked"));
     for (const int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU})
-        EXPECT_TRUE(blocked(mask, sig)) << "signal " << sig << " is not blocked (mask " << mask << ")";
-    EXPECT_FALSE(blocked(mask, SIGCHLD)) << "more than the ending signals blocked (mask " << mask << ")";
+        EXPECT_TRUE(blocked(mask, sig))
+            << "signal " << sig << " is not blocked (mask " << mask << ")";
+    EXPECT_FALSE(blocked(mask, SIGCHLD))
+        << "more than the ending signals blocked (mask " << mask << ")";
 }
 
 #endif

@@ -70,7 +70,8 @@ void check(const std::string& line, bool plain) {
     const std::string first = line.substr(0, line.find('\n'));
     EntryView alone;
     const bool first_in_order = plain_reading::in_helper_order(first, 7, alone);
-    for (const std::string next : {"", "\n", R"({"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e"})"}) {
+    for (const std::string next :
+         {"", "\n", R"({"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e"})"}) {
         EntryView lying;  // views into `text`
         const std::string text = line + "\n" + next;
         const std::size_t length = read_helper_line(text, 7, lying);
@@ -87,8 +88,8 @@ void check(const std::string& line, bool plain) {
 }
 
 // The helper's own line, as to_json_line writes it, without its newline.
-std::string helper_line(const journal::Record& r, const std::string& boot, uid_t uid, std::int64_t when,
-                        const journal::PagesFields& pages = {}) {
+std::string helper_line(const journal::Record& r, const std::string& boot, uid_t uid,
+                        std::int64_t when, const journal::PagesFields& pages = {}) {
     const std::string line = journal::to_json_line(r, pages, journal::Stamp{boot, uid}, when);
     return line.substr(0, line.size() - 1);
 }
@@ -96,16 +97,25 @@ std::string helper_line(const journal::Record& r, const std::string& boot, uid_t
 TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt) {
     std::mt19937 rng(25);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-    const std::vector<std::string> commands{"apply", "reset", "confirm", "end", "persist", "boot", "verdict"};
-    const std::vector<std::string> events{"intent", "applied", "refused", "confirmed", "end", "tripped"};
+    const std::vector<std::string> commands{"apply",   "reset", "confirm", "end",
+                                            "persist", "boot",  "verdict"};
+    const std::vector<std::string> events{"intent",    "applied", "refused",
+                                          "confirmed", "end",     "tripped"};
     for (int i = 0; i < 2000; ++i) {
-        journal::Record r{commands[static_cast<std::size_t>(pick(7))], events[static_cast<std::size_t>(pick(6))],
-                          std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
+        journal::Record r{commands[static_cast<std::size_t>(pick(7))],
+                          events[static_cast<std::size_t>(pick(6))],
+                          std::nullopt,
+                          std::nullopt,
+                          std::nullopt,
+                          std::nullopt,
+                          std::nullopt,
+                          ""};
         if (pick(2)) r.run = "r-" + std::to_string(pick(1000));
         if (pick(2)) r.step = static_cast<std::uint64_t>(pick(100000) + 1);
         if (pick(2)) r.from = MiB::from_count_or_throw(static_cast<std::uint64_t>(pick(200000)));
         if (pick(2)) r.to = MiB::from_count_or_throw(static_cast<std::uint64_t>(pick(200000)));
-        if (pick(2)) r.readback = MiB::from_count_or_throw(static_cast<std::uint64_t>(pick(200000)));
+        if (pick(2))
+            r.readback = MiB::from_count_or_throw(static_cast<std::uint64_t>(pick(200000)));
         if (pick(3) == 0) r.reason = "out of band: 194560 MiB (190.00 GiB, 204.01 GB)";
         if (pick(4) == 0) {
             r.effective = MiB::from_count_or_throw(static_cast<std::uint64_t>(pick(200000) + 1));
@@ -122,8 +132,9 @@ TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt)
         if (pick(8) == 0) p.param = "pages_limit";
         if (pick(8) == 0) p.readback_pages = static_cast<std::uint64_t>(pick(30000000));
         if (pick(8) == 0) p.place = "ttm";
-        const std::string line = helper_line(r, "BOOT-" + std::to_string(pick(9)), static_cast<uid_t>(pick(70000)),
-                                             1796113200 + pick(100000), p);
+        const std::string line =
+            helper_line(r, "BOOT-" + std::to_string(pick(9)), static_cast<uid_t>(pick(70000)),
+                        1796113200 + pick(100000), p);
         check(line, true);
         // The helper's own lines are read straight through, in its key order (the fast way).
         EntryView e;
@@ -134,7 +145,8 @@ TEST(JournalPlainRecord, EveryRecordTheHelperWritesIsReadAsTheFullParserReadsIt)
 // The same reading, one Entry lent line after line (as the journal is read): what one line left
 // in it (a run, a reason, a longer time) never shows in the next.
 TEST(JournalPlainRecord, AnEntryReadLineAfterLineHoldsOnlyTheLinesOwnFields) {
-    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::string head =
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
     const std::vector<std::string> lines{
         head + R"("intent","run":"r-20261201-084000-abcd","step":1,"from_mib":0,"to_mib":73728})",
         R"({"v":1,"time":"T","boot":"BOOT-LONGER-THAN-SIXTEEN","uid":0,"command":"reset","event":"applied"})",
@@ -143,7 +155,8 @@ TEST(JournalPlainRecord, AnEntryReadLineAfterLineHoldsOnlyTheLinesOwnFields) {
         head + R"("intent","run":"r-20261201-084000-abcd","step":1,"from_mib":0,"to_mib":73728})",
         R"({"v":1,"time":"","boot":"","uid":0,"command":"","event":""})",
         head + R"("intent","step":1,"step":2})",  // refused: a key twice
-        head + R"("intent","reason":"r","effective_mib":5,"effective_source":"metal","to_pages":3,"page_size":4096})",
+        head +
+            R"("intent","reason":"r","effective_mib":5,"effective_source":"metal","to_pages":3,"page_size":4096})",
         R"({"v":1,"time":"T","boot":"B","uid":1,"command":"reset","event":"intent"})"};
     EntryView lent;  // its text views into each line in turn
     std::size_t number = 0;
@@ -159,11 +172,23 @@ TEST(JournalPlainRecord, AnEntryReadLineAfterLineHoldsOnlyTheLinesOwnFields) {
 // Every key of the helper's, with a value of its kind, written in some other order: read (in any
 // order) as the full parser reads it, never by the reading of the helper's order.
 TEST(JournalPlainRecord, KeysInAnotherOrderAreReadTheSame) {
-    std::vector<std::string> fields{R"("v":1)", R"("time":"2026-12-01T08:40:00Z")", R"("boot":"B")", R"("uid":501)",
-                                    R"("command":"apply")", R"("event":"intent")", R"("run":"r-1")", R"("step":2)",
-                                    R"("from_mib":0)", R"("to_mib":73728)", R"("readback_mib":73728)",
-                                    R"("reason":"why")", R"("effective_mib":9)", R"("effective_source":"metal")",
-                                    R"("ignore_hang_ceiling":true)", R"("by":"set")", R"("to_pages":3)",
+    std::vector<std::string> fields{R"("v":1)",
+                                    R"("time":"2026-12-01T08:40:00Z")",
+                                    R"("boot":"B")",
+                                    R"("uid":501)",
+                                    R"("command":"apply")",
+                                    R"("event":"intent")",
+                                    R"("run":"r-1")",
+                                    R"("step":2)",
+                                    R"("from_mib":0)",
+                                    R"("to_mib":73728)",
+                                    R"("readback_mib":73728)",
+                                    R"("reason":"why")",
+                                    R"("effective_mib":9)",
+                                    R"("effective_source":"metal")",
+                                    R"("ignore_hang_ceiling":true)",
+                                    R"("by":"set")",
+                                    R"("to_pages":3)",
                                     R"("page_size":4096)"};
     std::mt19937 rng(4);
     for (int i = 0; i < 300; ++i) {
@@ -185,8 +210,14 @@ TEST(JournalPlainRecord, DamagedHelperLinesReadAsTheFullParserReadsThem) {
     odd += '\0';
     std::vector<std::string> lines;
     for (const char* event : {"intent", "applied", "confirmed", "end"}) {
-        journal::Record r{"apply", event, std::string("r-20261201-084000-abcd"), 2, MiB::from_count_or_throw(65536),
-                          MiB::from_count_or_throw(73728), std::nullopt, ""};
+        journal::Record r{"apply",
+                          event,
+                          std::string("r-20261201-084000-abcd"),
+                          2,
+                          MiB::from_count_or_throw(65536),
+                          MiB::from_count_or_throw(73728),
+                          std::nullopt,
+                          ""};
         if (std::string_view(event) == "end") r.reason = "completed";
         if (std::string_view(event) != "intent") r.readback = MiB::from_count_or_throw(73728);
         r.by = "set";
@@ -222,28 +253,33 @@ TEST(JournalPlainRecord, DamagedHelperLinesReadAsTheFullParserReadsThem) {
 }
 
 TEST(JournalPlainRecord, AnythingElseIsLeftToTheFullParser) {
-    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::string head =
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
     check(head + R"("intent"})", true);
-    for (const std::string& odd : {
-             head + R"("intent","reason":"a \"quoted\" word"})",   // an escape
-             head + R"("intent","reason":"caf\u00e9"})",           // a unicode escape
-             head + "\"intent\",\"reason\":\"caf\xc3\xa9\"}",      // non-ASCII
-             head + R"("intent","step":01})",                      // a leading zero
-             head + R"("intent","step":1.5})",                     // a fraction
-             head + R"("intent","step":1e3})",                     // an exponent
-             head + R"("intent","step":-1})",                      // negative
-             head + R"("intent","to_mib":99999999999999999999})",  // more than 64 bits
-             head + R"("intent","to_mib":18446744073709551615})",  // more than MiB holds
-             head + R"("intent","run":"a","run":"b"})",            // a key twice
-             head + R"("intent","run":5})",                        // a string field as a number
-             head + R"("intent","step":"5"})",                     // a count as a string
-             head + R"("intent","extra":{"a":1}})",                // a nested object
-             head + R"("intent"} )",                               // trailing space
-             head + R"( "intent"})",                               // whitespace
-             head + R"("intent")",                                 // torn
-             std::string(R"({"v":2,"time":"T","boot":"B","uid":1,"command":"apply","event":"intent"})"),
-             std::string(R"({"v":1,"time":"T","boot":"B","command":"apply","event":"intent"})"),  // no uid
-             std::string(R"({})"), std::string(R"([1,2])"), std::string("")})
+    for (const std::string& odd :
+         {head + R"("intent","reason":"a \"quoted\" word"})",   // an escape
+          head + R"("intent","reason":"caf\u00e9"})",           // a unicode escape
+          head + "\"intent\",\"reason\":\"caf\xc3\xa9\"}",      // non-ASCII
+          head + R"("intent","step":01})",                      // a leading zero
+          head + R"("intent","step":1.5})",                     // a fraction
+          head + R"("intent","step":1e3})",                     // an exponent
+          head + R"("intent","step":-1})",                      // negative
+          head + R"("intent","to_mib":99999999999999999999})",  // more than 64 bits
+          head + R"("intent","to_mib":18446744073709551615})",  // more than MiB holds
+          head + R"("intent","run":"a","run":"b"})",            // a key twice
+          head + R"("intent","run":5})",                        // a string field as a number
+          head + R"("intent","step":"5"})",                     // a count as a string
+          head + R"("intent","extra":{"a":1}})",                // a nested object
+          head + R"("intent"} )",                               // trailing space
+          head + R"( "intent"})",                               // whitespace
+          head + R"("intent")",                                 // torn
+          std::string(
+              R"({"v":2,"time":"T","boot":"B","uid":1,"command":"apply","event":"intent"})"),
+          std::string(
+              R"({"v":1,"time":"T","boot":"B","command":"apply","event":"intent"})"),  // no uid
+          std::string(R"({})"),
+          std::string(R"([1,2])"),
+          std::string("")})
         check(odd, false);
     // Keys the entry does not use are skipped when plain, as the full parser ignores them.
     check(head + R"("intent","ignore_hang_ceiling":true,"note":null,"n":3,"s":"x"})", true);
@@ -252,14 +288,15 @@ TEST(JournalPlainRecord, AnythingElseIsLeftToTheFullParser) {
 // A key the entry does not use, twice: the full parser refuses any repeated key (json_value.cpp),
 // so the plain readings must leave such a line to it, whatever the key and its values.
 TEST(JournalPlainRecord, AnUnusedKeyTwiceIsLeftToTheFullParser) {
-    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
-    for (const std::string& odd : {
-             head + R"("intent","note":1,"note":2})",
-             head + R"("intent","note":null,"note":null})",
-             head + R"("intent","ignore_hang_ceiling":true,"ignore_hang_ceiling":false})",
-             head + R"("intent","vouched":"hung","by":"set","vouched":"hung"})",
-             head + R"("intent","a":"x","b":"y","a":"x"})",
-             std::string(R"({"x":1,"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e","x":1})")})
+    const std::string head =
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    for (const std::string& odd :
+         {head + R"("intent","note":1,"note":2})", head + R"("intent","note":null,"note":null})",
+          head + R"("intent","ignore_hang_ceiling":true,"ignore_hang_ceiling":false})",
+          head + R"("intent","vouched":"hung","by":"set","vouched":"hung"})",
+          head + R"("intent","a":"x","b":"y","a":"x"})",
+          std::string(
+              R"({"x":1,"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e","x":1})")})
         check(odd, false);
     check(head + R"("intent","a":1,"b":1,"ab":1,"ba":1})", true);  // distinct keys: read
 }
@@ -267,10 +304,12 @@ TEST(JournalPlainRecord, AnUnusedKeyTwiceIsLeftToTheFullParser) {
 // A line longer than the full parser takes (json::kMaxText) is skipped by it with a warning; the
 // plain readings must not read it either, however plain it is.
 TEST(JournalPlainRecord, ALineOverTheFullParsersLimitIsLeftToIt) {
-    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::string head =
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
     const std::string shell = head + R"("end","reason":"")" + "}";
     const std::size_t room = json::kMaxText - shell.size();
-    check(head + R"("end","reason":")" + std::string(room, 'r') + "\"}", true);       // at the limit: read
+    check(head + R"("end","reason":")" + std::string(room, 'r') + "\"}",
+          true);  // at the limit: read
     check(head + R"("end","reason":")" + std::string(room + 1, 'r') + "\"}", false);  // one over
     check(R"({"reason":")" + std::string(json::kMaxText, 'r') +
               R"(","v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e"})",
@@ -281,8 +320,10 @@ TEST(JournalPlainRecord, ALineOverTheFullParsersLimitIsLeftToIt) {
 // after it, counts at the edges of 64 bits, leading zeros, a key twice in the helper's own
 // order, empty and DEL-only keys.
 TEST(JournalPlainRecord, TheEdgesOfTheHelpersFormReadAsTheFullParserReadsThem) {
-    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
-    const std::string whole = head + R"("applied","run":"r","step":1,"to_mib":80,"readback_mib":80})";
+    const std::string head =
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::string whole =
+        head + R"("applied","run":"r","step":1,"to_mib":80,"readback_mib":80})";
     for (const std::string junk : {"x", "}", ",", " ", "\n", "{}", "\"", ",\"v\":1"})
         check(whole + junk, false);
     check(whole + std::string(1, '\0'), false);
@@ -297,10 +338,11 @@ TEST(JournalPlainRecord, TheEdgesOfTheHelpersFormReadAsTheFullParserReadsThem) {
     check(start + "0501" + tail, false);
     check(start + "-0" + tail, false);
     check(start + "1" + tail.substr(0, tail.size() - 1) + R"(,"step":0})", true);
-    check(head + R"("applied","run":"r","step":1,"run":"r"})", false);      // a key twice, helper's order
+    check(head + R"("applied","run":"r","step":1,"run":"r"})",
+          false);  // a key twice, helper's order
     check(head + R"("applied","to_mib":1,"readback_mib":1,"to_mib":1})", false);
     check(R"({"v":1,"v":1,"time":"T","boot":"B","uid":1,"command":"c","event":"e"})", false);
-    check(head + R"("e","":1,"":1})", false);                            // the empty key twice
+    check(head + R"("e","":1,"":1})", false);                       // the empty key twice
     check(head + "\"e\",\"\":1,\"\x7f\":2,\"\x7f\x7f\":3}", true);  // distinct odd keys
     check(head + R"("e","reason":""})", true);
     check(head + R"("e","reason":"\u0000"})", false);
@@ -312,13 +354,27 @@ TEST(JournalPlainRecord, TheEdgesOfTheHelpersFormReadAsTheFullParserReadsThem) {
 // short, or keys after a gap in the order: each held to the full parser; the clean line is read
 // the fast way.
 TEST(JournalPlainRecord, CountsAndOptionalKeysInTheHelpersOrderAreReadAsTheFullParserReadsThem) {
-    const std::vector<std::string> fields{R"("v":1)", R"("time":"T")", R"("boot":"B")", R"("uid":501)",
-                                          R"("command":"apply")", R"("event":"applied")", R"("run":"r-1")",
-                                          R"("step":2)", R"("from_mib":0)", R"("to_mib":73728)",
-                                          R"("readback_mib":73728)", R"("reason":"why")", R"("effective_mib":9)",
-                                          R"("effective_source":"metal")", R"("ignore_hang_ceiling":true)",
-                                          R"("by":"set")", R"("vouched":"hung")", R"("param":"pages_limit")",
-                                          R"("to_pages":3)", R"("readback_pages":3)", R"("page_size":4096)",
+    const std::vector<std::string> fields{R"("v":1)",
+                                          R"("time":"T")",
+                                          R"("boot":"B")",
+                                          R"("uid":501)",
+                                          R"("command":"apply")",
+                                          R"("event":"applied")",
+                                          R"("run":"r-1")",
+                                          R"("step":2)",
+                                          R"("from_mib":0)",
+                                          R"("to_mib":73728)",
+                                          R"("readback_mib":73728)",
+                                          R"("reason":"why")",
+                                          R"("effective_mib":9)",
+                                          R"("effective_source":"metal")",
+                                          R"("ignore_hang_ceiling":true)",
+                                          R"("by":"set")",
+                                          R"("vouched":"hung")",
+                                          R"("param":"pages_limit")",
+                                          R"("to_pages":3)",
+                                          R"("readback_pages":3)",
+                                          R"("page_size":4096)",
                                           R"("place":"ttm")"};
     auto join = [](const std::vector<std::string>& parts) {
         std::string line = "{";
@@ -343,9 +399,9 @@ TEST(JournalPlainRecord, CountsAndOptionalKeysInTheHelpersOrderAreReadAsTheFullP
         check(line, i > 5);  // the first six are mandatory
         EXPECT_EQ(plain_reading::in_helper_order(line, 7, g), i > 5) << line;
         const std::string cut = whole.substr(0, whole.find(fields[i]) + fields[i].size());
-        check(cut, false);                     // torn after a value: no closing brace
-        check(cut + ",", false);               // after a comma
-        check(cut + ",\"" + "}", false);      // in a key
+        check(cut, false);                // torn after a value: no closing brace
+        check(cut + ",", false);          // after a comma
+        check(cut + ",\"" + "}", false);  // in a key
     }
     // Every optional key moved one place later: out of the helper's order, read in any order.
     for (std::size_t i = 6; i + 1 < fields.size(); ++i) {
@@ -361,11 +417,14 @@ TEST(JournalPlainRecord, CountsAndOptionalKeysInTheHelpersOrderAreReadAsTheFullP
 // at every place in a long string, and one it may hold (DEL) is read at every place; the same
 // for strings of every length up to 40, placed last so that the line ends a few bytes after.
 TEST(JournalPlainRecord, OddBytesAnywhereInAStringOfAnyLengthAreLeftToTheFullParser) {
-    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
+    const std::string head =
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply","event":)";
     for (std::size_t length = 0; length <= 40; ++length) {
         for (std::size_t at = 0; at < length; ++at)
-            for (const std::string& odd : {std::string("\t"), std::string("\x01"), std::string("\x1f"), std::string("\x80"),
-                                          std::string("\xff"), std::string("\\\\"), std::string("\""), std::string(1, '\0')}) {
+            for (const std::string& odd :
+                 {std::string("\t"), std::string("\x01"), std::string("\x1f"), std::string("\x80"),
+                  std::string("\xff"), std::string("\\\\"), std::string("\""),
+                  std::string(1, '\0')}) {
                 std::string text(length, 'x');
                 text.replace(at, 1, odd);
                 check(head + "\"intent\",\"by\":\"" + text + "\"}", false);
@@ -375,7 +434,8 @@ TEST(JournalPlainRecord, OddBytesAnywhereInAStringOfAnyLengthAreLeftToTheFullPar
         check(head + "\"" + std::string(length, '~') + "\"}", true);
     }
     for (std::size_t at = 0; at < 24; ++at) {
-        for (const std::string odd : {"\t", "\x01", "\x1f", "\xc3\xa9", "\x80", "\xff", "\\\\", "\\\""}) {
+        for (const std::string odd :
+             {"\t", "\x01", "\x1f", "\xc3\xa9", "\x80", "\xff", "\\\\", "\\\""}) {
             std::string reason(24, 'r');
             reason.insert(at, odd);
             check(head + "\"intent\",\"reason\":\"" + reason + "\"}", false);
@@ -383,7 +443,8 @@ TEST(JournalPlainRecord, OddBytesAnywhereInAStringOfAnyLengthAreLeftToTheFullPar
         std::string reason(24, 'r');
         reason.insert(at, "\x7f");
         check(head + "\"intent\",\"reason\":\"" + reason + "\"}", true);
-        check(head + "\"intent\",\"reason\":\"" + reason.substr(0, at) + "\"}", true);  // a quote anywhere
+        check(head + "\"intent\",\"reason\":\"" + reason.substr(0, at) + "\"}",
+              true);  // a quote anywhere
     }
 }
 

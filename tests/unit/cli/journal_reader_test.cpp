@@ -28,7 +28,9 @@ using journal::Stamp;
 const Stamp kStamp{"6F0E2C1A-BOOT", 501};
 constexpr std::int64_t kTime = 1795941195;  // 2026-11-29T08:33:15Z
 
-std::string line(const Record& r, const Stamp& s = kStamp) { return journal::to_json_line(r, s, kTime); }
+std::string line(const Record& r, const Stamp& s = kStamp) {
+    return journal::to_json_line(r, s, kTime);
+}
 
 Record intent(std::uint64_t step, units::MiB from, units::MiB to) {
     return Record{"apply", "intent", std::string("r-1"), step, from, to, std::nullopt, ""};
@@ -37,7 +39,8 @@ Record applied(std::uint64_t step, units::MiB from, units::MiB to) {
     return Record{"apply", "applied", std::string("r-1"), step, from, to, to, ""};
 }
 Record read_only() {
-    return Record{"read", "read", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
+    return Record{"read",       "read",       std::nullopt, std::nullopt,
+                  std::nullopt, std::nullopt, std::nullopt, ""};
 }
 
 bool mentions(const std::vector<std::string>& warnings, const std::string& fragment) {
@@ -117,7 +120,8 @@ TEST(JournalParse, EmptyTextIsAnEmptyJournal) {
 }
 
 TEST(JournalParse, LineNumbersCountEveryLine) {
-    const std::string text = line(intent(1, 0_MiB, 80_GiB)) + "garbage\n" + line(applied(1, 0_MiB, 80_GiB));
+    const std::string text =
+        line(intent(1, 0_MiB, 80_GiB)) + "garbage\n" + line(applied(1, 0_MiB, 80_GiB));
     const Contents c = parse_journal(text);
     ASSERT_EQ(c.entries.size(), 2u);
     EXPECT_EQ(c.entries[0].line, 1u);
@@ -147,7 +151,8 @@ TEST(JournalParse, CompleteLastLineWithoutNewlineIsKept) {
 TEST(JournalParse, TornMiddleLineClosedByTheHelperIsSkippedWithAWarning) {
     // A crash left half a record; the helper's next append closed it with a newline first.
     const std::string torn = line(applied(2, 80_GiB, 96_GiB)).substr(0, 40) + "\n";
-    const std::string text = line(intent(2, 80_GiB, 96_GiB)) + torn + line(intent(2, 80_GiB, 96_GiB));
+    const std::string text =
+        line(intent(2, 80_GiB, 96_GiB)) + torn + line(intent(2, 80_GiB, 96_GiB));
     const Contents c = parse_journal(text);
     EXPECT_EQ(c.entries.size(), 2u);
     EXPECT_FALSE(c.torn_tail);
@@ -175,15 +180,15 @@ TEST(JournalParse, UnknownSchemaVersionIsSkipped) {
 
 TEST(JournalParse, RecordsWithBadFieldsAreSkippedWithTheirLine) {
     const char* bad[] = {
-        R"({"time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",           // no v
-        R"({"v":"1","time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",   // v a string
-        R"({"v":1.0,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",   // v not integer
-        R"({"v":1,"boot":"b","uid":1,"command":"apply","event":"intent"})",                // no time
-        R"({"v":1,"time":"t","uid":1,"command":"apply","event":"intent"})",                // no boot
-        R"({"v":1,"time":"t","boot":"b","command":"apply","event":"intent"})",             // no uid
-        R"({"v":1,"time":"t","boot":"b","uid":-1,"command":"apply","event":"intent"})",    // negative uid
-        R"({"v":1,"time":"t","boot":"b","uid":1,"event":"intent"})",                       // no command
-        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply"})",                      // no event
+        R"({"time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",          // no v
+        R"({"v":"1","time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",  // v a string
+        R"({"v":1.0,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent"})",  // v not integer
+        R"({"v":1,"boot":"b","uid":1,"command":"apply","event":"intent"})",               // no time
+        R"({"v":1,"time":"t","uid":1,"command":"apply","event":"intent"})",               // no boot
+        R"({"v":1,"time":"t","boot":"b","command":"apply","event":"intent"})",            // no uid
+        R"({"v":1,"time":"t","boot":"b","uid":-1,"command":"apply","event":"intent"})",  // negative uid
+        R"({"v":1,"time":"t","boot":"b","uid":1,"event":"intent"})",   // no command
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply"})",  // no event
         R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","run":7})",
         R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","step":-1})",
         R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","step":1.5})",
@@ -206,20 +211,23 @@ TEST(JournalParse, RecordsWithBadFieldsAreSkippedWithTheirLine) {
 
 TEST(JournalParse, LargestMiBCountIsAccepted) {
     const Contents c = parse_journal(
-        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","to_mib":17592186044415})" "\n");
+        R"({"v":1,"time":"t","boot":"b","uid":1,"command":"apply","event":"intent","to_mib":17592186044415})"
+        "\n");
     ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
     EXPECT_EQ(c.entries[0].to->count(), 17592186044415u);
 }
 
 TEST(JournalParse, UnknownExtraFieldsAreIgnored) {
     const Contents c = parse_journal(
-        R"({"v":1,"time":"t","boot":"b","uid":0,"command":"apply","event":"intent","extra":{"x":[1]}})" "\n");
+        R"({"v":1,"time":"t","boot":"b","uid":0,"command":"apply","event":"intent","extra":{"x":[1]}})"
+        "\n");
     ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
 }
 
 TEST(JournalParse, BlankAndNulFilledLinesAreSkippedNotFatal) {
     // After a power loss some file systems leave a block of zero bytes at the end of a file.
-    const std::string text = line(read_only()) + "\n" + std::string(16, '\0') + "\n" + line(read_only());
+    const std::string text =
+        line(read_only()) + "\n" + std::string(16, '\0') + "\n" + line(read_only());
     const Contents c = parse_journal(text);
     EXPECT_EQ(c.entries.size(), 2u);
     EXPECT_EQ(c.warnings.size(), 2u) << all(c.warnings);
@@ -233,7 +241,8 @@ TEST(JournalParse, BlankAndNulFilledLinesAreSkippedNotFatal) {
 class JournalFile : public ::testing::Test {
 protected:
     void SetUp() override {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "ramp-journal-XXXXXX").string();
+        std::string tmpl =
+            (std::filesystem::temp_directory_path() / "ramp-journal-XXXXXX").string();
         ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
         dir_ = tmpl;
     }
@@ -251,8 +260,9 @@ protected:
 };
 
 TEST_F(JournalFile, ReadsTheFileAsWritten) {
-    const std::string p = write("journal.jsonl", line(intent(1, 0_MiB, 80_GiB)) + line(applied(1, 0_MiB, 80_GiB)) +
-                                                     line(applied(2, 80_GiB, 96_GiB)).substr(0, 30));
+    const std::string p =
+        write("journal.jsonl", line(intent(1, 0_MiB, 80_GiB)) + line(applied(1, 0_MiB, 80_GiB)) +
+                                   line(applied(2, 80_GiB, 96_GiB)).substr(0, 30));
     auto c = read_journal(p);
     ASSERT_TRUE(c) << c.error().message;
     ASSERT_EQ(c->entries.size(), 2u);
@@ -285,8 +295,9 @@ void expect_same_entries(const std::vector<Entry>& a, const std::vector<Entry>& 
 // two exchanged shows. The binding below names them all: a field added to the record fails to
 // compile here until this test compares it too.
 TEST(JournalParse, EveryFieldComesThroughTheLentRecord) {
-    [[maybe_unused]] const auto& [line_, v_, time_, boot_, uid_, command_, event_, run_, step_, from_, to_, readback_,
-                                  effective_, to_pages_, page_size_, effective_source_, reason_, by_, ignore_hang_ceiling_] = Entry{};
+    [[maybe_unused]] const auto& [line_, v_, time_, boot_, uid_, command_, event_, run_, step_,
+                                  from_, to_, readback_, effective_, to_pages_, page_size_,
+                                  effective_source_, reason_, by_, ignore_hang_ceiling_] = Entry{};
     auto expect_every_field = [](const Entry& a, const Entry& b, const std::string& why) {
         EXPECT_EQ(a.line, b.line) << why;
         EXPECT_EQ(a.v, b.v) << why;
@@ -308,16 +319,18 @@ TEST(JournalParse, EveryFieldComesThroughTheLentRecord) {
         EXPECT_EQ(a.by, b.by) << why;
         EXPECT_EQ(a.ignore_hang_ceiling, b.ignore_hang_ceiling) << why;
     };
-    const std::string head = R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply",)"
-                             R"("event":"applied","run":"r-1","step":2,"from_mib":1,"to_mib":2,"readback_mib":3,)";
-    const std::string tail = R"(,"effective_mib":4,"effective_source":"metal","ignore_hang_ceiling":true,"by":"set","to_pages":5,"page_size":6})";
+    const std::string head =
+        R"({"v":1,"time":"2026-12-01T08:40:00Z","boot":"B","uid":501,"command":"apply",)"
+        R"("event":"applied","run":"r-1","step":2,"from_mib":1,"to_mib":2,"readback_mib":3,)";
+    const std::string tail =
+        R"(,"effective_mib":4,"effective_source":"metal","ignore_hang_ceiling":true,"by":"set","to_pages":5,"page_size":6})";
     for (const std::string reason : {R"("reason":"plain")", R"("reason":"a \"quoted\" word")"}) {
         const std::string text = head + reason + tail;
         const auto full = parse_record(text, 1);
         ASSERT_TRUE(full) << text << ": " << full.error().message;
-        ASSERT_TRUE(full->run && full->step && full->from && full->to && full->readback && full->effective &&
-                    full->to_pages && full->page_size && !full->by.empty() && !full->effective_source.empty() &&
-                    full->ignore_hang_ceiling);
+        ASSERT_TRUE(full->run && full->step && full->from && full->to && full->readback &&
+                    full->effective && full->to_pages && full->page_size && !full->by.empty() &&
+                    !full->effective_source.empty() && full->ignore_hang_ceiling);
         const Contents c = parse_journal(text + "\n");
         ASSERT_EQ(c.entries.size(), 1u) << all(c.warnings);
         expect_every_field(c.entries[0], *full, text);
@@ -413,7 +426,8 @@ TEST_F(JournalFile, PathThroughAFileIsAnErrorNotAnEmptyJournal) {
     const std::string file = write("plain", "x");
     auto c = read_journal(file + "/journal.jsonl");
     ASSERT_FALSE(c);
-    EXPECT_NE(c.error().message.find("cannot open the journal"), std::string::npos) << c.error().message;
+    EXPECT_NE(c.error().message.find("cannot open the journal"), std::string::npos)
+        << c.error().message;
 }
 
 // Root reads any file, so as root the reading is made by a child that has become nobody: the

@@ -140,15 +140,16 @@ TEST(JsonString, EscapedNulIsKept) {
 }
 
 TEST(JsonString, RawUtf8IsKept) {
-    EXPECT_EQ(*as_string(parsed("\"caf\xc3\xa9 \xf0\x9f\x98\x80\"")), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+    EXPECT_EQ(*as_string(parsed("\"caf\xc3\xa9 \xf0\x9f\x98\x80\"")),
+              "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }
 
 TEST(JsonString, RefusesInvalidUtf8) {
-    EXPECT_FALSE(parse("\"\xc3\""));          // truncated
-    EXPECT_FALSE(parse("\"\xc0\xaf\""));      // overlong
-    EXPECT_FALSE(parse("\"\xed\xa0\x80\""));  // an encoded surrogate
+    EXPECT_FALSE(parse("\"\xc3\""));              // truncated
+    EXPECT_FALSE(parse("\"\xc0\xaf\""));          // overlong
+    EXPECT_FALSE(parse("\"\xed\xa0\x80\""));      // an encoded surrogate
     EXPECT_FALSE(parse("\"\xf4\x90\x80\x80\""));  // above U+10FFFF
-    EXPECT_FALSE(parse("\"\x80\""));          // a lone continuation byte
+    EXPECT_FALSE(parse("\"\x80\""));              // a lone continuation byte
     EXPECT_FALSE(parse("\"\xff\""));
 }
 
@@ -185,7 +186,7 @@ TEST(JsonString, RefusesLoneSurrogates) {
 // ---- numbers ----------------------------------------------------------------------------------
 
 TEST(JsonNumber, BigIntegersAreExact) {
-    EXPECT_EQ(as_u64(parsed("18446744073709551615")), UINT64_MAX);  // 2^64 - 1
+    EXPECT_EQ(as_u64(parsed("18446744073709551615")), UINT64_MAX);    // 2^64 - 1
     EXPECT_EQ(as_u64(parsed("18446744073709551616")), std::nullopt);  // 2^64: valid JSON, no u64
     EXPECT_EQ(as_u64(parsed("99999999999999999999999")), std::nullopt);
     EXPECT_EQ(as_u64(parsed("0")), 0u);
@@ -269,12 +270,15 @@ TEST(JsonRefuse, BadWordsAndOddWhitespace) {
     EXPECT_FALSE(parse("True"));
     EXPECT_FALSE(parse("nul"));
     EXPECT_FALSE(parse("undefined"));
-    EXPECT_FALSE(parse("\f1"));              // form feed is not JSON whitespace
-    EXPECT_FALSE(parse("\xef\xbb\xbf" "1"));  // nor is a byte-order mark
+    EXPECT_FALSE(parse("\f1"));  // form feed is not JSON whitespace
+    EXPECT_FALSE(
+        parse("\xef\xbb\xbf"
+              "1"));  // nor is a byte-order mark
 }
 
 TEST(JsonRefuse, UnclosedContainers) {
-    for (const char* text : {"[", "[1", "[1,", "{", R"({"a")", R"({"a":)", R"({"a":1)", R"({"a":1,)"}) {
+    for (const char* text :
+         {"[", "[1", "[1,", "{", R"({"a")", R"({"a":)", R"({"a":1)", R"({"a":1,)"}) {
         EXPECT_FALSE(parse(text)) << text;
     }
     EXPECT_FALSE(parse("[}"));
@@ -284,8 +288,10 @@ TEST(JsonRefuse, UnclosedContainers) {
 // The message may reach a terminal (journal warnings): no control byte, no byte >= 0x80 (C1
 // controls, invalid UTF-8) from the input, however the library quotes what it read.
 TEST(JsonRefuse, ErrorsAreAsciiWithoutControlBytes) {
-    for (const std::string& text : {std::string("\x1b[2J"), std::string("\"\xc3\""), std::string("[\x9b""31m]"),
-                                   std::string("{\"a\":\"\x1b]0;x\x07\"}")}) {
+    for (const std::string& text : {std::string("\x1b[2J"), std::string("\"\xc3\""),
+                                    std::string("[\x9b"
+                                                "31m]"),
+                                    std::string("{\"a\":\"\x1b]0;x\x07\"}")}) {
         const std::string msg = error_of(text);
         for (const char ch : msg) {
             const auto u = static_cast<unsigned char>(ch);

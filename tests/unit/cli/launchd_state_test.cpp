@@ -33,7 +33,8 @@ constexpr std::string_view kMonterey = R"(disabled services = {
 TEST(LaunchdState, OnlyExit113OfLaunchctlPrintMeansNotLoaded) {
     EXPECT_EQ(loaded_from_print_status(0), std::optional<bool>(true));
     EXPECT_EQ(loaded_from_print_status(113), std::optional<bool>(false));
-    for (const int other : {1, 5, 64, 125, 255}) EXPECT_EQ(loaded_from_print_status(other), std::nullopt) << other;
+    for (const int other : {1, 5, 64, 125, 255})
+        EXPECT_EQ(loaded_from_print_status(other), std::nullopt) << other;
 }
 
 TEST(LaunchdState, DisabledInTheCurrentFormat) {
@@ -49,7 +50,8 @@ TEST(LaunchdState, DisabledInTheOlderFormat) {
 }
 
 TEST(LaunchdState, NotListedIsEnabledAndAnUnknownValueIsUnknown) {
-    EXPECT_EQ(disabled_in("disabled services = {\n}\n", "org.wiredcap.boot"), std::optional<bool>(false));
+    EXPECT_EQ(disabled_in("disabled services = {\n}\n", "org.wiredcap.boot"),
+              std::optional<bool>(false));
     EXPECT_EQ(disabled_in("", "org.wiredcap.boot"), std::optional<bool>(false));
     EXPECT_EQ(disabled_in("\t\"org.wiredcap.boot\" => maybe\n", "org.wiredcap.boot"), std::nullopt);
 }
@@ -84,29 +86,34 @@ TEST(LaunchdState, WhatStatusSaysForEachCombination) {
 TEST(LaunchdState, DisabledNamesThePaneOfEachReleaseBothCausesAndBothRemedies) {
     DaemonState d = mac(true, false);
     d.macos = "14.7";
-    EXPECT_EQ(daemon_text(d),
-              "loaded, DISABLED: switched off in System Settings > General > Login Items > Allow in the Background, "
-              "or by an administrator's launchctl disable; switch it on there, or: sudo launchctl enable "
-              "system/org.wiredcap.boot");
+    EXPECT_EQ(
+        daemon_text(d),
+        "loaded, DISABLED: switched off in System Settings > General > Login Items > Allow in the Background, "
+        "or by an administrator's launchctl disable; switch it on there, or: sudo launchctl enable "
+        "system/org.wiredcap.boot");
     d.macos = "15.6";
-    EXPECT_EQ(daemon_text(d),
-              "loaded, DISABLED: switched off in System Settings > General > Login Items & Extensions > Allow in the "
-              "Background, or by an administrator's launchctl disable; switch it on there, or: sudo launchctl enable "
-              "system/org.wiredcap.boot");
+    EXPECT_EQ(
+        daemon_text(d),
+        "loaded, DISABLED: switched off in System Settings > General > Login Items & Extensions > Allow in the "
+        "Background, or by an administrator's launchctl disable; switch it on there, or: sudo launchctl enable "
+        "system/org.wiredcap.boot");
     d.macos = "26.1";
-    EXPECT_EQ(daemon_text(d),
-              "loaded, DISABLED: switched off in System Settings > General > Login Items & Extensions > App Background "
-              "Activity, or by an administrator's launchctl disable; switch it on there, or: sudo launchctl enable "
-              "system/org.wiredcap.boot");
-    EXPECT_EQ(persist_warning(d),
-              "the LaunchDaemon org.wiredcap.boot is disabled (switched off in System Settings > General > Login Items "
-              "& Extensions > App Background Activity, or by an administrator's launchctl disable): the stored value "
-              "will not be applied at boot until you switch it on there, or run: sudo launchctl enable "
-              "system/org.wiredcap.boot");
+    EXPECT_EQ(
+        daemon_text(d),
+        "loaded, DISABLED: switched off in System Settings > General > Login Items & Extensions > App Background "
+        "Activity, or by an administrator's launchctl disable; switch it on there, or: sudo launchctl enable "
+        "system/org.wiredcap.boot");
+    EXPECT_EQ(
+        persist_warning(d),
+        "the LaunchDaemon org.wiredcap.boot is disabled (switched off in System Settings > General > Login Items "
+        "& Extensions > App Background Activity, or by an administrator's launchctl disable): the stored value "
+        "will not be applied at boot until you switch it on there, or run: sudo launchctl enable "
+        "system/org.wiredcap.boot");
     d.macos.reset();  // unknown release: both eras' names
-    EXPECT_EQ(settings_path(d.macos),
-              "System Settings > General > Login Items (Login Items & Extensions from macOS 15) > Allow in the "
-              "Background (App Background Activity from macOS 26)");
+    EXPECT_EQ(
+        settings_path(d.macos),
+        "System Settings > General > Login Items (Login Items & Extensions from macOS 15) > Allow in the "
+        "Background (App Background Activity from macOS 26)");
 }
 
 TEST(LaunchdState, TheReleaseComesFromSystemVersionPlist) {
@@ -117,7 +124,9 @@ TEST(LaunchdState, TheReleaseComesFromSystemVersionPlist) {
         "\t<key>ProductVersion</key>\n\t<string>15.6</string>\n</dict>\n</plist>\n";
     EXPECT_EQ(product_version_in(plist), "15.6");
     EXPECT_EQ(product_version_in("<key>ProductName</key><string>macOS</string>"), std::nullopt);
-    EXPECT_EQ(product_version_in("<key>ProductVersion</key><integer>15</integer><string>x</string>"), std::nullopt);
+    EXPECT_EQ(
+        product_version_in("<key>ProductVersion</key><integer>15</integer><string>x</string>"),
+        std::nullopt);
     EXPECT_EQ(product_version_in(""), std::nullopt);
 }
 
@@ -130,19 +139,23 @@ TEST(LaunchdState, TheReleaseIsItsMajorNumber) {
     EXPECT_EQ(macos_major("15x"), std::nullopt);
     EXPECT_EQ(settings_path(std::string_view("27.0")),
               "System Settings > General > Login Items & Extensions > App Background Activity");
-    EXPECT_EQ(settings_path(std::string_view("13.7")), "System Settings > General > Login Items > Allow in the Background");
+    EXPECT_EQ(settings_path(std::string_view("13.7")),
+              "System Settings > General > Login Items > Allow in the Background");
 }
 
 TEST(LaunchdState, PersistWarnsOnlyWhenTheValueWillHaveNoEffect) {
     EXPECT_EQ(persist_warning(mac(true, true)), std::nullopt);
-    EXPECT_EQ(persist_warning(mac(true, std::nullopt)), std::nullopt);  // unknown: nothing certain to say
+    EXPECT_EQ(persist_warning(mac(true, std::nullopt)),
+              std::nullopt);  // unknown: nothing certain to say
     const auto off = persist_warning(mac(true, false));
     ASSERT_TRUE(off);
     EXPECT_NE(off->find("will not be applied at boot"), std::string::npos) << *off;
-    EXPECT_NE(off->find("sudo launchctl enable system/org.wiredcap.boot"), std::string::npos) << *off;
+    EXPECT_NE(off->find("sudo launchctl enable system/org.wiredcap.boot"), std::string::npos)
+        << *off;
     const auto unloaded = persist_warning(mac(false, true));
     ASSERT_TRUE(unloaded);
-    EXPECT_NE(unloaded->find("sudo launchctl bootstrap system /Library/LaunchDaemons/org.wiredcap.boot.plist"),
+    EXPECT_NE(unloaded->find(
+                  "sudo launchctl bootstrap system /Library/LaunchDaemons/org.wiredcap.boot.plist"),
               std::string::npos)
         << *unloaded;
 }

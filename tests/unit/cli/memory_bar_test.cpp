@@ -68,9 +68,11 @@ TEST(MemoryBar, FitsTheWidthAndSaysEachFiguresKind) {
     const auto lines = render_picture(picture(), 80, Glyphs::ascii);
     for (const auto& l : lines) {
         EXPECT_LE(l.size(), 80u) << l;
-        EXPECT_TRUE(std::all_of(l.begin(), l.end(), [](char c) { return c >= 0x20 && c < 0x7f; })) << l;
+        EXPECT_TRUE(std::all_of(l.begin(), l.end(), [](char c) { return c >= 0x20 && c < 0x7f; }))
+            << l;
     }
-    EXPECT_NE(lines.at(4).find("92160 MiB (90.00 GiB, 96.63 GB) reading [2]"), std::string::npos) << lines.at(4);
+    EXPECT_NE(lines.at(4).find("92160 MiB (90.00 GiB, 96.63 GB) reading [2]"), std::string::npos)
+        << lines.at(4);
     EXPECT_NE(lines.at(6).find("computed [3]"), std::string::npos) << lines.at(6);
     EXPECT_NE(lines.at(9).find("! hang ceiling"), std::string::npos) << lines.at(9);
     EXPECT_NE(lines.at(9).find("claim [5]"), std::string::npos) << lines.at(9);
@@ -80,7 +82,8 @@ TEST(MemoryBar, UnknownMemoryIsOneLineSayingWhy) {
     MemoryPicture p = picture();
     p.total = {std::nullopt, "", "hw.memsize unreadable", ""};
     EXPECT_EQ(render_picture(p, 80, Glyphs::ascii),
-              std::vector<std::string>{"memory picture: none, physical memory is unknown (hw.memsize unreadable)"});
+              std::vector<std::string>{
+                  "memory picture: none, physical memory is unknown (hw.memsize unreadable)"});
 }
 
 TEST(MemoryBar, BlocksOnlyOnAUtf8TerminalThatIsNotDumb) {

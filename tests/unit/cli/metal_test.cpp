@@ -15,13 +15,15 @@
 namespace wiredcap::cli {
 namespace {
 
-const std::vector<MetalStep> kFailures{
-    MetalStep::metal_framework, MetalStep::create_device_symbol, MetalStep::objc_runtime,
-    MetalStep::objc_symbol,     MetalStep::selector,             MetalStep::no_device,
-    MetalStep::not_supported,   MetalStep::zero,                 MetalStep::internal_error};
+const std::vector<MetalStep> kFailures{MetalStep::metal_framework, MetalStep::create_device_symbol,
+                                       MetalStep::objc_runtime,    MetalStep::objc_symbol,
+                                       MetalStep::selector,        MetalStep::no_device,
+                                       MetalStep::not_supported,   MetalStep::zero,
+                                       MetalStep::internal_error};
 
 TEST(MetalProbe, AValueIsMetalsOwnLabelledFigure) {
-    const auto r = interpret_metal_probe(MetalProbe{MetalStep::ok, 120259084288ULL, {}});  // 112 GiB
+    const auto r =
+        interpret_metal_probe(MetalProbe{MetalStep::ok, 120259084288ULL, {}});  // 112 GiB
     ASSERT_TRUE(r.working_set.has_value());
     EXPECT_EQ(r.working_set->count(), 120259084288ULL);
     EXPECT_EQ(r.source, "Metal recommendedMaxWorkingSetSize");
@@ -64,9 +66,11 @@ TEST(MetalProbe, ZeroIsNeverShownAsACap) {
 }
 
 TEST(MetalProbe, TheSystemsOwnWordsAreKept) {
-    const std::string dl = "dlopen(/System/Library/Frameworks/Metal.framework/Metal, 0x0005): image not found";
+    const std::string dl =
+        "dlopen(/System/Library/Frameworks/Metal.framework/Metal, 0x0005): image not found";
     const auto r = interpret_metal_probe(MetalProbe{MetalStep::metal_framework, 0, dl});
-    EXPECT_NE(r.why_unknown.find("Metal.framework could not be loaded"), std::string::npos) << r.why_unknown;
+    EXPECT_NE(r.why_unknown.find("Metal.framework could not be loaded"), std::string::npos)
+        << r.why_unknown;
     EXPECT_NE(r.why_unknown.find(dl), std::string::npos) << r.why_unknown;
 
     const auto sym = metal_failure_reason(MetalProbe{MetalStep::objc_symbol, 0, "objc_msgSend"});
@@ -84,29 +88,37 @@ TEST(MetalProbe, NoDetailMeansNoEmptyParentheses) {
 }
 
 TEST(MetalProbe, TheNamedFailuresSayWhatHappened) {
-    EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::no_device, 0, {}}).find("no GPU"), std::string::npos);
+    EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::no_device, 0, {}}).find("no GPU"),
+              std::string::npos);
     EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::create_device_symbol, 0, {}})
                   .find("MTLCreateSystemDefaultDevice"),
               std::string::npos);
-    EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::not_supported, 0, {}}).find("recommendedMaxWorkingSetSize"),
+    EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::not_supported, 0, {}})
+                  .find("recommendedMaxWorkingSetSize"),
               std::string::npos);
-    EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::objc_runtime, 0, "x"}).find("libobjc"), std::string::npos);
+    EXPECT_NE(metal_failure_reason(MetalProbe{MetalStep::objc_runtime, 0, "x"}).find("libobjc"),
+              std::string::npos);
 }
 
 // No default device, but MTLCopyAllDevices had one: the value, labelled with how it was found.
 TEST(MetalProbe, AReadingFromTheFallbackDeviceSaysSo) {
-    const auto r = interpret_metal_probe(MetalProbe{
-        MetalStep::ok, 51539607552, "MTLCreateSystemDefaultDevice returned nil; the first of MTLCopyAllDevices"});
+    const auto r = interpret_metal_probe(
+        MetalProbe{MetalStep::ok, 51539607552,
+                   "MTLCreateSystemDefaultDevice returned nil; the first of MTLCopyAllDevices"});
     ASSERT_TRUE(r.working_set.has_value());
     EXPECT_EQ(r.working_set->count(), 51539607552U);
-    EXPECT_EQ(r.source, "Metal recommendedMaxWorkingSetSize (MTLCreateSystemDefaultDevice returned nil; the first of "
-                        "MTLCopyAllDevices)");
+    EXPECT_EQ(
+        r.source,
+        "Metal recommendedMaxWorkingSetSize (MTLCreateSystemDefaultDevice returned nil; the first of "
+        "MTLCopyAllDevices)");
     // From the default device the label is the plain one.
-    EXPECT_EQ(interpret_metal_probe(MetalProbe{MetalStep::ok, 1, {}}).source, std::string(kMetalSource));
+    EXPECT_EQ(interpret_metal_probe(MetalProbe{MetalStep::ok, 1, {}}).source,
+              std::string(kMetalSource));
 }
 
 TEST(MetalProbe, NoDeviceNamesBothWaysOfAsking) {
-    const std::string why = metal_failure_reason(MetalProbe{MetalStep::no_device, 0, "MTLCopyAllDevices listed none either"});
+    const std::string why = metal_failure_reason(
+        MetalProbe{MetalStep::no_device, 0, "MTLCopyAllDevices listed none either"});
     EXPECT_NE(why.find("MTLCreateSystemDefaultDevice returned nil"), std::string::npos) << why;
     EXPECT_NE(why.find("MTLCopyAllDevices"), std::string::npos) << why;
 }

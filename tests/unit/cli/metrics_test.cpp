@@ -60,7 +60,9 @@ bool has_line(const std::string& text, const std::string& line) {
 TEST(Metrics, LabelValuesAreEscaped) {
     const auto s = readings();
     const std::string text = prometheus_text(&s);
-    EXPECT_NE(text.find(R"(policy_source="policy file /etc/a \"quoted\" \\ path")"), std::string::npos) << text;
+    EXPECT_NE(text.find(R"(policy_source="policy file /etc/a \"quoted\" \\ path")"),
+              std::string::npos)
+        << text;
 }
 
 TEST(Metrics, AnUnknownReadingIsLeftOutNotZero) {
@@ -94,11 +96,12 @@ TEST(Metrics, TheJournalsFactsAreTheReports) {
     s.journal = journal();
     s.journal_bytes = 4096;
     const std::string text = prometheus_text(&s);
-    for (const char* line : {"wiredcap_journal_bytes 4096", "wiredcap_hang_ceiling_bytes 171798691840",
-                             "wiredcap_hangs 2", "wiredcap_last_hang_bytes 188978561024",
-                             "wiredcap_last_hang_timestamp_seconds 1796606968",
-                             "wiredcap_last_confirmed_timestamp_seconds 1795996801",
-                             "wiredcap_journal_unresolved_runs 1", "wiredcap_journal_suspects 1"})
+    for (const char* line :
+         {"wiredcap_journal_bytes 4096", "wiredcap_hang_ceiling_bytes 171798691840",
+          "wiredcap_hangs 2", "wiredcap_last_hang_bytes 188978561024",
+          "wiredcap_last_hang_timestamp_seconds 1796606968",
+          "wiredcap_last_confirmed_timestamp_seconds 1795996801",
+          "wiredcap_journal_unresolved_runs 1", "wiredcap_journal_suspects 1"})
         EXPECT_TRUE(has_line(text, line)) << line << "\n" << text;
 }
 
@@ -107,7 +110,8 @@ TEST(Metrics, AnUnreadableJournalOrTimeIsLeftOut) {
     s.journal_bytes = 10;
     std::string text = prometheus_text(&s);  // the journal unreadable: only its size
     EXPECT_TRUE(has_line(text, "wiredcap_journal_bytes 10")) << text;
-    for (const char* name : {"wiredcap_hangs", "wiredcap_last_", "wiredcap_journal_unresolved", "wiredcap_journal_suspects"})
+    for (const char* name : {"wiredcap_hangs", "wiredcap_last_", "wiredcap_journal_unresolved",
+                             "wiredcap_journal_suspects"})
         EXPECT_EQ(text.find(name), std::string::npos) << name << "\n" << text;
     s.journal = journal();
     s.journal->hangs.back().time = "2026-12-07 01:29:28";  // not the journal's format: no time
@@ -121,14 +125,16 @@ TEST(Metrics, AnUnreadableJournalOrTimeIsLeftOut) {
 TEST(Metrics, JournalTimesAreUtcSeconds) {
     EXPECT_EQ(unix_seconds("1970-01-01T00:00:00Z"), 0U);
     EXPECT_EQ(unix_seconds("2026-12-07T01:29:28Z"), 1796606968U);
-    for (const char* bad : {"", "2026-12-07T01:29:28", "2026-13-01T00:00:00Z", "2026-12-07T01:29:28+01:00",
-                            "1969-12-31T23:59:59Z", "2026-12-07T1:29:28Z "})
+    for (const char* bad :
+         {"", "2026-12-07T01:29:28", "2026-13-01T00:00:00Z", "2026-12-07T01:29:28+01:00",
+          "1969-12-31T23:59:59Z", "2026-12-07T1:29:28Z "})
         EXPECT_EQ(unix_seconds(bad), std::nullopt) << bad;
 }
 
 TEST(Metrics, TheHelpersSetuidBitIsRead) {
     auto s = readings();
-    EXPECT_EQ(prometheus_text(&s).find("wiredcap_helper_setuid_root"), std::string::npos);  // stat failed
+    EXPECT_EQ(prometheus_text(&s).find("wiredcap_helper_setuid_root"),
+              std::string::npos);  // stat failed
     s.helper.mode = 04755;
     s.helper.uid = 0;
     EXPECT_TRUE(has_line(prometheus_text(&s), "wiredcap_helper_setuid_root 1"));
@@ -166,7 +172,8 @@ TEST(Metrics, EverySampleHasHelpAndType) {
             EXPECT_TRUE(helped.count(name) && typed.count(name)) << line;
             // After the name and labels: one value, no timestamp.
             const auto labels_end = line.find('}');
-            const std::string rest = line.substr(labels_end == std::string::npos ? name.size() : labels_end + 1);
+            const std::string rest =
+                line.substr(labels_end == std::string::npos ? name.size() : labels_end + 1);
             EXPECT_TRUE(std::regex_match(rest, std::regex(" [0-9]+"))) << "not ' VALUE': " << line;
         }
     }

@@ -17,7 +17,9 @@ namespace {
 using namespace units::literals;
 using units::MiB;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 PersistRequest with_size(std::string size) {
     PersistRequest r;
@@ -105,7 +107,8 @@ TEST(PersistArgs, OffWithSizeIsAUsageError) {
     r.off = true;
     const PersistError e = refusal(r);
     EXPECT_EQ(e.code, ExitCode::usage);
-    EXPECT_TRUE(contains(e.message, "persist --off forgets the stored value and takes no SIZE")) << e.message;
+    EXPECT_TRUE(contains(e.message, "persist --off forgets the stored value and takes no SIZE"))
+        << e.message;
     // Even a SIZE that would be bad on its own: --off with anything is the error reported.
     r.size = "default";
     EXPECT_TRUE(contains(refusal(r).message, "takes no SIZE"));
@@ -134,8 +137,8 @@ TEST(PersistArgs, UnconfirmedNeedsASize) {
 }
 
 TEST(PersistArgs, EveryRefusalHasItsOwnMessage) {
-    std::vector<PersistRequest> bad{with_size("96"), with_size("0MiB"), with_size("default"), with_size("-5GiB"),
-                                    with_size("96G")};
+    std::vector<PersistRequest> bad{with_size("96"), with_size("0MiB"), with_size("default"),
+                                    with_size("-5GiB"), with_size("96G")};
     PersistRequest off_size = with_size("96GiB");
     off_size.off = true;
     bad.push_back(off_size);
@@ -152,8 +155,12 @@ TEST(PersistArgs, EveryRefusalHasItsOwnMessage) {
 
 // ---- which value ----------------------------------------------------------------------------
 
-recovery::StepRef ramp_step(MiB v) { return recovery::StepRef{"r-1", 2, v, "T", "B", recovery::RefKind::ramp_step}; }
-recovery::StepRef boot_hang(MiB v) { return recovery::StepRef{"", 0, v, "T9", "B9", recovery::RefKind::boot_apply}; }
+recovery::StepRef ramp_step(MiB v) {
+    return recovery::StepRef{"r-1", 2, v, "T", "B", recovery::RefKind::ramp_step};
+}
+recovery::StepRef boot_hang(MiB v) {
+    return recovery::StepRef{"", 0, v, "T9", "B9", recovery::RefKind::boot_apply};
+}
 
 TEST(PersistChoice, WithoutSizeTheLastConfirmedValueAndWhereItCameFrom) {
     recovery::Report r;
@@ -165,10 +172,12 @@ TEST(PersistChoice, WithoutSizeTheLastConfirmedValueAndWhereItCameFrom) {
 }
 
 TEST(PersistChoice, WithoutSizeAndNothingConfirmedIsAUsageErrorWithAdvice) {
-    auto c = choose_persist_value(PersistArgs{false, std::nullopt}, recovery::Report{}, false, "journal J");
+    auto c = choose_persist_value(PersistArgs{false, std::nullopt}, recovery::Report{}, false,
+                                  "journal J");
     ASSERT_FALSE(c);
     EXPECT_EQ(c.error().code, ExitCode::usage);
-    EXPECT_TRUE(contains(c.error().message, "no value was ever confirmed in a ramp on this machine (journal J)"));
+    EXPECT_TRUE(contains(c.error().message,
+                         "no value was ever confirmed in a ramp on this machine (journal J)"));
     EXPECT_TRUE(contains(c.error().message, "wiredcap ramp --to SIZE"));
 }
 
@@ -179,7 +188,8 @@ TEST(PersistChoice, AtOrAboveTheHangCeilingIsRefused) {
         auto c = choose_persist_value(PersistArgs{false, v}, r, false, "journal J");
         ASSERT_FALSE(c);
         EXPECT_EQ(c.error().code, ExitCode::refused_by_policy);
-        EXPECT_TRUE(contains(c.error().message, "at or above the hang ceiling")) << c.error().message;
+        EXPECT_TRUE(contains(c.error().message, "at or above the hang ceiling"))
+            << c.error().message;
         EXPECT_TRUE(contains(c.error().message, "hung in run r-1 step 2")) << c.error().message;
         EXPECT_TRUE(contains(c.error().message, "--ignore-hang-ceiling")) << c.error().message;
     }
@@ -195,7 +205,8 @@ TEST(PersistChoice, TheLastConfirmedValueIsRefusedWhenABootWithItTripped) {
     auto c = choose_persist_value(PersistArgs{false, std::nullopt}, r, false, "journal J");
     ASSERT_FALSE(c);
     EXPECT_EQ(c.error().code, ExitCode::refused_by_policy);
-    EXPECT_TRUE(contains(c.error().message, "applied by the boot action at T9 in boot B9")) << c.error().message;
+    EXPECT_TRUE(contains(c.error().message, "applied by the boot action at T9 in boot B9"))
+        << c.error().message;
 }
 
 TEST(PersistChoice, IgnoreHangCeilingLetsItThroughAndSaysSo) {
@@ -219,11 +230,11 @@ TEST(PersistArgs, LowerNeedsUnconfirmed) {
     PersistRequest off;
     off.off = true;
     off.lower = true;
-    EXPECT_TRUE(contains(refusal(off).message, "--lower is for storing a value")) << refusal(off).message;
+    EXPECT_TRUE(contains(refusal(off).message, "--lower is for storing a value"))
+        << refusal(off).message;
     r.unconfirmed = true;
     EXPECT_TRUE(check_persist_args(r));
 }
 
 }  // namespace
 }  // namespace wiredcap::cli
-

@@ -48,7 +48,8 @@ TEST(Readings, UptimeIsAKernelReadingInSeconds) {
 }
 
 TEST(Readings, UnreadableUptimeIsUnknownWithTheHelpersReason) {
-    const MachineReadings m = read_line(R"(,"uptime_s":{"value":null,"source":"kernel","error":"no clock"})");
+    const MachineReadings m =
+        read_line(R"(,"uptime_s":{"value":null,"source":"kernel","error":"no clock"})");
     EXPECT_FALSE(m.uptime.value);
     EXPECT_EQ(m.uptime.error, "no clock");
     // Not an integer of seconds (negative, fractional): unknown, never rounded or clamped.
@@ -129,8 +130,8 @@ TEST(Readings, BootGuardTrippedKeepsItsReason) {
 }
 
 TEST(Readings, GuardStatesByName) {
-    for (const GuardState s : {GuardState::armed, GuardState::trying, GuardState::healthy, GuardState::tripped,
-                               GuardState::failed})
+    for (const GuardState s : {GuardState::armed, GuardState::trying, GuardState::healthy,
+                               GuardState::tripped, GuardState::failed})
         EXPECT_EQ(guard_state_of(guard_state_name(s)), std::optional<GuardState>(s));
     EXPECT_FALSE(guard_state_of("Tripped"));
     EXPECT_FALSE(guard_state_of(""));

@@ -5,7 +5,8 @@
 namespace wiredcap::cli {
 namespace {
 
-const std::vector<std::string> kCommands{"convert", "status", "set", "reset", "policy", "ramp", "recover", "persist"};
+const std::vector<std::string> kCommands{"convert", "status", "set",     "reset",
+                                         "policy",  "ramp",   "recover", "persist"};
 
 TEST(NearestWord, NamesTheCommandATypoMeant) {
     EXPECT_EQ(nearest_word("stauts", kCommands), "status");  // two letters swapped

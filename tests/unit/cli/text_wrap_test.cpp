@@ -27,27 +27,36 @@ TEST(TextWrap, ALineThatFitsIsUnchanged) {
 }
 
 TEST(TextWrap, BreaksAtSpacesUnderTheValueColumn) {
-    const auto rows = wrap_line("binding now                    the OS default policy, 161792 MiB (158.00 GiB, 169.65 GB) per Metal", 80);
+    const auto rows = wrap_line(
+        "binding now                    the OS default policy, 161792 MiB (158.00 GiB, 169.65 GB) per Metal",
+        80);
     EXPECT_EQ(joined(rows),
               "binding now                    the OS default policy, 161792 MiB\n"
               "                               (158.00 GiB, 169.65 GB) per Metal\n");
 }
 
 TEST(TextWrap, ProseHangsTwoSpacesPastItsIndent) {
-    const auto rows = wrap_line("  if the machine hangs: hold the power button; the reboot restores the OS default; then run: wiredcap recover", 80);
+    const auto rows = wrap_line(
+        "  if the machine hangs: hold the power button; the reboot restores the OS default; then run: wiredcap recover",
+        80);
     expect_fits(rows, 80);
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[1], "    default; then run: wiredcap recover");
 }
 
 TEST(TextWrap, ASuggestedCommandIsNeverSplit) {
-    const std::string line = "wiredcap persist: no value was ever confirmed in a ramp on this machine; confirm xx wiredcap ramp --to 96GiB --step 8GiB first";
+    const std::string line =
+        "wiredcap persist: no value was ever confirmed in a ramp on this machine; confirm xx wiredcap ramp --to 96GiB --step 8GiB first";
     const auto rows = wrap_line(line, 80);
     expect_fits(rows, 80);
-    EXPECT_NE(joined(rows).find("wiredcap ramp --to 96GiB --step 8GiB first"), std::string::npos) << joined(rows);
+    EXPECT_NE(joined(rows).find("wiredcap ramp --to 96GiB --step 8GiB first"), std::string::npos)
+        << joined(rows);
     // Wherever the row boundary falls, the command is on one row.
     for (std::size_t k = 1; k < 80; ++k) {
-        const auto r = joined(wrap_line("wiredcap recover: " + std::string(k, 'x') + " run: wiredcap ramp --to 96GiB --step 8GiB and then rest", 80));
+        const auto r =
+            joined(wrap_line("wiredcap recover: " + std::string(k, 'x') +
+                                 " run: wiredcap ramp --to 96GiB --step 8GiB and then rest",
+                             80));
         EXPECT_NE(r.find("wiredcap ramp --to 96GiB --step 8GiB"), std::string::npos) << r;
     }
 }
@@ -59,14 +68,17 @@ TEST(TextWrap, AMessagePrefixIsNotACommand) {
 }
 
 TEST(TextWrap, ASourceMovesWholeToTheNextRow) {
-    const auto rows = wrap_line("  effective cap     161792 MiB (158.00 GiB, 169.65 GB)   [SIMULATED Metal recommendedMaxWorkingSetSize (simulator model)]", 80);
+    const auto rows = wrap_line(
+        "  effective cap     161792 MiB (158.00 GiB, 169.65 GB)   [SIMULATED Metal recommendedMaxWorkingSetSize (simulator model)]",
+        80);
     EXPECT_EQ(joined(rows),
               "  effective cap     161792 MiB (158.00 GiB, 169.65 GB)\n"
               "    [SIMULATED Metal recommendedMaxWorkingSetSize (simulator model)]\n");
 }
 
 TEST(TextWrap, ANumberStaysWithItsUnitAndAFootnoteWithItsValue) {
-    const auto rows = wrap_line("permitted band                 65536 MiB to 180224 MiB (176.00 GiB, 188.97 GB) [5]", 80);
+    const auto rows = wrap_line(
+        "permitted band                 65536 MiB to 180224 MiB (176.00 GiB, 188.97 GB) [5]", 80);
     EXPECT_EQ(joined(rows),
               "permitted band                 65536 MiB to 180224 MiB\n"
               "                               (176.00 GiB, 188.97 GB) [5]\n");
@@ -84,7 +96,8 @@ TEST(TextWrap, APathWiderThanARowIsKeptWholeOnItsOwn) {
 
 TEST(TextWrap, AFootnoteMarkLeavesAPathThatFillsTheRow) {
     const std::string path = "/" + std::string(76, 'p') + ")";
-    const auto rows = wrap_line("boot action                    enabled (nothing at " + path + " [11]", 80);
+    const auto rows =
+        wrap_line("boot action                    enabled (nothing at " + path + " [11]", 80);
     EXPECT_EQ(rows.back().substr(rows.back().find_first_not_of(' ')), "[11]");
     for (const auto& r : rows) {
         if (r.find(' ', r.find_first_not_of(' ')) != std::string::npos) {
@@ -94,8 +107,9 @@ TEST(TextWrap, AFootnoteMarkLeavesAPathThatFillsTheRow) {
 }
 
 TEST(TextWrap, NoRowExceedsTheWidthAtAnyWidth) {
-    const std::string line = "wiredcap ramp: every step would be at or above 98304 MiB (96.00 GiB, 103.07 GB), which hung in run "
-                             "r-20261201-101010-abcd step 2 (2026-12-01T10:10:10Z); choose --to below it, or pass --ignore-hang-ceiling";
+    const std::string line =
+        "wiredcap ramp: every step would be at or above 98304 MiB (96.00 GiB, 103.07 GB), which hung in run "
+        "r-20261201-101010-abcd step 2 (2026-12-01T10:10:10Z); choose --to below it, or pass --ignore-hang-ceiling";
     for (std::size_t w = 40; w <= 200; ++w) expect_fits(wrap_line(line, w), w);
 }
 
@@ -111,7 +125,8 @@ TEST(TerminalWidth, ColumnsThenTheTerminalThen80) {
     EXPECT_EQ(choose_width("19", 100), 100u) << "below the least width a row can hold";
     EXPECT_EQ(choose_width("-100", std::nullopt), 80u);
     EXPECT_EQ(choose_width("", 90), 90u);
-    EXPECT_EQ(choose_width("999999999999999999999999", std::nullopt), 80u) << "an overflow is not a width";
+    EXPECT_EQ(choose_width("999999999999999999999999", std::nullopt), 80u)
+        << "an overflow is not a width";
 }
 
 TEST(WrappingBuf, WrapsEachLineAndKeepsAHalfLineOpenAcrossAFlush) {

@@ -22,7 +22,8 @@ TEST(WatchView, WarnsWithinATenthOfTheCapAndAboveIt) {
     EXPECT_EQ(near_cap_warning({mib(73727), mib(81920)}), std::nullopt);
     EXPECT_EQ(near_cap_warning({mib(73728), mib(81920)}),
               "wired memory is within 10% of the cap: 8192 MiB (8.00 GiB, 8.58 GB) left");
-    EXPECT_EQ(near_cap_warning({mib(90000), mib(81920)}), "wired memory is at or above the cap (81920 MiB)");
+    EXPECT_EQ(near_cap_warning({mib(90000), mib(81920)}),
+              "wired memory is at or above the cap (81920 MiB)");
     EXPECT_EQ(near_cap_warning({std::nullopt, mib(81920)}), std::nullopt);
 }
 
@@ -34,7 +35,8 @@ TEST(WatchView, OneLinePerSample) {
 }
 
 TEST(WatchView, SparklineKeepsTheLastSamplesRoundedUp) {
-    const std::deque<std::optional<MiB>> h{mib(0), mib(1), mib(40), mib(41), std::nullopt, mib(100), mib(500)};
+    const std::deque<std::optional<MiB>> h{mib(0),       mib(1),   mib(40), mib(41),
+                                           std::nullopt, mib(100), mib(500)};
     EXPECT_EQ(sparkline(h, mib(80), 20, Glyphs::ascii), "__:=?##");
     EXPECT_EQ(sparkline(h, mib(80), 3, Glyphs::ascii), "?##");
     EXPECT_EQ(sparkline(h, std::nullopt, 2, Glyphs::ascii), "??");
@@ -55,13 +57,17 @@ TEST(WatchView, GaugeIsTheWidestFormThatFits) {
 
 TEST(WatchView, GaugeNeverShowsLessWiredThanThereIs) {
     // One MiB over nine tenths fills the tenth cell; at or above the cap, every cell.
-    EXPECT_EQ(cap_gauge({mib(73729), mib(81920)}, 29, Glyphs::ascii), "wired |##########| 91% of cap");
-    EXPECT_EQ(cap_gauge({mib(90000), mib(81920)}, 30, Glyphs::ascii), "wired |##########| 110% of cap");
-    EXPECT_EQ(cap_gauge({std::nullopt, mib(81920)}, 28, Glyphs::ascii), "wired |?=========| ?% of cap");
+    EXPECT_EQ(cap_gauge({mib(73729), mib(81920)}, 29, Glyphs::ascii),
+              "wired |##########| 91% of cap");
+    EXPECT_EQ(cap_gauge({mib(90000), mib(81920)}, 30, Glyphs::ascii),
+              "wired |##########| 110% of cap");
+    EXPECT_EQ(cap_gauge({std::nullopt, mib(81920)}, 28, Glyphs::ascii),
+              "wired |?=========| ?% of cap");
     EXPECT_EQ(cap_gauge({mib(1), std::nullopt}, 28, Glyphs::ascii), "wired |??????????| ?% of cap");
     // Block characters take one column each: the gauge stays within its width.
     const std::string blocks = cap_gauge({mib(6144), mib(81920)}, 28, Glyphs::blocks);
-    EXPECT_EQ(blocks, "wired |\u2588\u2592\u2592\u2592\u2592\u2592\u2592\u2592\u2592\u2592| 8% of cap");
+    EXPECT_EQ(blocks,
+              "wired |\u2588\u2592\u2592\u2592\u2592\u2592\u2592\u2592\u2592\u2592| 8% of cap");
 }
 
 }  // namespace

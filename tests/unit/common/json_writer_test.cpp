@@ -100,8 +100,9 @@ TEST(JsonObject, NestedObjects) {
     JsonObject empty;
     JsonObject outer;
     outer.str("event", "applied").object("readback", inner).object("none", empty);
-    EXPECT_EQ(outer.text(),
-              "{\"event\":\"applied\",\"readback\":{\"mib\":237568,\"source\":\"kernel\"},\"none\":{}}");
+    EXPECT_EQ(
+        outer.text(),
+        "{\"event\":\"applied\",\"readback\":{\"mib\":237568,\"source\":\"kernel\"},\"none\":{}}");
 }
 
 TEST(JsonObject, StringArrays) {
@@ -112,7 +113,8 @@ TEST(JsonObject, StringArrays) {
 
 // convert's exact decimals are JSON numbers; text that is not one becomes null, never malformed JSON.
 TEST(JsonObject, DecimalIsANumberOrNull) {
-    EXPECT_EQ(JsonObject().decimal("a", "96").decimal("b", "103.079215104").text(), R"({"a":96,"b":103.079215104})");
+    EXPECT_EQ(JsonObject().decimal("a", "96").decimal("b", "103.079215104").text(),
+              R"({"a":96,"b":103.079215104})");
     for (const char* bad : {"", ".5", "5.", "1.2.3", "1e3", "-1", "9 6", "\"96\""})
         EXPECT_EQ(JsonObject().decimal("a", bad).text(), R"({"a":null})") << bad;
 }

@@ -15,8 +15,8 @@ namespace wiredcap::policy {
 namespace {
 
 using namespace units::literals;
-using units::MiB;
 using test::error_of;
+using units::MiB;
 
 // A 256 GiB machine: physical memory minus a 16 GiB reserve leaves 240 GiB.
 constexpr units::Bytes kRam256 = 256_GiB;
@@ -34,7 +34,8 @@ std::string with_line(std::string_view key, std::string_view line) {
     std::string_view text = kValid;
     while (!text.empty()) {
         const auto nl = text.find('\n');
-        const std::string_view l = text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
+        const std::string_view l =
+            text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
         text.remove_prefix(l.size());
         if (l.substr(0, key.size() + 1) == std::string(key) + " ") {
             if (!line.empty()) out += std::string(line) + "\n";
@@ -69,7 +70,8 @@ TEST(PolicyParse, HealthyAfterDefaultsToTenMinutes) {
 }
 
 TEST(PolicyParse, HealthyAfterTakesADurationWithItsUnit) {
-    for (const auto& [text, seconds] : {std::pair{"60s", 60}, std::pair{"30m", 1800}, std::pair{"1440m", 86400}}) {
+    for (const auto& [text, seconds] :
+         {std::pair{"60s", 60}, std::pair{"30m", 1800}, std::pair{"1440m", 86400}}) {
         auto p = parse(std::string(kValid) + "healthy_after = " + text + "\n", kRam256);
         ASSERT_TRUE(p) << text << ": " << error_of(p);
         EXPECT_EQ(p->healthy_after, std::chrono::seconds(seconds)) << text;
@@ -78,10 +80,14 @@ TEST(PolicyParse, HealthyAfterTakesADurationWithItsUnit) {
 
 TEST(PolicyParse, HealthyAfterBadValuesAreRefusedWithTheLine) {
     const std::pair<const char*, const char*> cases[] = {
-        {"600", "the unit must be s or m"},  {"10h", "the unit must be s or m"},
-        {"59s", "at least 60s"},                     {"0m", "at least 1s"},
-        {"1441m", "at most 24 hours"},               {"-5m", "a duration is digits and a unit"},
-        {"10 m", "the unit must be s or m"},         {"010m", "write the number plainly"},
+        {"600", "the unit must be s or m"},
+        {"10h", "the unit must be s or m"},
+        {"59s", "at least 60s"},
+        {"0m", "at least 1s"},
+        {"1441m", "at most 24 hours"},
+        {"-5m", "a duration is digits and a unit"},
+        {"10 m", "the unit must be s or m"},
+        {"010m", "write the number plainly"},
     };
     for (const auto& [value, fragment] : cases) {
         auto p = parse(std::string(kValid) + "healthy_after = " + value + "\n", kRam256);
@@ -143,7 +149,8 @@ TEST_P(PolicyMissingKey, IsRefusedNamingTheKey) {
     ASSERT_FALSE(p);
     EXPECT_CONTAINS(error_of(p), "missing key '" + key + "'");
 }
-INSTANTIATE_TEST_SUITE_P(Required, PolicyMissingKey, ::testing::Values("min", "max", "reserve", "max_step"));
+INSTANTIATE_TEST_SUITE_P(Required, PolicyMissingKey,
+                         ::testing::Values("min", "max", "reserve", "max_step"));
 
 TEST(PolicyParse, EmptyTextIsMissingKeys) {
     auto p = parse("", kRam256);
@@ -196,7 +203,8 @@ TEST_P(PolicyBadUnit, IsRefusedListingAcceptedUnits) {
     EXPECT_CONTAINS(error_of(p), "B kB MB GB TB KiB MiB GiB TiB");
 }
 INSTANTIATE_TEST_SUITE_P(Spellings, PolicyBadUnit,
-                         ::testing::Values("232gib", "232Gib", "232G", "232GIB", "237568mb", "237568M", "237568Mb"));
+                         ::testing::Values("232gib", "232Gib", "232G", "232GIB", "237568mb",
+                                           "237568M", "237568Mb"));
 
 // No suggestion turns the decimal figure into the same digits in a binary unit
 // (232000MiB is the GB x 1000 slip the policy warns about); the exact neighbours are given.
@@ -288,7 +296,8 @@ TEST_P(PolicyBadGroup, IsRefused) {
     EXPECT_CONTAINS(error_of(p), "is not a valid group name");
 }
 INSTANTIATE_TEST_SUITE_P(Names, PolicyBadGroup,
-                         ::testing::Values("1admin", "-admin", "ad min", "admin;rm", "../etc", "a/b", "%admin",
+                         ::testing::Values("1admin", "-admin", "ad min", "admin;rm", "../etc",
+                                           "a/b", "%admin",
                                            "abcdefghijabcdefghijabcdefghijabc"));  // 33 characters
 
 TEST(PolicyParse, GroupNameOf32CharactersAccepted) {
@@ -324,7 +333,8 @@ std::string valid_with_second_line(const std::string& second) {
 INSTANTIATE_TEST_SUITE_P(
     Characters, PolicyBadCharacters,
     ::testing::Values(
-        BadText{"CrLf", "min = 96GiB\nmax = 232GiB\r\nreserve = 16GiB\nmax_step = 16GiB\n", "carriage return"},
+        BadText{"CrLf", "min = 96GiB\nmax = 232GiB\r\nreserve = 16GiB\nmax_step = 16GiB\n",
+                "carriage return"},
         BadText{"Nul", valid_with_second_line(std::string("# nul \0 here", 12)), "NUL byte"},
         BadText{"NonAscii", valid_with_second_line("group = adm\xc3\xadn"), "non-ASCII byte"},
         BadText{"NonAsciiInComment", valid_with_second_line("# caf\xc3\xa9"), "non-ASCII byte"},
@@ -332,7 +342,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadText{"FormFeed", valid_with_second_line("\f"), "control character"},
         // DEL (0x7f) is a control character too (the size parser refuses it as one).
         BadText{"Del", valid_with_second_line("# \x7f"), "control character"},
-        BadText{"LongLine", valid_with_second_line("#" + std::string(1024, 'x')), "longer than 1024 characters"}),
+        BadText{"LongLine", valid_with_second_line("#" + std::string(1024, 'x')),
+                "longer than 1024 characters"}),
     [](const ::testing::TestParamInfo<BadText>& param) { return std::string(param.param.name); });
 
 // A tab is allowed on a line (as spacing), so one inside an unknown key or a group name reaches
@@ -411,11 +422,12 @@ TEST(PolicyBuiltin, EveryMemorySizeSoldHasTheDocumentedBand) {
     struct Row {
         MiB ram, min, max, reserve;
     };
-    for (const Row& r : {Row{32_GiB, 16_GiB, 24_GiB, 8_GiB}, Row{36_GiB, 18_GiB, 28_GiB, 8_GiB},
-                         Row{48_GiB, 24_GiB, 40_GiB, 8_GiB}, Row{64_GiB, 32_GiB, 56_GiB, 8_GiB},
-                         Row{96_GiB, 48_GiB, 88_GiB, 8_GiB}, Row{128_GiB, 64_GiB, 120_GiB, 8_GiB},
-                         Row{192_GiB, 96_GiB, 180_GiB, 12_GiB}, Row{256_GiB, 128_GiB, 240_GiB, 16_GiB},
-                         Row{512_GiB, 256_GiB, 480_GiB, 32_GiB}}) {
+    for (const Row& r :
+         {Row{32_GiB, 16_GiB, 24_GiB, 8_GiB}, Row{36_GiB, 18_GiB, 28_GiB, 8_GiB},
+          Row{48_GiB, 24_GiB, 40_GiB, 8_GiB}, Row{64_GiB, 32_GiB, 56_GiB, 8_GiB},
+          Row{96_GiB, 48_GiB, 88_GiB, 8_GiB}, Row{128_GiB, 64_GiB, 120_GiB, 8_GiB},
+          Row{192_GiB, 96_GiB, 180_GiB, 12_GiB}, Row{256_GiB, 128_GiB, 240_GiB, 16_GiB},
+          Row{512_GiB, 256_GiB, 480_GiB, 32_GiB}}) {
         auto p = builtin(r.ram);
         ASSERT_TRUE(p) << r.ram.count() << ": " << error_of(p);
         EXPECT_EQ(p->min, r.min) << r.ram.count();
@@ -426,7 +438,8 @@ TEST(PolicyBuiltin, EveryMemorySizeSoldHasTheDocumentedBand) {
 }
 
 TEST(PolicyBuiltin, SmallMacsGetNoBandAndASentenceSayingWhyAndWhatToDo) {
-    for (const MiB ram : {MiB(8_GiB), MiB(16_GiB), MiB(18_GiB), MiB(24_GiB), MiB(4_GiB), MiB(32_GiB) - 1_MiB}) {
+    for (const MiB ram :
+         {MiB(8_GiB), MiB(16_GiB), MiB(18_GiB), MiB(24_GiB), MiB(4_GiB), MiB(32_GiB) - 1_MiB}) {
         auto p = builtin(ram);
         ASSERT_FALSE(p) << ram.count();
         EXPECT_CONTAINS(error_of(p), "raising the cap is unsafe here");
@@ -490,7 +503,8 @@ TEST_F(PolicyRefusal, AboveMemoryMinusReserve) {
 TEST_F(PolicyRefusal, StepLargerThanMaxStep) {
     auto r = refuse(100_GiB, 116_GiB + 1_MiB);
     ASSERT_TRUE(r.has_value());
-    EXPECT_CONTAINS(*r, "raising from 102400 MiB (100.00 GiB, 107.37 GB) to 118785 MiB (116.00 GiB");
+    EXPECT_CONTAINS(*r,
+                    "raising from 102400 MiB (100.00 GiB, 107.37 GB) to 118785 MiB (116.00 GiB");
     EXPECT_CONTAINS(*r, "more than max_step 16384 MiB (16.00 GiB");
 }
 
@@ -505,7 +519,9 @@ TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromMin) {
 // From the OS default, wiredcap passes the effective cap it read (the helper
 // cannot read Metal), and the step is measured from it; never from below min.
 TEST_F(PolicyRefusal, StepFromOsDefaultIsMeasuredFromTheEffectiveCapGiven) {
-    const auto with = [&](MiB effective, MiB value) { return refusal(*policy_, kRam256, 0_MiB, value, effective); };
+    const auto with = [&](MiB effective, MiB value) {
+        return refusal(*policy_, kRam256, 0_MiB, value, effective);
+    };
     EXPECT_EQ(with(200_GiB, 216_GiB), std::nullopt);  // effective + max_step
     auto r = with(200_GiB, 216_GiB + 1_MiB);
     ASSERT_TRUE(r.has_value());
@@ -524,7 +540,8 @@ TEST_F(PolicyRefusal, AnEffectiveCapAboveMemoryIsRefused) {
     auto r = refusal(*policy_, kRam256, 0_MiB, 200_GiB, 256_GiB + 1_MiB);
     ASSERT_TRUE(r.has_value());
     EXPECT_CONTAINS(*r, "is more than the machine's memory");
-    EXPECT_TRUE(refusal(*policy_, kRam256, 0_MiB, 96_GiB, 1024_GiB).has_value());  // even a lowering
+    EXPECT_TRUE(
+        refusal(*policy_, kRam256, 0_MiB, 96_GiB, 1024_GiB).has_value());  // even a lowering
 }
 
 TEST_F(PolicyRefusal, StepFromBelowMinIsMeasuredFromMin) {
@@ -540,22 +557,27 @@ TEST_F(PolicyRefusal, LoweringIsAlwaysAllowedRegardlessOfStep) {
 // The vouched value. Inside the band it is parsed with its note and the file's hash;
 // outside the band, or a note without a value, makes the whole policy invalid (fail closed).
 TEST(PolicyVouched, ParsedWithItsNoteAndTheFilesHash) {
-    const std::string text = std::string(kValid) + "vouched = 200GiB\nvouched_note = M3 Ultra, ops ticket 42\n";
+    const std::string text =
+        std::string(kValid) + "vouched = 200GiB\nvouched_note = M3 Ultra, ops ticket 42\n";
     auto p = parse(text, kRam256);
     ASSERT_TRUE(p) << p.error().message;
     EXPECT_EQ(p->vouched, std::optional<MiB>(200_GiB));
     EXPECT_EQ(p->vouched_note, "M3 Ultra, ops ticket 42");
     EXPECT_EQ(p->sha256, sha256_hex(text));
     EXPECT_EQ(vouched_by(*p, "/etc/wiredcap.conf"),
-              "vouched by the policy file /etc/wiredcap.conf (sha256 " + sha256_hex(text) + "): M3 Ultra, ops ticket 42");
+              "vouched by the policy file /etc/wiredcap.conf (sha256 " + sha256_hex(text) +
+                  "): M3 Ultra, ops ticket 42");
     EXPECT_EQ(parse(kValid, kRam256)->vouched, std::nullopt);
 }
 
 TEST(PolicyVouched, OutsideTheBandOrANoteAloneIsInvalid) {
-    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 233GiB\n", kRam256)), "outside the band");
-    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 95GiB\n", kRam256)), "outside the band");
+    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 233GiB\n", kRam256)),
+                    "outside the band");
+    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 95GiB\n", kRam256)),
+                    "outside the band");
     EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched = 200\n", kRam256)), "vouched");
-    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched_note = x\n", kRam256)), "vouched_note without vouched");
+    EXPECT_CONTAINS(error_of(parse(std::string(kValid) + "vouched_note = x\n", kRam256)),
+                    "vouched_note without vouched");
 }
 
 // Only the vouched value itself skips max_step, from the OS default or any other start; the
@@ -568,7 +590,8 @@ TEST(PolicyVouched, OnlyThatValueSkipsTheStep) {
     EXPECT_EQ(refusal(*p, kRam256, 100_GiB, 200_GiB), std::nullopt);
     EXPECT_CONTAINS(refusal(*p, kRam256, 0_MiB, 199_GiB).value_or(""), "more than max_step");
     EXPECT_CONTAINS(refusal(*p, kRam256, 0_MiB, 201_GiB).value_or(""), "more than max_step");
-    EXPECT_CONTAINS(refusal(*p, kRam256, 0_MiB, 200_GiB, 257_GiB).value_or(""), "more than the machine's memory");
+    EXPECT_CONTAINS(refusal(*p, kRam256, 0_MiB, 200_GiB, 257_GiB).value_or(""),
+                    "more than the machine's memory");
     // The same file on a smaller machine: memory minus reserve still binds the vouched value.
     EXPECT_CONTAINS(refusal(*p, 210_GiB, 0_MiB, 200_GiB).value_or(""), "less than the reserve");
 }
@@ -576,10 +599,12 @@ TEST(PolicyVouched, OnlyThatValueSkipsTheStep) {
 // FIPS 180-4's examples, and a message that crosses a block boundary with its padding.
 TEST(Sha256, KnownDigests) {
     EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(sha256_hex("abc"),
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
               "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-    EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
+              "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 }  // namespace

@@ -17,11 +17,13 @@ namespace {
 using units::MiB;
 
 TEST(StepRisk, ForwardRecordsPutAStepAtRiskAndOnlySettlingOnesTakeItOut) {
-    for (const char* e : {event::intent, event::applied, event::unchanged, event::mismatch, event::write_failed})
+    for (const char* e :
+         {event::intent, event::applied, event::unchanged, event::mismatch, event::write_failed})
         EXPECT_EQ(step_effect(e, std::nullopt, 98304), StepEffect::at_risk) << e;
     for (const char* e : {event::confirmed, event::revert_applied})
         EXPECT_EQ(step_effect(e, 98304, 98304), StepEffect::settled) << e;
-    for (const char* e : {event::refused, event::revert_intent, event::revert_mismatch, event::revert_write_failed, event::end})
+    for (const char* e : {event::refused, event::revert_intent, event::revert_mismatch,
+                          event::revert_write_failed, event::end})
         EXPECT_EQ(step_effect(e, 98304, 65536), StepEffect::none) << e;
     // A revert that found its target in force writes `unchanged` with the target: settled.
     EXPECT_EQ(step_effect(event::unchanged, 98304, 65536), StepEffect::settled);
@@ -36,7 +38,7 @@ TEST(StepRisk, ARunIsSettledWhenNoStepIsAtRisk) {
     run.add(1, event::applied, 65536, 65536);
     run.add(2, event::applied, 81920, 81920);
     run.add(2, event::confirmed, std::nullopt, 81920);
-    EXPECT_FALSE(run.settled());  // step 1 is still at risk
+    EXPECT_FALSE(run.settled());         // step 1 is still at risk
     run.add(1, event::unchanged, 0, 0);  // its revert found the OS default in force
     EXPECT_TRUE(run.settled());
 }
@@ -44,10 +46,17 @@ TEST(StepRisk, ARunIsSettledWhenNoStepIsAtRisk) {
 // A step's records at random, every event word, a few values: the classifier's answer for the
 // run (a step open in this boot, or none) is RunSteps' (settled or not), on every journal.
 TEST(StepRisk, TheClassifierAndRunStepsAgreeOnRandomRecordsOfAStep) {
-    const std::vector<const char*> events = {event::intent,        event::applied,        event::unchanged,
-                                             event::mismatch,      event::write_failed,   event::refused,
-                                             event::confirmed,     event::revert_intent,  event::revert_applied,
-                                             event::revert_mismatch, event::revert_write_failed};
+    const std::vector<const char*> events = {event::intent,
+                                             event::applied,
+                                             event::unchanged,
+                                             event::mismatch,
+                                             event::write_failed,
+                                             event::refused,
+                                             event::confirmed,
+                                             event::revert_intent,
+                                             event::revert_applied,
+                                             event::revert_mismatch,
+                                             event::revert_write_failed};
     const std::vector<std::optional<std::uint64_t>> values = {std::nullopt, 0, 65536, 98304};
     std::mt19937 rng(20261207);
     for (int journal = 0; journal < 2000; ++journal) {

@@ -199,7 +199,8 @@ TEST_F(TrustedRead, WorldWritableParentIsRefusedByName) {
     ::chmod(tree_.path("a").c_str(), 0777);
     auto r = read(tree_.path("a/b/f"));
     ASSERT_FALSE(r);
-    EXPECT_CONTAINS(error_of(r), "directory " + tree_.path("a") + " is writable by group or others (mode 0777)");
+    EXPECT_CONTAINS(error_of(r),
+                    "directory " + tree_.path("a") + " is writable by group or others (mode 0777)");
 }
 
 TEST_F(TrustedRead, GroupWritableParentIsRefusedByName) {
@@ -208,7 +209,8 @@ TEST_F(TrustedRead, GroupWritableParentIsRefusedByName) {
     ::chmod(tree_.path("a").c_str(), 0775);
     auto r = read(tree_.path("a/f"));
     ASSERT_FALSE(r);
-    EXPECT_CONTAINS(error_of(r), "directory " + tree_.path("a") + " is writable by group or others (mode 0775)");
+    EXPECT_CONTAINS(error_of(r),
+                    "directory " + tree_.path("a") + " is writable by group or others (mode 0775)");
 }
 
 TEST_F(TrustedRead, InsecureParentIsRefusedEvenWhenTheFileIsMissing) {
@@ -238,7 +240,8 @@ TEST_F(TrustedRead, ForeignDirectoryInsideAStickyParentIsRefused) {
     ASSERT_EQ(::chown(tree_.path("sticky/theirs").c_str(), kNobody, kNobody), 0);
     auto r = read(path);
     ASSERT_FALSE(r);
-    EXPECT_CONTAINS(error_of(r), "directory " + tree_.path("sticky/theirs") + " is owned by uid 65534");
+    EXPECT_CONTAINS(error_of(r),
+                    "directory " + tree_.path("sticky/theirs") + " is owned by uid 65534");
 }
 
 TEST_F(TrustedRead, ParentOwnedByAnotherUidIsRefused) {
@@ -264,7 +267,8 @@ TEST_F(TrustedRead, SymlinkedParentResolvingToInsecureDirectoryIsRefused) {
     ASSERT_EQ(::symlink(tree_.path("open").c_str(), tree_.path("alias").c_str()), 0);
     auto r = read(tree_.path("alias/f"));
     ASSERT_FALSE(r);
-    EXPECT_CONTAINS(error_of(r), "directory " + tree_.path("open") + " is writable by group or others");
+    EXPECT_CONTAINS(error_of(r),
+                    "directory " + tree_.path("open") + " is writable by group or others");
 }
 
 // --- the path itself -----------------------------------------------------------------------

@@ -21,9 +21,13 @@ constexpr std::uint64_t kMiB = 1024 * 1024;
 // heads), and its 32000-token vocabulary as tokenizer.ggml.tokens (no vocab_size key).
 GgufWriter llama2_7b() {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
-        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 32)
-        .u32("llama.context_length", 4096).string_array("tokenizer.ggml.tokens", 32000);
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 32)
+        .u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32)
+        .u32("llama.attention.head_count_kv", 32)
+        .u32("llama.context_length", 4096)
+        .string_array("tokenizer.ggml.tokens", 32000);
     return w;
 }
 
@@ -35,7 +39,8 @@ ComputeEstimate compute(const Architecture& a, KvRequest r) {
     return *c;
 }
 
-KvRequest at(std::uint64_t context, std::uint64_t ubatch = 512, bool flash = false, std::uint64_t batch = 2048) {
+KvRequest at(std::uint64_t context, std::uint64_t ubatch = 512, bool flash = false,
+             std::uint64_t batch = 2048) {
     KvRequest r;
     r.context = context;
     r.ubatch = ubatch;
@@ -46,9 +51,10 @@ KvRequest at(std::uint64_t context, std::uint64_t ubatch = 512, bool flash = fal
 
 // The rule, written out: T tokens; one layer's attention (scores unless flash, the mask, and its
 // f16 copy with flash, four hidden states) or the output (logits and the final norm).
-std::uint64_t rule(std::uint64_t tokens, std::uint64_t cells, std::uint64_t heads, std::uint64_t embd,
-                   std::uint64_t vocab, bool flash) {
-    const std::uint64_t attention = tokens * ((flash ? 0 : cells * heads * 4) + cells * (flash ? 6 : 4) + 16 * embd);
+std::uint64_t rule(std::uint64_t tokens, std::uint64_t cells, std::uint64_t heads,
+                   std::uint64_t embd, std::uint64_t vocab, bool flash) {
+    const std::uint64_t attention =
+        tokens * ((flash ? 0 : cells * heads * 4) + cells * (flash ? 6 : 4) + 16 * embd);
     const std::uint64_t output = tokens * (vocab + embd) * 4;
     return std::max(attention, output);
 }
@@ -73,7 +79,8 @@ TEST(FitComputeBuffer, GrowsWithContextMicroBatchAndWithoutFlashAttention) {
                 EXPECT_TRUE(c.by_rule);
                 EXPECT_EQ(c.tokens, ub);
                 EXPECT_EQ(c.kv_cells, ctx);
-                EXPECT_EQ(c.bytes.count(), rule(ub, ctx, 32, 4096, 32000, flash)) << ctx << " " << ub << " " << flash;
+                EXPECT_EQ(c.bytes.count(), rule(ub, ctx, 32, 4096, 32000, flash))
+                    << ctx << " " << ub << " " << flash;
             }
         }
         EXPECT_GT(compute(a, at(ctx)).bytes, compute(a, at(ctx, 512, true)).bytes) << ctx;
@@ -84,8 +91,10 @@ TEST(FitComputeBuffer, GrowsWithContextMicroBatchAndWithoutFlashAttention) {
 
 TEST(FitComputeBuffer, TheMicroBatchIsTheSmallerOfBatchAndUbatchAndTheContext) {
     const Architecture a = testing::parsed_architecture(llama2_7b());
-    EXPECT_EQ(compute(a, at(4096, 512, false, 256)).tokens, 256u);  // -b 256 -ub 512: llama.cpp clamps
-    EXPECT_EQ(compute(a, at(4096, 512, false, 256)).bytes.count(), rule(256, 4096, 32, 4096, 32000, false));
+    EXPECT_EQ(compute(a, at(4096, 512, false, 256)).tokens,
+              256u);  // -b 256 -ub 512: llama.cpp clamps
+    EXPECT_EQ(compute(a, at(4096, 512, false, 256)).bytes.count(),
+              rule(256, 4096, 32, 4096, 32000, false));
     // A context below a micro-batch: llama.cpp pads n_ctx 100 to 256 cells first, so the
     // micro-batch is min(256, 512).
     EXPECT_EQ(compute(a, at(100)).tokens, 256u);
@@ -102,7 +111,8 @@ TEST(FitComputeBuffer, MlaScoresSpanEveryQueryHead) {
       "qk_rope_head_dim":64,"v_head_dim":128,"vocab_size":129280,"max_position_embeddings":163840})");
     ASSERT_TRUE(a);
     for (const std::uint64_t ctx : {4096u, 32768u, 163840u})
-        EXPECT_EQ(compute(*a, at(ctx)).bytes.count(), rule(512, ctx, 128, 7168, 129280, false)) << ctx;
+        EXPECT_EQ(compute(*a, at(ctx)).bytes.count(), rule(512, ctx, 128, 7168, 129280, false))
+            << ctx;
     EXPECT_GT(compute(*a, at(163840)).bytes.count(), 40 * 1024 * kMiB);
     EXPECT_LT(compute(*a, at(163840, 512, true)).bytes.count(), 1024 * kMiB);
 }
@@ -111,9 +121,14 @@ TEST(FitComputeBuffer, MlaScoresSpanEveryQueryHead) {
 // window only.
 TEST(FitComputeBuffer, WindowedAndRecurrentLayersSpanWhatTheyHold) {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 4).u32("llama.embedding_length", 1024)
-        .u32("llama.attention.head_count", 8).u32("llama.attention.head_count_kv", 8).u32("llama.vocab_size", 1000)
-        .u32("llama.attention.sliding_window", 1024).i32_array("llama.attention.sliding_window_pattern", {1, 1, 1, 1});
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 4)
+        .u32("llama.embedding_length", 1024)
+        .u32("llama.attention.head_count", 8)
+        .u32("llama.attention.head_count_kv", 8)
+        .u32("llama.vocab_size", 1000)
+        .u32("llama.attention.sliding_window", 1024)
+        .i32_array("llama.attention.sliding_window_pattern", {1, 1, 1, 1});
     const Architecture a = testing::parsed_architecture(w);
     const ComputeEstimate c = compute(a, at(65536));
     EXPECT_EQ(c.kv_cells, 1536u);  // pad256(1024 + 512)
@@ -140,8 +155,11 @@ TEST(FitComputeBuffer, AQuantizedVCacheImpliesFlashAttention) {
 
 TEST(FitComputeBuffer, WithoutTheSizesTheRuleNeedsItIsTheStatedFixedAllowance) {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
-        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 8);
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 32)
+        .u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32)
+        .u32("llama.attention.head_count_kv", 8);
     const ComputeEstimate c = compute(testing::parsed_architecture(w), at(4096));
     EXPECT_FALSE(c.by_rule);
     EXPECT_EQ(c.bytes.count(), kComputeFallbackBytes);
@@ -156,10 +174,15 @@ TEST(FitComputeBuffer, WithoutTheSizesTheRuleNeedsItIsTheStatedFixedAllowance) {
 TEST(FitComputeBuffer, AWideFeedForwardIsThePeakWhenItIsTheLargest) {
     for (const bool gated : {true, false}) {
         GgufWriter w;
-        w.str("general.architecture", "llama").u32("llama.block_count", 88).u32("llama.embedding_length", 12288)
-            .u32("llama.attention.head_count", 96).u32("llama.attention.head_count_kv", 8)
-            .u32("llama.feed_forward_length", 28672).u32("llama.vocab_size", 32768);
-        w.tensor(gated ? "blk.0.ffn_gate.weight" : "blk.0.ffn_up.weight", {12288, 1}, 1, 12288 * 2);  // its name is what counts
+        w.str("general.architecture", "llama")
+            .u32("llama.block_count", 88)
+            .u32("llama.embedding_length", 12288)
+            .u32("llama.attention.head_count", 96)
+            .u32("llama.attention.head_count_kv", 8)
+            .u32("llama.feed_forward_length", 28672)
+            .u32("llama.vocab_size", 32768);
+        w.tensor(gated ? "blk.0.ffn_gate.weight" : "blk.0.ffn_up.weight", {12288, 1}, 1,
+                 12288 * 2);  // its name is what counts
         const Architecture a = testing::parsed_architecture(w);
         ASSERT_EQ(a.feed_forward_values, (gated ? 2u : 1u) * 28672);
         const std::uint64_t ffn = 512 * ((gated ? 2 : 1) * 28672 + 2 * 12288) * 4;
@@ -167,8 +190,10 @@ TEST(FitComputeBuffer, AWideFeedForwardIsThePeakWhenItIsTheLargest) {
             for (const bool flash : {false, true}) {
                 const std::uint64_t others = rule(512, ctx, 96, 12288, 32768, flash);
                 const ComputeEstimate c = compute(a, at(ctx, 512, flash));
-                EXPECT_EQ(c.bytes.count(), std::max(others, ffn)) << ctx << " " << flash << " " << gated;
-                EXPECT_EQ(c.basis.find("feed-forward") != std::string::npos, ffn > others) << c.basis;
+                EXPECT_EQ(c.bytes.count(), std::max(others, ffn))
+                    << ctx << " " << flash << " " << gated;
+                EXPECT_EQ(c.basis.find("feed-forward") != std::string::npos, ffn > others)
+                    << c.basis;
             }
         }
         if (gated) {
@@ -184,25 +209,37 @@ TEST(FitComputeBuffer, AWideFeedForwardIsThePeakWhenItIsTheLargest) {
 // feed_forward_length (6144) is a width none of its layers has: only its experts (768 x 8) count.
 TEST(FitComputeBuffer, AMixtureOfExpertsCountsTheExpertsUsed) {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
-        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 8)
-        .u32("llama.feed_forward_length", 14336).u32("llama.expert_count", 8).u32("llama.expert_used_count", 2)
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 32)
+        .u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32)
+        .u32("llama.attention.head_count_kv", 8)
+        .u32("llama.feed_forward_length", 14336)
+        .u32("llama.expert_count", 8)
+        .u32("llama.expert_used_count", 2)
         .u32("llama.vocab_size", 32000);
     const Architecture a = testing::parsed_architecture(w);
     ASSERT_EQ(a.feed_forward_values, 2u * 14336 * 2);
     const std::uint64_t moe = 512 * (2 * 14336 * 2 + 2 * 4096) * 4;
     for (const std::uint64_t ctx : {4096u, 32768u, 131072u})
         for (const bool flash : {false, true})
-            EXPECT_EQ(compute(a, at(ctx, 512, flash)).bytes.count(), std::max(rule(512, ctx, 32, 4096, 32000, flash), moe))
+            EXPECT_EQ(compute(a, at(ctx, 512, flash)).bytes.count(),
+                      std::max(rule(512, ctx, 32, 4096, 32000, flash), moe))
                 << ctx << " " << flash;
     EXPECT_EQ(compute(a, at(4096, 512, true)).bytes.count(), 128 * kMiB);
 
     GgufWriter q;
-    q.str("general.architecture", "qwen3moe").u32("qwen3moe.block_count", 48).u32("qwen3moe.embedding_length", 2048)
-        .u32("qwen3moe.attention.head_count", 32).u32("qwen3moe.attention.head_count_kv", 4)
-        .u32("qwen3moe.attention.key_length", 128).u32("qwen3moe.attention.value_length", 128)
-        .u32("qwen3moe.feed_forward_length", 6144).u32("qwen3moe.expert_feed_forward_length", 768)
-        .u32("qwen3moe.expert_count", 128).u32("qwen3moe.expert_used_count", 8);
+    q.str("general.architecture", "qwen3moe")
+        .u32("qwen3moe.block_count", 48)
+        .u32("qwen3moe.embedding_length", 2048)
+        .u32("qwen3moe.attention.head_count", 32)
+        .u32("qwen3moe.attention.head_count_kv", 4)
+        .u32("qwen3moe.attention.key_length", 128)
+        .u32("qwen3moe.attention.value_length", 128)
+        .u32("qwen3moe.feed_forward_length", 6144)
+        .u32("qwen3moe.expert_feed_forward_length", 768)
+        .u32("qwen3moe.expert_count", 128)
+        .u32("qwen3moe.expert_used_count", 8);
     EXPECT_EQ(testing::parsed_architecture(q).feed_forward_values, 2u * 768 * 8);
 }
 
@@ -211,15 +248,19 @@ TEST(FitComputeBuffer, AMixtureOfExpertsCountsTheExpertsUsed) {
 // flat 1 GiB for the whole buffer was 7 GiB short. The larger of the two is the estimate.
 TEST(FitComputeBuffer, AnUnknownVocabularyNeverHidesTheAttentionScores) {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.embedding_length", 4096)
-        .u32("llama.attention.head_count", 32).u32("llama.attention.head_count_kv", 8);
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 32)
+        .u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32)
+        .u32("llama.attention.head_count_kv", 8);
     const Architecture a = testing::parsed_architecture(w);
     ASSERT_FALSE(a.vocabulary);
     for (const std::uint64_t ctx : {4096u, 32768u, 131072u}) {
         for (const bool flash : {false, true}) {
             const std::uint64_t attention = rule(512, ctx, 32, 4096, 0, flash);
             const ComputeEstimate c = compute(a, at(ctx, 512, flash));
-            EXPECT_EQ(c.bytes.count(), std::max(attention, kComputeFallbackBytes)) << ctx << " " << flash;
+            EXPECT_EQ(c.bytes.count(), std::max(attention, kComputeFallbackBytes))
+                << ctx << " " << flash;
             EXPECT_EQ(c.by_rule, attention > kComputeFallbackBytes) << ctx << " " << flash;
             EXPECT_NE(c.basis.find("estimate"), std::string::npos) << c.basis;
             EXPECT_NE(c.basis.find("vocabulary"), std::string::npos) << c.basis;

@@ -47,8 +47,9 @@ private:
 class FitDiscovery : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("wiredcap-disc-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() /
+               ("wiredcap-disc-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -60,8 +61,11 @@ protected:
 // of f16 (a hole).
 GgufWriter llama70b(std::uint64_t weights) {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 80).u32("llama.embedding_length", 8192)
-        .u32("llama.attention.head_count", 64).u32("llama.attention.head_count_kv", 8)
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 80)
+        .u32("llama.embedding_length", 8192)
+        .u32("llama.attention.head_count", 64)
+        .u32("llama.attention.head_count_kv", 8)
         .u32("llama.context_length", 131072);
     w.tensor("token_embd.weight", {8192, weights / (8192 * 2)}, 1, weights);
     return w;
@@ -88,14 +92,19 @@ fs::path ollama_store(const fs::path& root) {
     llama70b(64ULL << 20).write_sparse((root / "blobs" / ("sha256-" + kModelDigest)).string());
     projector(2ULL << 20).write_sparse((root / "blobs" / ("sha256-" + kProjectorDigest)).string());
     write_file((root / "blobs" / ("sha256-" + std::string(64, 'c'))).string(), "LICENSE TEXT");
-    write_file((root / "manifests/registry.ollama.ai/library/llama3.1/70b").string(),
-               R"({"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",)"
-               R"("config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:)" +
-                   std::string(64, 'd') + R"(","size":485},"layers":[)"
-                   R"({"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" + kModelDigest +
-                   R"(","size":67109184},{"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:)" +
-                   kProjectorDigest + R"(","size":2097600},{"mediaType":"application/vnd.ollama.image.license",)"
-                   R"("digest":"sha256:)" + std::string(64, 'c') + R"(","size":12}]})");
+    write_file(
+        (root / "manifests/registry.ollama.ai/library/llama3.1/70b").string(),
+        R"({"schemaVersion":2,"mediaType":"application/vnd.docker.distribution.manifest.v2+json",)"
+        R"("config":{"mediaType":"application/vnd.docker.container.image.v1+json","digest":"sha256:)" +
+            std::string(64, 'd') +
+            R"(","size":485},"layers":[)"
+            R"({"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+            kModelDigest +
+            R"(","size":67109184},{"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:)" +
+            kProjectorDigest +
+            R"(","size":2097600},{"mediaType":"application/vnd.ollama.image.license",)"
+            R"("digest":"sha256:)" +
+            std::string(64, 'c') + R"(","size":12}]})");
     return root;
 }
 
@@ -103,7 +112,7 @@ TEST_F(FitDiscovery, OllamaModelByNameWithItsProjector) {
     const EnvVar store("OLLAMA_MODELS", ollama_store(dir_ / "ollama").string());
     const auto m = read_model("llama3.1:70b");
     ASSERT_TRUE(m) << m.error().message;
-    EXPECT_EQ(m->weights.count(), 64ULL << 20);  // the license is not weights
+    EXPECT_EQ(m->weights.count(), 64ULL << 20);   // the license is not weights
     EXPECT_EQ(m->projector.count(), 2ULL << 20);  // the projector apart: the runtime decides
     EXPECT_EQ(m->files.size(), 1u);
     EXPECT_EQ(m->projector_files.size(), 1u);
@@ -126,18 +135,24 @@ TEST_F(FitDiscovery, OllamaParamsLayerProjectorAndAdapter) {
     const std::string adapter_digest(64, 'e');
     const std::string params_digest(64, 'f');
     GgufWriter lora;
-    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.str("general.architecture", "llama")
+        .str("general.type", "adapter")
+        .str("adapter.type", "lora");
     lora.tensor("blk.0.attn_q.weight.lora_a", {8192, (8ULL << 20) / (8192 * 2)}, 1, 8ULL << 20);
     lora.write_sparse((root / "blobs" / ("sha256-" + adapter_digest)).string());
     write_file((root / "blobs" / ("sha256-" + params_digest)).string(),
                R"({"num_ctx":32768,"num_batch":1024,"stop":["<|eot_id|>"],"temperature":0.6})");
     fs::create_directories(root / "manifests/registry.ollama.ai/library/vision-tuned");
-    write_file((root / "manifests/registry.ollama.ai/library/vision-tuned/latest").string(),
-               R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
-                   kModelDigest + R"("},{"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:)" +
-                   kProjectorDigest + R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
-                   adapter_digest + R"("},{"mediaType":"application/vnd.ollama.image.params","digest":"sha256:)" +
-                   params_digest + R"("}]})");
+    write_file(
+        (root / "manifests/registry.ollama.ai/library/vision-tuned/latest").string(),
+        R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+            kModelDigest +
+            R"("},{"mediaType":"application/vnd.ollama.image.projector","digest":"sha256:)" +
+            kProjectorDigest +
+            R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
+            adapter_digest +
+            R"("},{"mediaType":"application/vnd.ollama.image.params","digest":"sha256:)" +
+            params_digest + R"("}]})");
     const EnvVar store("OLLAMA_MODELS", root.string());
     const auto m = read_model("vision-tuned");
     ASSERT_TRUE(m) << m.error().message;
@@ -145,7 +160,8 @@ TEST_F(FitDiscovery, OllamaParamsLayerProjectorAndAdapter) {
     EXPECT_EQ(m->ollama.num_batch, 1024u);
     EXPECT_EQ(m->weights.count(), (64ULL << 20) + (8ULL << 20));
     EXPECT_EQ(m->projector.count(), 2ULL << 20);
-    const auto r = runtime_request(std::nullopt, {}, *m, units::Bytes::from_count_or_throw(16ULL << 30), std::nullopt, {});
+    const auto r = runtime_request(
+        std::nullopt, {}, *m, units::Bytes::from_count_or_throw(16ULL << 30), std::nullopt, {});
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->runtime, Runtime::ollama);
     EXPECT_EQ(r->request.context, 32768u);  // the params layer over the 4096 of 16 GiB
@@ -163,7 +179,8 @@ TEST_F(FitDiscovery, OllamaParamsLayerProjectorAndAdapter) {
     env.kv_cache_type = "q8_0";
     env.context_length = "8192";
     env.flash_attention = "1";
-    const auto set = runtime_request(std::nullopt, {}, *m, units::Bytes::from_count_or_throw(16ULL << 30), std::nullopt, env);
+    const auto set = runtime_request(
+        std::nullopt, {}, *m, units::Bytes::from_count_or_throw(16ULL << 30), std::nullopt, env);
     ASSERT_TRUE(set) << set.error().message;
     EXPECT_EQ(set->request.context, 32768u);
     EXPECT_EQ(set->request.parallel, 2u);
@@ -174,21 +191,26 @@ TEST_F(FitDiscovery, OllamaParamsLayerProjectorAndAdapter) {
     write_file((root / "blobs" / ("sha256-" + params_digest)).string(), R"({"num_ctx":"big"})");
     const auto bad = read_model("vision-tuned");
     ASSERT_FALSE(bad);
-    EXPECT_NE(bad.error().message.find("num_ctx is not a number"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find("num_ctx is not a number"), std::string::npos)
+        << bad.error().message;
 }
 
 TEST_F(FitDiscovery, OllamaAdapterLayersCountWithTheWeights) {
     const fs::path root = ollama_store(dir_ / "ollama");
     const std::string adapter_digest(64, 'e');
     GgufWriter lora;
-    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.str("general.architecture", "llama")
+        .str("general.type", "adapter")
+        .str("adapter.type", "lora");
     lora.tensor("blk.0.attn_q.weight.lora_a", {8192, (8ULL << 20) / (8192 * 2)}, 1, 8ULL << 20);
     lora.write_sparse((root / "blobs" / ("sha256-" + adapter_digest)).string());
     fs::create_directories(root / "manifests/registry.ollama.ai/library/tuned");
-    write_file((root / "manifests/registry.ollama.ai/library/tuned/latest").string(),
-               R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
-                   kModelDigest + R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
-                   adapter_digest + R"("}]})");
+    write_file(
+        (root / "manifests/registry.ollama.ai/library/tuned/latest").string(),
+        R"({"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:)" +
+            kModelDigest +
+            R"("},{"mediaType":"application/vnd.ollama.image.adapter","digest":"sha256:)" +
+            adapter_digest + R"("}]})");
     const EnvVar store("OLLAMA_MODELS", root.string());
     const auto m = read_model("tuned");
     ASSERT_TRUE(m) << m.error().message;
@@ -209,7 +231,8 @@ TEST_F(FitDiscovery, OllamaNamesAreResolvedAsOllamaDoes) {
     fs::remove(dir_ / "ollama" / "blobs" / ("sha256-" + kModelDigest));
     const auto missing = read_model("llama3.1:70b");
     ASSERT_FALSE(missing);
-    EXPECT_NE(missing.error().message.find("ollama pull llama3.1:70b"), std::string::npos) << missing.error().message;
+    EXPECT_NE(missing.error().message.find("ollama pull llama3.1:70b"), std::string::npos)
+        << missing.error().message;
 }
 
 TEST_F(FitDiscovery, OllamaStoreUnderHomeByDefault) {
@@ -239,7 +262,8 @@ TEST_F(FitDiscovery, LmStudioFolderByNameAndByPath) {
     llama70b(64ULL << 20).write_sparse((folder / "Llama-3.1-70B-Q4_K_M.gguf").string());
     projector(2ULL << 20).write_sparse((folder / "mmproj-model-f16.gguf").string());
     const EnvVar home("HOME", (dir_ / "home").string());
-    for (const std::string& name : {std::string("lmstudio-community/Llama-3.1-70B-GGUF"), folder.string()}) {
+    for (const std::string& name :
+         {std::string("lmstudio-community/Llama-3.1-70B-GGUF"), folder.string()}) {
         const auto m = read_model(name);
         ASSERT_TRUE(m) << m.error().message;
         EXPECT_EQ(m->weights.count(), 64ULL << 20) << name;
@@ -253,8 +277,9 @@ const char* kConfig = R"({"model_type":"mistral","num_hidden_layers":4,"num_atte
   "num_key_value_heads":2,"hidden_size":512,"max_position_embeddings":32768})";
 
 std::string shard(const std::string& tensor, std::uint64_t bytes) {
-    return testing::safetensors_file(R"({")" + tensor + R"(":{"dtype":"U8","shape":[)" + std::to_string(bytes) +
-                                         R"(],"data_offsets":[0,)" + std::to_string(bytes) + "]}}",
+    return testing::safetensors_file(R"({")" + tensor + R"(":{"dtype":"U8","shape":[)" +
+                                         std::to_string(bytes) + R"(],"data_offsets":[0,)" +
+                                         std::to_string(bytes) + "]}}",
                                      bytes);
 }
 
@@ -264,14 +289,18 @@ std::string five_digits(int n) {
 }
 
 // model-0000I-of-0000N.safetensors, Hugging Face's shard names.
-std::string shard_name(int i, int count) { return "model-" + five_digits(i) + "-of-" + five_digits(count) + ".safetensors"; }
+std::string shard_name(int i, int count) {
+    return "model-" + five_digits(i) + "-of-" + five_digits(count) + ".safetensors";
+}
 
 // An index naming `count` shards, one tensor each.
 std::string index_json(int count) {
     std::string map;
     for (int i = 1; i <= count; ++i)
-        map += std::string(i == 1 ? "" : ",") + "\"t" + std::to_string(i) + "\":\"" + shard_name(i, count) + "\"";
-    return R"({"metadata":{"total_size":)" + std::to_string(count * 1000) + R"(},"weight_map":{)" + map + "}}";
+        map += std::string(i == 1 ? "" : ",") + "\"t" + std::to_string(i) + "\":\"" +
+               shard_name(i, count) + "\"";
+    return R"({"metadata":{"total_size":)" + std::to_string(count * 1000) + R"(},"weight_map":{)" +
+           map + "}}";
 }
 
 // A download stopped at 20 of 30 shards: refused, never summed as a smaller model.
@@ -280,13 +309,17 @@ TEST_F(FitDiscovery, IncompleteHuggingFaceDownloadIsRefused) {
     write_file((dir_ / "model.safetensors.index.json").string(), index_json(30));
     const auto none = read_model(dir_.string());
     ASSERT_FALSE(none);
-    EXPECT_NE(none.error().message.find("30 of 30 shards are missing"), std::string::npos) << none.error().message;
-    for (int i = 1; i <= 20; ++i) write_file((dir_ / shard_name(i, 30)).string(), shard("t" + std::to_string(i), 1000));
+    EXPECT_NE(none.error().message.find("30 of 30 shards are missing"), std::string::npos)
+        << none.error().message;
+    for (int i = 1; i <= 20; ++i)
+        write_file((dir_ / shard_name(i, 30)).string(), shard("t" + std::to_string(i), 1000));
     const auto m = read_model(dir_.string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("incomplete download: 10 of 30 shards are missing"), std::string::npos)
+    EXPECT_NE(m.error().message.find("incomplete download: 10 of 30 shards are missing"),
+              std::string::npos)
         << m.error().message;
-    for (int i = 21; i <= 30; ++i) write_file((dir_ / shard_name(i, 30)).string(), shard("t" + std::to_string(i), 1000));
+    for (int i = 21; i <= 30; ++i)
+        write_file((dir_ / shard_name(i, 30)).string(), shard("t" + std::to_string(i), 1000));
     const auto whole = read_model(dir_.string());
     ASSERT_TRUE(whole) << whole.error().message;
     EXPECT_EQ(whole->weights.count(), 30000u);
@@ -298,21 +331,26 @@ TEST_F(FitDiscovery, IncompleteHuggingFaceDownloadIsRefused) {
 TEST_F(FitDiscovery, IndexAndManifestNestedDeeperThanTheyAreAreRefused) {
     const std::string deep = std::string(200000, '[') + std::string(200000, ']');
     write_file((dir_ / "config.json").string(), kConfig);
-    write_file((dir_ / "model.safetensors.index.json").string(),
-               R"({"metadata":{"x":)" + deep + R"(},"weight_map":{"t1":")" + shard_name(1, 1) + R"("}})");
+    write_file(
+        (dir_ / "model.safetensors.index.json").string(),
+        R"({"metadata":{"x":)" + deep + R"(},"weight_map":{"t1":")" + shard_name(1, 1) + R"("}})");
     write_file((dir_ / shard_name(1, 1)).string(), shard("t1", 1000));
     const auto index = read_model(dir_.string());
     ASSERT_FALSE(index);
-    EXPECT_NE(index.error().message.find("nests deeper"), std::string::npos) << index.error().message;
+    EXPECT_NE(index.error().message.find("nests deeper"), std::string::npos)
+        << index.error().message;
 
     const fs::path root = ollama_store(dir_ / "ollama");
     write_file((root / "manifests/registry.ollama.ai/library/llama3.1/70b").string(),
-               R"({"annotations":)" + deep + R"(,"layers":[{"mediaType":"application/vnd.ollama.image.model",)"
-               R"("digest":"sha256:)" + kModelDigest + R"("}]})");
+               R"({"annotations":)" + deep +
+                   R"(,"layers":[{"mediaType":"application/vnd.ollama.image.model",)"
+                   R"("digest":"sha256:)" +
+                   kModelDigest + R"("}]})");
     const EnvVar store("OLLAMA_MODELS", root.string());
     const auto manifest = read_model("llama3.1:70b");
     ASSERT_FALSE(manifest);
-    EXPECT_NE(manifest.error().message.find("nests deeper"), std::string::npos) << manifest.error().message;
+    EXPECT_NE(manifest.error().message.find("nests deeper"), std::string::npos)
+        << manifest.error().message;
 }
 
 // config.json is read before any shard, as a tree: nested two million levels deep (its old 4 MiB
@@ -325,7 +363,8 @@ TEST_F(FitDiscovery, ConfigNestedDeeperThanAConfigIsRefused) {
     const auto m = read_model(dir_.string());
     ASSERT_FALSE(m);
     EXPECT_NE(m.error().message.find("nests deeper"), std::string::npos) << m.error().message;
-    const std::string quantized = std::string(kConfig).substr(0, std::string(kConfig).size() - 1) +
+    const std::string quantized =
+        std::string(kConfig).substr(0, std::string(kConfig).size() - 1) +
         R"(,"quantization_config":{"quant_method":"compressed-tensors","config_groups":{"group_0":)"
         R"({"targets":["Linear"],"weights":{"num_bits":4,"type":"int","strategy":"group",)"
         R"("group_size":128,"actorder":null,"observer_kwargs":{}}}},"ignore":["lm_head"]}})";
@@ -340,10 +379,14 @@ TEST_F(FitDiscovery, ConfigNestedDeeperThanAConfigIsRefused) {
 // NAME_MAX, 255 bytes), a config.json is a few KiB: past their limits each is refused, named.
 TEST_F(FitDiscovery, HeaderIndexAndConfigAtTheirLimits) {
     write_file((dir_ / "config.json").string(), kConfig);
-    const std::string pre = R"({"t1":{"dtype":"U8","shape":[1000],"data_offsets":[0,1000]},"__metadata__":{"x":")", post = R"("}})";
+    const std::string
+        pre =
+            R"({"t1":{"dtype":"U8","shape":[1000],"data_offsets":[0,1000]},"__metadata__":{"x":")",
+        post = R"("}})";
     write_file((dir_ / "model.safetensors").string(),
-               GgufWriter::le(kMaxSafetensorsHeader, 8) + pre + std::string(kMaxSafetensorsHeader - pre.size() - post.size(), 'a') +
-                   post + std::string(1000, '\0'));
+               GgufWriter::le(kMaxSafetensorsHeader, 8) + pre +
+                   std::string(kMaxSafetensorsHeader - pre.size() - post.size(), 'a') + post +
+                   std::string(1000, '\0'));
     auto m = read_model(dir_.string());
     ASSERT_TRUE(m) << m.error().message;
     EXPECT_EQ(m->weights.count(), 1000u);
@@ -353,22 +396,30 @@ TEST_F(FitDiscovery, HeaderIndexAndConfigAtTheirLimits) {
                R"({"weight_map":{"t1":")" + std::string(256, 'x') + R"("}})");
     m = read_model(dir_.string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("names a shard outside its folder"), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("names a shard outside its folder"), std::string::npos)
+        << m.error().message;
     write_file((dir_ / "model.safetensors.index.json").string(),
-               R"({"metadata":{"x":)" + std::string(1025, '1') + R"(},"weight_map":{"t1":"model.safetensors"}})");
+               R"({"metadata":{"x":)" + std::string(1025, '1') +
+                   R"(},"weight_map":{"t1":"model.safetensors"}})");
     m = read_model(dir_.string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("model.safetensors.index.json is refused: it holds a number longer than 1 KiB"),
-              std::string::npos) << m.error().message;
-    write_file((dir_ / "model.safetensors.index.json").string(), R"({"weight_map":{"t1":"model.safetensors"}})");
+    EXPECT_NE(m.error().message.find(
+                  "model.safetensors.index.json is refused: it holds a number longer than 1 KiB"),
+              std::string::npos)
+        << m.error().message;
+    write_file((dir_ / "model.safetensors.index.json").string(),
+               R"({"weight_map":{"t1":"model.safetensors"}})");
     ASSERT_TRUE(read_model(dir_.string())) << "the index as a model has it";
 
     const std::string config = kConfig;
-    write_file((dir_ / "config.json").string(), config.substr(0, config.size() - 1) + R"(,"x":")" +
-                                                    std::string(kMaxConfigJson - config.size(), 'x') + R"("})");
+    write_file((dir_ / "config.json").string(),
+               config.substr(0, config.size() - 1) + R"(,"x":")" +
+                   std::string(kMaxConfigJson - config.size(), 'x') + R"("})");
     m = read_model(dir_.string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("config.json is larger than a config file can be"), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("config.json is larger than a config file can be"),
+              std::string::npos)
+        << m.error().message;
 }
 
 // A Mistral snapshot carries consolidated.safetensors (the same weights for mistral-inference)
@@ -385,7 +436,8 @@ TEST_F(FitDiscovery, FileTheIndexDoesNotNameIsNotSummed) {
     EXPECT_EQ(m->files.size(), 2u);
     ASSERT_FALSE(m->arch.notes.empty());
     bool said = false;
-    for (const auto& n : m->arch.notes) said = said || n.find("consolidated.safetensors") != std::string::npos;
+    for (const auto& n : m->arch.notes)
+        said = said || n.find("consolidated.safetensors") != std::string::npos;
     EXPECT_TRUE(said);
 }
 
@@ -396,7 +448,8 @@ TEST_F(FitDiscovery, NumberedShardsWithoutIndexMustBeComplete) {
     write_file((dir_ / shard_name(3, 3)).string(), shard("t3", 1000));
     const auto m = read_model(dir_.string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("1 of 3 shards are missing"), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("1 of 3 shards are missing"), std::string::npos)
+        << m.error().message;
 }
 
 // A Hugging Face repo id, from the hub's cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
@@ -449,7 +502,8 @@ TEST_F(FitDiscovery, TheProjectorBesideANamedFile) {
     m = read_model((dir_ / "gemma-Q4_K_M.gguf").string());
     ASSERT_TRUE(m) << m.error().message;
     EXPECT_EQ(m->projector.count(), 0u);
-    EXPECT_NE(m->projector_note.find("mmproj-F16.gguf, mmproj-F32.gguf"), std::string::npos) << m->projector_note;
+    EXPECT_NE(m->projector_note.find("mmproj-F16.gguf, mmproj-F32.gguf"), std::string::npos)
+        << m->projector_note;
 }
 
 TEST_F(FitDiscovery, AFolderOfSeveralQuantsNamesTheChoices) {
@@ -458,7 +512,8 @@ TEST_F(FitDiscovery, AFolderOfSeveralQuantsNamesTheChoices) {
     llama70b(64ULL << 20).write_sparse((dir_ / "m-Q8_0-00002-of-00002.gguf").string());
     const auto m = read_model(dir_.string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("name the file: m-Q4_K_M.gguf, m-Q8_0-00001-of-00002.gguf"), std::string::npos)
+    EXPECT_NE(m.error().message.find("name the file: m-Q4_K_M.gguf, m-Q8_0-00001-of-00002.gguf"),
+              std::string::npos)
         << m.error().message;
     EXPECT_EQ(m.error().message.find("00002-of"), std::string::npos) << m.error().message;
 }
@@ -468,10 +523,13 @@ TEST_F(FitDiscovery, AProjectorOrAdapterNamedAloneIsSaidAsSuch) {
     projector(2ULL << 20).write_sparse((dir_ / "mmproj-F16.gguf").string());
     auto m = read_model((dir_ / "mmproj-F16.gguf").string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("is a vision projector (mmproj)"), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("is a vision projector (mmproj)"), std::string::npos)
+        << m.error().message;
     EXPECT_NE(m.error().message.find("model-Q4_K_M.gguf"), std::string::npos) << m.error().message;
     GgufWriter lora;
-    lora.str("general.architecture", "llama").str("general.type", "adapter").str("adapter.type", "lora");
+    lora.str("general.architecture", "llama")
+        .str("general.type", "adapter")
+        .str("adapter.type", "lora");
     lora.tensor("blk.0.attn_q.weight.lora_a", {16, 4096}, 1, 16 * 4096 * 2);
     lora.write_sparse((dir_ / "lora.gguf").string());
     m = read_model((dir_ / "lora.gguf").string());

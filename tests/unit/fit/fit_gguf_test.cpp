@@ -18,13 +18,21 @@ Expected<GgufHeader> parse(const std::string& bytes) {
 // A small llama-like model: 2 layers, tensors of several types with known sizes.
 GgufWriter small_llama(std::uint32_t version) {
     GgufWriter w(version);
-    w.str("general.architecture", "llama").u32("llama.block_count", 2).u32("llama.context_length", 8192)
-        .u32("llama.embedding_length", 256).u32("llama.attention.head_count", 4).u32("llama.attention.head_count_kv", 2)
-        .f32("llama.rope.freq_base", 10000.0F).string_array("tokenizer.ggml.tokens", 300);
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 2)
+        .u32("llama.context_length", 8192)
+        .u32("llama.embedding_length", 256)
+        .u32("llama.attention.head_count", 4)
+        .u32("llama.attention.head_count_kv", 2)
+        .f32("llama.rope.freq_base", 10000.0F)
+        .string_array("tokenizer.ggml.tokens", 300);
     // f32 [256]: 1024 B; f16 [256 x 4]: 2048 B; q4_0 [256 x 2]: 2 rows x 8 blocks x 18 = 288 B;
     // q4_K [512 x 3]: 6 blocks x 144 = 864 B; q8_0 [64]: 2 x 34 = 68 B.
-    w.tensor("norm", {256}, 0, 1024).tensor("a", {256, 4}, 1, 2048).tensor("b", {256, 2}, 2, 288)
-        .tensor("c", {512, 3}, 12, 864).tensor("d", {64}, 8, 68);
+    w.tensor("norm", {256}, 0, 1024)
+        .tensor("a", {256, 4}, 1, 2048)
+        .tensor("b", {256, 2}, 2, 288)
+        .tensor("c", {512, 3}, 12, 864)
+        .tensor("d", {64}, 8, 68);
     return w;
 }
 
@@ -60,8 +68,11 @@ TEST(FitGguf, ArchitectureFromMetadata) {
 
 TEST(FitGguf, PerLayerKvHeadsWithLayersWithoutCache) {
     GgufWriter w;
-    w.str("general.architecture", "deci").u32("deci.block_count", 3).u32("deci.embedding_length", 128)
-        .u32("deci.attention.head_count", 2).i32_array("deci.attention.head_count_kv", {2, 0, 1});
+    w.str("general.architecture", "deci")
+        .u32("deci.block_count", 3)
+        .u32("deci.embedding_length", 128)
+        .u32("deci.attention.head_count", 2)
+        .i32_array("deci.attention.head_count_kv", {2, 0, 1});
     const auto h = parse(w.file());
     ASSERT_TRUE(h) << h.error().message;
     const auto a = gguf_architecture(*h);
@@ -73,9 +84,13 @@ TEST(FitGguf, PerLayerKvHeadsWithLayersWithoutCache) {
 
 TEST(FitGguf, SlidingWindowFromBuiltInPatternIsNoted) {
     GgufWriter w;
-    w.str("general.architecture", "gemma3").u32("gemma3.block_count", 12).u32("gemma3.attention.head_count", 8)
-        .u32("gemma3.attention.head_count_kv", 4).u32("gemma3.attention.key_length", 256)
-        .u32("gemma3.attention.value_length", 256).u32("gemma3.attention.sliding_window", 1024);
+    w.str("general.architecture", "gemma3")
+        .u32("gemma3.block_count", 12)
+        .u32("gemma3.attention.head_count", 8)
+        .u32("gemma3.attention.head_count_kv", 4)
+        .u32("gemma3.attention.key_length", 256)
+        .u32("gemma3.attention.value_length", 256)
+        .u32("gemma3.attention.sliding_window", 1024);
     const auto a = gguf_architecture(*parse(w.file()));
     ASSERT_TRUE(a) << a.error().message;
     EXPECT_EQ(a->sliding_window, 1024u);
@@ -88,8 +103,11 @@ TEST(FitGguf, SlidingWindowFromBuiltInPatternIsNoted) {
 
 TEST(FitGguf, SlidingWindowWithoutPatternCountsEveryLayerFull) {
     GgufWriter w;
-    w.str("general.architecture", "newarch").u32("newarch.block_count", 4).u32("newarch.attention.head_count", 8)
-        .u32("newarch.embedding_length", 512).u32("newarch.attention.sliding_window", 4096);
+    w.str("general.architecture", "newarch")
+        .u32("newarch.block_count", 4)
+        .u32("newarch.attention.head_count", 8)
+        .u32("newarch.embedding_length", 512)
+        .u32("newarch.attention.sliding_window", 4096);
     const auto a = gguf_architecture(*parse(w.file()));
     ASSERT_TRUE(a);
     for (const auto& l : a->layers) EXPECT_EQ(l.cache, LayerCache::full);
@@ -101,7 +119,9 @@ TEST(FitGguf, SlidingWindowWithoutPatternCountsEveryLayerFull) {
 TEST(FitGguf, NegativeOrMisSizedPerLayerValuesAreRefusedByName) {
     const auto base = [] {
         GgufWriter w;
-        w.str("general.architecture", "llama").u32("llama.block_count", 4).u32("llama.attention.head_count", 8)
+        w.str("general.architecture", "llama")
+            .u32("llama.block_count", 4)
+            .u32("llama.attention.head_count", 8)
             .u32("llama.embedding_length", 512);
         return w;
     };
@@ -111,8 +131,9 @@ TEST(FitGguf, NegativeOrMisSizedPerLayerValuesAreRefusedByName) {
                    base().i32("llama.attention.key_length", -64)}) {
         const auto a = gguf_architecture(*parse(w.file()));
         ASSERT_FALSE(a);
-        const bool named = a.error().message.find("llama.attention.head_count_kv") != std::string::npos ||
-                           a.error().message.find("llama.attention.key_length") != std::string::npos;
+        const bool named =
+            a.error().message.find("llama.attention.head_count_kv") != std::string::npos ||
+            a.error().message.find("llama.attention.key_length") != std::string::npos;
         EXPECT_TRUE(named) << a.error().message;
     }
 }
@@ -160,9 +181,10 @@ TEST(FitGgufMalformed, HugeCountsAreRefusedBeforeAllocating) {
     // (2^62 u32s, 2^61 u64s): refused, never skipped as empty.
     for (const auto& [type, count] : std::vector<std::pair<std::uint32_t, std::uint64_t>>{
              {8u, 1ULL << 60}, {4u, 1ULL << 60}, {4u, 1ULL << 62}, {10u, 1ULL << 61}}) {
-        std::string arr = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(1, 8) +
-                          GgufWriter::string("k") + GgufWriter::le(9, 4) + GgufWriter::le(type, 4) +
-                          GgufWriter::le(count, 8) + std::string(64, '\0');
+        std::string arr = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) +
+                          GgufWriter::le(1, 8) + GgufWriter::string("k") + GgufWriter::le(9, 4) +
+                          GgufWriter::le(type, 4) + GgufWriter::le(count, 8) +
+                          std::string(64, '\0');
         EXPECT_FALSE(parse(arr)) << "array of type " << type << ", " << count << " elements";
     }
 }
@@ -173,14 +195,14 @@ TEST(FitGgufMalformed, OverflowingTensorShapesAndOffsets) {
     EXPECT_FALSE(parse(shape.file()));
     // An offset near 2^64: offset + size must not wrap into the file.
     GgufWriter w;
-    w.raw_tensor_info(GgufWriter::string("t") + GgufWriter::le(1, 4) + GgufWriter::le(8, 8) + GgufWriter::le(0, 4) +
-                      GgufWriter::le(UINT64_MAX - 31, 8));
+    w.raw_tensor_info(GgufWriter::string("t") + GgufWriter::le(1, 4) + GgufWriter::le(8, 8) +
+                      GgufWriter::le(0, 4) + GgufWriter::le(UINT64_MAX - 31, 8));
     EXPECT_FALSE(parse(w.header() + std::string(64, '\0')));
     // Five dimensions (ggml has four).
     GgufWriter dims;
-    dims.raw_tensor_info(GgufWriter::string("t") + GgufWriter::le(5, 4) + GgufWriter::le(1, 8) + GgufWriter::le(1, 8) +
-                         GgufWriter::le(1, 8) + GgufWriter::le(1, 8) + GgufWriter::le(1, 8) + GgufWriter::le(0, 4) +
-                         GgufWriter::le(0, 8));
+    dims.raw_tensor_info(GgufWriter::string("t") + GgufWriter::le(5, 4) + GgufWriter::le(1, 8) +
+                         GgufWriter::le(1, 8) + GgufWriter::le(1, 8) + GgufWriter::le(1, 8) +
+                         GgufWriter::le(1, 8) + GgufWriter::le(0, 4) + GgufWriter::le(0, 8));
     EXPECT_FALSE(parse(dims.file() + std::string(64, '\0')));
 }
 
@@ -188,8 +210,8 @@ TEST(FitGgufMalformed, OverlappingTensorsAndBadTypes) {
     GgufWriter w;
     // Two f32 [16] tensors (64 B each), the second starting inside the first.
     for (std::uint64_t off : {0ULL, 32ULL})
-        w.raw_tensor_info(GgufWriter::string("t" + std::to_string(off)) + GgufWriter::le(1, 4) + GgufWriter::le(16, 8) +
-                          GgufWriter::le(0, 4) + GgufWriter::le(off, 8));
+        w.raw_tensor_info(GgufWriter::string("t" + std::to_string(off)) + GgufWriter::le(1, 4) +
+                          GgufWriter::le(16, 8) + GgufWriter::le(0, 4) + GgufWriter::le(off, 8));
     EXPECT_FALSE(parse(w.header() + std::string(128, '\0')));
     GgufWriter removed;  // ggml type 4 (Q4_2) was removed: its size is unknown
     removed.tensor("t", {32}, 4, 32);
@@ -235,11 +257,14 @@ namespace {
 
 // A GGUF header of `entries` metadata arrays, each of `n` elements of `type` (u32 = 4, string
 // = 8), the element bytes all zero (zero-length strings, zero integers).
-std::string crafted(std::uint64_t entries, std::uint32_t type, std::uint64_t n, std::uint64_t element_bytes) {
-    std::string out = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(entries, 8);
+std::string crafted(std::uint64_t entries, std::uint32_t type, std::uint64_t n,
+                    std::uint64_t element_bytes) {
+    std::string out =
+        "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(entries, 8);
     for (std::uint64_t i = 0; i < entries; ++i)
-        out += GgufWriter::string("k" + std::to_string(i)) + GgufWriter::le(9, 4) + GgufWriter::le(type, 4) +
-               GgufWriter::le(n, 8) + std::string(n * element_bytes, '\0');
+        out += GgufWriter::string("k" + std::to_string(i)) + GgufWriter::le(9, 4) +
+               GgufWriter::le(type, 4) + GgufWriter::le(n, 8) +
+               std::string(n * element_bytes, '\0');
     return out;
 }
 
@@ -247,23 +272,27 @@ TEST(FitGgufHostile, KeptArraysAreBoundedInTotal) {
     // 64 arrays of 65536 integers each: every one under the per-array limit, 32 MiB kept in all.
     const auto h = parse(crafted(64, 4, 65536, 4));
     ASSERT_FALSE(h);
-    EXPECT_NE(h.error().message.find("keeps more than a real model's"), std::string::npos) << h.error().message;
+    EXPECT_NE(h.error().message.find("keeps more than a real model's"), std::string::npos)
+        << h.error().message;
 }
 
 TEST(FitGgufHostile, ArrayElementsAreBoundedInTotal) {
     // 16 string arrays of 300000 empty strings: 4.8 M strings, each one a read.
     const auto h = parse(crafted(16, 8, 300000, 8));
     ASSERT_FALSE(h);
-    EXPECT_NE(h.error().message.find("more elements than a real model's"), std::string::npos) << h.error().message;
+    EXPECT_NE(h.error().message.find("more elements than a real model's"), std::string::npos)
+        << h.error().message;
 }
 
 TEST(FitGgufHostile, MetadataBytesAreBoundedInTotal) {
     // A 100 MiB string would be skipped without being read, but no model has metadata that large.
-    const std::string f = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) + GgufWriter::le(1, 8) +
-                          GgufWriter::string("k") + GgufWriter::le(8, 4) + GgufWriter::string(std::string(100u << 20, ' '));
+    const std::string f = "GGUF" + GgufWriter::le(3, 4) + GgufWriter::le(0, 8) +
+                          GgufWriter::le(1, 8) + GgufWriter::string("k") + GgufWriter::le(8, 4) +
+                          GgufWriter::string(std::string(100u << 20, ' '));
     const auto h = parse(f);
     ASSERT_FALSE(h);
-    EXPECT_NE(h.error().message.find("metadata is larger than 64 MiB"), std::string::npos) << h.error().message;
+    EXPECT_NE(h.error().message.find("metadata is larger than 64 MiB"), std::string::npos)
+        << h.error().message;
 }
 
 TEST(FitGgufHostile, DuplicateTensorNameIsRefused) {
@@ -271,7 +300,8 @@ TEST(FitGgufHostile, DuplicateTensorNameIsRefused) {
     w.tensor("norm", {256}, 0, 1024);  // "norm" is already there
     const auto h = parse(w.file());
     ASSERT_FALSE(h);
-    EXPECT_NE(h.error().message.find("tensor 'norm' appears twice"), std::string::npos) << h.error().message;
+    EXPECT_NE(h.error().message.find("tensor 'norm' appears twice"), std::string::npos)
+        << h.error().message;
 }
 
 TEST(FitGgufHostile, TensorNameLongerThanGgmlAllowsIsRefused) {
@@ -279,15 +309,19 @@ TEST(FitGgufHostile, TensorNameLongerThanGgmlAllowsIsRefused) {
     w.tensor(std::string(64, 'x'), {256}, 0, 1024);
     const auto h = parse(w.file());
     ASSERT_FALSE(h);
-    EXPECT_NE(h.error().message.find("longer than 63 bytes"), std::string::npos) << h.error().message;
+    EXPECT_NE(h.error().message.find("longer than 63 bytes"), std::string::npos)
+        << h.error().message;
 }
 
 // Today's ggml types (ggml.h): NVFP4 = 40 (64 values in 36 bytes), Q1_0 = 41 (128 in 18), Q2_0 =
 // 42 (64 in 18); MXFP4 = 39 (32 in 17).
 TEST(FitGgufHostile, EveryCurrentTensorTypeIsSized) {
     GgufWriter w;
-    w.str("general.architecture", "llama").tensor("a", {4096, 2}, 40, 2 * 64 * 36).tensor("b", {4096, 2}, 41, 2 * 32 * 18)
-        .tensor("c", {4096, 2}, 42, 2 * 64 * 18).tensor("d", {4096, 2}, 39, 2 * 128 * 17);
+    w.str("general.architecture", "llama")
+        .tensor("a", {4096, 2}, 40, 2 * 64 * 36)
+        .tensor("b", {4096, 2}, 41, 2 * 32 * 18)
+        .tensor("c", {4096, 2}, 42, 2 * 64 * 18)
+        .tensor("d", {4096, 2}, 39, 2 * 128 * 17);
     const auto h = parse(w.file());
     ASSERT_TRUE(h) << h.error().message;
     EXPECT_EQ(h->tensor_bytes.count(), 2u * (64 * 36 + 32 * 18 + 64 * 18 + 128 * 17));
@@ -301,7 +335,8 @@ TEST(FitGgufHostile, BigEndianFileIsNamedAsSuch) {
     f.replace(4, 4, std::string("\0\0\0\3", 4));
     const auto h = parse(f);
     ASSERT_FALSE(h);
-    EXPECT_NE(h.error().message.find("big-endian GGUF file (version 3)"), std::string::npos) << h.error().message;
+    EXPECT_NE(h.error().message.find("big-endian GGUF file (version 3)"), std::string::npos)
+        << h.error().message;
 }
 
 }  // namespace

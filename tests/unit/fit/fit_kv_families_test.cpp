@@ -43,7 +43,8 @@ Architecture from_config(const std::string& json) {
     return *a;
 }
 
-KvEstimate kv(const Architecture& a, std::uint64_t context, KvType type, std::uint64_t parallel = 1) {
+KvEstimate kv(const Architecture& a, std::uint64_t context, KvType type,
+              std::uint64_t parallel = 1) {
     auto e = estimate_kv(a, KvRequest{context, parallel, type, type});
     if (!e) throw std::runtime_error(e.error().message);
     return *e;
@@ -58,12 +59,18 @@ std::uint64_t q8_row(std::uint64_t values) { return values / 32 * 34; }
 // (kv_lora_rank 512 + rope 64), value_length 512, and the per-head sizes as *_mla.
 GgufWriter deepseek_r1_gguf() {
     GgufWriter w;
-    w.str("general.architecture", "deepseek2").u32("deepseek2.block_count", 61)
-        .u32("deepseek2.context_length", 163840).u32("deepseek2.embedding_length", 7168)
-        .u32("deepseek2.attention.head_count", 128).u32("deepseek2.attention.head_count_kv", 1)
-        .u32("deepseek2.attention.key_length", 576).u32("deepseek2.attention.value_length", 512)
-        .u32("deepseek2.attention.key_length_mla", 192).u32("deepseek2.attention.value_length_mla", 128)
-        .u32("deepseek2.attention.kv_lora_rank", 512).u32("deepseek2.rope.dimension_count", 64)
+    w.str("general.architecture", "deepseek2")
+        .u32("deepseek2.block_count", 61)
+        .u32("deepseek2.context_length", 163840)
+        .u32("deepseek2.embedding_length", 7168)
+        .u32("deepseek2.attention.head_count", 128)
+        .u32("deepseek2.attention.head_count_kv", 1)
+        .u32("deepseek2.attention.key_length", 576)
+        .u32("deepseek2.attention.value_length", 512)
+        .u32("deepseek2.attention.key_length_mla", 192)
+        .u32("deepseek2.attention.value_length_mla", 128)
+        .u32("deepseek2.attention.kv_lora_rank", 512)
+        .u32("deepseek2.rope.dimension_count", 64)
         .u32("deepseek2.leading_dense_block_count", 3);
     return w;
 }
@@ -75,7 +82,9 @@ const char* const kDeepSeekV3Config = R"({"model_type":"deepseek_v3","num_hidden
   "num_nextn_predict_layers":1,"max_position_embeddings":163840})";
 
 // The rule: 61 layers x (512 + 64) values of K per token, no V.
-std::uint64_t mla_bytes(std::uint64_t ctx, std::uint64_t (*row)(std::uint64_t)) { return 61 * row(576) * ctx; }
+std::uint64_t mla_bytes(std::uint64_t ctx, std::uint64_t (*row)(std::uint64_t)) {
+    return 61 * row(576) * ctx;
+}
 
 TEST(FitKvFamilies, MlaFromGgufHoldsLatentAndRopeKeyOnly) {
     const Architecture a = from_gguf(deepseek_r1_gguf());
@@ -101,12 +110,17 @@ TEST(FitKvFamilies, MlaFromConfigJsonIsTheSameCache) {
 // and fit says so rather than pretending the small cache.
 TEST(FitKvFamilies, MlaWithoutMlaKeysIsTheFullCacheWithANote) {
     GgufWriter w;
-    w.str("general.architecture", "deepseek2").u32("deepseek2.block_count", 61)
-        .u32("deepseek2.embedding_length", 7168).u32("deepseek2.attention.head_count", 128)
-        .u32("deepseek2.attention.head_count_kv", 128).u32("deepseek2.attention.key_length", 192)
-        .u32("deepseek2.attention.value_length", 128).u32("deepseek2.attention.kv_lora_rank", 512);
+    w.str("general.architecture", "deepseek2")
+        .u32("deepseek2.block_count", 61)
+        .u32("deepseek2.embedding_length", 7168)
+        .u32("deepseek2.attention.head_count", 128)
+        .u32("deepseek2.attention.head_count_kv", 128)
+        .u32("deepseek2.attention.key_length", 192)
+        .u32("deepseek2.attention.value_length", 128)
+        .u32("deepseek2.attention.kv_lora_rank", 512);
     const Architecture a = from_gguf(w);
-    EXPECT_EQ(kv(a, 4096, KvType::f16).total.count(), 61u * (f16_row(128 * 192) + f16_row(128 * 128)) * 4096);
+    EXPECT_EQ(kv(a, 4096, KvType::f16).total.count(),
+              61u * (f16_row(128 * 192) + f16_row(128 * 128)) * 4096);
     ASSERT_FALSE(a.notes.empty());
     EXPECT_NE(a.notes.back().find("key_length_mla"), std::string::npos);
 }
@@ -117,12 +131,20 @@ TEST(FitKvFamilies, MlaWithoutMlaKeysIsTheFullCacheWithANote) {
 // heads x 128), state 128, 16 key-head groups.
 GgufWriter qwen35_gguf() {
     GgufWriter w;
-    w.str("general.architecture", "qwen35").u32("qwen35.block_count", 65).u32("qwen35.nextn_predict_layers", 1)
-        .u32("qwen35.context_length", 262144).u32("qwen35.embedding_length", 5120)
-        .u32("qwen35.attention.head_count", 24).u32("qwen35.attention.head_count_kv", 4)
-        .u32("qwen35.attention.key_length", 256).u32("qwen35.attention.value_length", 256)
-        .u32("qwen35.full_attention_interval", 4).u32("qwen35.ssm.conv_kernel", 4)
-        .u32("qwen35.ssm.inner_size", 6144).u32("qwen35.ssm.state_size", 128).u32("qwen35.ssm.group_count", 16)
+    w.str("general.architecture", "qwen35")
+        .u32("qwen35.block_count", 65)
+        .u32("qwen35.nextn_predict_layers", 1)
+        .u32("qwen35.context_length", 262144)
+        .u32("qwen35.embedding_length", 5120)
+        .u32("qwen35.attention.head_count", 24)
+        .u32("qwen35.attention.head_count_kv", 4)
+        .u32("qwen35.attention.key_length", 256)
+        .u32("qwen35.attention.value_length", 256)
+        .u32("qwen35.full_attention_interval", 4)
+        .u32("qwen35.ssm.conv_kernel", 4)
+        .u32("qwen35.ssm.inner_size", 6144)
+        .u32("qwen35.ssm.state_size", 128)
+        .u32("qwen35.ssm.group_count", 16)
         .u32("qwen35.ssm.time_step_rank", 48);
     return w;
 }
@@ -161,16 +183,21 @@ TEST(FitKvFamilies, HybridFromConfigJson) {
     const Architecture a = from_config(kQwen3NextConfig);
     for (const std::uint64_t ctx : {4096u, 32768u, 262144u})
         EXPECT_EQ(kv(a, ctx, KvType::f16).total.count(), 12u * f16_row(2 * 512) * ctx) << ctx;
-    EXPECT_EQ(kv(a, 4096, KvType::f16).recurrent.count(), 36u * (3 * (4096 + 2 * 16 * 128) + 128 * 4096) * 4);
+    EXPECT_EQ(kv(a, 4096, KvType::f16).recurrent.count(),
+              36u * (3 * (4096 + 2 * 16 * 128) + 128 * 4096) * 4);
 }
 
 // --- Chunked attention: Llama 4 Scout ----------------------------------------------------------
 // llama.cpp builds in 8192-token chunks on three layers in four (the fourth is global).
 GgufWriter llama4_scout_gguf() {
     GgufWriter w;
-    w.str("general.architecture", "llama4").u32("llama4.block_count", 48).u32("llama4.context_length", 10485760)
-        .u32("llama4.embedding_length", 5120).u32("llama4.attention.head_count", 40)
-        .u32("llama4.attention.head_count_kv", 8).u32("llama4.expert_count", 16);
+    w.str("general.architecture", "llama4")
+        .u32("llama4.block_count", 48)
+        .u32("llama4.context_length", 10485760)
+        .u32("llama4.embedding_length", 5120)
+        .u32("llama4.attention.head_count", 40)
+        .u32("llama4.attention.head_count_kv", 8)
+        .u32("llama4.expert_count", 16);
     return w;
 }
 
@@ -195,7 +222,8 @@ TEST(FitKvFamilies, ChunkedAttentionIsCappedAtItsChunk) {
     EXPECT_NEAR(all_full / static_cast<double>(llama4_bytes(131072)), 3.34, 0.01);
 }
 
-const char* const kLlama4ScoutConfig = R"({"model_type":"llama4","text_config":{"model_type":"llama4_text",
+const char* const kLlama4ScoutConfig =
+    R"({"model_type":"llama4","text_config":{"model_type":"llama4_text",
   "num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,"head_dim":128,
   "hidden_size":5120,"attention_chunk_size":8192,"max_position_embeddings":10485760,
   "no_rope_layers":[1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,
@@ -212,10 +240,15 @@ TEST(FitKvFamilies, ChunkedAttentionFromConfigJson) {
 // layer)" in llama.cpp's loader, https://github.com/ggml-org/llama.cpp/pull/14939); 8 KV heads x 128.
 GgufWriter glm45_gguf() {
     GgufWriter w;
-    w.str("general.architecture", "glm4moe").u32("glm4moe.block_count", 93).u32("glm4moe.nextn_predict_layers", 1)
-        .u32("glm4moe.context_length", 131072).u32("glm4moe.embedding_length", 5120)
-        .u32("glm4moe.attention.head_count", 96).u32("glm4moe.attention.head_count_kv", 8)
-        .u32("glm4moe.attention.key_length", 128).u32("glm4moe.attention.value_length", 128);
+    w.str("general.architecture", "glm4moe")
+        .u32("glm4moe.block_count", 93)
+        .u32("glm4moe.nextn_predict_layers", 1)
+        .u32("glm4moe.context_length", 131072)
+        .u32("glm4moe.embedding_length", 5120)
+        .u32("glm4moe.attention.head_count", 96)
+        .u32("glm4moe.attention.head_count_kv", 8)
+        .u32("glm4moe.attention.key_length", 128)
+        .u32("glm4moe.attention.value_length", 128);
     return w;
 }
 
@@ -234,13 +267,17 @@ TEST(FitKvFamilies, PredictionLayerGetsNoCache) {
 
 TEST(FitKvFamilies, PredictionLayersAtOrAboveTheBlockCountAreRefused) {
     GgufWriter bad;
-    bad.str("general.architecture", "glm4moe").u32("glm4moe.block_count", 2).u32("glm4moe.nextn_predict_layers", 2)
-        .u32("glm4moe.attention.head_count", 8).u32("glm4moe.embedding_length", 512);
+    bad.str("general.architecture", "glm4moe")
+        .u32("glm4moe.block_count", 2)
+        .u32("glm4moe.nextn_predict_layers", 2)
+        .u32("glm4moe.attention.head_count", 8)
+        .u32("glm4moe.embedding_length", 512);
     const std::string f = bad.file();
     ByteReader in = ByteReader::of_memory(std::as_bytes(std::span(f.data(), f.size())));
     const auto a = gguf_architecture(*parse_gguf(in));
     ASSERT_FALSE(a);
-    EXPECT_NE(a.error().message.find("glm4moe.nextn_predict_layers"), std::string::npos) << a.error().message;
+    EXPECT_NE(a.error().message.find("glm4moe.nextn_predict_layers"), std::string::npos)
+        << a.error().message;
 }
 
 // GLM-4.5's config.json counts the 92 layers only (num_nextn_predict_layers beside it).
@@ -255,10 +292,15 @@ TEST(FitKvFamilies, PredictionLayerFromConfigJsonIsNotALayer) {
 // 24 layers alternating windowed (128 tokens) and full, 8 KV heads x 64.
 GgufWriter gpt_oss_gguf() {
     GgufWriter w;
-    w.str("general.architecture", "gpt-oss").u32("gpt-oss.block_count", 24).u32("gpt-oss.context_length", 131072)
-        .u32("gpt-oss.embedding_length", 2880).u32("gpt-oss.attention.head_count", 64)
-        .u32("gpt-oss.attention.head_count_kv", 8).u32("gpt-oss.attention.key_length", 64)
-        .u32("gpt-oss.attention.value_length", 64).u32("gpt-oss.attention.sliding_window", 128);
+    w.str("general.architecture", "gpt-oss")
+        .u32("gpt-oss.block_count", 24)
+        .u32("gpt-oss.context_length", 131072)
+        .u32("gpt-oss.embedding_length", 2880)
+        .u32("gpt-oss.attention.head_count", 64)
+        .u32("gpt-oss.attention.head_count_kv", 8)
+        .u32("gpt-oss.attention.key_length", 64)
+        .u32("gpt-oss.attention.value_length", 64)
+        .u32("gpt-oss.attention.sliding_window", 128);
     return w;
 }
 
@@ -266,7 +308,8 @@ TEST(FitKvFamilies, SlidingWindowIsCappedAtTheWindow) {
     const Architecture a = from_gguf(gpt_oss_gguf());
     const std::uint64_t row = f16_row(2 * 8 * 64);
     for (const std::uint64_t ctx : {512u, 4096u, 131072u}) {
-        const std::uint64_t window = std::min<std::uint64_t>(ctx, (128 + 512 + 255) / 256 * 256);  // 768
+        const std::uint64_t window =
+            std::min<std::uint64_t>(ctx, (128 + 512 + 255) / 256 * 256);  // 768
         EXPECT_EQ(kv(a, ctx, KvType::f16).total.count(), 12 * row * ctx + 12 * row * window) << ctx;
     }
     // Published: llama.cpp's server log for gpt-oss-20b at -c 131072, "131072 cells, 12 layers"
@@ -278,7 +321,8 @@ TEST(FitKvFamilies, SlidingWindowIsCappedAtTheWindow) {
 // n_ubatch, padded): -ub 2048 gives pad256(128 + 2048) = 2304 cells; -b 1024 caps -ub at 1024.
 TEST(FitKvFamilies, SlidingWindowAddsOneMicroBatch) {
     const Architecture a = from_gguf(gpt_oss_gguf());
-    for (const auto& [batch, ubatch, cells] : {std::tuple{2048u, 2048u, 2304u}, {1024u, 2048u, 1280u}, {2048u, 128u, 256u}}) {
+    for (const auto& [batch, ubatch, cells] :
+         {std::tuple{2048u, 2048u, 2304u}, {1024u, 2048u, 1280u}, {2048u, 128u, 256u}}) {
         KvRequest r{131072, 1, KvType::f16, KvType::f16};
         r.batch = batch;
         r.ubatch = ubatch;
@@ -301,7 +345,8 @@ TEST(FitKvFamilies, SlidingWindowWithSeveralSequencesIsOneWindowPerSequence) {
             const KvEstimate e = kv(a, ctx, KvType::f16, seqs);
             const std::uint64_t window = seqs * std::min<std::uint64_t>(ctx, 768);
             EXPECT_EQ(e.window_cells, window) << ctx << " x " << seqs;
-            EXPECT_EQ(e.total.count(), 12 * row * ctx * seqs + 12 * row * window) << ctx << " x " << seqs;
+            EXPECT_EQ(e.total.count(), 12 * row * ctx * seqs + 12 * row * window)
+                << ctx << " x " << seqs;
         }
     }
 }
@@ -313,12 +358,19 @@ TEST(FitKvFamilies, SlidingWindowWithSeveralSequencesIsOneWindowPerSequence) {
 // (src/llama-hparams.cpp: (d_conv - 1) x (d_inner + 2 x n_group x d_state), d_state x d_inner).
 GgufWriter falcon_h1_gguf() {
     GgufWriter w;
-    w.str("general.architecture", "falcon-h1").u32("falcon-h1.block_count", 44).u32("falcon-h1.context_length", 262144)
-        .u32("falcon-h1.embedding_length", 3072).u32("falcon-h1.attention.head_count", 12)
-        .u32("falcon-h1.attention.head_count_kv", 2).u32("falcon-h1.attention.key_length", 128)
-        .u32("falcon-h1.attention.value_length", 128).u32("falcon-h1.ssm.conv_kernel", 4)
-        .u32("falcon-h1.ssm.inner_size", 3072).u32("falcon-h1.ssm.state_size", 256)
-        .u32("falcon-h1.ssm.group_count", 1).u32("falcon-h1.ssm.time_step_rank", 24);
+    w.str("general.architecture", "falcon-h1")
+        .u32("falcon-h1.block_count", 44)
+        .u32("falcon-h1.context_length", 262144)
+        .u32("falcon-h1.embedding_length", 3072)
+        .u32("falcon-h1.attention.head_count", 12)
+        .u32("falcon-h1.attention.head_count_kv", 2)
+        .u32("falcon-h1.attention.key_length", 128)
+        .u32("falcon-h1.attention.value_length", 128)
+        .u32("falcon-h1.ssm.conv_kernel", 4)
+        .u32("falcon-h1.ssm.inner_size", 3072)
+        .u32("falcon-h1.ssm.state_size", 256)
+        .u32("falcon-h1.ssm.group_count", 1)
+        .u32("falcon-h1.ssm.time_step_rank", 24);
     return w;
 }
 
@@ -343,10 +395,15 @@ TEST(FitKvFamilies, FalconH1KeepsAKvCacheAndARecurrentStateInEveryLayer) {
 // (src/llama-hparams.cpp n_embd_r). Only the 6 attention layers hold K and V.
 GgufWriter lfm2_gguf(const std::string& arch) {
     GgufWriter w;
-    w.str("general.architecture", arch).u32(arch + ".block_count", 16).u32(arch + ".context_length", 128000)
-        .u32(arch + ".embedding_length", 2048).u32(arch + ".attention.head_count", 32)
-        .i32_array(arch + ".attention.head_count_kv", {0, 0, 8, 0, 0, 8, 0, 0, 8, 0, 8, 0, 8, 0, 8, 0})
-        .u32(arch + ".attention.key_length", 64).u32(arch + ".attention.value_length", 64)
+    w.str("general.architecture", arch)
+        .u32(arch + ".block_count", 16)
+        .u32(arch + ".context_length", 128000)
+        .u32(arch + ".embedding_length", 2048)
+        .u32(arch + ".attention.head_count", 32)
+        .i32_array(arch + ".attention.head_count_kv",
+                   {0, 0, 8, 0, 0, 8, 0, 0, 8, 0, 8, 0, 8, 0, 8, 0})
+        .u32(arch + ".attention.key_length", 64)
+        .u32(arch + ".attention.value_length", 64)
         .u32(arch + ".shortconv.l_cache", 3);
     return w;
 }
@@ -355,7 +412,8 @@ TEST(FitKvFamilies, Lfm2CachesOnlyItsAttentionLayers) {
     for (const std::string arch : {"lfm2", "lfm2moe"}) {
         const Architecture a = from_gguf(lfm2_gguf(arch));
         for (const std::uint64_t ctx : {4096u, 32768u, 128000u}) {
-            const KvEstimate e = kv(a, ctx, KvType::f16);  // without flash attention: no padded V rows
+            const KvEstimate e =
+                kv(a, ctx, KvType::f16);  // without flash attention: no padded V rows
             const std::uint64_t cells = (ctx + 255) / 256 * 256;
             EXPECT_EQ(e.total.count(), 6 * f16_row(2 * 8 * 64) * cells) << arch << " " << ctx;
             EXPECT_EQ(e.full_layers, 6u);
@@ -382,11 +440,14 @@ TEST(FitKvFamilies, KAndVCacheTypesAreSizedApart) {
 // there is short by the padding: toward danger.
 GgufWriter openelm_gguf() {
     GgufWriter w;
-    w.str("general.architecture", "openelm").u32("openelm.block_count", 4)
-        .u32("openelm.context_length", 2048).u32("openelm.embedding_length", 1280)
+    w.str("general.architecture", "openelm")
+        .u32("openelm.block_count", 4)
+        .u32("openelm.context_length", 2048)
+        .u32("openelm.embedding_length", 1280)
         .i32_array("openelm.attention.head_count", {12, 12, 16, 20})
         .i32_array("openelm.attention.head_count_kv", {2, 3, 4, 5})
-        .u32("openelm.attention.key_length", 64).u32("openelm.attention.value_length", 64);
+        .u32("openelm.attention.key_length", 64)
+        .u32("openelm.attention.value_length", 64);
     return w;
 }
 
@@ -417,8 +478,11 @@ TEST(FitKvFamilies, VaryingKvHeadsPadEveryVRowToTheWidestWithoutFlashAttention) 
 // layer's like every other. Counting them as holding nothing is short by a whole V row each.
 TEST(FitKvFamilies, LayersWithoutKvHeadsStillHoldAPaddedVRowWithoutFlashAttention) {
     GgufWriter w;
-    w.str("general.architecture", "deci").u32("deci.block_count", 3).u32("deci.embedding_length", 128)
-        .u32("deci.attention.head_count", 2).i32_array("deci.attention.head_count_kv", {2, 0, 1});
+    w.str("general.architecture", "deci")
+        .u32("deci.block_count", 3)
+        .u32("deci.embedding_length", 128)
+        .u32("deci.attention.head_count", 2)
+        .i32_array("deci.attention.head_count_kv", {2, 0, 1});
     const Architecture a = from_gguf(w);
     for (const std::uint64_t ctx : {256u, 4096u, 32768u}) {
         const KvEstimate plain = kv(a, ctx, KvType::f16);
@@ -444,8 +508,12 @@ TEST(FitKvCache, TheContextIsPaddedTo256CellsAsTheRuntimesAllocateIt) {
     a.name = "llama";
     a.layers.assign(2, AttentionLayer{1024, 1024, LayerCache::full});
     const std::uint64_t row = f16_row(1024);
-    for (const auto& [context, parallel, cells] : {std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>{5000, 1, 5120},
-                                                   {4096, 1, 4096}, {1, 1, 256}, {1000, 3, 3072}, {257, 2, 1024}}) {
+    for (const auto& [context, parallel, cells] :
+         {std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>{5000, 1, 5120},
+          {4096, 1, 4096},
+          {1, 1, 256},
+          {1000, 3, 3072},
+          {257, 2, 1024}}) {
         const KvEstimate e = kv(a, context, KvType::f16, parallel);
         EXPECT_EQ(e.full_cells, cells) << context << " x " << parallel;
         EXPECT_EQ(e.total.count(), 2 * 2 * row * cells) << context << " x " << parallel;
@@ -469,16 +537,19 @@ struct Family {
     const char* name;
     GgufWriter gguf;
     std::uint64_t trained;
-    std::uint64_t full_row;     // K + V bytes per cell of every full layer together, f16
-    std::uint64_t window_row;   // the same for the windowed (sliding or chunked) layers
-    std::uint64_t window;       // their window (0: none)
-    std::uint64_t state;        // recurrent state bytes per sequence
+    std::uint64_t full_row;    // K + V bytes per cell of every full layer together, f16
+    std::uint64_t window_row;  // the same for the windowed (sliding or chunked) layers
+    std::uint64_t window;      // their window (0: none)
+    std::uint64_t state;       // recurrent state bytes per sequence
 };
 
 GgufWriter llama31_8b_gguf(bool moe) {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 32).u32("llama.context_length", 131072)
-        .u32("llama.embedding_length", 4096).u32("llama.attention.head_count", 32)
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 32)
+        .u32("llama.context_length", 131072)
+        .u32("llama.embedding_length", 4096)
+        .u32("llama.attention.head_count", 32)
         .u32("llama.attention.head_count_kv", 8);
     if (moe) w.u32("llama.expert_count", 8).u32("llama.expert_used_count", 2);  // Mixtral's shape
     return w;
@@ -492,7 +563,8 @@ std::vector<Family> families() {
         {"MoE", llama31_8b_gguf(true), 131072, 32 * f16_row(2 * 8 * 128), 0, 0, 0},
         {"MLA", deepseek_r1_gguf(), 163840, 61 * f16_row(576), 0, 0, 0},
         {"SWA", gpt_oss_gguf(), 131072, 12 * f16_row(2 * 8 * 64), 12 * f16_row(2 * 8 * 64), 128, 0},
-        {"chunked", llama4_scout_gguf(), 10485760, 12 * f16_row(2 * 8 * 128), 36 * f16_row(2 * 8 * 128), 8192, 0},
+        {"chunked", llama4_scout_gguf(), 10485760, 12 * f16_row(2 * 8 * 128),
+         36 * f16_row(2 * 8 * 128), 8192, 0},
         {"hybrid", qwen35_gguf(), 262144, 16 * f16_row(2 * 4 * 256), 0, 0, qwen_state},
         {"Falcon-H1", falcon_h1_gguf(), 262144, 44 * f16_row(2 * 2 * 128), 0, 0, falcon_state},
         {"LFM2", lfm2_gguf("lfm2"), 128000, 6 * f16_row(2 * 8 * 64), 0, 0, 10 * 2048 * 2 * 4},
@@ -524,12 +596,15 @@ TEST(FitKvFamilies, EveryFamilyUnderEveryRuntimesDefaults) {
             const auto r = runtime_request(rc.runtime, {}, m, gib64, gib64, {});
             ASSERT_TRUE(r) << f.name;
             const std::uint64_t ctx = rc.context == 0 ? f.trained : std::min(rc.context, f.trained);
-            const std::uint64_t full = pad256(ctx);  // one stream: one sequence, or one unified cache
+            const std::uint64_t full =
+                pad256(ctx);  // one stream: one sequence, or one unified cache
             const std::uint64_t window = std::min(full, pad256(f.window * rc.seqs + rc.ubatch));
-            const std::uint64_t expected = f.full_row * full + (f.window ? f.window_row * window : 0);
+            const std::uint64_t expected =
+                f.full_row * full + (f.window ? f.window_row * window : 0);
             const auto e = estimate_kv(m.arch, r->request);
             ASSERT_TRUE(e) << f.name << " " << runtime_defaults(rc.runtime).name;
-            const std::string at = std::string(f.name) + " under " + std::string(runtime_defaults(rc.runtime).name);
+            const std::string at =
+                std::string(f.name) + " under " + std::string(runtime_defaults(rc.runtime).name);
             EXPECT_EQ(r->request.parallel, rc.seqs) << at;
             EXPECT_EQ(e->total.count(), expected) << at;
             EXPECT_EQ(e->recurrent.count(), f.state * rc.seqs) << at;

@@ -22,17 +22,21 @@ struct Layout {
     std::uint32_t layers;
     std::uint32_t embedding;
     std::uint32_t heads;
-    std::uint32_t kv_heads;  // 0: not in the metadata (GGUF's default: as many as heads)
+    std::uint32_t kv_heads;        // 0: not in the metadata (GGUF's default: as many as heads)
     std::uint32_t key_length = 0;  // 0: not in the metadata (embedding / heads)
 };
 
 Architecture architecture(const Layout& l) {
     GgufWriter w;
     const std::string p = l.arch + ".";
-    w.str("general.architecture", l.arch).u32(p + "block_count", l.layers).u32(p + "embedding_length", l.embedding)
+    w.str("general.architecture", l.arch)
+        .u32(p + "block_count", l.layers)
+        .u32(p + "embedding_length", l.embedding)
         .u32(p + "attention.head_count", l.heads);
     if (l.kv_heads != 0) w.u32(p + "attention.head_count_kv", l.kv_heads);
-    if (l.key_length != 0) w.u32(p + "attention.key_length", l.key_length).u32(p + "attention.value_length", l.key_length);
+    if (l.key_length != 0)
+        w.u32(p + "attention.key_length", l.key_length)
+            .u32(p + "attention.value_length", l.key_length);
     return testing::parsed_architecture(w);
 }
 
@@ -43,7 +47,8 @@ double kv_mib(const Layout& l, std::uint64_t context, KvType type) {
 }
 
 void expect_within_1_percent(double ours, double published) {
-    EXPECT_LE(std::fabs(ours - published), published / 100.0) << "ours " << ours << " MiB, published " << published;
+    EXPECT_LE(std::fabs(ours - published), published / 100.0)
+        << "ours " << ours << " MiB, published " << published;
 }
 
 // 1. LLaMA 7B (32 layers, 32 heads, n_embd 4096, no GQA) at n_ctx 8192, f16 cache. llama.cpp
@@ -97,7 +102,9 @@ TEST(FitKvPublished, Llama31_8B_32768_f16_and_q4_0) {
 TEST(FitKv, SlidingWindowLayersHoldTheWindow) {
     Architecture a;
     a.sliding_window = 128;
-    for (int i = 0; i < 24; ++i) a.layers.push_back(AttentionLayer{512, 512, i % 2 == 0 ? LayerCache::sliding : LayerCache::full});
+    for (int i = 0; i < 24; ++i)
+        a.layers.push_back(
+            AttentionLayer{512, 512, i % 2 == 0 ? LayerCache::sliding : LayerCache::full});
     const auto e = estimate_kv(a, KvRequest{131072, 1, KvType::f16, KvType::f16});
     ASSERT_TRUE(e) << e.error().message;
     EXPECT_EQ(e->window_cells, 768u);

@@ -45,7 +45,8 @@ struct Answer {
     std::uint64_t total = 0;
 };
 Answer fit(const ModelInfo& m, const RequestFlags& f = {}) {
-    auto r = runtime_request(std::nullopt, f, m, std::nullopt, units::Bytes::from_count_or_throw(64 * kGiB), {});
+    auto r = runtime_request(std::nullopt, f, m, std::nullopt,
+                             units::Bytes::from_count_or_throw(64 * kGiB), {});
     if (!r) throw std::runtime_error(r.error().message);
     EXPECT_EQ(r->runtime, Runtime::mlx);  // a safetensors model: mlx-lm
     auto kv = estimate_kv(m.arch, r->request);
@@ -53,7 +54,8 @@ Answer fit(const ModelInfo& m, const RequestFlags& f = {}) {
     auto c = estimate_compute_for(r->runtime, m.arch, r->request, *kv);
     if (!c) throw std::runtime_error(c.error().message);
     return {r->request, *kv, *c,
-            static_cast<std::uint64_t>(m.weights.count() + kv->total.count() + kv->recurrent.count() + c->bytes.count())};
+            static_cast<std::uint64_t>(m.weights.count() + kv->total.count() +
+                                       kv->recurrent.count() + c->bytes.count())};
 }
 
 // Llama 3.1 8B: 32 layers, 32 heads of 128 (8 KV heads), n_embd 4096, n_ff 14336 gated.
@@ -63,13 +65,16 @@ const char* kLlama8B = R"({"model_type":"llama","num_hidden_layers":32,"num_atte
 
 // Gemma 3 12B: 48 layers, one in six full, a 1024-token window, 16 heads of 256 (8 KV heads),
 // n_embd 3840, n_ff 15360 gated.
-const char* kGemma12B = R"({"model_type":"gemma3_text","num_hidden_layers":48,"num_attention_heads":16,
+const char* kGemma12B =
+    R"({"model_type":"gemma3_text","num_hidden_layers":48,"num_attention_heads":16,
     "num_key_value_heads":8,"head_dim":256,"hidden_size":3840,"intermediate_size":15360,"vocab_size":262208,
     "sliding_window":1024,"sliding_window_pattern":6,"max_position_embeddings":131072})";
 
 TEST(FitMlxCompute, TheFusedKernelRunsForTheHeadLengthsMlxNames) {
-    for (const std::uint64_t d : {64u, 72u, 80u, 96u, 128u}) EXPECT_TRUE(mlx_fused_attention(d, d)) << d;
-    for (const std::uint64_t d : {32u, 112u, 192u, 256u}) EXPECT_FALSE(mlx_fused_attention(d, d)) << d;
+    for (const std::uint64_t d : {64u, 72u, 80u, 96u, 128u})
+        EXPECT_TRUE(mlx_fused_attention(d, d)) << d;
+    for (const std::uint64_t d : {32u, 112u, 192u, 256u})
+        EXPECT_FALSE(mlx_fused_attention(d, d)) << d;
     EXPECT_FALSE(mlx_fused_attention(192, 128));  // MLA's query and value lengths differ
     EXPECT_FALSE(mlx_fused_attention(std::nullopt, std::nullopt));  // unknown: the larger need
 }
@@ -114,7 +119,8 @@ TEST(FitMlxCompute, WithAWindowTheTotalIsTheRulesFigure) {
         const std::uint64_t keys = ctx;  // a full layer's
         const std::uint64_t attention = T * (16 * keys * d + keys + 4 * 3840 * d);
         const std::uint64_t ffn = T * (2 * 15360 + 2 * 3840) * d;
-        const std::uint64_t compute = std::max({attention, ffn, std::uint64_t{2 * 262208 * 4}}) + row * ctx;
+        const std::uint64_t compute =
+            std::max({attention, ffn, std::uint64_t{2 * 262208 * 4}}) + row * ctx;
         EXPECT_EQ(a.kv.window_cells, window) << ctx;
         EXPECT_EQ(a.kv.total.count(), kv) << ctx;
         EXPECT_EQ(a.compute.bytes.count(), compute) << ctx;
@@ -150,7 +156,8 @@ TEST(FitMlxCompute, MlaExpandsItsLatentIntoEveryHead) {
       "vocab_size":129280,"max_position_embeddings":163840})");
     const Answer a = fit(m);
     const std::uint64_t T = 2048, ctx = 4096, d = 2, layer_kv = 576 * d * ctx;
-    const std::uint64_t attention = T * (128 * ctx * d + ctx + 4 * 7168 * d) + 128 * ctx * d * (192 + 128);
+    const std::uint64_t attention =
+        T * (128 * ctx * d + ctx + 4 * 7168 * d) + 128 * ctx * d * (192 + 128);
     // The widest layer's gate and up: the dense layers' 2 x 18432 (the experts': 2 x 8 x 2048);
     // and the input sorted by expert, 8 copies (switch_layers.py:181-185).
     const std::uint64_t ffn = T * (2 * 18432 + 2 * 7168 + 8 * 7168) * d;

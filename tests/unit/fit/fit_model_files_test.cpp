@@ -19,8 +19,9 @@ using testing::write_file;
 class FitModelFiles : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("wiredcap-fit-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() /
+               ("wiredcap-fit-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -31,8 +32,11 @@ protected:
 GgufWriter llama_part(std::uint32_t no, std::uint32_t count, std::uint64_t tensor_bytes_f32) {
     GgufWriter w;
     if (no == 0) {
-        w.str("general.architecture", "llama").u32("llama.block_count", 4).u32("llama.embedding_length", 512)
-            .u32("llama.attention.head_count", 8).u32("llama.attention.head_count_kv", 2);
+        w.str("general.architecture", "llama")
+            .u32("llama.block_count", 4)
+            .u32("llama.embedding_length", 512)
+            .u32("llama.attention.head_count", 8)
+            .u32("llama.attention.head_count_kv", 2);
     }
     if (count > 1) w.u32("split.no", no).u32("split.count", count);
     w.tensor("t" + std::to_string(no), {tensor_bytes_f32 / 4}, 0, tensor_bytes_f32);
@@ -41,7 +45,8 @@ GgufWriter llama_part(std::uint32_t no, std::uint32_t count, std::uint64_t tenso
 
 TEST_F(FitModelFiles, SplitGgufSumsEveryPartFromAnyPart) {
     for (std::uint32_t i = 0; i < 3; ++i)
-        write_file((dir_ / ("m-0000" + std::to_string(i + 1) + "-of-00003.gguf")).string(), llama_part(i, 3, 4096 * (i + 1)).file());
+        write_file((dir_ / ("m-0000" + std::to_string(i + 1) + "-of-00003.gguf")).string(),
+                   llama_part(i, 3, 4096 * (i + 1)).file());
     for (const char* name : {"m-00001-of-00003.gguf", "m-00003-of-00003.gguf"}) {
         const auto m = read_model((dir_ / name).string());
         ASSERT_TRUE(m) << m.error().message;
@@ -71,8 +76,11 @@ TEST_F(FitModelFiles, SplitPartFromAnotherSplitIsRefused) {
 // A 100 GiB model whose weights are a hole: the answer comes from the header alone.
 TEST_F(FitModelFiles, SparseHundredGiBModelReadsOnlyItsHeader) {
     GgufWriter w;
-    w.str("general.architecture", "llama").u32("llama.block_count", 80).u32("llama.embedding_length", 8192)
-        .u32("llama.attention.head_count", 64).u32("llama.attention.head_count_kv", 8);
+    w.str("general.architecture", "llama")
+        .u32("llama.block_count", 80)
+        .u32("llama.embedding_length", 8192)
+        .u32("llama.attention.head_count", 64)
+        .u32("llama.attention.head_count_kv", 8);
     const std::uint64_t rows = 25ULL * 1024 * 1024 * 1024 / (8192 * 2);  // 25 GiB of f16 per tensor
     for (int i = 0; i < 4; ++i) w.tensor("w" + std::to_string(i), {8192, rows}, 1, 8192 * 2 * rows);
     const auto path = (dir_ / "huge.gguf").string();
@@ -170,7 +178,8 @@ TEST_F(FitModelFiles, TensorNamedInTwoSplitPartsIsRefused) {
     second.write_sparse((dir_ / "m-00002-of-00002.gguf").string());
     const auto m = read_model((dir_ / "m-00001-of-00002.gguf").string());
     ASSERT_FALSE(m);
-    EXPECT_NE(m.error().message.find("is also in another part"), std::string::npos) << m.error().message;
+    EXPECT_NE(m.error().message.find("is also in another part"), std::string::npos)
+        << m.error().message;
 }
 
 }  // namespace

@@ -34,10 +34,15 @@ constexpr std::uint64_t kGiB = 1024 * kMiB;
 // 8 KV heads x 64, trained on 131072 tokens.
 ModelInfo gpt_oss(FoundIn where = FoundIn::file) {
     GgufWriter w;
-    w.str("general.architecture", "gpt-oss").u32("gpt-oss.block_count", 24).u32("gpt-oss.context_length", 131072)
-        .u32("gpt-oss.embedding_length", 2880).u32("gpt-oss.attention.head_count", 64)
-        .u32("gpt-oss.attention.head_count_kv", 8).u32("gpt-oss.attention.key_length", 64)
-        .u32("gpt-oss.attention.value_length", 64).u32("gpt-oss.attention.sliding_window", 128);
+    w.str("general.architecture", "gpt-oss")
+        .u32("gpt-oss.block_count", 24)
+        .u32("gpt-oss.context_length", 131072)
+        .u32("gpt-oss.embedding_length", 2880)
+        .u32("gpt-oss.attention.head_count", 64)
+        .u32("gpt-oss.attention.head_count_kv", 8)
+        .u32("gpt-oss.attention.key_length", 64)
+        .u32("gpt-oss.attention.value_length", 64)
+        .u32("gpt-oss.attention.sliding_window", 128);
     ModelInfo m;
     m.arch = testing::parsed_architecture(w);
     m.found_in = where;
@@ -48,7 +53,9 @@ ModelInfo gpt_oss(FoundIn where = FoundIn::file) {
 constexpr std::uint64_t kRow = 2 * 8 * 64 * 2;
 std::uint64_t pad(std::uint64_t n) { return (n + 255) / 256 * 256; }
 // 12 full layers of `full` cells and 12 windowed of `window`.
-std::uint64_t gpt_oss_kv(std::uint64_t full, std::uint64_t window) { return 12 * kRow * full + 12 * kRow * window; }
+std::uint64_t gpt_oss_kv(std::uint64_t full, std::uint64_t window) {
+    return 12 * kRow * full + 12 * kRow * window;
+}
 
 RuntimeRequest request(std::optional<Runtime> rt, const ModelInfo& m, const RequestFlags& f = {},
                        std::optional<Bytes> gpu = B(64 * kGiB), const OllamaEnvironment& env = {}) {
@@ -64,11 +71,12 @@ std::uint64_t kv_total(const ModelInfo& m, const RuntimeRequest& r) {
 }
 
 TEST(FitRuntime, EveryRowSaysItsVersionAndItsSources) {
-    for (const Runtime r : {Runtime::llama_cpp, Runtime::llama_server, Runtime::ollama, Runtime::lm_studio, Runtime::mlx}) {
+    for (const Runtime r : {Runtime::llama_cpp, Runtime::llama_server, Runtime::ollama,
+                            Runtime::lm_studio, Runtime::mlx}) {
         const auto& d = runtime_defaults(r);
         EXPECT_EQ(d.runtime, r);
-        for (const auto s : {d.version, d.context_source, d.slots_source, d.flash_source, d.batch_source, d.cache_source,
-                             d.projector_source, d.compute_source})
+        for (const auto s : {d.version, d.context_source, d.slots_source, d.flash_source,
+                             d.batch_source, d.cache_source, d.projector_source, d.compute_source})
             EXPECT_FALSE(s.empty()) << d.name;
         EXPECT_EQ(runtime_of(d.name), r) << d.name;
     }
@@ -120,18 +128,23 @@ TEST(FitRuntime, LlamaServerSharesOneUnifiedCacheBetweenFourSlots) {
     EXPECT_EQ(kv_total(m, split), gpt_oss_kv(131072, 4 * pad(128 + 512)));
     // --kv-unified with -np 4: the shared cache again.
     np.unified = true;
-    EXPECT_EQ(kv_total(m, request(Runtime::llama_server, m, np)), gpt_oss_kv(131072, pad(128 * 4 + 512)));
+    EXPECT_EQ(kv_total(m, request(Runtime::llama_server, m, np)),
+              gpt_oss_kv(131072, pad(128 * 4 + 512)));
 }
 
 // Ollama: the context by GPU memory, capped at the trained context; one sequence; -b/-ub 512.
 TEST(FitRuntime, OllamaContextByGpuMemory) {
     const ModelInfo m = gpt_oss(FoundIn::ollama);
-    for (const auto& [gpu, ctx] : {std::pair{B(16 * kGiB), 4096u}, {B(23 * kGiB), 32768u}, {B(36 * kGiB), 32768u},
-                                   {B(47 * kGiB), 131072u}, {B(128 * kGiB), 131072u}}) {
+    for (const auto& [gpu, ctx] : {std::pair{B(16 * kGiB), 4096u},
+                                   {B(23 * kGiB), 32768u},
+                                   {B(36 * kGiB), 32768u},
+                                   {B(47 * kGiB), 131072u},
+                                   {B(128 * kGiB), 131072u}}) {
         const auto r = request(std::nullopt, m, {}, gpu);
         EXPECT_EQ(r.request.context, ctx) << gpu.count();
         EXPECT_EQ(r.request.ubatch, 512u);
-        EXPECT_EQ(kv_total(m, r), gpt_oss_kv(ctx, std::min<std::uint64_t>(ctx, pad(128 + 512)))) << gpu.count();
+        EXPECT_EQ(kv_total(m, r), gpt_oss_kv(ctx, std::min<std::uint64_t>(ctx, pad(128 + 512))))
+            << gpu.count();
     }
     // GPU memory unknown: the machine's memory in its place (the larger context, never the smaller).
     const auto unknown = runtime_request(std::nullopt, {}, m, std::nullopt, B(32 * kGiB), {});
@@ -213,7 +226,8 @@ TEST(FitRuntime, FlagsOverrideEveryDefault) {
     f.k_type = KvType::q8_0;
     f.v_type = KvType::q4_0;
     f.flash_attn = false;
-    for (const Runtime rt : {Runtime::llama_cpp, Runtime::llama_server, Runtime::ollama, Runtime::lm_studio, Runtime::mlx}) {
+    for (const Runtime rt : {Runtime::llama_cpp, Runtime::llama_server, Runtime::ollama,
+                             Runtime::lm_studio, Runtime::mlx}) {
         const auto r = request(rt, m, f);
         EXPECT_EQ(r.request.context, 8192u);
         EXPECT_EQ(r.request.parallel, 2u);

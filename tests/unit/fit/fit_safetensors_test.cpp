@@ -21,7 +21,8 @@ Expected<SafetensorsHeader> parse(const std::string& bytes, const SafetensorsLim
 std::string tensors(std::size_t n) {
     std::string h = "{";
     for (std::size_t i = 0; i < n; ++i)
-        h += (i == 0 ? "\"t" : ",\"t") + std::to_string(i) + R"(":{"dtype":"U8","shape":[0],"data_offsets":[0,0]})";
+        h += (i == 0 ? "\"t" : ",\"t") + std::to_string(i) +
+             R"(":{"dtype":"U8","shape":[0],"data_offsets":[0,0]})";
     return h + "}";
 }
 
@@ -31,11 +32,10 @@ void expect_refused(const Expected<SafetensorsHeader>& h, const std::string& why
 }
 
 // BF16 [4, 8] = 64 B at [0, 64); U32 [2, 4] = 32 B at [64, 96); F32 [3] = 12 B at [96, 108).
-const std::string kHeader =
-    R"({"__metadata__":{"format":"mlx"},)"
-    R"("a":{"dtype":"BF16","shape":[4,8],"data_offsets":[0,64]},)"
-    R"("b.scales":{"dtype":"U32","shape":[2,4],"data_offsets":[64,96]},)"
-    R"("c":{"dtype":"F32","shape":[3],"data_offsets":[96,108]}})";
+const std::string kHeader = R"({"__metadata__":{"format":"mlx"},)"
+                            R"("a":{"dtype":"BF16","shape":[4,8],"data_offsets":[0,64]},)"
+                            R"("b.scales":{"dtype":"U32","shape":[2,4],"data_offsets":[64,96]},)"
+                            R"("c":{"dtype":"F32","shape":[3],"data_offsets":[96,108]}})";
 
 TEST(FitSafetensors, ExactBytesFromDataOffsets) {
     const auto h = parse(safetensors_file(kHeader, 108));
@@ -47,7 +47,8 @@ TEST(FitSafetensors, ExactBytesFromDataOffsets) {
 
 TEST(FitSafetensorsMalformed, TruncatedAnywhere) {
     const std::string f = safetensors_file(kHeader, 108);
-    for (std::size_t n = 0; n < f.size(); ++n) EXPECT_FALSE(parse(f.substr(0, n))) << "cut at " << n;
+    for (std::size_t n = 0; n < f.size(); ++n)
+        EXPECT_FALSE(parse(f.substr(0, n))) << "cut at " << n;
 }
 
 TEST(FitSafetensorsMalformed, HeaderLengthOverTheLimitOrPastTheEnd) {
@@ -59,13 +60,17 @@ TEST(FitSafetensorsMalformed, HeaderLengthOverTheLimitOrPastTheEnd) {
 TEST(FitSafetensorsMalformed, OffsetsOverlappingReversedOrDisagreeing) {
     // Overlap: b starts inside a.
     EXPECT_FALSE(parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]},)"
-                                        R"("b":{"dtype":"U8","shape":[8],"data_offsets":[4,12]}})", 12)));
+                                        R"("b":{"dtype":"U8","shape":[8],"data_offsets":[4,12]}})",
+                                        12)));
     // Out of order: end before begin.
-    EXPECT_FALSE(parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[0],"data_offsets":[8,0]}})", 8)));
+    EXPECT_FALSE(
+        parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[0],"data_offsets":[8,0]}})", 8)));
     // The range disagrees with dtype x shape.
-    EXPECT_FALSE(parse(safetensors_file(R"({"a":{"dtype":"F16","shape":[8],"data_offsets":[0,8]}})", 8)));
+    EXPECT_FALSE(
+        parse(safetensors_file(R"({"a":{"dtype":"F16","shape":[8],"data_offsets":[0,8]}})", 8)));
     // Past the end of the file.
-    EXPECT_FALSE(parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}})", 4)));
+    EXPECT_FALSE(
+        parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}})", 4)));
     // Overflowing shape and offsets.
     EXPECT_FALSE(parse(safetensors_file(
         R"({"a":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,0]}})", 0)));
@@ -76,8 +81,10 @@ TEST(FitSafetensorsMalformed, OffsetsOverlappingReversedOrDisagreeing) {
 TEST(FitSafetensorsMalformed, NotATensorTable) {
     EXPECT_FALSE(parse(safetensors_file("[1,2]", 0)));
     EXPECT_FALSE(parse(safetensors_file("{not json", 0)));
-    EXPECT_FALSE(parse(safetensors_file(R"({"a":{"dtype":"Q4","shape":[1],"data_offsets":[0,1]}})", 1)));
-    EXPECT_FALSE(parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}})", 1)));
+    EXPECT_FALSE(
+        parse(safetensors_file(R"({"a":{"dtype":"Q4","shape":[1],"data_offsets":[0,1]}})", 1)));
+    EXPECT_FALSE(
+        parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}})", 1)));
     EXPECT_FALSE(parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[1]}})", 1)));
     EXPECT_FALSE(parse(safetensors_file(std::string(100, '[') + std::string(100, ']'), 0)));
 }
@@ -97,8 +104,10 @@ TEST(FitSafetensorsHostile, MoreTensorsThanTheLimitAreRefused) {
 // scanned, and an invalid escape or a control character there is still refused.
 TEST(FitSafetensorsHostile, LongStringsAreCutNumbersRefused) {
     const auto meta = [](const std::string& tail) {
-        return safetensors_file(R"({"__metadata__":{"x":")" + std::string(100'000, 'a') + tail + R"("},)"
-                                R"("a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}})", 8);
+        return safetensors_file(R"({"__metadata__":{"x":")" + std::string(100'000, 'a') + tail +
+                                    R"("},)"
+                                    R"("a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}})",
+                                8);
     };
     const auto cut = parse(meta(R"(\"\u00e9\n)"));
     ASSERT_TRUE(cut) << cut.error().message;
@@ -108,11 +117,16 @@ TEST(FitSafetensorsHostile, LongStringsAreCutNumbersRefused) {
     expect_refused(parse(meta(R"(\u00g9)")), "an invalid \\u escape");
     expect_refused(parse(meta(std::string(1, '\x01'))), "a control character");
     // A 100,000-byte tensor name: the tensor counts, its name is cut.
-    const auto name = parse(safetensors_file("{\"" + std::string(100'000, 'n') + R"(":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}})", 8));
+    const auto name = parse(safetensors_file(
+        "{\"" + std::string(100'000, 'n') + R"(":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}})",
+        8));
     ASSERT_TRUE(name) << name.error().message;
     EXPECT_EQ(name->tensor_count, 1u);
-    expect_refused(parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[)" + std::string(1025, '1') + R"(],"data_offsets":[0,0]}})", 0)),
-                   "a number longer than 1 KiB");
+    expect_refused(
+        parse(safetensors_file(R"({"a":{"dtype":"U8","shape":[)" + std::string(1025, '1') +
+                                   R"(],"data_offsets":[0,0]}})",
+                               0)),
+        "a number longer than 1 KiB");
 }
 
 // Twelve values: the root object, the tensor's name and object, "dtype", "U8", "shape", its
@@ -122,22 +136,29 @@ TEST(FitSafetensorsHostile, MoreValuesThanTheBudgetAreRefused) {
     EXPECT_TRUE(parse(one, SafetensorsLimits{.max_values = 12}));
     expect_refused(parse(one, SafetensorsLimits{.max_values = 11}), "more than 11 values");
     // Whitespace is no value, however much of it.
-    EXPECT_TRUE(parse(safetensors_file("{" + std::string(1'000'000, ' ') + "\n\t}", 0), SafetensorsLimits{.max_values = 1}));
+    EXPECT_TRUE(parse(safetensors_file("{" + std::string(1'000'000, ' ') + "\n\t}", 0),
+                      SafetensorsLimits{.max_values = 1}));
 }
 
 TEST(FitSafetensorsHostile, MetadataPastItsLimitsIsPassedOverNotKept) {
     const SafetensorsLimits limits{.max_metadata_string = 8, .max_metadata_entries = 3};
-    const auto h = parse(safetensors_file(R"({"__metadata__":{"format":"mlx","long":"123456789","b":"2","c":"3","d":"4"}})", 0), limits);
+    const auto h = parse(
+        safetensors_file(
+            R"({"__metadata__":{"format":"mlx","long":"123456789","b":"2","c":"3","d":"4"}})", 0),
+        limits);
     ASSERT_TRUE(h) << h.error().message;
-    EXPECT_EQ(h->metadata, (std::map<std::string, std::string>{{"format", "mlx"}, {"b", "2"}, {"c", "3"}}));
+    EXPECT_EQ(h->metadata,
+              (std::map<std::string, std::string>{{"format", "mlx"}, {"b", "2"}, {"c", "3"}}));
 }
 
 TEST(FitSafetensorsHostile, NestingDeeperThanATensorTableIsRefusedAsItIsRead) {
     // Eight levels pass (a tensor entry is three); the ninth ends the input there.
     const auto at = parse(safetensors_file(R"({"__metadata__":{"x":[[[[[[1]]]]]]}})", 0));
     ASSERT_TRUE(at) << at.error().message;
-    expect_refused(parse(safetensors_file(R"({"__metadata__":{"x":[[[[[[[1]]]]]]]}})", 0)), "nests deeper than 8 levels");
-    expect_refused(parse(safetensors_file(std::string(50'000'000, '['), 0)), "nests deeper than 8 levels");
+    expect_refused(parse(safetensors_file(R"({"__metadata__":{"x":[[[[[[[1]]]]]]]}})", 0)),
+                   "nests deeper than 8 levels");
+    expect_refused(parse(safetensors_file(std::string(50'000'000, '['), 0)),
+                   "nests deeper than 8 levels");
 }
 
 }  // namespace

@@ -20,14 +20,18 @@ public:
 
     GgufWriter& u32(const std::string& key, std::uint32_t v) { return kv(key, 4, le(v, 4)); }
     GgufWriter& u64(const std::string& key, std::uint64_t v) { return kv(key, 10, le(v, 8)); }
-    GgufWriter& i32(const std::string& key, std::int32_t v) { return kv(key, 5, le(static_cast<std::uint32_t>(v), 4)); }
+    GgufWriter& i32(const std::string& key, std::int32_t v) {
+        return kv(key, 5, le(static_cast<std::uint32_t>(v), 4));
+    }
     GgufWriter& f32(const std::string& key, float v) {
         std::uint32_t bits = 0;
         std::memcpy(&bits, &v, 4);
         return kv(key, 6, le(bits, 4));
     }
     GgufWriter& str(const std::string& key, const std::string& v) { return kv(key, 8, string(v)); }
-    GgufWriter& boolean(const std::string& key, bool v) { return kv(key, 7, std::string(1, v ? '\1' : '\0')); }
+    GgufWriter& boolean(const std::string& key, bool v) {
+        return kv(key, 7, std::string(1, v ? '\1' : '\0'));
+    }
     GgufWriter& i32_array(const std::string& key, const std::vector<std::int32_t>& v) {
         std::string body = le(5, 4) + le(v.size(), 8);
         for (auto x : v) body += le(static_cast<std::uint32_t>(x), 4);
@@ -41,7 +45,8 @@ public:
     // A tensor of ggml type `type` whose data takes `bytes` (the caller computes it from the
     // type's block size: that is the arithmetic under test). Offsets follow each other,
     // aligned to 32.
-    GgufWriter& tensor(const std::string& name, std::vector<std::uint64_t> dims, std::uint32_t type, std::uint64_t bytes) {
+    GgufWriter& tensor(const std::string& name, std::vector<std::uint64_t> dims, std::uint32_t type,
+                       std::uint64_t bytes) {
         infos_ += string(name) + le(dims.size(), 4);
         for (auto d : dims) infos_ += le(d, 8);
         infos_ += le(type, 4) + le(next_offset_, 8);
@@ -55,12 +60,19 @@ public:
         tensors_ += count_as;
         return *this;
     }
-    GgufWriter& tensor_count_override(std::uint64_t n) { tensor_count_ = n; return *this; }
-    GgufWriter& meta_count_override(std::uint64_t n) { meta_count_ = n; return *this; }
+    GgufWriter& tensor_count_override(std::uint64_t n) {
+        tensor_count_ = n;
+        return *this;
+    }
+    GgufWriter& meta_count_override(std::uint64_t n) {
+        meta_count_ = n;
+        return *this;
+    }
 
     // Header only (up to the aligned start of the data).
     [[nodiscard]] std::string header() const {
-        std::string out = "GGUF" + le(version_, 4) + le(tensor_count_ ? tensor_count_ : tensors_, 8) +
+        std::string out = "GGUF" + le(version_, 4) +
+                          le(tensor_count_ ? tensor_count_ : tensors_, 8) +
                           le(meta_count_ ? meta_count_ : metas_, 8) + meta_ + infos_;
         while (out.size() % 32 != 0) out += '\0';
         return out;
@@ -73,8 +85,10 @@ public:
     // sparse file that declares (and has, logically) every byte of its weights.
     void write_sparse(const std::string& path) const {
         const std::string h = header();
-        std::ofstream(path, std::ios::binary | std::ios::trunc).write(h.data(), static_cast<std::streamsize>(h.size()));
-        if (::truncate(path.c_str(), static_cast<off_t>(h.size() + next_offset_)) != 0) throw std::runtime_error("truncate");
+        std::ofstream(path, std::ios::binary | std::ios::trunc)
+            .write(h.data(), static_cast<std::streamsize>(h.size()));
+        if (::truncate(path.c_str(), static_cast<off_t>(h.size() + next_offset_)) != 0)
+            throw std::runtime_error("truncate");
     }
 
     static std::string le(std::uint64_t v, std::size_t n) {
@@ -107,7 +121,8 @@ inline std::string safetensors_file(const std::string& json_header, std::uint64_
 }
 
 inline void write_file(const std::string& path, const std::string& bytes) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace wiredcap::fit::testing

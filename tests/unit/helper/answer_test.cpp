@@ -41,7 +41,8 @@ using wiredcap::helper::answer;
 using wiredcap::helper::Result;
 
 Result refusal() {
-    return Result{ExitCode::refused_by_policy, R"({"v":1,"ok":false,"exit":3,"error":"refused"})", "refused"};
+    return Result{ExitCode::refused_by_policy, R"({"v":1,"ok":false,"exit":3,"error":"refused"})",
+                  "refused"};
 }
 
 // In a child: `fd` becomes standard output and error, then the answer is written (with no
@@ -62,7 +63,8 @@ TEST(Answer, AFullStdoutWithNoMemoryLeftStillReturnsTheExitCode) {
 #if defined(__SANITIZE_ADDRESS__)
     GTEST_SKIP() << "the sanitizer runtime owns operator new";
 #endif
-    auto child = wiredcap::test::run_in_child([] { return answer_into(::open("/dev/full", O_WRONLY), true); });
+    auto child = wiredcap::test::run_in_child(
+        [] { return answer_into(::open("/dev/full", O_WRONLY), true); });
     ASSERT_TRUE(child.finished);
     EXPECT_EQ(child.output, "exit 3");
 }

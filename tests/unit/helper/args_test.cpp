@@ -50,7 +50,8 @@ TEST(HelperArgs, ApplyWithSize) {
 }
 
 TEST(HelperArgs, ApplyAsRampStepWithRevert) {
-    auto inv = parse({"apply", "96GiB", "--run", "2026-11-29-abc", "--step", "3", "--revert", "timeout"});
+    auto inv =
+        parse({"apply", "96GiB", "--run", "2026-11-29-abc", "--step", "3", "--revert", "timeout"});
     ASSERT_TRUE(inv) << error_of(inv);
     EXPECT_EQ(inv->command, Command::apply);
     EXPECT_EQ(inv->value, 96_GiB);
@@ -105,15 +106,22 @@ TEST(HelperArgsUsage, PersistBadShapes) {
     EXPECT_CONTAINS(refusal({"persist", "98304"}), "unit");
     EXPECT_CONTAINS(refusal({"persist", "0MiB"}), "use persist --off");
     EXPECT_CONTAINS(refusal({"persist", "--off", "96GiB"}), "unexpected or repeated argument");
-    EXPECT_CONTAINS(refusal({"persist", "--off", "--unconfirmed"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "--off", "--unconfirmed"}),
+                    "unexpected or repeated argument");
     EXPECT_CONTAINS(refusal({"persist", "--unconfirmed", "96GiB"}), "unit");
-    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--unconfirmed", "--unconfirmed"}), "unexpected or repeated argument");
-    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--run", "r1", "--step", "1"}), "persist takes no ramp options");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--unconfirmed"}), "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--unconfirmed", "--unconfirmed"}),
+                    "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--run", "r1", "--step", "1"}),
+                    "persist takes no ramp options");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--unconfirmed"}),
+                    "unexpected or repeated argument");
     EXPECT_CONTAINS(refusal({"persist", "96GiB", "--lower"}), "unexpected or repeated argument");
-    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--lower", "--unconfirmed"}), "unexpected or repeated argument");
-    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--effective", "158GiB"}), "--effective belongs to apply and persist --unconfirmed");
-    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--unconfirmed", "--effective", "158GiB", "--effective-source", "knob"}),
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--lower", "--unconfirmed"}),
+                    "unexpected or repeated argument");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--effective", "158GiB"}),
+                    "--effective belongs to apply and persist --unconfirmed");
+    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--unconfirmed", "--effective", "158GiB",
+                             "--effective-source", "knob"}),
                     "--effective-source needs one of");
 }
 
@@ -155,7 +163,8 @@ TEST(HelperArgs, EndWithEveryOutcome) {
 }
 
 TEST(HelperArgs, DevOptions) {
-    auto inv = parse({"--policy", "/etc/p.conf", "--journal", "/var/j.jsonl", "--sim-state", "/var/sim", "read"});
+    auto inv = parse({"--policy", "/etc/p.conf", "--journal", "/var/j.jsonl", "--sim-state",
+                      "/var/sim", "read"});
     ASSERT_TRUE(inv) << error_of(inv);
     EXPECT_TRUE(inv->dev.any());
     EXPECT_EQ(inv->dev.policy, "/etc/p.conf");
@@ -205,7 +214,8 @@ TEST(HelperArgsUsage, UnknownOption) {
 
 TEST(HelperArgsUsage, DevOptionTwice) {
     EXPECT_CONTAINS(refusal({"--policy", "/a", "--policy", "/b", "read"}), "--policy given twice");
-    EXPECT_CONTAINS(refusal({"--journal", "/a", "--journal", "/b", "read"}), "--journal given twice");
+    EXPECT_CONTAINS(refusal({"--journal", "/a", "--journal", "/b", "read"}),
+                    "--journal given twice");
 }
 
 TEST(HelperArgsUsage, DevOptionWithoutValue) {
@@ -218,16 +228,22 @@ TEST(HelperArgsUsage, DevPathMustBeAbsolutePrintable) {
     EXPECT_CONTAINS(refusal({"--journal", "", "read"}), "--journal needs an absolute path");
     EXPECT_CONTAINS(refusal({"--policy", "read"}), "--policy needs an absolute path");
     EXPECT_CONTAINS(refusal({"--policy", "/etc/p\n.conf", "read"}), "printable ASCII");
-    EXPECT_CONTAINS(refusal({"--policy", "/" + std::string(1024, 'a'), "read"}), "--policy needs an absolute path");
+    EXPECT_CONTAINS(refusal({"--policy", "/" + std::string(1024, 'a'), "read"}),
+                    "--policy needs an absolute path");
 }
 
 TEST(HelperArgsUsage, DevOptionAfterTheCommandIsRefused) {
-    EXPECT_CONTAINS(refusal({"read", "--policy", "/etc/p.conf"}), "unexpected or repeated argument '--policy'");
+    EXPECT_CONTAINS(refusal({"read", "--policy", "/etc/p.conf"}),
+                    "unexpected or repeated argument '--policy'");
 }
 
-TEST(HelperArgsUsage, ApplyWithoutSize) { EXPECT_CONTAINS(refusal({"apply"}), "apply needs a size"); }
+TEST(HelperArgsUsage, ApplyWithoutSize) {
+    EXPECT_CONTAINS(refusal({"apply"}), "apply needs a size");
+}
 
-TEST(HelperArgsUsage, ApplyWithBareNumber) { EXPECT_CONTAINS(refusal({"apply", "237568"}), "no unit"); }
+TEST(HelperArgsUsage, ApplyWithBareNumber) {
+    EXPECT_CONTAINS(refusal({"apply", "237568"}), "no unit");
+}
 
 TEST(HelperArgsUsage, ApplyZeroSaysUseReset) {
     EXPECT_CONTAINS(refusal({"apply", "0MiB"}), "use reset");
@@ -245,7 +261,9 @@ TEST(HelperArgsUsage, ApplyNegative) { EXPECT_CONTAINS(refusal({"apply", "-1MiB"
 
 TEST(HelperArgsUsage, ApplyHex) { EXPECT_CONTAINS(refusal({"apply", "0x10MiB"}), "hexadecimal"); }
 
-TEST(HelperArgsUsage, ApplyMisspeltUnit) { EXPECT_CONTAINS(refusal({"apply", "232gb"}), "unknown unit"); }
+TEST(HelperArgsUsage, ApplyMisspeltUnit) {
+    EXPECT_CONTAINS(refusal({"apply", "232gb"}), "unknown unit");
+}
 
 TEST(HelperArgsUsage, ResetTakesNoSize) { EXPECT_FALSE(parse({"reset", "0MiB"})); }
 
@@ -257,24 +275,28 @@ TEST(HelperArgsUsage, RunWithoutStep) {
 class HelperBadRunId : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HelperBadRunId, IsRefused) {
-    EXPECT_CONTAINS(refusal({"confirm", "--run", GetParam(), "--step", "1"}), "--run needs 1 to 64 letters");
+    EXPECT_CONTAINS(refusal({"confirm", "--run", GetParam(), "--step", "1"}),
+                    "--run needs 1 to 64 letters");
 }
 INSTANTIATE_TEST_SUITE_P(Ids, HelperBadRunId,
-                         ::testing::Values(std::string(), std::string(65, 'a'), "a/b", "a b", "../x", "r_1", "r.1",
-                                           "r\n1", "caf\xc3\xa9"));
+                         ::testing::Values(std::string(), std::string(65, 'a'), "a/b", "a b",
+                                           "../x", "r_1", "r.1", "r\n1", "caf\xc3\xa9"));
 
 class HelperBadStep : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HelperBadStep, IsRefused) {
-    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", GetParam()}), "--step needs a whole number from 1 to 100000");
+    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", GetParam()}),
+                    "--step needs a whole number from 1 to 100000");
 }
 INSTANTIATE_TEST_SUITE_P(Steps, HelperBadStep,
-                         ::testing::Values("0", "01", "100001", "-1", "+1", "1e3", "", " 1", "1 ", "0x1", "9999999",
-                                           "18446744073709551617"));
+                         ::testing::Values("0", "01", "100001", "-1", "+1", "1e3", "", " 1", "1 ",
+                                           "0x1", "9999999", "18446744073709551617"));
 
 TEST(HelperArgsUsage, UnknownRevertReason) {
-    EXPECT_CONTAINS(refusal({"reset", "--run", "r", "--step", "1", "--revert", "because"}), "--revert needs one of");
-    EXPECT_CONTAINS(refusal({"reset", "--run", "r", "--step", "1", "--revert", "NO"}), "--revert needs one of");
+    EXPECT_CONTAINS(refusal({"reset", "--run", "r", "--step", "1", "--revert", "because"}),
+                    "--revert needs one of");
+    EXPECT_CONTAINS(refusal({"reset", "--run", "r", "--step", "1", "--revert", "NO"}),
+                    "--revert needs one of");
 }
 
 TEST(HelperArgsUsage, RevertWithoutRun) {
@@ -286,8 +308,9 @@ TEST(HelperArgsUsage, UnknownOutcome) {
 }
 
 TEST(HelperArgsUsage, OutcomeOnApply) {
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--run", "r", "--step", "1", "--outcome", "completed"}),
-                    "--outcome belongs to end");
+    EXPECT_CONTAINS(
+        refusal({"apply", "96GiB", "--run", "r", "--step", "1", "--outcome", "completed"}),
+        "--outcome belongs to end");
 }
 
 TEST(HelperArgsUsage, ConfirmWithoutRun) {
@@ -296,13 +319,16 @@ TEST(HelperArgsUsage, ConfirmWithoutRun) {
 }
 
 TEST(HelperArgsUsage, ConfirmWithRevertOrOutcome) {
-    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", "1", "--revert", "no"}), "confirm needs exactly");
-    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", "1", "--outcome", "completed"}), "confirm needs exactly");
+    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", "1", "--revert", "no"}),
+                    "confirm needs exactly");
+    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", "1", "--outcome", "completed"}),
+                    "confirm needs exactly");
 }
 
 TEST(HelperArgsUsage, EndWithoutOutcome) {
     EXPECT_CONTAINS(refusal({"end", "--run", "r"}), "end needs exactly --run and --outcome");
-    EXPECT_CONTAINS(refusal({"end", "--outcome", "completed"}), "end needs exactly --run and --outcome");
+    EXPECT_CONTAINS(refusal({"end", "--outcome", "completed"}),
+                    "end needs exactly --run and --outcome");
 }
 
 TEST(HelperArgsUsage, EndWithStep) {
@@ -339,8 +365,8 @@ TEST(HelperArgsUsage, StrayArgumentAfterOptionsIsUnexpected) {
 // --- --effective and --ignore-hang-ceiling ----------------------------------------
 
 TEST(HelperArgs, ApplyTakesTheEffectiveCapWithItsSourceAndTheHangOverride) {
-    auto inv = parse({"apply", "166GiB", "--effective", "161792MiB", "--effective-source", "simulated-metal",
-                      "--ignore-hang-ceiling", "--run", "r-1", "--step", "1"});
+    auto inv = parse({"apply", "166GiB", "--effective", "161792MiB", "--effective-source",
+                      "simulated-metal", "--ignore-hang-ceiling", "--run", "r-1", "--step", "1"});
     ASSERT_TRUE(inv) << error_of(inv);
     EXPECT_EQ(inv->effective, std::optional<units::MiB>(161792_MiB));
     EXPECT_EQ(inv->effective_source, std::optional<std::string>("simulated-metal"));
@@ -359,20 +385,31 @@ TEST(HelperArgs, EffectiveAloneIsAFigureTheCallerGives) {
 
 TEST(HelperArgsUsage, EffectiveIsStrict) {
     EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "161792"}), "no unit");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "0MiB", "--effective-source", "metal"}), "above 0 MiB");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "150000MB", "--effective-source", "metal"}),
-                    "not a whole number of MiB");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB", "--effective-source", "guess"}),
-                    "--effective-source needs one of");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective-source", "metal"}), "needs --effective");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB", "--effective", "158GiB", "--effective-source",
-                             "metal"}), "unexpected or repeated");
-    EXPECT_CONTAINS(refusal({"reset", "--effective", "158GiB", "--effective-source", "metal"}), "belongs to apply");
-    EXPECT_CONTAINS(refusal({"persist", "96GiB", "--effective", "158GiB", "--effective-source", "metal"}),
+    EXPECT_CONTAINS(
+        refusal({"apply", "96GiB", "--effective", "0MiB", "--effective-source", "metal"}),
+        "above 0 MiB");
+    EXPECT_CONTAINS(
+        refusal({"apply", "96GiB", "--effective", "150000MB", "--effective-source", "metal"}),
+        "not a whole number of MiB");
+    EXPECT_CONTAINS(
+        refusal({"apply", "96GiB", "--effective", "158GiB", "--effective-source", "guess"}),
+        "--effective-source needs one of");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective-source", "metal"}),
+                    "needs --effective");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--effective", "158GiB", "--effective", "158GiB",
+                             "--effective-source", "metal"}),
+                    "unexpected or repeated");
+    EXPECT_CONTAINS(refusal({"reset", "--effective", "158GiB", "--effective-source", "metal"}),
                     "belongs to apply");
-    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--ignore-hang-ceiling", "--ignore-hang-ceiling"}), "unexpected or repeated");
-    EXPECT_CONTAINS(refusal({"persist", "--off", "--ignore-hang-ceiling"}), "--ignore-hang-ceiling to apply and persist");
-    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", "1", "--ignore-hang-ceiling"}), "--ignore-hang-ceiling to apply and persist");
+    EXPECT_CONTAINS(
+        refusal({"persist", "96GiB", "--effective", "158GiB", "--effective-source", "metal"}),
+        "belongs to apply");
+    EXPECT_CONTAINS(refusal({"apply", "96GiB", "--ignore-hang-ceiling", "--ignore-hang-ceiling"}),
+                    "unexpected or repeated");
+    EXPECT_CONTAINS(refusal({"persist", "--off", "--ignore-hang-ceiling"}),
+                    "--ignore-hang-ceiling to apply and persist");
+    EXPECT_CONTAINS(refusal({"confirm", "--run", "r", "--step", "1", "--ignore-hang-ceiling"}),
+                    "--ignore-hang-ceiling to apply and persist");
 }
 
 }  // namespace

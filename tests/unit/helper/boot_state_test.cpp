@@ -35,13 +35,16 @@ const std::string kTryingText =
     "value_mib=98304\nbasis=confirmed\npersisted_time=1764410000\nguard=trying\n"
     "guard_boot=89934BAE-A6A0-4A0C-9D5D-1B9AF7C5DF10\nguard_time=1764410031\napplied_uptime_s=31\nreason=-\n";
 
-TEST(BootState, SerializesToTheDocumentedFormat) { EXPECT_EQ(serialize(trying_state()), kTryingText); }
+TEST(BootState, SerializesToTheDocumentedFormat) {
+    EXPECT_EQ(serialize(trying_state()), kTryingText);
+}
 
 TEST(BootState, ParsesWhatItWrites) {
     for (Guard g : {Guard::armed, Guard::trying, Guard::healthy, Guard::tripped, Guard::failed}) {
         State s = trying_state();
         s.guard = g;
-        if (g == Guard::tripped) s.reason = "boot X applied 98304 MiB and it was never recorded healthy";
+        if (g == Guard::tripped)
+            s.reason = "boot X applied 98304 MiB and it was never recorded healthy";
         s.confirmed = g != Guard::failed;
         auto back = parse(serialize(s));
         ASSERT_TRUE(back) << error_of(back);
@@ -66,14 +69,16 @@ TEST(BootState, RefusesAnythingElse) {
         {with("value_mib=98304", "value_mib=18446744073709551615"), "more bytes than 64 bits hold"},
         {with("basis=confirmed", "basis=yes"), "unknown basis"},
         {with("guard=trying", "guard=ok"), "unknown guard"},
-        {with("guard_boot=89934BAE-A6A0-4A0C-9D5D-1B9AF7C5DF10", "guard_boot=-"), "trying without a boot id"},
+        {with("guard_boot=89934BAE-A6A0-4A0C-9D5D-1B9AF7C5DF10", "guard_boot=-"),
+         "trying without a boot id"},
         {with("applied_uptime_s=31", "applied_uptime_s=x"), "bad uptime"},
         {with("reason=-", "reason=a\x1b[2Jb"), "control character in the reason"},
         {with("guard=trying\n", "guard_boot=x\nguard=trying\n"), "keys out of order"},
         {with("reason=-", "reason="), "empty value"},
     };
     for (const auto& [text, what] : cases) EXPECT_FALSE(parse(text)) << what;
-    EXPECT_TRUE(parse(with("guard=trying\nguard_boot=89934BAE-A6A0-4A0C-9D5D-1B9AF7C5DF10", "guard=armed\nguard_boot=-")))
+    EXPECT_TRUE(parse(with("guard=trying\nguard_boot=89934BAE-A6A0-4A0C-9D5D-1B9AF7C5DF10",
+                           "guard=armed\nguard_boot=-")))
         << "armed in an unknown boot";
 }
 
@@ -85,7 +90,9 @@ TEST(BootState, StartingPointIsOptionalAndExact) {
     s.start = 158_GiB;
     s.start_source = "simulated-metal";
     const std::string text = serialize(s);
-    EXPECT_NE(text.find("reason=-\nstart_mib=161792\nstart_source=simulated-metal\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("reason=-\nstart_mib=161792\nstart_source=simulated-metal\n"),
+              std::string::npos)
+        << text;
     auto back = parse(text);
     ASSERT_TRUE(back) << error_of(back);
     EXPECT_EQ(*back, s);
@@ -93,10 +100,10 @@ TEST(BootState, StartingPointIsOptionalAndExact) {
     ASSERT_TRUE(old) << error_of(old);
     EXPECT_FALSE(old->start.has_value());
     const std::string refused[] = {
-        kTryingText + "start_mib=161792\n",                                 // no source
-        kTryingText + "start_source=metal\nstart_mib=161792\n",            // out of order
-        kTryingText + "start_mib=0\nstart_source=metal\n",                 // zero
-        kTryingText + "start_mib=161792\nstart_source=kernel\n",           // unknown source
+        kTryingText + "start_mib=161792\n",                               // no source
+        kTryingText + "start_source=metal\nstart_mib=161792\n",           // out of order
+        kTryingText + "start_mib=0\nstart_source=metal\n",                // zero
+        kTryingText + "start_mib=161792\nstart_source=kernel\n",          // unknown source
         kTryingText + "start_mib=161792\nstart_source=metal\nextra=1\n",  // a key too many
     };
     for (const auto& t : refused) EXPECT_FALSE(parse(t)) << t;
@@ -111,7 +118,8 @@ TEST(BootState, StartIsLabelledAsTheCallersClaim) {
     s.start_source = "given by uid 65534";
     s.start_said = "metal";
     const std::string text = serialize(s);
-    EXPECT_NE(text.find("start_mib=161792\nstart_source=given by uid 65534\nstart_said=metal\n"), std::string::npos)
+    EXPECT_NE(text.find("start_mib=161792\nstart_source=given by uid 65534\nstart_said=metal\n"),
+              std::string::npos)
         << text;
     auto back = parse(text);
     ASSERT_TRUE(back) << error_of(back);
@@ -120,8 +128,9 @@ TEST(BootState, StartIsLabelledAsTheCallersClaim) {
     ASSERT_TRUE(older) << error_of(older);
     EXPECT_TRUE(older->start_said.empty());
     const std::string refused[] = {
-        kTryingText + "start_mib=161792\nstart_source=given by uid x\nstart_said=metal\n",  // no uid
-        kTryingText + "start_mib=161792\nstart_source=given by uid 0\nstart_said=\n",       // empty
+        kTryingText +
+            "start_mib=161792\nstart_source=given by uid x\nstart_said=metal\n",       // no uid
+        kTryingText + "start_mib=161792\nstart_source=given by uid 0\nstart_said=\n",  // empty
         kTryingText + "start_mib=161792\nstart_source=given by uid 0\nstart_said=metal\nx=1\n",
     };
     for (const auto& t : refused) EXPECT_FALSE(parse(t)) << t;
@@ -148,7 +157,8 @@ TEST_F(BootStore, SaveLoadRemove) {
     struct stat st {};
     ASSERT_EQ(::stat(path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0644u);
-    EXPECT_FALSE(std::filesystem::exists(path + ".new")) << "the temporary file was renamed into place";
+    EXPECT_FALSE(std::filesystem::exists(path + ".new"))
+        << "the temporary file was renamed into place";
     auto loaded = store->load();
     ASSERT_TRUE(loaded && loaded->has_value()) << error_of(loaded);
     EXPECT_EQ(**loaded, trying_state());

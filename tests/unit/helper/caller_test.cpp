@@ -32,8 +32,10 @@ class CallerGroups : public ::testing::Test {
 protected:
     void SetUp() override {
         daemon_gid_ = gid_of("daemon");
-        if (daemon_gid_ == static_cast<gid_t>(-1)) GTEST_SKIP() << "no group 'daemon' in this group database";
-        ASSERT_EQ(::getgrnam(kNoSuchGroup), nullptr) << "the group " << kNoSuchGroup << " unexpectedly exists";
+        if (daemon_gid_ == static_cast<gid_t>(-1))
+            GTEST_SKIP() << "no group 'daemon' in this group database";
+        ASSERT_EQ(::getgrnam(kNoSuchGroup), nullptr)
+            << "the group " << kNoSuchGroup << " unexpectedly exists";
         // A gid that is not daemon's, for callers who are not members.
         other_gid_ = daemon_gid_ == kStaff ? kStaff + 1 : kStaff;
     }
@@ -92,7 +94,8 @@ TEST_F(CallerGroups, NonMemberIsRefused) {
 
 TEST_F(CallerGroups, RootGroupMembershipIsAGroupLikeAnyOther) {
     const gid_t root_gid = gid_of("root");
-    if (root_gid == static_cast<gid_t>(-1)) GTEST_SKIP() << "no group 'root' (macOS calls gid 0 'wheel')";
+    if (root_gid == static_cast<gid_t>(-1))
+        GTEST_SKIP() << "no group 'root' (macOS calls gid 0 'wheel')";
     EXPECT_TRUE(may_change(Caller{kUser, other_gid_, {root_gid}}, std::string("root")));
     EXPECT_FALSE(may_change(Caller{kUser, other_gid_, {daemon_gid_}}, std::string("root")));
 }

@@ -60,7 +60,10 @@ Record full_record() {
     return Record{"apply", "intent", std::string("run-42"), 2, 64_GiB, 96_GiB, 96_GiB, "ramp step"};
 }
 
-Record minimal_record() { return Record{"read", "read", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""}; }
+Record minimal_record() {
+    return Record{"read",       "read",       std::nullopt, std::nullopt,
+                  std::nullopt, std::nullopt, std::nullopt, ""};
+}
 
 const Stamp kStamp{"6f0e2c1a-boot", 501};
 
@@ -85,10 +88,11 @@ mode_t mode_of(const std::string& path) {
 // --- the line format -----------------------------------------------------------------------
 
 TEST(JournalLine, FullRecordHasEveryFieldInOrder) {
-    EXPECT_EQ(to_json_line(full_record(), kStamp, 1795941600),
-              "{\"v\":1,\"time\":\"2026-11-29T08:40:00Z\",\"boot\":\"6f0e2c1a-boot\",\"uid\":501,"
-              "\"command\":\"apply\",\"event\":\"intent\",\"run\":\"run-42\",\"step\":2,"
-              "\"from_mib\":65536,\"to_mib\":98304,\"readback_mib\":98304,\"reason\":\"ramp step\"}\n");
+    EXPECT_EQ(
+        to_json_line(full_record(), kStamp, 1795941600),
+        "{\"v\":1,\"time\":\"2026-11-29T08:40:00Z\",\"boot\":\"6f0e2c1a-boot\",\"uid\":501,"
+        "\"command\":\"apply\",\"event\":\"intent\",\"run\":\"run-42\",\"step\":2,"
+        "\"from_mib\":65536,\"to_mib\":98304,\"readback_mib\":98304,\"reason\":\"ramp step\"}\n");
 }
 
 TEST(JournalLine, AbsentOptionalsAreOmittedNotZero) {
@@ -96,7 +100,8 @@ TEST(JournalLine, AbsentOptionalsAreOmittedNotZero) {
     EXPECT_EQ(line,
               "{\"v\":1,\"time\":\"1970-01-01T00:00:00Z\",\"boot\":\"6f0e2c1a-boot\",\"uid\":501,"
               "\"command\":\"read\",\"event\":\"read\"}\n");
-    for (const char* key : {"\"run\"", "\"step\"", "\"from_mib\"", "\"to_mib\"", "\"readback_mib\"", "\"reason\""})
+    for (const char* key :
+         {"\"run\"", "\"step\"", "\"from_mib\"", "\"to_mib\"", "\"readback_mib\"", "\"reason\""})
         EXPECT_NOT_CONTAINS(line, key);
 }
 
@@ -115,16 +120,20 @@ TEST(JournalLine, PresentZeroIsWrittenAsZero) {
 
 TEST(JournalLine, ReasonIsEscapedToPureAscii) {
     Record r = minimal_record();
-    r.reason = "evil\n{\"v\":1}\r\x1b[31m\x07\t\x7f caf\xc3\xa9 \"q\" \\ " + std::string(1, '\0') + "end";
+    r.reason =
+        "evil\n{\"v\":1}\r\x1b[31m\x07\t\x7f caf\xc3\xa9 \"q\" \\ " + std::string(1, '\0') + "end";
     const std::string line = to_json_line(r, kStamp, 0);
     ASSERT_FALSE(line.empty());
     EXPECT_EQ(line.back(), '\n');
     for (std::size_t i = 0; i + 1 < line.size(); ++i) {
         const auto c = static_cast<unsigned char>(line[i]);
-        EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "raw byte 0x" << std::hex << unsigned{c} << " at " << std::dec << i;
+        EXPECT_TRUE(c >= 0x20 && c < 0x7f)
+            << "raw byte 0x" << std::hex << unsigned{c} << " at " << std::dec << i;
     }
-    EXPECT_CONTAINS(line, "\"reason\":\"evil\\n{\\\"v\\\":1}\\r\\u001b[31m\\u0007\\t\\u007f caf\\u00c3\\u00a9 "
-                          "\\\"q\\\" \\\\ \\u0000end\"");
+    EXPECT_CONTAINS(
+        line,
+        "\"reason\":\"evil\\n{\\\"v\\\":1}\\r\\u001b[31m\\u0007\\t\\u007f caf\\u00c3\\u00a9 "
+        "\\\"q\\\" \\\\ \\u0000end\"");
 }
 
 TEST(JournalLine, BootIdIsEscapedToo) {
@@ -139,7 +148,9 @@ class JournalFile : public ::testing::Test {
 protected:
     void SetUp() override { journal_ = tree_.dir("journal") + "/journal.jsonl"; }
 
-    [[nodiscard]] static Expected<Writer> open(const std::string& path) { return Writer::open(path, ::geteuid()); }
+    [[nodiscard]] static Expected<Writer> open(const std::string& path) {
+        return Writer::open(path, ::geteuid());
+    }
 
     // Opens the journal in a child process with a 2 s deadline: "ok" or "error:<message>".
     [[nodiscard]] static test::ChildResult open_in_child(const std::string& path) {
@@ -245,7 +256,8 @@ TEST_F(JournalFile, JournalInInsecureDirectoryIsRefused) {
     ::chmod(tree_.path("journal").c_str(), 0777);
     auto w = open(journal_);
     ASSERT_FALSE(w);
-    EXPECT_CONTAINS(error_of(w), "directory " + tree_.path("journal") + " is writable by group or others");
+    EXPECT_CONTAINS(error_of(w),
+                    "directory " + tree_.path("journal") + " is writable by group or others");
     EXPECT_EQ(mode_of(journal_), 0U) << "the journal was created in an insecure directory";
 }
 
@@ -311,11 +323,15 @@ TEST_F(JournalFile, AppendedRecordCarriesSchemaStampAndUtcTime) {
     const std::string& l = lines[0];
     EXPECT_EQ(l.rfind("{\"v\":1,\"time\":\"", 0), 0U) << l;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(l, m, std::regex("\"time\":\"(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z)\""))) << l;
+    ASSERT_TRUE(std::regex_search(
+        l, m, std::regex("\"time\":\"(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z)\"")))
+        << l;
     EXPECT_GE(m[1].str(), before);
     EXPECT_LE(m[1].str(), after);
     EXPECT_CONTAINS(l, "\"boot\":\"6f0e2c1a-boot\",\"uid\":501");
-    EXPECT_CONTAINS(l, "\"run\":\"run-42\",\"step\":2,\"from_mib\":65536,\"to_mib\":98304,\"readback_mib\":98304");
+    EXPECT_CONTAINS(
+        l,
+        "\"run\":\"run-42\",\"step\":2,\"from_mib\":65536,\"to_mib\":98304,\"readback_mib\":98304");
 }
 
 TEST_F(JournalFile, AppendedLineIsPureAscii) {
@@ -329,7 +345,8 @@ TEST_F(JournalFile, AppendedLineIsPureAscii) {
     EXPECT_EQ(text.find('\n'), text.size() - 1);
     for (std::size_t i = 0; i + 1 < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "raw byte 0x" << std::hex << unsigned{c} << " at " << std::dec << i;
+        EXPECT_TRUE(c >= 0x20 && c < 0x7f)
+            << "raw byte 0x" << std::hex << unsigned{c} << " at " << std::dec << i;
     }
 }
 
@@ -365,7 +382,9 @@ TEST_F(JournalFile, AppendUnderTinyFileSizeLimitFails) {
         std::signal(SIGXFSZ, SIG_IGN);
         auto w = Writer::open(path, ::geteuid());
         if (!w) return "open-error:" + w.error().message;
-        struct rlimit lim {16, 16};
+        struct rlimit lim {
+            16, 16
+        };
         if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) return "setrlimit failed";
         auto a = append(*w, full_record(), kStamp);
         return a ? "appended" : "error:" + a.error().message;
@@ -384,14 +403,17 @@ TEST_F(JournalFile, AppendPastTheFileSizeLimitAfterTheRecordsThereFailsWhole) {
         auto w = Writer::open(path, ::geteuid());
         if (!w || !append(*w, full_record(), kStamp)) return "first append failed";
         const auto one = static_cast<rlim_t>(test::TempTree::slurp(path).size());
-        struct rlimit lim {one + one / 2, one + one / 2};
+        struct rlimit lim {
+            one + one / 2, one + one / 2
+        };
         if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) return "setrlimit failed";
         auto a = append(*w, full_record(), kStamp);
         return a ? "appended" : "error:" + a.error().message;
     });
     ASSERT_TRUE(r.finished);
     EXPECT_CONTAINS(r.output, "RLIMIT_FSIZE");
-    EXPECT_EQ(lines_of(test::TempTree::slurp(journal_)).size(), 1U) << "no part of the refused record";
+    EXPECT_EQ(lines_of(test::TempTree::slurp(journal_)).size(), 1U)
+        << "no part of the refused record";
 }
 
 // --- a write cut short --------------------------------------------------------------------------
@@ -407,9 +429,10 @@ protected:
     }
     const std::string kBefore = "{\"v\":1,\"event\":\"applied\"}\n";
     // A record as long as the helper's (longer than a part of it and another record together).
-    const std::string kLine = "{\"v\":1,\"time\":\"2026-11-29T08:40:00Z\",\"boot\":\"A06B7C1E-59D4-4B2B-9C4A-"
-                              "1D2E3F405162\",\"uid\":501,\"command\":\"apply\",\"event\":\"intent\",\"run\":\"r-1\","
-                              "\"step\":2,\"from_mib\":81920,\"to_mib\":98304}\n";
+    const std::string kLine =
+        "{\"v\":1,\"time\":\"2026-11-29T08:40:00Z\",\"boot\":\"A06B7C1E-59D4-4B2B-9C4A-"
+        "1D2E3F405162\",\"uid\":501,\"command\":\"apply\",\"event\":\"intent\",\"run\":\"r-1\","
+        "\"step\":2,\"from_mib\":81920,\"to_mib\":98304}\n";
     test::TempTree tree_;
 };
 

@@ -16,9 +16,11 @@ using namespace units::literals;
 
 // Lines exactly as the helper writes them.
 std::string line(const std::string& command, const std::string& event, uid_t uid = 501,
-                 const std::string& boot = "B1", std::uint64_t step = 3, const std::string& run = "r-1") {
+                 const std::string& boot = "B1", std::uint64_t step = 3,
+                 const std::string& run = "r-1") {
     const bool read_back = event == "applied" || event == "unchanged" || event == "revert_applied";
-    return to_json_line(Record{command, event, run, step, 80_GiB, 96_GiB, read_back ? std::optional(96_GiB) : std::nullopt, ""},
+    return to_json_line(Record{command, event, run, step, 80_GiB, 96_GiB,
+                               read_back ? std::optional(96_GiB) : std::nullopt, ""},
                         Stamp{boot, uid}, 1764410000);
 }
 // The step confirm asks about: run r-1's step 3, by uid 501, in boot B1.
@@ -32,7 +34,10 @@ TEST(OwnApply, TheCallersAppliedStepInThisBootIsConfirmable) {
     EXPECT_EQ(find_own_apply(line("apply", "intent") + line("apply", "applied"), kStep), 96_GiB);
     EXPECT_EQ(find_own_apply(line("apply", "unchanged"), kStep), 96_GiB);
     // A confirmation or the run's end after it does not change what was applied.
-    EXPECT_EQ(find_own_apply(line("apply", "applied") + line("confirm", "confirmed") + line("end", "end"), kStep), 96_GiB);
+    EXPECT_EQ(
+        find_own_apply(line("apply", "applied") + line("confirm", "confirmed") + line("end", "end"),
+                       kStep),
+        96_GiB);
 }
 
 TEST(OwnApply, AStepThatNeverRanIsNot) {
@@ -59,7 +64,8 @@ TEST(OwnApply, ALaterRecordOfTheStepTakesItBack) {
 TEST(OwnApply, AnotherUsersRecordsOfTheSameStepChangeNothing) {
     const std::string applied = line("apply", "applied");
     EXPECT_EQ(find_own_apply(applied + line("apply", "refused", 65534), kStep), 96_GiB);
-    EXPECT_FALSE(find_own_apply(line("apply", "applied", 65534) + line("confirm", "confirmed"), kStep));
+    EXPECT_FALSE(
+        find_own_apply(line("apply", "applied", 65534) + line("confirm", "confirmed"), kStep));
 }
 
 TEST(OwnApply, ATornLastLineIsNotARecord) {

@@ -19,11 +19,14 @@ class RefusalBudget : public ::testing::Test {
 protected:
     test::TempTree tree_;
     const std::string dir_ = tree_.dir("journal");
-    RefusalLog count(uid_t uid, std::int64_t now) { return count_refusal(dir_, ::geteuid(), uid, now); }
+    RefusalLog count(uid_t uid, std::int64_t now) {
+        return count_refusal(dir_, ::geteuid(), uid, now);
+    }
 };
 
 TEST_F(RefusalBudget, TenLinesAMinuteThenMuted) {
-    for (std::uint64_t i = 1; i < kRefusalsPerWindow; ++i) EXPECT_EQ(count(501, 1000), RefusalLog::log) << i;
+    for (std::uint64_t i = 1; i < kRefusalsPerWindow; ++i)
+        EXPECT_EQ(count(501, 1000), RefusalLog::log) << i;
     EXPECT_EQ(count(501, 1010), RefusalLog::log_and_say_muted);
     for (int i = 0; i < 100; ++i) EXPECT_EQ(count(501, 1059), RefusalLog::skip);
     // The window is a minute from its first refusal.
@@ -38,10 +41,11 @@ TEST_F(RefusalBudget, AFileSizeLimitThatLeavesNoRoomForTheCountLiftsNoBudget) {
     struct rlimit saved {};
     ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
     const auto old = ::signal(SIGXFSZ, SIG_IGN);
-    const struct rlimit none {0, saved.rlim_max};
+    const struct rlimit none { 0, saved.rlim_max };
     ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &none), 0);
     std::uint64_t logged = 0;
-    for (std::uint64_t i = 0; i < 3 * kRefusalsPerWindow; ++i) logged += count(501, 1000) != RefusalLog::skip;
+    for (std::uint64_t i = 0; i < 3 * kRefusalsPerWindow; ++i)
+        logged += count(501, 1000) != RefusalLog::skip;
     ::setrlimit(RLIMIT_FSIZE, &saved);
     ::signal(SIGXFSZ, old);
     EXPECT_LE(logged, kRefusalsPerWindow);
@@ -67,7 +71,8 @@ TEST_F(RefusalBudget, TheCountsAreTheOwnersAlone) {
 
 TEST_F(RefusalBudget, AnUntrustedCountDirectoryLogsEverything) {
     tree_.dir("journal/.refusals", 0777);
-    for (std::uint64_t i = 0; i < kRefusalsPerWindow + 5; ++i) EXPECT_EQ(count(501, 1000), RefusalLog::log);
+    for (std::uint64_t i = 0; i < kRefusalsPerWindow + 5; ++i)
+        EXPECT_EQ(count(501, 1000), RefusalLog::log);
 }
 
 }  // namespace

@@ -30,11 +30,15 @@ MetalReading metal(std::optional<units::Bytes> ws) {
 }
 
 TEST(EffectiveCap, FromTheOsDefaultItIsMetalsReadingRoundedDownWithItsSource) {
-    auto e = effective_cap(machine(0_MiB), metal(units::Bytes(161792_MiB) + units::Bytes(1_MiB) - units::Bytes::from_count_or_throw(1)), std::nullopt);
+    auto e = effective_cap(machine(0_MiB),
+                           metal(units::Bytes(161792_MiB) + units::Bytes(1_MiB) -
+                                 units::Bytes::from_count_or_throw(1)),
+                           std::nullopt);
     ASSERT_TRUE(e) << e.error().message;
     EXPECT_EQ(e->value, 161792_MiB);  // a raise must exceed it: rounding down keeps that exact
     EXPECT_EQ(e->source, "Metal recommendedMaxWorkingSetSize");
-    EXPECT_EQ(effective_args(*e), (std::vector<std::string>{"--effective", "161792MiB", "--effective-source", "metal"}));
+    EXPECT_EQ(effective_args(*e), (std::vector<std::string>{"--effective", "161792MiB",
+                                                            "--effective-source", "metal"}));
     auto sim = effective_cap(machine(0_MiB, true), metal(units::Bytes(158_GiB)), std::nullopt);
     ASSERT_TRUE(sim);
     EXPECT_EQ(effective_args(*sim)[3], "simulated-metal");
@@ -52,19 +56,21 @@ TEST(EffectiveCap, UnknownFromTheOsDefaultNeedsFromAndTakesItAsGiven) {
     auto none = effective_cap(machine(0_MiB), metal(std::nullopt), std::nullopt);
     ASSERT_FALSE(none);
     EXPECT_NE(none.error().message.find("--from SIZE"), std::string::npos) << none.error().message;
-    EXPECT_NE(none.error().message.find("there is no Metal"), std::string::npos) << none.error().message;
+    EXPECT_NE(none.error().message.find("there is no Metal"), std::string::npos)
+        << none.error().message;
     auto given = effective_cap(machine(0_MiB), metal(std::nullopt), 150_GiB);
     ASSERT_TRUE(given);
     EXPECT_EQ(given->value, 150_GiB);
     EXPECT_EQ(given->source, "given with --from");
-    EXPECT_EQ(effective_args(*given),
-              (std::vector<std::string>{"--effective", "153600MiB", "--effective-source", "given"}));
+    EXPECT_EQ(effective_args(*given), (std::vector<std::string>{"--effective", "153600MiB",
+                                                                "--effective-source", "given"}));
 }
 
 TEST(EffectiveCap, FromIsRefusedWhenTheCapCanBeRead) {
     auto e = effective_cap(machine(0_MiB), metal(units::Bytes(158_GiB)), 150_GiB);
     ASSERT_FALSE(e);
-    EXPECT_NE(e.error().message.find("only for when the effective cap cannot be read"), std::string::npos);
+    EXPECT_NE(e.error().message.find("only for when the effective cap cannot be read"),
+              std::string::npos);
     EXPECT_NE(e.error().message.find("161792 MiB"), std::string::npos) << e.error().message;
 }
 

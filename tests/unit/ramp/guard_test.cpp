@@ -46,7 +46,8 @@ std::string scratch_base() {
 #ifdef WIREDCAP_TEST_TMP
     return WIREDCAP_TEST_TMP;
 #else
-    return (std::filesystem::current_path() / "guard-test-tmp").string();  // ctest runs in the build tree
+    return (std::filesystem::current_path() / "guard-test-tmp")
+        .string();  // ctest runs in the build tree
 #endif
 }
 
@@ -64,19 +65,20 @@ public:
         log_ = dir_ + "/calls.log";
         set_knob(0);
         const std::string script = dir_ + "/fake-helper";
-        std::ofstream(script) << "#!/bin/sh\n"
-                              << "d='" << dir_ << "'\n"
-                              << "printf '%s\\n' \"$*\" >> \"$d/calls.log\"\n"
-                              << "refuse=$(cat \"$d/refuse\" 2>/dev/null || echo 0)\n"
-                              << "case $1 in\n"
-                              << "apply|reset)\n"
-                              << "  if [ \"$refuse\" -gt 0 ]; then echo $((refuse - 1)) > \"$d/refuse\";\n"
-                              << "    printf '{\"ok\":false}\\n'; exit 5; fi\n"
-                              << "  v=0; [ \"$1\" = apply ] && v=${2%MiB}; echo \"$v\" > \"$d/knob\"\n"
-                              << "  printf '{\"ok\":true,\"readback_mib\":{\"value\":%s}}\\n' \"$v\" ;;\n"
-                              << "read) printf '{\"ok\":true,\"wired_limit_mib\":{\"value\":%s}}\\n' \"$(cat \"$d/knob\")\" ;;\n"
-                              << "*) printf '{\"ok\":true}\\n' ;;\n"
-                              << "esac\n";
+        std::ofstream(script)
+            << "#!/bin/sh\n"
+            << "d='" << dir_ << "'\n"
+            << "printf '%s\\n' \"$*\" >> \"$d/calls.log\"\n"
+            << "refuse=$(cat \"$d/refuse\" 2>/dev/null || echo 0)\n"
+            << "case $1 in\n"
+            << "apply|reset)\n"
+            << "  if [ \"$refuse\" -gt 0 ]; then echo $((refuse - 1)) > \"$d/refuse\";\n"
+            << "    printf '{\"ok\":false}\\n'; exit 5; fi\n"
+            << "  v=0; [ \"$1\" = apply ] && v=${2%MiB}; echo \"$v\" > \"$d/knob\"\n"
+            << "  printf '{\"ok\":true,\"readback_mib\":{\"value\":%s}}\\n' \"$v\" ;;\n"
+            << "read) printf '{\"ok\":true,\"wired_limit_mib\":{\"value\":%s}}\\n' \"$(cat \"$d/knob\")\" ;;\n"
+            << "*) printf '{\"ok\":true}\\n' ;;\n"
+            << "esac\n";
         ::chmod(script.c_str(), 0755);
         client_.emplace(script, DevPaths{});
     }
@@ -107,7 +109,8 @@ public:
     // Waits until the helper has been run `n` times (or `timeout` passes) and returns the calls.
     std::vector<std::string> wait_for_calls(std::size_t n, milliseconds timeout) const {
         const auto until = steady_clock::now() + timeout;
-        while (calls().size() < n && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(20));
+        while (calls().size() < n && steady_clock::now() < until)
+            std::this_thread::sleep_for(milliseconds(20));
         return calls();
     }
 
@@ -133,7 +136,8 @@ private:
 // destructor can still reap its own child. nullopt while it runs.
 std::optional<int> exit_status_peek(pid_t pid) {
     siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return std::nullopt;
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return std::nullopt;
     if (info.si_pid != pid) return std::nullopt;
     return info.si_code == CLD_EXITED ? info.si_status : -info.si_status;
 }
@@ -167,8 +171,8 @@ protected:
 
     // Starts a guard in a child process, arms it, then kills that child with SIGKILL: the
     // prompting process dies without a word. Returns the guard's pid.
-    pid_t arm_and_kill_prompter(std::uint64_t step, std::optional<units::MiB> revert_to, int tty_fd = -1,
-                                const struct termios* saved = nullptr) {
+    pid_t arm_and_kill_prompter(std::uint64_t step, std::optional<units::MiB> revert_to,
+                                int tty_fd = -1, const struct termios* saved = nullptr) {
         int report[2];
         if (::pipe(report) != 0) return -1;
         const pid_t prompter = ::fork();
@@ -199,7 +203,8 @@ TEST_F(GuardTest, DoneAfterAConfirmationEndsTheGuardWithoutTouchingAnything) {
     ASSERT_TRUE(g) << g.error().message;
     // setsid() runs in the child just after fork: give it a moment.
     const auto until = steady_clock::now() + milliseconds(1000);
-    while (::getsid(g->pid()) != g->pid() && steady_clock::now() < until) std::this_thread::sleep_for(milliseconds(5));
+    while (::getsid(g->pid()) != g->pid() && steady_clock::now() < until)
+        std::this_thread::sleep_for(milliseconds(5));
     EXPECT_EQ(::getsid(g->pid()), g->pid()) << "the guard must lead its own session";
     g->arm(2, mib(81920), system_clock::now() + std::chrono::seconds(60));
     g->settled_confirmed(2);
@@ -286,7 +291,8 @@ TEST_F(GuardTest, DeadlineWithoutConfirmationRevertsOnceAfterTheGrace) {
     ASSERT_EQ(calls.size(), 2U);
     EXPECT_EQ(calls[0], "apply 81920MiB --run R --step 2 --revert guard");
     EXPECT_EQ(calls[1], "end --run R --outcome reverted");
-    EXPECT_GE(took, std::chrono::seconds(1) + kGuardGrace - milliseconds(100)) << "reverted before the grace";
+    EXPECT_GE(took, std::chrono::seconds(1) + kGuardGrace - milliseconds(100))
+        << "reverted before the grace";
     EXPECT_LE(took, limit);
 
     // It stays until told: never a second revert, and it still reports the one it made.
@@ -449,7 +455,8 @@ TEST_F(GuardTest, ARefusedRevertIsRetried) {
     ASSERT_GT(guard, 0);
     const auto calls = helper.wait_for_call("end", kGuardGrace + milliseconds(2000));
     const std::string apply = "apply 81920MiB --run R --step 2 --revert guard";
-    const std::vector<std::string> want{apply, "read", apply, "read", apply, "end --run R --outcome reverted"};
+    const std::vector<std::string> want{apply,  "read", apply,
+                                        "read", apply,  "end --run R --outcome reverted"};
     EXPECT_EQ(calls, want);
     EXPECT_EQ(helper.knob(), 81920U);
 #if defined(__linux__)
@@ -507,7 +514,8 @@ TEST_F(GuardTest, RefusesToForkAfterMetalWasRead) {
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: the guard did not start before Metal; 11: it started after";
+    EXPECT_EQ(WEXITSTATUS(status), 0)
+        << "10: the guard did not start before Metal; 11: it started after";
 }
 
 }  // namespace

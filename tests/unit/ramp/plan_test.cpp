@@ -24,8 +24,11 @@ PolicyView band_192() {
 
 // From a set knob the effective cap is the knob; from the OS default (0) it is what Metal says.
 PlanInput input(MiB current, MiB target, std::optional<MiB> effective = std::nullopt) {
-    return PlanInput{current,     effective.value_or(current), "test Metal", 192_GiB, band_192(), target,
-                     std::nullopt, std::nullopt,               false};
+    return PlanInput{current,      effective.value_or(current),
+                     "test Metal", 192_GiB,
+                     band_192(),   target,
+                     std::nullopt, std::nullopt,
+                     false};
 }
 
 std::vector<std::uint64_t> counts(const Plan& p) {
@@ -46,7 +49,8 @@ TEST(Plan, FromTheOsDefaultATargetAtOrBelowTheEffectiveCapIsRefusedNamingIt) {
         auto p = make_plan(input(MiB::zero(), target, 158_GiB));
         ASSERT_FALSE(p);
         EXPECT_EQ(p.error().code, ExitCode::usage);
-        EXPECT_NE(p.error().message.find("not above the effective cap now, 161792 MiB (158.00 GiB"), std::string::npos)
+        EXPECT_NE(p.error().message.find("not above the effective cap now, 161792 MiB (158.00 GiB"),
+                  std::string::npos)
             << p.error().message;
         EXPECT_NE(p.error().message.find("[test Metal]"), std::string::npos) << p.error().message;
     }
@@ -97,7 +101,7 @@ TEST(Plan, RefusalsCarryTheirExitCode) {
     const auto code = [](PlanInput in) { return make_plan(in).error().code; };
     EXPECT_EQ(code(input(MiB::zero(), 200_GiB, 40_GiB)), ExitCode::refused_by_policy);  // above max
     EXPECT_EQ(code(input(MiB::zero(), 32_GiB, 40_GiB)), ExitCode::refused_by_policy);   // below min
-    EXPECT_EQ(code(input(96_GiB, 80_GiB)), ExitCode::usage);                    // a ramp only raises
+    EXPECT_EQ(code(input(96_GiB, 80_GiB)), ExitCode::usage);  // a ramp only raises
     EXPECT_EQ(code(input(96_GiB, 96_GiB)), ExitCode::usage);
     PlanInput big = input(MiB::zero(), 96_GiB, 40_GiB);
     big.step = 32_GiB;

@@ -112,13 +112,15 @@ TEST(Probe, TimeoutKillsTheWholeProcessGroup) {
     ScratchDir dir;
     const std::string witness = dir.file("survived");
     // A background child of the shell that would write the witness file after 1.5 s.
-    const ProbeResult r = run_probe("(sleep 1.5; echo yes > " + witness + ") & sleep 30", seconds(1));
+    const ProbeResult r =
+        run_probe("(sleep 1.5; echo yes > " + witness + ") & sleep 30", seconds(1));
     EXPECT_TRUE(r.timed_out);
     EXPECT_FALSE(r.passed());
     EXPECT_GE(r.elapsed, milliseconds(1000));
     EXPECT_LT(r.elapsed, milliseconds(2500));
     EXPECT_EQ(r.describe(), "timed out after 1 s (killed)");
-    std::this_thread::sleep_for(milliseconds(1200));  // past the moment the child would have written
+    std::this_thread::sleep_for(
+        milliseconds(1200));  // past the moment the child would have written
     EXPECT_FALSE(std::filesystem::exists(witness)) << "a child of the probe outlived its timeout";
 }
 
@@ -136,8 +138,7 @@ TEST(Probe, RunsInItsOwnProcessGroup) {
     const std::string out = dir.file("pgid");
     // The shell's process group: field 5 of /proc/PID/stat (Linux), else ps (macOS).
     const ProbeResult r = run_probe(
-        "{ cut -d' ' -f5 /proc/$$/stat 2>/dev/null || ps -o pgid= -p $$; } > " + out,
-        seconds(5));
+        "{ cut -d' ' -f5 /proc/$$/stat 2>/dev/null || ps -o pgid= -p $$; } > " + out, seconds(5));
     ASSERT_EQ(r.exit_code, 0);
     const std::string text = slurp(out);
     ASSERT_FALSE(text.empty()) << "no process group read";
@@ -147,7 +148,8 @@ TEST(Probe, RunsInItsOwnProcessGroup) {
 TEST(Probe, IgnoredSignalsAreNotInherited) {
     // wiredcap ignores SIGPIPE (the guard's pipe) and a caller may ignore SIGINT: the person's
     // command must start with default dispositions all the same.
-    struct sigaction ign {}, old_int {};
+    struct sigaction ign {
+    }, old_int{};
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     ::sigaction(SIGINT, &ign, &old_int);
@@ -167,7 +169,8 @@ TEST(Probe, NeverRunsAsRootWithoutSudo) {
     ScratchDir dir;
     ScopedEnv uid("SUDO_UID", std::nullopt), gid("SUDO_GID", std::nullopt);
     if (::geteuid() != 0) {
-        EXPECT_EQ(ids_of_probe(dir), std::to_string(::getuid()) + "\n" + std::to_string(::getgid()) + "\n");
+        EXPECT_EQ(ids_of_probe(dir),
+                  std::to_string(::getuid()) + "\n" + std::to_string(::getgid()) + "\n");
         return;
     }
     EXPECT_EQ(ids_of_probe(dir), "65534\n65534\n");

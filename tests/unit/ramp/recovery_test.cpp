@@ -72,15 +72,18 @@ public:
     Journal& step(const std::string& run, std::uint64_t step, MiB from, MiB to) {
         return intent(run, step, from, to).applied(run, step, from, to);
     }
-    Journal& outcome(const std::string& run, std::uint64_t step, std::string event, MiB from, MiB to,
-                     std::optional<MiB> readback, std::string reason = "") {
-        return add(Record{command_for(to), std::move(event), run, step, from, to, readback, std::move(reason)});
+    Journal& outcome(const std::string& run, std::uint64_t step, std::string event, MiB from,
+                     MiB to, std::optional<MiB> readback, std::string reason = "") {
+        return add(Record{command_for(to), std::move(event), run, step, from, to, readback,
+                          std::move(reason)});
     }
     Journal& confirm(const std::string& run, std::uint64_t step, std::optional<MiB> readback) {
-        return add(Record{"confirm", "confirmed", run, step, std::nullopt, std::nullopt, readback, ""});
+        return add(
+            Record{"confirm", "confirmed", run, step, std::nullopt, std::nullopt, readback, ""});
     }
     // Undoing `step`: the helper records it with the step being undone and the revert target.
-    Journal& revert(const std::string& run, std::uint64_t step, MiB from, MiB to, std::string why = "no") {
+    Journal& revert(const std::string& run, std::uint64_t step, MiB from, MiB to,
+                    std::string why = "no") {
         add(Record{command_for(to), "revert_intent", run, step, from, to, std::nullopt, why});
         return add(Record{command_for(to), "revert_applied", run, step, from, to, to, why});
     }
@@ -100,8 +103,10 @@ public:
     }
     // `wiredcap reset` outside a ramp.
     Journal& plain_reset(MiB from) {
-        add(Record{"reset", "intent", std::nullopt, std::nullopt, from, MiB::zero(), std::nullopt, ""});
-        return add(Record{"reset", "applied", std::nullopt, std::nullopt, from, MiB::zero(), MiB::zero(), ""});
+        add(Record{"reset", "intent", std::nullopt, std::nullopt, from, MiB::zero(), std::nullopt,
+                   ""});
+        return add(Record{"reset", "applied", std::nullopt, std::nullopt, from, MiB::zero(),
+                          MiB::zero(), ""});
     }
     // The LaunchDaemon's boot action (`wiredcap-helper boot`): no run, no step.
     Journal& boot_apply(MiB from, MiB to) {
@@ -109,13 +114,13 @@ public:
         return add(Record{"boot", "applied", std::nullopt, std::nullopt, from, to, to, ""});
     }
     Journal& boot_event(std::string event, MiB to, std::string reason = "") {
-        return add(Record{"boot", std::move(event), std::nullopt, std::nullopt, std::nullopt, to, std::nullopt,
-                          std::move(reason)});
+        return add(Record{"boot", std::move(event), std::nullopt, std::nullopt, std::nullopt, to,
+                          std::nullopt, std::move(reason)});
     }
     // `wiredcap persist SIZE`.
     Journal& persisted(MiB to) {
-        return add(Record{"persist", "persisted", std::nullopt, std::nullopt, std::nullopt, to, std::nullopt,
-                          "confirmed in run r1 step 1"});
+        return add(Record{"persist", "persisted", std::nullopt, std::nullopt, std::nullopt, to,
+                          std::nullopt, "confirmed in run r1 step 1"});
     }
     // The first `keep` bytes of a record: what a crash during its write(2) leaves.
     Journal& torn(const Record& r, std::size_t keep) {
@@ -123,7 +128,9 @@ public:
         return *this;
     }
 
-    [[nodiscard]] journal_view::Contents contents() const { return journal_view::parse_journal(text_); }
+    [[nodiscard]] journal_view::Contents contents() const {
+        return journal_view::parse_journal(text_);
+    }
     [[nodiscard]] Report analyse_in(std::string_view current_boot) const {
         const auto c = contents();
         EXPECT_TRUE(c.warnings.empty());
@@ -207,7 +214,10 @@ TEST(Recovery, PlainResetInTheSameBootSettlesAnAwaitingStep) {
 TEST(Recovery, APlainResetSettlesEveryStepAtRiskInItsBootWhateverTheOrder) {
     Journal j;
     j.in_boot(kBootA).step("a1", 1, 64_GiB, 65_GiB).step("a2", 1, 64_GiB, 66_GiB);
-    j.in_boot(kBootB).step("b1", 1, 64_GiB, 67_GiB).confirm("a1", 1, 65_GiB).step("b2", 1, 64_GiB, 68_GiB);
+    j.in_boot(kBootB)
+        .step("b1", 1, 64_GiB, 67_GiB)
+        .confirm("a1", 1, 65_GiB)
+        .step("b2", 1, 64_GiB, 68_GiB);
     j.plain_reset(68_GiB).step("b3", 1, 64_GiB, 69_GiB);
     const Report r = j.analyse_in(kBootC);
     ASSERT_EQ(r.hangs.size(), 2u);
@@ -258,7 +268,9 @@ TEST(Recovery, CrashRightAfterIntentInThisBootIsAwaiting) {
 TEST(Recovery, TornConfirmationDoesNotConfirm) {
     // The person typed yes, the helper began the confirmed record, and the machine hung.
     Journal j = ramp_to_96_unconfirmed();
-    j.torn(Record{"confirm", "confirmed", std::string("r1"), 2, std::nullopt, std::nullopt, 96_GiB, ""}, 60);
+    j.torn(Record{"confirm", "confirmed", std::string("r1"), 2, std::nullopt, std::nullopt, 96_GiB,
+                  ""},
+           60);
     const auto c = j.contents();
     EXPECT_TRUE(c.torn_tail);
     EXPECT_TRUE(c.warnings.empty());
@@ -354,8 +366,10 @@ TEST(Recovery, AnEndThatReadsBackTheStepValueDoesNotSettleTheRun) {
 
 TEST(Recovery, ARevertFailedEndDoesNotSettleTheRun) {
     Journal j = ramp_to_96_unconfirmed();
-    j.add(Record{"apply", "revert_intent", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "guard"});
-    j.add(Record{"apply", "revert_write_failed", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "guard; EIO"});
+    j.add(Record{"apply", "revert_intent", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt,
+                 "guard"});
+    j.add(Record{"apply", "revert_write_failed", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt,
+                 "guard; EIO"});
     j.end_read("r1", "revert_failed", 80_GiB);
     const Report r = j.analyse_in(kBootA);
     ASSERT_EQ(r.unresolved.size(), 1u);
@@ -423,8 +437,10 @@ TEST(Recovery, ConfirmedLastStepWithoutEndRecordEndedWithoutRecord) {
 
 TEST(Recovery, FailedRevertLeavesTheStepAtRisk) {
     Journal j = ramp_to_96_unconfirmed();
-    j.add(Record{"apply", "revert_intent", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "no"});
-    j.add(Record{"apply", "revert_write_failed", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "EPERM"});
+    j.add(
+        Record{"apply", "revert_intent", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt, "no"});
+    j.add(Record{"apply", "revert_write_failed", std::string("r1"), 2, 96_GiB, 80_GiB, std::nullopt,
+                 "EPERM"});
     const Report r = j.analyse_in(kBootB);
     ASSERT_EQ(r.unresolved.size(), 1u);
     EXPECT_EQ(r.unresolved[0].state, RunState::hung_in_earlier_boot);
@@ -469,7 +485,8 @@ TEST(Recovery, MismatchWithoutRevertIsConservative) {
 
 TEST(Recovery, WriteFailedWithoutRevertIsConservative) {
     Journal j;
-    j.intent("r1", 1, 64_GiB, 80_GiB).outcome("r1", 1, "write_failed", 64_GiB, 80_GiB, std::nullopt, "EIO");
+    j.intent("r1", 1, 64_GiB, 80_GiB)
+        .outcome("r1", 1, "write_failed", 64_GiB, 80_GiB, std::nullopt, "EIO");
     const Report r = j.analyse_in(kBootB);
     ASSERT_EQ(r.unresolved.size(), 1u);
     EXPECT_EQ(r.unresolved[0].state, RunState::interrupted_in_earlier_boot);
@@ -479,7 +496,8 @@ TEST(Recovery, WriteFailedWithoutRevertIsConservative) {
 TEST(Recovery, MismatchThenRevertIsResolved) {
     Journal j;
     j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).intent("r1", 2, 80_GiB, 96_GiB);
-    j.outcome("r1", 2, "mismatch", 80_GiB, 96_GiB, 88_GiB).revert("r1", 2, 88_GiB, 80_GiB, "mismatch");
+    j.outcome("r1", 2, "mismatch", 80_GiB, 96_GiB, 88_GiB)
+        .revert("r1", 2, 88_GiB, 80_GiB, "mismatch");
     const Report r = j.analyse_in(kBootB);
     ASSERT_EQ(r.unresolved.size(), 1u);
     EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
@@ -489,7 +507,8 @@ TEST(Recovery, MismatchThenRevertIsResolved) {
 TEST(Recovery, RefusedStepChangedNothing) {
     Journal j;
     j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB);
-    j.add(Record{"apply", "refused", std::string("r1"), 2, 80_GiB, 200_GiB, std::nullopt, "above max"});
+    j.add(Record{"apply", "refused", std::string("r1"), 2, 80_GiB, 200_GiB, std::nullopt,
+                 "above max"});
     const Report r = j.analyse_in(kBootB);
     ASSERT_EQ(r.unresolved.size(), 1u);
     EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
@@ -499,7 +518,8 @@ TEST(Recovery, RefusedStepChangedNothing) {
 
 TEST(Recovery, RunWithOnlyARefusalEndedWithoutRecord) {
     Journal j;
-    j.add(Record{"apply", "refused", std::string("r1"), 1, 64_GiB, 200_GiB, std::nullopt, "above max"});
+    j.add(Record{"apply", "refused", std::string("r1"), 1, 64_GiB, 200_GiB, std::nullopt,
+                 "above max"});
     const Report r = j.analyse_in(kBootA);
     ASSERT_EQ(r.unresolved.size(), 1u);
     EXPECT_EQ(r.unresolved[0].state, RunState::ended_without_record);
@@ -511,8 +531,10 @@ TEST(Recovery, RunWithOnlyARefusalEndedWithoutRecord) {
 // keeps only that record's step, value, time and boot).
 TEST(Recovery, RunWithOnlyRefusalsIsNamedByItsLastRecord) {
     Journal j;
-    j.add(Record{"apply", "refused", std::string("r1"), 1, 64_GiB, 200_GiB, std::nullopt, "above max"});
-    j.in_boot(kBootB).add(Record{"apply", "refused", std::string("r1"), 2, 64_GiB, 96_GiB, std::nullopt, "busy"});
+    j.add(Record{"apply", "refused", std::string("r1"), 1, 64_GiB, 200_GiB, std::nullopt,
+                 "above max"});
+    j.in_boot(kBootB).add(
+        Record{"apply", "refused", std::string("r1"), 2, 64_GiB, 96_GiB, std::nullopt, "busy"});
     const auto c = j.contents();
     const Report r = j.analyse_in(kBootC);
     ASSERT_EQ(r.unresolved.size(), 1u);
@@ -528,10 +550,10 @@ TEST(Recovery, RunWithOnlyRefusalsIsNamedByItsLastRecord) {
 
 TEST(Recovery, LowestOfSeveralHangsIsTheCeilingAndHangsAreOldestFirst) {
     Journal j;
-    j.in_boot(kBootA).step("r1", 1, 64_GiB, 112_GiB);                      // hung at 112, never closed
+    j.in_boot(kBootA).step("r1", 1, 64_GiB, 112_GiB);  // hung at 112, never closed
     j.in_boot(kBootB).step("r2", 1, 64_GiB, 80_GiB).confirm("r2", 1, 80_GiB);
-    j.step("r2", 2, 80_GiB, 96_GiB).end("r2", "hung");                     // recorded by an earlier recover
-    j.in_boot(kBootC).step("r3", 1, 64_GiB, 104_GiB);                      // hung at 104, never closed
+    j.step("r2", 2, 80_GiB, 96_GiB).end("r2", "hung");  // recorded by an earlier recover
+    j.in_boot(kBootC).step("r3", 1, 64_GiB, 104_GiB);   // hung at 104, never closed
     const Report r = j.analyse_in("BOOT-D");
     ASSERT_EQ(r.hangs.size(), 3u);
     EXPECT_EQ(r.hangs[0].run, "r1");
@@ -572,7 +594,10 @@ TEST(Recovery, ARecordedHangIsNotUndoneByALaterEndRecord) {
 TEST(Recovery, RecoverIsIdempotent) {
     Journal j;
     j.in_boot(kBootA).step("r1", 1, 64_GiB, 112_GiB);
-    j.in_boot(kBootB).step("r2", 1, 64_GiB, 80_GiB).confirm("r2", 1, 80_GiB).intent("r2", 2, 80_GiB, 96_GiB);
+    j.in_boot(kBootB)
+        .step("r2", 1, 64_GiB, 80_GiB)
+        .confirm("r2", 1, 80_GiB)
+        .intent("r2", 2, 80_GiB, 96_GiB);
     j.in_boot(kBootC).step("r3", 1, 64_GiB, 72_GiB).confirm("r3", 1, 72_GiB);  // confirmed, no end
     const Report first = j.in_boot("BOOT-D").analyse_in("BOOT-D");
     ASSERT_EQ(first.unresolved.size(), 3u);
@@ -613,7 +638,7 @@ TEST(Recovery, AConfirmationIsNeverLost) {
     Journal j;
     j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).end("r1", "stopped");
     j.in_boot(kBootB).step("r2", 1, 80_GiB, 96_GiB);  // hung
-    j.in_boot(kBootC).plain_set(0_MiB, 70_GiB);     // a plain set is applied, never confirmed
+    j.in_boot(kBootC).plain_set(0_MiB, 70_GiB);       // a plain set is applied, never confirmed
     j.step("r3", 1, 70_GiB, 88_GiB).end("r3", "hung");
     const Report r = j.analyse_in("BOOT-D");
     ASSERT_TRUE(r.last_confirmed);
@@ -689,7 +714,8 @@ TEST(Recovery, UnknownBootNeverProvesAReboot) {
     ASSERT_EQ(now_unknown.unresolved.size(), 1u);
     EXPECT_EQ(now_unknown.unresolved[0].state, RunState::awaiting_in_this_boot);
     EXPECT_FALSE(now_unknown.hang_ceiling);
-    EXPECT_EQ(ramp_to_96_unconfirmed().analyse_in("unknown").unresolved[0].state, RunState::awaiting_in_this_boot);
+    EXPECT_EQ(ramp_to_96_unconfirmed().analyse_in("unknown").unresolved[0].state,
+              RunState::awaiting_in_this_boot);
 
     Journal then_unknown;
     then_unknown.in_boot("unknown").step("r1", 1, 64_GiB, 96_GiB);
@@ -702,7 +728,9 @@ TEST(Recovery, BootActionRecordsAreNeitherRampStepsNorRuns) {
     Journal j;
     j.step("r1", 1, 64_GiB, 96_GiB).confirm("r1", 1, 96_GiB).end("r1", "completed");
     j.persisted(96_GiB);
-    j.in_boot(kBootB).boot_apply(0_MiB, 96_GiB).boot_event("healthy", 96_GiB, "up 612 s with the value in place");
+    j.in_boot(kBootB)
+        .boot_apply(0_MiB, 96_GiB)
+        .boot_event("healthy", 96_GiB, "up 612 s with the value in place");
     j.in_boot(kBootC).boot_apply(0_MiB, 96_GiB);  // applied, not yet healthy: this boot
     // Looked at from this boot and from a later one: no run, the ramp's confirmation kept.
     for (const char* now : {kBootC, "BOOT-D"}) {
@@ -756,7 +784,8 @@ TEST(Recovery, ABootTripIsAHangAtItsValueAttributedToTheApply) {
     j.step("r1", 1, 64_GiB, 96_GiB).confirm("r1", 1, 96_GiB).end("r1", "completed");
     j.persisted(96_GiB);
     j.in_boot(kBootB).boot_apply(0_MiB, 96_GiB);  // then the machine hung
-    j.in_boot(kBootC).boot_event("tripped", 96_GiB, "boot BOOT-B applied 98304 MiB and it was never recorded healthy");
+    j.in_boot(kBootC).boot_event("tripped", 96_GiB,
+                                 "boot BOOT-B applied 98304 MiB and it was never recorded healthy");
     const auto entries = j.contents().entries;
     const Report r = j.analyse_in(kBootC);
     ASSERT_EQ(r.hangs.size(), 1u);
@@ -764,24 +793,27 @@ TEST(Recovery, ABootTripIsAHangAtItsValueAttributedToTheApply) {
     const StepRef& h = *r.hang_ceiling;
     EXPECT_EQ(h.kind, RefKind::boot_apply);
     EXPECT_EQ(h.value, 96_GiB);
-    EXPECT_EQ(h.boot, kBootB);                       // the boot that never became healthy
+    EXPECT_EQ(h.boot, kBootB);                            // the boot that never became healthy
     EXPECT_EQ(h.time, entries[entries.size() - 2].time);  // when the boot action applied it
     EXPECT_TRUE(h.run.empty());
     EXPECT_EQ(h.step, 0u);
     EXPECT_TRUE(r.unresolved.empty());
     EXPECT_EQ(r.last_confirmed->value, 96_GiB);  // the confirmation stands; the ceiling decides
-    EXPECT_EQ(hang_origin(h), "was applied by the boot action at " + h.time + " in boot BOOT-B, and that boot never "
-                              "became healthy");
+    EXPECT_EQ(hang_origin(h), "was applied by the boot action at " + h.time +
+                                  " in boot BOOT-B, and that boot never "
+                                  "became healthy");
 }
 
 TEST(Recovery, ABootTripWithoutItsApplyRecordNamesTheTrip) {
     Journal j;
-    j.in_boot(kBootC).boot_event("tripped", 96_GiB, "boot BOOT-B applied 98304 MiB and it was never recorded healthy");
+    j.in_boot(kBootC).boot_event("tripped", 96_GiB,
+                                 "boot BOOT-B applied 98304 MiB and it was never recorded healthy");
     const Report r = j.analyse_in(kBootC);
     ASSERT_TRUE(r.hang_ceiling);
     EXPECT_EQ(r.hang_ceiling->kind, RefKind::boot_trip);
     EXPECT_EQ(r.hang_ceiling->boot, kBootC);
-    EXPECT_TRUE(hang_origin(*r.hang_ceiling).find("the boot guard found it at") != std::string::npos);
+    EXPECT_TRUE(hang_origin(*r.hang_ceiling).find("the boot guard found it at") !=
+                std::string::npos);
     // An apply of another value does not stand in for the missing one.
     Journal other;
     other.in_boot(kBootB).boot_apply(0_MiB, 80_GiB).boot_event("healthy", 80_GiB);
@@ -793,7 +825,9 @@ TEST(Recovery, BootTripsAndRampHangsShareOneCeiling) {
     Journal j;
     j.in_boot(kBootA).boot_apply(0_MiB, 112_GiB);
     j.in_boot(kBootB).boot_event("tripped", 112_GiB);
-    j.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).step("r1", 2, 80_GiB, 96_GiB);  // hangs
+    j.step("r1", 1, 64_GiB, 80_GiB)
+        .confirm("r1", 1, 80_GiB)
+        .step("r1", 2, 80_GiB, 96_GiB);  // hangs
     Report r = j.analyse_in(kBootC);
     ASSERT_EQ(r.hangs.size(), 2u);
     EXPECT_EQ(r.hangs[0].kind, RefKind::boot_apply);  // oldest first
@@ -802,7 +836,10 @@ TEST(Recovery, BootTripsAndRampHangsShareOneCeiling) {
     EXPECT_EQ(r.hang_ceiling->kind, RefKind::ramp_step);
 
     Journal lower;
-    lower.step("r1", 1, 64_GiB, 80_GiB).confirm("r1", 1, 80_GiB).step("r1", 2, 80_GiB, 96_GiB).end("r1", "hung");
+    lower.step("r1", 1, 64_GiB, 80_GiB)
+        .confirm("r1", 1, 80_GiB)
+        .step("r1", 2, 80_GiB, 96_GiB)
+        .end("r1", "hung");
     lower.in_boot(kBootB).boot_apply(0_MiB, 88_GiB);
     lower.in_boot(kBootC).boot_event("tripped", 88_GiB);
     r = lower.analyse_in(kBootC);
@@ -815,7 +852,8 @@ TEST(Recovery, ATripIsNeverUndone) {
     Journal j;
     j.in_boot(kBootA).boot_apply(0_MiB, 96_GiB);
     j.in_boot(kBootB).boot_event("tripped", 96_GiB).plain_reset(0_MiB);
-    j.add(Record{"persist", "removed", std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""});
+    j.add(Record{"persist", "removed", std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                 std::nullopt, ""});
     EXPECT_EQ(j.analyse_in(kBootB).hang_ceiling->value, 96_GiB);
 }
 
@@ -859,7 +897,8 @@ TEST(Recovery, ARunIsFoundAgainAmongAThousand) {
 // and one longer than the replay's blocks of text too.
 TEST(Recovery, AStepKeepsItsLastRecordsTextsOfAnyLength) {
     const std::string long_boot(70000, 'b');
-    auto record = [](std::string run, std::string time, std::string boot, std::string event, MiB to) {
+    auto record = [](std::string run, std::string time, std::string boot, std::string event,
+                     MiB to) {
         journal_view::Entry e;
         e.v = 1;
         e.time = std::move(time);
@@ -895,7 +934,8 @@ TEST(Recovery, KindNames) {
     EXPECT_EQ(kind_name(RefKind::ramp_step), "ramp_step");
     EXPECT_EQ(kind_name(RefKind::boot_apply), "boot_apply");
     EXPECT_EQ(kind_name(RefKind::boot_trip), "boot_trip");
-    EXPECT_EQ(hang_origin(StepRef{"r-1", 2, 96_GiB, "T", "B", RefKind::ramp_step}), "hung in run r-1 step 2 (T)");
+    EXPECT_EQ(hang_origin(StepRef{"r-1", 2, 96_GiB, "T", "B", RefKind::ramp_step}),
+              "hung in run r-1 step 2 (T)");
 }
 
 TEST(Recovery, EmptyJournal) {
@@ -915,7 +955,8 @@ TEST(Recovery, OutcomeToRecord) {
 
 // --- Writes outside a ramp: at risk until read back, whoever wrote them -----------
 
-Record plain(std::string event, MiB from, MiB to, std::optional<MiB> readback, std::string by = "set") {
+Record plain(std::string event, MiB from, MiB to, std::optional<MiB> readback,
+             std::string by = "set") {
     Record r{"apply", std::move(event), std::nullopt, std::nullopt, from, to, readback, ""};
     r.by = std::move(by);
     return r;
@@ -923,7 +964,9 @@ Record plain(std::string event, MiB from, MiB to, std::optional<MiB> readback, s
 
 TEST(OutsideRamps, ASetNeverReadBackBeforeAReebootIsAHangNamingItsWriter) {
     Journal j;
-    j.as(0).in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt))
+    j.as(0)
+        .in_boot(kBootA)
+        .add(plain("intent", MiB::zero(), 166_GiB, std::nullopt))
         .add(plain("mismatch", MiB::zero(), 166_GiB, std::nullopt));  // the read-back failed
     const Report now = j.analyse_in(kBootA);
     EXPECT_FALSE(now.hang_ceiling) << "this boot: nothing proves the machine went down";
@@ -956,14 +999,17 @@ TEST(OutsideRamps, AnyReadBackLaterInTheSameBootSettlesTheWrite) {
 
 TEST(OutsideRamps, ACleanRaisingSetThenAReebootIsASuspectNeverAHang) {
     Journal j;
-    j.in_boot(kBootA).add(plain("intent", 0_GiB, 162_GiB, std::nullopt)).add(plain("applied", 0_GiB, 162_GiB, 162_GiB));
+    j.in_boot(kBootA)
+        .add(plain("intent", 0_GiB, 162_GiB, std::nullopt))
+        .add(plain("applied", 0_GiB, 162_GiB, 162_GiB));
     const Report r = j.analyse_in(kBootB);
     EXPECT_FALSE(r.hang_ceiling);
     EXPECT_TRUE(r.hangs.empty());
     ASSERT_EQ(r.suspects.size(), 1u);
     EXPECT_EQ(r.suspects[0].value, 162_GiB);
     EXPECT_EQ(r.suspects[0].boot, kBootA);
-    EXPECT_TRUE(j.analyse_in(kBootA).suspects.empty()) << "still up in the same boot: nothing to judge";
+    EXPECT_TRUE(j.analyse_in(kBootA).suspects.empty())
+        << "still up in the same boot: nothing to judge";
     // A reset before the machine went down: nothing raised was in force.
     Journal reset = j;
     reset.plain_reset(162_GiB);
@@ -988,7 +1034,9 @@ TEST(OutsideRamps, ARaiseMeasuredAgainstAGivenEffectiveCapCarriesTheClaim) {
     const Report r = j.analyse_in(kBootB);
     ASSERT_EQ(r.suspects.size(), 1u);
     EXPECT_EQ(r.suspects[0].claimed_from, 158_GiB);
-    EXPECT_NE(hang_origin(r.suspects[0]).find("the effective cap uid 501 claimed"), std::string::npos) << hang_origin(r.suspects[0]);
+    EXPECT_NE(hang_origin(r.suspects[0]).find("the effective cap uid 501 claimed"),
+              std::string::npos)
+        << hang_origin(r.suspects[0]);
     // From a knob that was read, nothing rests on a claim.
     Journal read;
     read.in_boot(kBootA).add(plain("applied", 80_GiB, 96_GiB, 96_GiB));
@@ -997,19 +1045,28 @@ TEST(OutsideRamps, ARaiseMeasuredAgainstAGivenEffectiveCapCarriesTheClaim) {
 }
 
 Record verdict(std::string answer, MiB value, std::string boot) {
-    return Record{"verdict", std::move(answer), std::nullopt, std::nullopt, std::nullopt, value, std::nullopt, std::move(boot)};
+    return Record{"verdict", std::move(answer), std::nullopt,   std::nullopt, std::nullopt,
+                  value,     std::nullopt,      std::move(boot)};
 }
 
 TEST(OutsideRamps, APersonsAnswerSettlesASuspect) {
     Journal hung;
-    hung.as(0).in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("hung", 162_GiB, kBootA));
+    hung.as(0)
+        .in_boot(kBootA)
+        .add(plain("applied", 0_GiB, 162_GiB, 162_GiB))
+        .in_boot(kBootB)
+        .add(verdict("hung", 162_GiB, kBootA));
     const Report h = hung.analyse_in(kBootB);
     EXPECT_TRUE(h.suspects.empty());
     ASSERT_TRUE(h.hang_ceiling);
     EXPECT_EQ(h.hang_ceiling->value, 162_GiB);
     EXPECT_EQ(h.hang_ceiling->kind, RefKind::answered_hung);
     Journal fine;
-    fine.as(0).in_boot(kBootA).add(plain("applied", 0_GiB, 162_GiB, 162_GiB)).in_boot(kBootB).add(verdict("not-hung", 162_GiB, kBootA));
+    fine.as(0)
+        .in_boot(kBootA)
+        .add(plain("applied", 0_GiB, 162_GiB, 162_GiB))
+        .in_boot(kBootB)
+        .add(verdict("not-hung", 162_GiB, kBootA));
     EXPECT_TRUE(fine.analyse_in(kBootB).suspects.empty());
     EXPECT_FALSE(fine.analyse_in(kBootB).hang_ceiling);
 }
@@ -1017,8 +1074,8 @@ TEST(OutsideRamps, APersonsAnswerSettlesASuspect) {
 TEST(OutsideRamps, AForgottenCeilingStaysAsHistoryAndALaterHangBindsAgain) {
     Journal j;
     j.as(0).in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt));
-    j.in_boot(kBootB).add(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt, 166_GiB,
-                                 std::nullopt, "macos-update"});
+    j.in_boot(kBootB).add(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt,
+                                 std::nullopt, 166_GiB, std::nullopt, "macos-update"});
     const Report r = j.analyse_in(kBootB);
     EXPECT_FALSE(r.hang_ceiling);
     ASSERT_EQ(r.hangs.size(), 1u);
@@ -1036,7 +1093,10 @@ TEST(OutsideRamps, AForgottenCeilingStaysAsHistoryAndALaterHangBindsAgain) {
 // uid's run makes no step a hang.
 TEST(Authority, AVerdictOnNoWriteAnswersNothing) {
     Journal j;
-    j.as(0).in_boot(kBootB).add(verdict("hung", 64_GiB, "no-such-boot")).add(verdict("hung", 64_GiB, kBootA));
+    j.as(0)
+        .in_boot(kBootB)
+        .add(verdict("hung", 64_GiB, "no-such-boot"))
+        .add(verdict("hung", 64_GiB, kBootA));
     EXPECT_FALSE(j.analyse_in(kBootC).hang_ceiling);
     EXPECT_TRUE(j.analyse_in(kBootC).hangs.empty());
 }
@@ -1047,7 +1107,8 @@ TEST(Authority, AMembersNotHungSettlesNothingAndItsHungBindsUntilRootAnswers) {
     j.as(501).in_boot(kBootB).add(verdict("not-hung", 162_GiB, kBootA));
     EXPECT_EQ(j.analyse_in(kBootB).suspects.size(), 1u) << "a member's not-hung is no answer";
     j.add(verdict("hung", 170_GiB, kBootA));
-    EXPECT_FALSE(j.analyse_in(kBootB).hang_ceiling) << "no write of that value: it binds no more than the write";
+    EXPECT_FALSE(j.analyse_in(kBootB).hang_ceiling)
+        << "no write of that value: it binds no more than the write";
     j.add(verdict("hung", 162_GiB, kBootA));
     ASSERT_TRUE(j.analyse_in(kBootB).hang_ceiling);
     EXPECT_EQ(j.analyse_in(kBootB).hang_ceiling->value, 162_GiB);
@@ -1060,8 +1121,8 @@ TEST(Authority, AMembersNotHungSettlesNothingAndItsHungBindsUntilRootAnswers) {
 TEST(Authority, OnlyRootsForgetLiftsACeiling) {
     Journal j;
     j.as(0).in_boot(kBootA).add(plain("intent", MiB::zero(), 166_GiB, std::nullopt));
-    j.as(501).in_boot(kBootB).add(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt, std::nullopt, 166_GiB,
-                                         std::nullopt, "other-cause"});
+    j.as(501).in_boot(kBootB).add(Record{"forget-hang", "forgotten", std::nullopt, std::nullopt,
+                                         std::nullopt, 166_GiB, std::nullopt, "other-cause"});
     ASSERT_TRUE(j.analyse_in(kBootB).hang_ceiling);
     EXPECT_FALSE(j.analyse_in(kBootB).forgotten);
 }
@@ -1090,8 +1151,9 @@ TEST(Recovery, AWordNoDefinitionKnowsIsShownAsUnknownAndReadAsNothing) {
     Journal j = ramp_to_96_unconfirmed();
     j.add(Record{"apply", "teleported", std::string("r9"), 1, 64_GiB, 120_GiB, 120_GiB, ""});
     j.add(Record{"levitate", "applied", std::nullopt, std::nullopt, 64_GiB, 110_GiB, 110_GiB, ""});
-    for (int i = 0; i < 9; ++i) j.add(Record{"apply", "future-" + std::to_string(i), std::nullopt, std::nullopt,
-                                             std::nullopt, 100_GiB, std::nullopt, ""});
+    for (int i = 0; i < 9; ++i)
+        j.add(Record{"apply", "future-" + std::to_string(i), std::nullopt, std::nullopt,
+                     std::nullopt, 100_GiB, std::nullopt, ""});
     const Report r = j.analyse_in(kBootB), known = ramp_to_96_unconfirmed().analyse_in(kBootB);
     EXPECT_EQ(r.unknown_count, 11u);
     ASSERT_EQ(r.unknown.size(), journal::kUnknownShown);
@@ -1104,11 +1166,13 @@ TEST(Recovery, AWordNoDefinitionKnowsIsShownAsUnknownAndReadAsNothing) {
     EXPECT_EQ(r.hangs.size(), known.hangs.size());
     EXPECT_EQ(r.unresolved.size(), known.unresolved.size()) << "run r9 has no step at risk";
     EXPECT_EQ(known.unknown_count, 0u);
-    for (const char* w : {"apply", "reset", "confirm", "end", "persist", "boot", "verdict", "forget-hang", "journal",
-                          "ttm-trial", "ttm-after-boot", "ttm-confirm", "ttm-reset", "ttm-forget-hang"})
+    for (const char* w :
+         {"apply", "reset", "confirm", "end", "persist", "boot", "verdict", "forget-hang",
+          "journal", "ttm-trial", "ttm-after-boot", "ttm-confirm", "ttm-reset", "ttm-forget-hang"})
         EXPECT_TRUE(journal::is_known_command(w)) << w;
-    for (const char* w : {"revert_intent", "revert_applied", "revert_mismatch", "revert_write_failed",
-                          "persist_removed_intent", "removed", "trying", "waiting", "trial-booted", "made-default"})
+    for (const char* w :
+         {"revert_intent", "revert_applied", "revert_mismatch", "revert_write_failed",
+          "persist_removed_intent", "removed", "trying", "waiting", "trial-booted", "made-default"})
         EXPECT_TRUE(journal::is_known_event(w)) << w;
     EXPECT_FALSE(journal::is_known_event("revert_teleported"));
     EXPECT_FALSE(journal::is_known_command("ttm-"));

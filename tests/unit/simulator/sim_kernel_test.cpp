@@ -57,8 +57,8 @@ template <class T>
 testing::AssertionResult fails_with(const KernelResult<T>& r, Kind kind) {
     if (r) return testing::AssertionFailure() << "succeeded, expected a failure";
     if (r.error().kind != kind)
-        return testing::AssertionFailure() << "wrong kind " << static_cast<int>(r.error().kind) << ": "
-                                           << r.error().message;
+        return testing::AssertionFailure()
+               << "wrong kind " << static_cast<int>(r.error().kind) << ": " << r.error().message;
     return testing::AssertionSuccess();
 }
 
@@ -113,7 +113,8 @@ protected:
             if (name == "state.lock") {
                 struct stat st {};
                 EXPECT_EQ(::lstat(e.path().c_str(), &st), 0);
-                EXPECT_TRUE(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600) << "state.lock mode " << st.st_mode;
+                EXPECT_TRUE(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600)
+                    << "state.lock mode " << st.st_mode;
                 continue;
             }
             names.push_back(name);
@@ -137,8 +138,9 @@ protected:
 TEST(Profiles, TheNamedMachinesExist) {
     std::set<std::string_view> names;
     for (const auto& p : sim::all_profiles()) names.insert(p.name);
-    EXPECT_EQ(names, (std::set<std::string_view>{"m2-8", "m4-16", "m3pro-18", "m4-24", "m4-32", "m3max-36", "m5pro-48",
-                                                 "m1max-64", "m2max-96", "m4max-128", "m2ultra-192", "m3ultra-256",
+    EXPECT_EQ(names, (std::set<std::string_view>{"m2-8", "m4-16", "m3pro-18", "m4-24", "m4-32",
+                                                 "m3max-36", "m5pro-48", "m1max-64", "m2max-96",
+                                                 "m4max-128", "m2ultra-192", "m3ultra-256",
                                                  "m3ultra-512", "ventura-64"}));
     EXPECT_EQ(sim::find_profile("m9-1"), nullptr);
     EXPECT_EQ(sim::find_profile("M4-16"), nullptr);  // names are exact
@@ -166,7 +168,8 @@ TEST(Profiles, EveryMemorySizeSoldHasOneAndItsCapSaysWhereItComesFrom) {
         const auto basis = p.default_cap_basis;
         EXPECT_TRUE(basis.starts_with("measured: ") || basis.starts_with("estimate: ")) << p.name;
     }
-    EXPECT_EQ(sizes, (std::set<std::uint64_t>{8, 16, 18, 24, 32, 36, 48, 64, 96, 128, 192, 256, 512}));
+    EXPECT_EQ(sizes,
+              (std::set<std::uint64_t>{8, 16, 18, 24, 32, 36, 48, 64, 96, 128, 192, 256, 512}));
 }
 
 // About 2/3 up to 36 GiB, about 75-78% at 48-96 GiB, about 80-84% from 128 GiB.
@@ -319,7 +322,8 @@ TEST_F(SimTest, WiredNowIsAReadingThatABootResets) {
     EXPECT_EQ(*kernel.read_wired_now(), *wiredcap::units::Bytes::from_count(mem.count() / 32));
     ASSERT_TRUE(succeeded(SimKernel::set_wired(path_, wiredcap::units::Bytes(40_GiB))));
     EXPECT_EQ(*kernel.read_wired_now(), wiredcap::units::Bytes(40_GiB));
-    EXPECT_FALSE(succeeded(SimKernel::set_wired(path_, *wiredcap::units::Bytes::from_count(mem.count() + 1))));
+    EXPECT_FALSE(succeeded(
+        SimKernel::set_wired(path_, *wiredcap::units::Bytes::from_count(mem.count() + 1))));
     EXPECT_EQ(*kernel.read_wired_now(), wiredcap::units::Bytes(40_GiB));
     ASSERT_TRUE(succeeded(SimKernel::reboot(path_)));
     EXPECT_EQ(*kernel.read_wired_now(), *wiredcap::units::Bytes::from_count(mem.count() / 32));
@@ -397,7 +401,8 @@ TEST(Uptime, TooLargeForSecondsIsAnErrorNotAWrappedNumber) {
     s.uptime_advanced_s = 1;
     const auto sum = sim::uptime_at(s, -1);
     ASSERT_FALSE(sum);
-    EXPECT_NE(sum.error().message.find("does not fit in 64-bit seconds"), std::string::npos) << sum.error().message;
+    EXPECT_NE(sum.error().message.find("does not fit in 64-bit seconds"), std::string::npos)
+        << sum.error().message;
     s.boot_time = 0;
     s.uptime_advanced_s = static_cast<std::uint64_t>(kMax);
     EXPECT_EQ(*sim::uptime_at(s, 0), seconds{kMax});
@@ -440,17 +445,20 @@ TEST_F(SimTest, AdvanceRefusesNegativeAndOverflowAndChangesNothing) {
     const auto untouched = file_text();
     const auto back = SimKernel::advance_uptime(path_, seconds{-1});
     ASSERT_FALSE(back);
-    EXPECT_NE(back.error().message.find("cannot go back"), std::string::npos) << back.error().message;
+    EXPECT_NE(back.error().message.find("cannot go back"), std::string::npos)
+        << back.error().message;
     EXPECT_EQ(file_text(), untouched);
 
     auto s = state();
     s.uptime_advanced_s = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) - 10;
     ASSERT_TRUE(succeeded(sim::replace_state(path_, s)));
     const auto full = file_text();
-    const auto over = SimKernel::advance_uptime(path_, seconds{std::numeric_limits<std::int64_t>::max()});
+    const auto over =
+        SimKernel::advance_uptime(path_, seconds{std::numeric_limits<std::int64_t>::max()});
     ASSERT_FALSE(over);
     EXPECT_NE(over.error().message.find("overflow"), std::string::npos) << over.error().message;
-    EXPECT_FALSE(SimKernel::advance_uptime(path_, seconds{3'600}));  // the sum fits, the uptime would not
+    EXPECT_FALSE(
+        SimKernel::advance_uptime(path_, seconds{3'600}));  // the sum fits, the uptime would not
     EXPECT_EQ(file_text(), full);
 }
 
@@ -535,9 +543,11 @@ TEST_F(SimTest, AStateFileWithoutTheUptimeKeysIsRefusedByName) {
         write_file(without(key));
         const auto up = k().read_uptime();
         ASSERT_TRUE(fails_with(up, Kind::read_failed)) << key;
-        EXPECT_NE(up.error().message.find("missing key '" + std::string(key) + "'"), std::string::npos)
+        EXPECT_NE(up.error().message.find("missing key '" + std::string(key) + "'"),
+                  std::string::npos)
             << up.error().message;
-        EXPECT_NE(up.error().message.find("wiredcap-sim --state " + path_.string() + " init"), std::string::npos)
+        EXPECT_NE(up.error().message.find("wiredcap-sim --state " + path_.string() + " init"),
+                  std::string::npos)
             << up.error().message;
         EXPECT_FALSE(SimKernel::advance_uptime(path_, seconds{1}));
     }
@@ -560,7 +570,8 @@ TEST_F(SimTest, AWriteAboveTheHangPointIsAcceptedThenTheMachineIsHungUntilReboot
     EXPECT_TRUE(fails_with(kernel.read_uptime(), Kind::machine_hung));
     EXPECT_TRUE(fails_with(kernel.simulated_metal_working_set(), Kind::machine_hung));
     EXPECT_TRUE(kernel.read_related().empty());
-    EXPECT_EQ(state().history, (std::vector<MiB>{180_GiB, 181_GiB}));  // the write while hung did nothing
+    EXPECT_EQ(state().history,
+              (std::vector<MiB>{180_GiB, 181_GiB}));  // the write while hung did nothing
 
     ASSERT_TRUE(succeeded(SimKernel::reboot(path_)));
     auto knob = kernel.read_wired_limit();
@@ -610,9 +621,11 @@ TEST_F(SimTest, ReadBackDiffersByTheOffsetButMetalFollowsTheKnob) {
     EXPECT_EQ(*kernel.read_wired_limit(), 99_MiB);
     ASSERT_TRUE(succeeded(SimKernel::set_fault_readback_offset(path_, -1000)));
     EXPECT_EQ(*kernel.read_wired_limit(), 0_MiB);  // never below 0
-    ASSERT_TRUE(succeeded(SimKernel::set_fault_readback_offset(path_, std::numeric_limits<std::int64_t>::min())));
+    ASSERT_TRUE(succeeded(
+        SimKernel::set_fault_readback_offset(path_, std::numeric_limits<std::int64_t>::min())));
     EXPECT_EQ(*kernel.read_wired_limit(), 0_MiB);
-    ASSERT_TRUE(succeeded(SimKernel::set_fault_readback_offset(path_, std::numeric_limits<std::int64_t>::max())));
+    ASSERT_TRUE(succeeded(
+        SimKernel::set_fault_readback_offset(path_, std::numeric_limits<std::int64_t>::max())));
     EXPECT_EQ(*kernel.read_wired_limit(), mib(kU32Max));  // no more than a 4-byte integer holds
 
     ASSERT_TRUE(succeeded(SimKernel::set_fault_readback_offset(path_, 0)));
@@ -639,7 +652,8 @@ TEST_F(SimTest, KeyMissingFault) {
 using Clock = std::chrono::steady_clock;
 
 std::uint64_t ms_since(Clock::time_point t) {
-    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
 }
 
 TEST_F(SimTest, StallWriteSleepsBeforeTheKnobChanges) {
@@ -746,7 +760,8 @@ TEST_F(SimTest, StallsAreBoundedAndCanBeTurnedOff) {
     EXPECT_EQ(state().fault_stall_write_ms, 0U);
     ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, sim::kMaxStallMs)));
     ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_after_write(path_, 5)));
-    EXPECT_NE(file_text().find("\nfault_stall_write_ms=600000\nfault_stall_after_write_ms=5\n"), std::string::npos)
+    EXPECT_NE(file_text().find("\nfault_stall_write_ms=600000\nfault_stall_after_write_ms=5\n"),
+              std::string::npos)
         << file_text();
     ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_write(path_, 0)));
     ASSERT_TRUE(succeeded(SimKernel::set_fault_stall_after_write(path_, 0)));
@@ -798,7 +813,8 @@ TEST_F(SimTest, Width4HoldsUpToUint32MaxMiBAndNotOneMore) {
     EXPECT_EQ(*kernel.read_wired_limit(), mib(kU32Max));
     const auto refused = kernel.write_wired_limit(mib(kU32Max + 1));
     EXPECT_TRUE(fails_with(refused, Kind::write_refused));
-    EXPECT_NE(refused.error().message.find("Invalid argument"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("Invalid argument"), std::string::npos)
+        << refused.error().message;
     EXPECT_EQ(*kernel.read_wired_limit(), mib(kU32Max));  // unchanged, not truncated
     EXPECT_EQ(state().history, std::vector<MiB>{mib(kU32Max)});
 }
@@ -834,12 +850,14 @@ TEST_F(SimTest, HistoryRecordsExactlyTheAcceptedWritesInOrder) {
     const auto s = state();
     EXPECT_EQ(s.history, (std::vector<MiB>{160_GiB, 168_GiB, 0_MiB, 168_GiB}));
     EXPECT_EQ(s.writes, 4U);
-    EXPECT_NE(file_text().find("\nhistory=163840,172032,0,172032\n"), std::string::npos) << file_text();
+    EXPECT_NE(file_text().find("\nhistory=163840,172032,0,172032\n"), std::string::npos)
+        << file_text();
 }
 
 TEST_F(SimTest, HistoryKeepsTheLast256) {
     auto kernel = k();
-    for (std::uint64_t i = 1; i <= 300; ++i) ASSERT_TRUE(succeeded(kernel.write_wired_limit(mib(i))));
+    for (std::uint64_t i = 1; i <= 300; ++i)
+        ASSERT_TRUE(succeeded(kernel.write_wired_limit(mib(i))));
     const auto s = state();
     EXPECT_EQ(s.writes, 300U);
     ASSERT_EQ(s.history.size(), sim::kHistoryCap);
@@ -859,7 +877,8 @@ protected:
     }
     // The good text with the line "key=..." replaced by `line`.
     std::string with_line(std::string_view key, const std::string& line) const {
-        const auto at = ("\n" + good_).find("\n" + std::string(key) + "=");  // the line's start in good_
+        const auto at =
+            ("\n" + good_).find("\n" + std::string(key) + "=");  // the line's start in good_
         const auto end = good_.find('\n', at);
         return good_.substr(0, at) + line + good_.substr(end);
     }
@@ -871,10 +890,10 @@ protected:
     std::string good_;
 };
 
-#define EXPECT_ERROR_HAS(TEXT, PART)                                                                 \
-    do {                                                                                             \
-        const auto message_ = error_of(TEXT);                                                        \
-        EXPECT_NE(message_.find(PART), std::string::npos) << "error: '" << message_ << "'";          \
+#define EXPECT_ERROR_HAS(TEXT, PART)                                                        \
+    do {                                                                                    \
+        const auto message_ = error_of(TEXT);                                               \
+        EXPECT_NE(message_.find(PART), std::string::npos) << "error: '" << message_ << "'"; \
     } while (0)
 
 TEST_F(ParseTest, SerializeThenParseGivesTheSameState) {
@@ -913,7 +932,8 @@ TEST_F(ParseTest, MissingKeyIsAnError) {
 }
 
 TEST_F(ParseTest, BadNumbersNameTheLine) {
-    EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib=12x"), "line 5: knob_mib: '12x' is not a whole number");
+    EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib=12x"),
+                     "line 5: knob_mib: '12x' is not a whole number");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib=-1"), "line 5: knob_mib:");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib=+1"), "line 5: knob_mib:");
     EXPECT_ERROR_HAS(with_line("knob_mib", "knob_mib=012"), "line 5: knob_mib:");
@@ -925,41 +945,56 @@ TEST_F(ParseTest, BadNumbersNameTheLine) {
     EXPECT_ERROR_HAS(with_line("default_cap_mib", "default_cap_mib=17592186044416"), "too large");
     EXPECT_ERROR_HAS(with_line("hung", "hung=2"), "line 12: hung: '2' is not 0 or 1");
     EXPECT_ERROR_HAS(with_line("value_width", "value_width=2"), "line 6: value_width:");
-    EXPECT_ERROR_HAS(with_line("wired_lwm_mb", "wired_lwm_mb=none"), "neither a whole number nor 'absent'");
+    EXPECT_ERROR_HAS(with_line("wired_lwm_mb", "wired_lwm_mb=none"),
+                     "neither a whole number nor 'absent'");
     EXPECT_ERROR_HAS(with_line("history", "history=1,,2"), "line 23: history: entry 2:");
     EXPECT_ERROR_HAS(with_line("history", "history=1,2,"), "ends with a comma");
     EXPECT_ERROR_HAS(with_line("profile", "profile=m9-1"), "unknown profile 'm9-1'");
     EXPECT_ERROR_HAS(with_line("boot_id", "boot_id=not-a-uuid"), "is not a boot id");
-    EXPECT_ERROR_HAS(with_line("boot_id", "boot_id=8d1a9f0c-1111-4222-8333-444455556666"), "is not a boot id");
+    EXPECT_ERROR_HAS(with_line("boot_id", "boot_id=8d1a9f0c-1111-4222-8333-444455556666"),
+                     "is not a boot id");
 }
 
 TEST_F(ParseTest, SignedOffsetCoversInt64Exactly) {
-    EXPECT_EQ(error_of(with_line("fault_readback_offset_mib", "fault_readback_offset_mib=-9223372036854775808")), "");
-    EXPECT_EQ(error_of(with_line("fault_readback_offset_mib", "fault_readback_offset_mib=9223372036854775807")), "");
-    EXPECT_ERROR_HAS(with_line("fault_readback_offset_mib", "fault_readback_offset_mib=-9223372036854775809"),
-                     "not a signed whole number");
-    EXPECT_ERROR_HAS(with_line("fault_readback_offset_mib", "fault_readback_offset_mib=9223372036854775808"),
-                     "not a signed whole number");
+    EXPECT_EQ(error_of(with_line("fault_readback_offset_mib",
+                                 "fault_readback_offset_mib=-9223372036854775808")),
+              "");
+    EXPECT_EQ(error_of(with_line("fault_readback_offset_mib",
+                                 "fault_readback_offset_mib=9223372036854775807")),
+              "");
+    EXPECT_ERROR_HAS(
+        with_line("fault_readback_offset_mib", "fault_readback_offset_mib=-9223372036854775809"),
+        "not a signed whole number");
+    EXPECT_ERROR_HAS(
+        with_line("fault_readback_offset_mib", "fault_readback_offset_mib=9223372036854775808"),
+        "not a signed whole number");
     EXPECT_ERROR_HAS(with_line("fault_readback_offset_mib", "fault_readback_offset_mib=-0"),
                      "not a signed whole number");
 }
 
 TEST_F(ParseTest, StallsAreCanonicalMillisecondsUpToTenMinutes) {
     EXPECT_EQ(error_of(with_line("fault_stall_write_ms", "fault_stall_write_ms=600000")), "");
-    EXPECT_EQ(error_of(with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=1")), "");
+    EXPECT_EQ(error_of(with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=1")),
+              "");
     EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "fault_stall_write_ms=600001"),
                      "line 16: fault_stall_write_ms: '600001' is more than 600000 milliseconds");
-    EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=18446744073709551616"),
-                     "line 17: fault_stall_after_write_ms: '18446744073709551616' is not a whole number");
+    EXPECT_ERROR_HAS(
+        with_line("fault_stall_after_write_ms", "fault_stall_after_write_ms=18446744073709551616"),
+        "line 17: fault_stall_after_write_ms: '18446744073709551616' is not a whole number");
     for (const auto* bad : {"-1", "+5", "05", "5ms", "", " 5", "off", "0x10"}) {
-        EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", std::string("fault_stall_write_ms=") + bad),
-                         "line 16: fault_stall_write_ms:");
-        EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", std::string("fault_stall_after_write_ms=") + bad),
+        EXPECT_ERROR_HAS(
+            with_line("fault_stall_write_ms", std::string("fault_stall_write_ms=") + bad),
+            "line 16: fault_stall_write_ms:");
+        EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms",
+                                   std::string("fault_stall_after_write_ms=") + bad),
                          "line 17: fault_stall_after_write_ms:");
     }
-    EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "# gone"), "missing key 'fault_stall_write_ms'");
-    EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "# gone"), "missing key 'fault_stall_after_write_ms'");
-    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n", "line 27: duplicate key 'fault_stall_write_ms' (first on line 16)");
+    EXPECT_ERROR_HAS(with_line("fault_stall_write_ms", "# gone"),
+                     "missing key 'fault_stall_write_ms'");
+    EXPECT_ERROR_HAS(with_line("fault_stall_after_write_ms", "# gone"),
+                     "missing key 'fault_stall_after_write_ms'");
+    EXPECT_ERROR_HAS(good_ + "fault_stall_write_ms=0\n",
+                     "line 27: duplicate key 'fault_stall_write_ms' (first on line 16)");
 }
 
 // boot_time and uptime_advanced_s follow boot_count, in the documented order.
@@ -971,15 +1006,18 @@ TEST_F(ParseTest, UptimeKeysFollowBootCount) {
 
 TEST_F(ParseTest, UptimeKeysAreStrict) {
     EXPECT_EQ(error_of(with_line("boot_time", "boot_time=-9223372036854775808")), "");
-    EXPECT_EQ(error_of(with_line("uptime_advanced_s", "uptime_advanced_s=18446744073709551615")), "");
+    EXPECT_EQ(error_of(with_line("uptime_advanced_s", "uptime_advanced_s=18446744073709551615")),
+              "");
     for (const auto* bad : {"", "x", "1.5", "01", "-0", "+1", " 1", "1s", "9223372036854775808"})
-        EXPECT_ERROR_HAS(with_line("boot_time", std::string("boot_time=") + bad), "line 9: boot_time:");
+        EXPECT_ERROR_HAS(with_line("boot_time", std::string("boot_time=") + bad),
+                         "line 9: boot_time:");
     for (const auto* bad : {"", "-1", "+1", "01", "10m", "18446744073709551616"})
         EXPECT_ERROR_HAS(with_line("uptime_advanced_s", std::string("uptime_advanced_s=") + bad),
                          "line 10: uptime_advanced_s:");
     EXPECT_ERROR_HAS(with_line("boot_time", "# gone"), "missing key 'boot_time'");
     EXPECT_ERROR_HAS(with_line("uptime_advanced_s", "# gone"), "missing key 'uptime_advanced_s'");
-    EXPECT_ERROR_HAS(good_ + "boot_time=0\n", "line 27: duplicate key 'boot_time' (first on line 9)");
+    EXPECT_ERROR_HAS(good_ + "boot_time=0\n",
+                     "line 27: duplicate key 'boot_time' (first on line 9)");
 }
 
 TEST_F(ParseTest, HistoryLongerThan256IsRefused) {
@@ -995,7 +1033,8 @@ TEST_F(ParseTest, KnobMustFitTheWidth) {
 
 TEST_F(ParseTest, EmptyAndTornFilesAreErrors) {
     EXPECT_ERROR_HAS("", "empty");
-    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1), "line 26: no newline at the end: the file is torn");
+    EXPECT_ERROR_HAS(good_.substr(0, good_.size() - 1),
+                     "line 26: no newline at the end: the file is torn");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 3), "line 12: no newline at the end");
     EXPECT_ERROR_HAS(good_.substr(0, good_.find("\nhung=") + 1), "missing key 'hung'");
 }
@@ -1009,7 +1048,8 @@ TEST_F(SimTest, ACorruptFileIsAnErrorNotAFreshMachine) {
     const auto read = kernel.read_wired_limit();
     ASSERT_TRUE(fails_with(read, Kind::read_failed));
     EXPECT_NE(read.error().message.find(path_.string()), std::string::npos) << read.error().message;
-    EXPECT_NE(read.error().message.find("line 2: knob_mib:"), std::string::npos) << read.error().message;
+    EXPECT_NE(read.error().message.find("line 2: knob_mib:"), std::string::npos)
+        << read.error().message;
     EXPECT_TRUE(fails_with(kernel.write_wired_limit(1_MiB), Kind::write_refused));
     EXPECT_TRUE(fails_with(kernel.read_memsize(), Kind::read_failed));
     EXPECT_TRUE(fails_with(kernel.read_uptime(), Kind::read_failed));
@@ -1035,7 +1075,8 @@ TEST_F(SimTest, ASymbolicLinkIsRefused) {
     fs::create_symlink(path_, link);
     const auto read = SimKernel(link).read_wired_limit();
     ASSERT_TRUE(fails_with(read, Kind::read_failed));
-    EXPECT_NE(read.error().message.find("symbolic link"), std::string::npos) << read.error().message;
+    EXPECT_NE(read.error().message.find("symbolic link"), std::string::npos)
+        << read.error().message;
     EXPECT_FALSE(SimKernel(link).write_wired_limit(1_MiB));
     EXPECT_EQ(state().writes, 0U);
 }
@@ -1094,7 +1135,8 @@ TEST_F(SimTest, ConcurrentThreadsLoseNoUpdate) {
         threads.emplace_back([this, w] {
             SimKernel kernel(path_);
             for (int i = 1; i <= kEach; ++i)
-                EXPECT_TRUE(succeeded(kernel.write_wired_limit(mib(static_cast<std::uint64_t>(w * 1000 + i)))));
+                EXPECT_TRUE(succeeded(
+                    kernel.write_wired_limit(mib(static_cast<std::uint64_t>(w * 1000 + i)))));
         });
     for (auto& t : threads) t.join();
     expect_all_writes_landed(state(), kWriters, kEach);
@@ -1112,7 +1154,8 @@ TEST_F(SimTest, ConcurrentProcessesLoseNoUpdate) {
         if (pid == 0) {
             SimKernel kernel(path_);
             for (int i = 1; i <= kEach; ++i)
-                if (!kernel.write_wired_limit(mib(static_cast<std::uint64_t>(w * 1000 + i)))) ::_exit(1);
+                if (!kernel.write_wired_limit(mib(static_cast<std::uint64_t>(w * 1000 + i))))
+                    ::_exit(1);
             ::_exit(0);
         }
         children.push_back(pid);

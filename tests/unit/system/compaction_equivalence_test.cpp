@@ -82,7 +82,8 @@ public:
             boot_action();
             for (int i = 0; i < per_boot; ++i) {
                 if (i == per_boot / 2) outside_ramp_write(true);
-                if (b == 2 && i == per_boot * 2 / 3) rec("apply", "intent", std::nullopt, std::nullopt, value(), std::nullopt);
+                if (b == 2 && i == per_boot * 2 / 3)
+                    rec("apply", "intent", std::nullopt, std::nullopt, value(), std::nullopt);
                 effective_ = chance(50) ? std::optional<std::uint64_t>(65536) : std::nullopt;
                 rec("apply", "unchanged", std::nullopt, std::nullopt, 81920, 81920);
                 effective_.reset();
@@ -101,26 +102,42 @@ private:
     }
 
     void rec(const std::string& command, const std::string& event, std::optional<std::string> run,
-             std::optional<std::uint64_t> step, std::optional<std::uint64_t> to, std::optional<std::uint64_t> back,
-             const std::string& reason = {}, bool ignore_hang_ceiling = false) {
+             std::optional<std::uint64_t> step, std::optional<std::uint64_t> to,
+             std::optional<std::uint64_t> back, const std::string& reason = {},
+             bool ignore_hang_ceiling = false) {
         // A forward record of a ramp step reads the knob before it (recovery's revert target).
         const bool forward_step = step && command == "apply" && event.rfind("revert_", 0) != 0;
-        journal::Record r{command, event, std::move(run), step, forward_step ? maybe(value()) : std::nullopt,
-                          maybe(to), maybe(back), reason};
+        journal::Record r{command,
+                          event,
+                          std::move(run),
+                          step,
+                          forward_step ? maybe(value()) : std::nullopt,
+                          maybe(to),
+                          maybe(back),
+                          reason};
         r.ignore_hang_ceiling = ignore_hang_ceiling;
         r.effective = maybe(effective_);
-        text_ += journal::to_json_line(r, journal::Stamp{boot_, uid_}, 1796113200 + static_cast<std::int64_t>(++clock_));
+        text_ += journal::to_json_line(r, journal::Stamp{boot_, uid_},
+                                       1796113200 + static_cast<std::int64_t>(++clock_));
     }
 
     void one_action() {
         if (every_writer_ && chance(30)) return writer_action();
         switch (pick(10)) {
-            case 0: case 1: case 2: case 3: ramp(); break;
-            case 4: rec("reset", "intent", std::nullopt, std::nullopt, 0, std::nullopt);
-                    rec("reset", chance(80) ? "applied" : "unchanged", std::nullopt, std::nullopt, 0, 0); break;
+            case 0:
+            case 1:
+            case 2:
+            case 3: ramp(); break;
+            case 4:
+                rec("reset", "intent", std::nullopt, std::nullopt, 0, std::nullopt);
+                rec("reset", chance(80) ? "applied" : "unchanged", std::nullopt, std::nullopt, 0,
+                    0);
+                break;
             case 5: outside_ramp_apply(); break;
-            case 6: rec("persist", pick(3) == 0 ? "unchanged" : "persisted", std::nullopt, std::nullopt, value(),
-                        std::nullopt, "", chance(40)); break;
+            case 6:
+                rec("persist", pick(3) == 0 ? "unchanged" : "persisted", std::nullopt, std::nullopt,
+                    value(), std::nullopt, "", chance(40));
+                break;
             case 7: boot_action(); break;
             case 8: verdict_on_an_earlier_run(); break;
             default: noise(); break;
@@ -138,14 +155,17 @@ private:
             const int outcome = pick(10);
             if (outcome == 0) return;  // the machine went down here, or the process was killed
             rec("apply", forward(), run, step, v, v);
-            if (chance(10)) rec("confirm", "refused", run, step, std::nullopt, std::nullopt, "stale");
+            if (chance(10))
+                rec("confirm", "refused", run, step, std::nullopt, std::nullopt, "stale");
             const int answer = pick(10);
             if (answer < 5) {
                 rec("confirm", "confirmed", run, step, std::nullopt, v);
             } else if (answer < 8) {
                 rec("apply", "revert_intent", run, step, 0, std::nullopt, "no");
-                rec("apply", pick(4) == 0 ? "revert_mismatch" : "revert_applied", run, step, 0, 0, "no");
-                if (chance(30)) rec("apply", forward(), run, step, v, v);  // the step applied again after it
+                rec("apply", pick(4) == 0 ? "revert_mismatch" : "revert_applied", run, step, 0, 0,
+                    "no");
+                if (chance(30))
+                    rec("apply", forward(), run, step, v, v);  // the step applied again after it
                 break;
             } else if (answer == 8) {
                 break;  // neither confirmed nor reverted, and the run goes on to its end
@@ -154,13 +174,17 @@ private:
             }
         }
         const char* outcomes[] = {"completed", "stopped", "reverted", "revert_failed"};
-        if (chance(85)) rec("end", "end", run, std::nullopt, std::nullopt, chance(70) ? value() : 0, outcomes[pick(4)]);
+        if (chance(85))
+            rec("end", "end", run, std::nullopt, std::nullopt, chance(70) ? value() : 0,
+                outcomes[pick(4)]);
         // A late call of the run after its end (a process continued after its guard ended it).
-        if (chance(10)) rec("confirm", "refused", run, 1, std::nullopt, std::nullopt, "the run has ended");
+        if (chance(10))
+            rec("confirm", "refused", run, 1, std::nullopt, std::nullopt, "the run has ended");
     }
 
     const char* forward() {
-        const char* events[] = {"applied", "applied", "applied", "mismatch", "write_failed", "unchanged"};
+        const char* events[] = {"applied",  "applied",      "applied",
+                                "mismatch", "write_failed", "unchanged"};
         return events[pick(6)];
     }
 
@@ -169,7 +193,9 @@ private:
     // written), some by root, some with the caller's claim of the effective cap.
     void outside_ramp_apply() {
         switch (pick(4)) {
-            case 0: rec("apply", "refused", std::nullopt, std::nullopt, value(), std::nullopt); break;
+            case 0:
+                rec("apply", "refused", std::nullopt, std::nullopt, value(), std::nullopt);
+                break;
             case 1: outside_ramp_write(chance(60)); break;
             default: {
                 const std::uint64_t v = value();
@@ -177,7 +203,8 @@ private:
                 for (int i = 0; i < times; ++i) {
                     uid_ = chance(50) ? 0 : 501;
                     if (chance(30)) effective_ = value();
-                    rec("apply", "unchanged", std::nullopt, std::nullopt, v, chance(90) ? std::optional(v) : std::nullopt);
+                    rec("apply", "unchanged", std::nullopt, std::nullopt, v,
+                        chance(90) ? std::optional(v) : std::nullopt);
                     effective_.reset();
                     uid_ = 501;
                 }
@@ -188,22 +215,27 @@ private:
     void outside_ramp_write(bool read_back) {
         const std::uint64_t v = value();
         if (chance(80)) rec("apply", "intent", std::nullopt, std::nullopt, v, std::nullopt);
-        if (read_back) rec("apply", chance(80) ? "applied" : "mismatch", std::nullopt, std::nullopt, v, value());
+        if (read_back)
+            rec("apply", chance(80) ? "applied" : "mismatch", std::nullopt, std::nullopt, v,
+                value());
     }
 
     void boot_action() {
         const std::uint64_t v = value();
         rec("boot", "intent", std::nullopt, std::nullopt, v, std::nullopt);
         rec("boot", chance(80) ? "applied" : "mismatch", std::nullopt, std::nullopt, v, v);
-        if (chance(40)) rec("boot", "tripped", std::nullopt, std::nullopt, v, std::nullopt, "never healthy");
+        if (chance(40))
+            rec("boot", "tripped", std::nullopt, std::nullopt, v, std::nullopt, "never healthy");
         else rec("boot", "healthy", std::nullopt, std::nullopt, std::nullopt, std::nullopt);
     }
 
     // What `recover` records for a run it found unresolved.
     void verdict_on_an_earlier_run() {
         if (runs_.empty()) return;
-        const std::string& run = runs_[static_cast<std::size_t>(pick(static_cast<int>(runs_.size())))];
-        rec("end", "end", run, std::nullopt, std::nullopt, std::nullopt, chance(50) ? "hung" : "aborted");
+        const std::string& run =
+            runs_[static_cast<std::size_t>(pick(static_cast<int>(runs_.size())))];
+        rec("end", "end", run, std::nullopt, std::nullopt, std::nullopt,
+            chance(50) ? "hung" : "aborted");
     }
 
     // A record whose weight depends on who wrote it, by root or by a member.
@@ -212,11 +244,15 @@ private:
         uid_ = chance(50) ? 0 : 501;
         const std::string earlier = "BOOT-" + std::to_string(pick(5));
         switch (pick(6)) {
-            case 0: case 1:  // an answer on a suspect of an earlier boot, or on no write at all
-                rec("verdict", chance(60) ? "hung" : "not-hung", std::nullopt, std::nullopt, raised(), std::nullopt,
-                    chance(80) ? earlier : "no-such-boot");
+            case 0:
+            case 1:  // an answer on a suspect of an earlier boot, or on no write at all
+                rec("verdict", chance(60) ? "hung" : "not-hung", std::nullopt, std::nullopt,
+                    raised(), std::nullopt, chance(80) ? earlier : "no-such-boot");
                 break;
-            case 2: rec("forget-hang", "forgotten", std::nullopt, std::nullopt, raised(), std::nullopt, "other-cause"); break;
+            case 2:
+                rec("forget-hang", "forgotten", std::nullopt, std::nullopt, raised(), std::nullopt,
+                    "other-cause");
+                break;
             case 3: verdict_on_an_earlier_run(); break;
             case 4: {  // a raising set read back, often the last change of its boot: a suspect
                 effective_ = 65536;
@@ -237,16 +273,24 @@ private:
         const char* events[] = {"intent", "hung", "confirmed", "forgotten"};
         const char* commands[] = {"ttm-trial", "ttm-after-boot", "ttm-confirm", "ttm-forget-hang"};
         const int k = pick(4);
-        journal::Record r{commands[k], events[k], std::nullopt, std::nullopt, std::nullopt, maybe(mib), std::nullopt, ""};
+        journal::Record r{commands[k],  events[k],  std::nullopt, std::nullopt,
+                          std::nullopt, maybe(mib), std::nullopt, ""};
         const journal::PagesFields p{"ttm.pages_limit", mib * 256, std::nullopt, 4096};
-        text_ += journal::to_json_line(r, p, journal::Stamp{boot_, 0}, 1796113200 + static_cast<std::int64_t>(++clock_));
+        text_ += journal::to_json_line(r, p, journal::Stamp{boot_, 0},
+                                       1796113200 + static_cast<std::int64_t>(++clock_));
     }
 
     void noise() {
         switch (pick(3)) {
             case 0: text_ += "{\"v\":1,\"time\":\"2026-12-01T\n"; break;  // a torn line, closed
-            case 1: rec("apply", "refused", "x" + std::to_string(pick(3)), 1, value(), std::nullopt, "out of band"); break;
-            default: rec("reset", "persist_removed", std::nullopt, std::nullopt, std::nullopt, std::nullopt); break;
+            case 1:
+                rec("apply", "refused", "x" + std::to_string(pick(3)), 1, value(), std::nullopt,
+                    "out of band");
+                break;
+            default:
+                rec("reset", "persist_removed", std::nullopt, std::nullopt, std::nullopt,
+                    std::nullopt);
+                break;
         }
     }
 
@@ -262,23 +306,27 @@ private:
 
 std::string describe(const std::optional<StepRef>& r) {
     if (!r) return "none";
-    return r->run + "/" + std::to_string(r->step) + "/" + std::to_string(r->value.count()) + "/" + r->time + "/" +
-           r->boot + "/" + std::string(kind_name(r->kind));
+    return r->run + "/" + std::to_string(r->step) + "/" + std::to_string(r->value.count()) + "/" +
+           r->time + "/" + r->boot + "/" + std::string(kind_name(r->kind));
 }
 
 // Everything analyse() answers, as text: two reports are the same when these are equal. The
 // unresolved runs in `closed` are left out: a compaction closed them as abandoned.
 std::string describe(const Report& r, const std::set<std::string>& closed = {}) {
-    std::string s = "last_confirmed " + describe(r.last_confirmed) + "\nhang_ceiling " + describe(r.hang_ceiling) + "\n";
+    std::string s = "last_confirmed " + describe(r.last_confirmed) + "\nhang_ceiling " +
+                    describe(r.hang_ceiling) + "\n";
     for (const auto& h : r.hangs) s += "hang " + describe(h) + "\n";
     for (const auto& x : r.suspects) s += "suspect " + describe(x) + "\n";
     for (const auto& u : r.unresolved)
         if (closed.count(u.at.run) == 0)
-            s += "unresolved " + describe(u.at) + " state " + std::to_string(static_cast<int>(u.state)) + "\n";
+            s += "unresolved " + describe(u.at) + " state " +
+                 std::to_string(static_cast<int>(u.state)) + "\n";
     return s;
 }
 
-std::string describe(const std::optional<MiB>& v) { return v ? std::to_string(v->count()) : "none"; }
+std::string describe(const std::optional<MiB>& v) {
+    return v ? std::to_string(v->count()) : "none";
+}
 
 std::string describe(const std::optional<journal::Confirmation>& c) {
     return c ? c->run + "/" + std::to_string(c->step) : "none";
@@ -292,9 +340,12 @@ std::string answers(const std::string& text, const std::set<std::string>& closed
     const auto entries = journal_view::parse_journal(text).entries;
     std::string out;
     for (const std::string boot : kBoots) {
-        out += "== recover/status in boot '" + boot + "'\n" + describe(analyse(entries, boot), closed);
-        out += "hang ceiling for the helper: " + describe(journal::find_hang_ceiling(text, boot).value) + "\n";
-        out += "hang ceiling for the boot action: " + describe(journal::find_hang_ceiling(text, boot, true).value) + "\n";
+        out +=
+            "== recover/status in boot '" + boot + "'\n" + describe(analyse(entries, boot), closed);
+        out += "hang ceiling for the helper: " +
+               describe(journal::find_hang_ceiling(text, boot).value) + "\n";
+        out += "hang ceiling for the boot action: " +
+               describe(journal::find_hang_ceiling(text, boot, true).value) + "\n";
     }
     for (const std::uint64_t v : kValues) {
         const auto standing = journal::find_standing(text, MiB::from_count_or_throw(v)).value();
@@ -308,14 +359,15 @@ std::string answers(const std::string& text, const std::set<std::string>& closed
 std::set<std::string> closed_as_abandoned(const std::string& text) {
     std::set<std::string> runs;
     for (const auto& e : journal_view::parse_journal(text).entries)
-        if (e.command == "end" && e.reason == journal::kAbandoned && e.run && e.uid == 0) runs.insert(*e.run);
+        if (e.command == "end" && e.reason == journal::kAbandoned && e.run && e.uid == 0)
+            runs.insert(*e.run);
     return runs;
 }
 
 // A run closed as abandoned was, before, a run recover listed with nothing at risk in every
 // boot's view (so closing it changes no other answer), and after it recover lists it no more.
-void expect_only_idle_runs_closed(const std::string& before, const std::string& after, const std::set<std::string>& closed,
-                                  std::uint32_t seed) {
+void expect_only_idle_runs_closed(const std::string& before, const std::string& after,
+                                  const std::set<std::string>& closed, std::uint32_t seed) {
     const auto was = journal_view::parse_journal(before).entries;
     const auto now = journal_view::parse_journal(after).entries;
     for (const std::string boot : kBoots) {
@@ -324,8 +376,10 @@ void expect_only_idle_runs_closed(const std::string& before, const std::string& 
             if (u.state == RunState::ended_without_record) idle.insert(u.at.run);
         for (const auto& u : analyse(now, boot).unresolved) listed.insert(u.at.run);
         for (const auto& run : closed) {
-            ASSERT_EQ(idle.count(run), 1U) << "seed " << seed << ": run " << run << " in boot " << boot;
-            ASSERT_EQ(listed.count(run), 0U) << "seed " << seed << ": run " << run << " in boot " << boot;
+            ASSERT_EQ(idle.count(run), 1U)
+                << "seed " << seed << ": run " << run << " in boot " << boot;
+            ASSERT_EQ(listed.count(run), 0U)
+                << "seed " << seed << ": run " << run << " in boot " << boot;
         }
     }
 }
@@ -339,10 +393,12 @@ std::string without_lone_closings(const std::string& after, const std::set<std::
         if (e.run) ++lines_of[*e.run];
     std::string out;
     std::size_t at = 0;
-    for (auto nl = after.find('\n'); nl != std::string::npos; at = nl + 1, nl = after.find('\n', at)) {
+    for (auto nl = after.find('\n'); nl != std::string::npos;
+         at = nl + 1, nl = after.find('\n', at)) {
         const std::string line = after.substr(at, nl + 1 - at);
         const auto run = std::string(journal::run_of(line));
-        const bool lone = closed.count(run) != 0 && lines_of[run] == 1 && line.find("\"abandoned\"") != std::string::npos;
+        const bool lone = closed.count(run) != 0 && lines_of[run] == 1 &&
+                          line.find("\"abandoned\"") != std::string::npos;
         if (!lone) out += line;
     }
     return out;
@@ -368,11 +424,14 @@ TEST(CompactionEquivalence, EveryReaderAnswersTheSameAfterACompaction) {
                     ASSERT_TRUE(closed.empty());
                 }
                 expect_only_idle_runs_closed(before, after, closed, seed);
-                ASSERT_EQ(answers(before, closed), answers(after)) << "seed " << seed << ", " << recent
-                                                                   << " recent kept\nbefore:\n" << before << "\nafter:\n" << after;
+                ASSERT_EQ(answers(before, closed), answers(after))
+                    << "seed " << seed << ", " << recent << " recent kept\nbefore:\n"
+                    << before << "\nafter:\n"
+                    << after;
                 // Compacting again changes nothing but dropping a closed run's lone closing
                 // record: what is kept is exactly what the rules keep.
-                ASSERT_EQ(journal::compact_text(after, recent, closer), without_lone_closings(after, closed))
+                ASSERT_EQ(journal::compact_text(after, recent, closer),
+                          without_lone_closings(after, closed))
                     << "seed " << seed << ", " << recent << " recent";
                 if (recent == 0) {
                     before_bytes += before.size();
@@ -383,7 +442,8 @@ TEST(CompactionEquivalence, EveryReaderAnswersTheSameAfterACompaction) {
         }
     }
     // And it is a compaction: a test that kept every record would pass the comparisons above.
-    EXPECT_LT(after_bytes * 10, before_bytes * 8) << before_bytes << " bytes before, " << after_bytes << " after";
+    EXPECT_LT(after_bytes * 10, before_bytes * 8)
+        << before_bytes << " bytes before, " << after_bytes << " after";
     // And runs were closed as abandoned: a compaction that closed none would pass them too.
     EXPECT_GT(abandoned, kJournals / 8);
 }
@@ -397,7 +457,8 @@ TEST(CompactionEquivalence, EveryReaderAnswersTheSameAfterACompaction) {
 std::string every_answer(const Report& r, const Report& stored) {
     std::string s = describe(r) + "stored-value ceiling " + describe(stored.hang_ceiling) + "\n";
     for (const auto& h : r.hangs)
-        s += "hang by " + h.writer + " uid " + std::to_string(h.uid) + (h.forgotten ? " forgotten\n" : "\n");
+        s += "hang by " + h.writer + " uid " + std::to_string(h.uid) +
+             (h.forgotten ? " forgotten\n" : "\n");
     for (const auto& x : r.suspects) s += "suspect " + describe(x) + " by " + x.writer + "\n";
     if (r.forgotten) s += "forgotten at " + std::to_string(r.forgotten->order) + "\n";
     return s;
@@ -419,14 +480,16 @@ std::string ceilings(const std::string& text) {
     std::string out;
     for (const char* boot : {"BOOT-4", "BOOT-5"}) {
         const auto report = analyse(entries, boot);
-        const auto cli = report.hang_ceiling ? std::optional(report.hang_ceiling->value) : std::nullopt;
+        const auto cli =
+            report.hang_ceiling ? std::optional(report.hang_ceiling->value) : std::nullopt;
         out += std::string(boot) + ": recover " + describe(cli) + ", helper " +
                describe(journal::find_hang_ceiling(text, boot).value) + "\n";
     }
     return out;
 }
 bool agree(const std::string& answer) {
-    for (std::size_t at = 0, nl = answer.find('\n'); nl != std::string::npos; at = nl + 1, nl = answer.find('\n', at)) {
+    for (std::size_t at = 0, nl = answer.find('\n'); nl != std::string::npos;
+         at = nl + 1, nl = answer.find('\n', at)) {
         const std::string line = answer.substr(at, nl - at);
         const auto r = line.find("recover "), h = line.find(", helper ");
         if (line.substr(r + 8, h - r - 8) != line.substr(h + 9)) return false;
@@ -440,14 +503,20 @@ TEST(ReadersAgree, TheHelperAndRecoverGiveOneHangCeilingBeforeAndAfterACompactio
     for (std::uint32_t seed = 1; seed <= kJournals; ++seed) {
         const std::string before = Story(seed).write_with_every_writer(5);
         const std::string answer = ceilings(before);
-        ASSERT_TRUE(agree(answer)) << "seed " << seed << "\n" << answer << "journal:\n" << (getenv("SHOW") ? before : "");
+        ASSERT_TRUE(agree(answer)) << "seed " << seed << "\n"
+                                   << answer << "journal:\n"
+                                   << (getenv("SHOW") ? before : "");
         if (answer.find("recover none") == std::string::npos) ++with_ceiling;
-        const std::string after = journal::compact_text(before, 0, journal::Closer{"BOOT-5", 1796200000});
-        ASSERT_EQ(ceilings(after), answer) << "seed " << seed << "\nbefore:\n" << before << "\nafter:\n" << after;
+        const std::string after =
+            journal::compact_text(before, 0, journal::Closer{"BOOT-5", 1796200000});
+        ASSERT_EQ(ceilings(after), answer) << "seed " << seed << "\nbefore:\n"
+                                           << before << "\nafter:\n"
+                                           << after;
         for (const char* boot : {"BOOT-4", "BOOT-5"}) {
             const std::string cli = via_cli(before, boot);
             ASSERT_EQ(via_helper(before, boot), cli) << "seed " << seed << " in " << boot;
-            ASSERT_EQ(via_helper(after, boot), via_cli(after, boot)) << "seed " << seed << " in " << boot << ", compacted";
+            ASSERT_EQ(via_helper(after, boot), via_cli(after, boot))
+                << "seed " << seed << " in " << boot << ", compacted";
             if (cli.find("suspect ") != std::string::npos) ++with_suspect;
         }
     }
@@ -463,8 +532,9 @@ TEST(ReadersAgree, TheHelperAndRecoverGiveOneHangCeilingBeforeAndAfterACompactio
 TEST(CompactionEquivalence, RepeatedUnchangedAppliesAreCompactedAway) {
     const std::string before = Story(7).cron(6, 20000 / 6 + 1);
     ASSERT_GT(before.size(), std::size_t{3} << 20);
-    const std::vector<const char*> boots = kShare == 1 ? std::vector<const char*>{"", "BOOT-5", "BOOT-6"}
-                                                        : std::vector<const char*>{"BOOT-5"};
+    const std::vector<const char*> boots = kShare == 1
+                                               ? std::vector<const char*>{"", "BOOT-5", "BOOT-6"}
+                                               : std::vector<const char*>{"BOOT-5"};
     for (const char* in_boot : boots) {
         std::optional<journal::Closer> closer;
         if (*in_boot != '\0') closer = journal::Closer{in_boot, 1796200000};
@@ -495,7 +565,8 @@ TEST(CompactionEquivalence, StreamedFromTheFileEveryAnswerIsTheSame) {
             journal_view::Notes notes;
             auto streamed = analyse_file(path, boot, &notes);
             ASSERT_TRUE(streamed) << streamed.error().message;
-            ASSERT_EQ(describe(analyse(whole.entries, boot)), describe(*streamed)) << "seed " << seed << ", boot " << boot;
+            ASSERT_EQ(describe(analyse(whole.entries, boot)), describe(*streamed))
+                << "seed " << seed << ", boot " << boot;
             EXPECT_EQ(notes.warnings, whole.warnings) << "seed " << seed;
             EXPECT_EQ(notes.torn_tail, whole.torn_tail) << "seed " << seed;
         }
@@ -520,7 +591,8 @@ TEST(CompactionEquivalence, CaughtUpAfterAChangeEveryAnswerIsTheSame) {
     const std::string boot = "BOOT-59";
     for (std::uint32_t seed = 1; seed <= 8; ++seed) {
         const std::string text = Story(seed).write(60);
-        const std::string expected = describe(analyse(journal_view::parse_journal(text).entries, boot));
+        const std::string expected =
+            describe(analyse(journal_view::parse_journal(text).entries, boot));
         const std::size_t line_end = text.find('\n', text.size() / 2) + 1;
         for (const std::size_t cut : {line_end, line_end - 7, std::size_t{0}}) {
             put(path, text.substr(0, cut), std::ios::trunc);
@@ -528,7 +600,8 @@ TEST(CompactionEquivalence, CaughtUpAfterAChangeEveryAnswerIsTheSame) {
             ASSERT_TRUE(replay) << replay.error().message;
             put(path, text.substr(cut, 1000), std::ios::app);
             ASSERT_TRUE(replay->catch_up());
-            put(path, text.substr(cut + std::min<std::size_t>(1000, text.size() - cut)), std::ios::app);
+            put(path, text.substr(cut + std::min<std::size_t>(1000, text.size() - cut)),
+                std::ios::app);
             auto caught_up = replay->catch_up();
             ASSERT_TRUE(caught_up) << caught_up.error().message;
             ASSERT_EQ(expected, describe(*caught_up)) << "seed " << seed << ", cut at " << cut;
@@ -537,9 +610,11 @@ TEST(CompactionEquivalence, CaughtUpAfterAChangeEveryAnswerIsTheSame) {
         // end where the old one's did: the records of the boot named are now another boot's, and
         // more follow.
         std::string other = text;
-        for (std::size_t at = 0; (at = other.find("\"BOOT-59\"", at)) != std::string::npos;) other[at + 7] = '8';
+        for (std::size_t at = 0; (at = other.find("\"BOOT-59\"", at)) != std::string::npos;)
+            other[at + 7] = '8';
         other += Story(seed + 100).write(3);
-        const std::string other_expected = describe(analyse(journal_view::parse_journal(other).entries, boot));
+        const std::string other_expected =
+            describe(analyse(journal_view::parse_journal(other).entries, boot));
         ASSERT_NE(other_expected, expected) << "seed " << seed;
         put(path, text, std::ios::trunc);
         auto replay = JournalReplay::read(path, boot);

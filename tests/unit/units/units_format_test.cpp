@@ -29,7 +29,8 @@ TEST(TruncatedDecimal, CutsAndNeverRoundsUp) {
     EXPECT_EQ(truncated_decimal(995_MB, SizeUnit::gigabytes, 2), "0.99");
     EXPECT_EQ(truncated_decimal(1_GB, SizeUnit::gigabytes, 2), "1.00");
     EXPECT_EQ(truncated_decimal(0_B, SizeUnit::gigabytes, 2), "0.00");
-    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::bytes, 18), "18446744073709551615.000000000000000000");
+    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::bytes, 18),
+              "18446744073709551615.000000000000000000");
     EXPECT_THROW((void)truncated_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
 }
 
@@ -40,13 +41,15 @@ TEST(RoundedUpDecimal, RoundsUpAndNeverDown) {
     EXPECT_EQ(rounded_up_decimal(1_GB, SizeUnit::gigabytes, 2), "1.00");
     EXPECT_EQ(rounded_up_decimal(0_B, SizeUnit::gigabytes, 2), "0.00");
     EXPECT_EQ(rounded_up_decimal(Bytes::max(), SizeUnit::gibibytes, 2), "17179869184.00");
-    EXPECT_EQ(rounded_up_decimal(Bytes::max(), SizeUnit::bytes, 18), "18446744073709551615.000000000000000000");
+    EXPECT_EQ(rounded_up_decimal(Bytes::max(), SizeUnit::bytes, 18),
+              "18446744073709551615.000000000000000000");
     EXPECT_THROW((void)rounded_up_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
 }
 
 TEST(Describe, EdgeValues) {
     EXPECT_EQ(describe(0_MiB), "0 MiB (0.00 GiB, 0.00 GB)");
-    EXPECT_EQ(describe(1_MiB), "1 MiB (0.0009 GiB, 0.001 GB)");  // never 0.00 for a size that is not 0
+    EXPECT_EQ(describe(1_MiB),
+              "1 MiB (0.0009 GiB, 0.001 GB)");  // never 0.00 for a size that is not 0
     EXPECT_EQ(describe(1023_MiB), "1023 MiB (0.99 GiB, 1.07 GB)");
     EXPECT_EQ(describe(MiB::max()), "17592186044415 MiB (17179869183.99 GiB, 18446744073.70 GB)");
 }
@@ -79,8 +82,10 @@ TEST(ExactDecimal, FractionsAreWrittenInFull) {
     EXPECT_EQ(exact_decimal(1_B, SizeUnit::kilobytes), "0.001");
     EXPECT_EQ(exact_decimal(1_KiB, SizeUnit::kilobytes), "1.024");
     EXPECT_EQ(exact_decimal(1_kB, SizeUnit::kibibytes), "0.9765625");
-    EXPECT_EQ(exact_decimal(1_B, SizeUnit::tebibytes), "0.0000000000009094947017729282379150390625");
-    EXPECT_EQ(exact_decimal(Bytes::max(), SizeUnit::tebibytes), "16777215.9999999999990905052982270717620849609375");
+    EXPECT_EQ(exact_decimal(1_B, SizeUnit::tebibytes),
+              "0.0000000000009094947017729282379150390625");
+    EXPECT_EQ(exact_decimal(Bytes::max(), SizeUnit::tebibytes),
+              "16777215.9999999999990905052982270717620849609375");
     EXPECT_EQ(exact_decimal(Bytes::max(), SizeUnit::terabytes), "18446744.073709551615");
 }
 
@@ -91,8 +96,10 @@ TEST(FixedDecimal, PadsTheFractionWithZeros) {
 }
 
 TEST(FixedDecimal, EighteenDecimalsAtMost) {
-    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::bytes, 18), "18446744073709551615.000000000000000000");
-    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::tebibytes, 18), "16777215.999999999999090505");
+    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::bytes, 18),
+              "18446744073709551615.000000000000000000");
+    EXPECT_EQ(truncated_decimal(Bytes::max(), SizeUnit::tebibytes, 18),
+              "16777215.999999999999090505");
     EXPECT_THROW((void)truncated_decimal(1_B, SizeUnit::bytes, 19), std::invalid_argument);
 }
 

@@ -102,8 +102,10 @@ std::vector<Row> rows() {
         refused("232000MB", kMiB,
                 {"= 221252.44140625 MiB,", "not a whole number of MiB", "221252MiB and 221253MiB",
                  "a MB is 1000000 B, a MiB 1048576 B"}),
-        refused("232000MB", kGiB, {"not a whole number of GiB", "216GiB and 217GiB", "a MB is 1000000 B"}),
-        refused("16GB", kGiB, {"= 14.90", "14GiB and 15GiB", "a GB is 1000000000 B, a GiB 1073741824 B"}),
+        refused("232000MB", kGiB,
+                {"not a whole number of GiB", "216GiB and 217GiB", "a MB is 1000000 B"}),
+        refused("16GB", kGiB,
+                {"= 14.90", "14GiB and 15GiB", "a GB is 1000000000 B, a GiB 1073741824 B"}),
         refused("16GB", kMiB, {"15258MiB and 15259MiB", "a GB is 1000000000 B"}),
         refused("1kB", kKiB, {"0KiB and 1KiB", "a kB is 1000 B, a KiB 1024 B"}),
         // Exact up to 20 decimals; a longer expansion (1 B is 2^-40 TiB) is cut and marked.
@@ -226,11 +228,13 @@ TEST_P(ParseTable, Row) {
     ASSERT_FALSE(row.fragments.empty());
     const std::string& message = got.error().message;
     for (const auto& fragment : row.fragments)
-        EXPECT_NE(message.find(fragment), std::string::npos) << "missing '" << fragment << "' in: " << message;
+        EXPECT_NE(message.find(fragment), std::string::npos)
+            << "missing '" << fragment << "' in: " << message;
     EXPECT_EQ(message.rfind(quote_input(row.input), 0), 0U) << message;
     // Every refusal shows what would be accepted: the units and an example, or (for a value
     // that is not whole in the target unit) the nearest whole values written as sizes.
-    const bool forms = message.find(list_of_units()) != std::string::npos && message.find("e.g. ") != std::string::npos;
+    const bool forms = message.find(list_of_units()) != std::string::npos &&
+                       message.find("e.g. ") != std::string::npos;
     EXPECT_TRUE(forms || message.find("the nearest whole values are") != std::string::npos)
         << "names no accepted form with an example: " << message;
     for (const char c : message) {
@@ -293,8 +297,8 @@ TEST(ParseCountIn, NearestValuesNeverExceedTheLargestSize) {
 TEST(ParseSize, ErrorMessagesStayShortForHugeInput) {
     const std::string digits(100000, '1');
     for (const std::string& input :
-         {digits, digits + "MiB", digits + ".5", "1." + digits, "1." + digits + "MiB", digits + "mb", digits + " ",
-          std::string(100000, 'x')}) {
+         {digits, digits + "MiB", digits + ".5", "1." + digits, "1." + digits + "MiB",
+          digits + "mb", digits + " ", std::string(100000, 'x')}) {
         SCOPED_TRACE(quote_input(input));
         const auto r = parse_size(input);
         ASSERT_FALSE(r.has_value());

@@ -18,10 +18,14 @@ namespace {
 constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 
 template <class A, class B>
-concept Addable = requires(A a, B b) { a + b; };
+concept Addable = requires(A a, B b) {
+    a + b;
+};
 
 template <class A, class B>
-concept EqualityComparable = requires(A a, B b) { a == b; };
+concept EqualityComparable = requires(A a, B b) {
+    a == b;
+};
 
 static_assert((232_GiB).count() == 232);
 static_assert((237568_MiB).count() == 237568);
@@ -130,22 +134,56 @@ TEST(QuantityCast, CeilCastOfTheLargestByteCountDoesNotFit) {
 
 template <class Q>
 struct ExpectedMax;
-template <> struct ExpectedMax<Bytes> { static constexpr std::uint64_t value = kU64Max; };
-template <> struct ExpectedMax<KB> { static constexpr std::uint64_t value = 18446744073709551ULL; };
-template <> struct ExpectedMax<MB> { static constexpr std::uint64_t value = 18446744073709ULL; };
-template <> struct ExpectedMax<GB> { static constexpr std::uint64_t value = 18446744073ULL; };
-template <> struct ExpectedMax<TB> { static constexpr std::uint64_t value = 18446744ULL; };
-template <> struct ExpectedMax<KiB> { static constexpr std::uint64_t value = (1ULL << 54) - 1; };
-template <> struct ExpectedMax<MiB> { static constexpr std::uint64_t value = (1ULL << 44) - 1; };
-template <> struct ExpectedMax<GiB> { static constexpr std::uint64_t value = (1ULL << 34) - 1; };
-template <> struct ExpectedMax<TiB> { static constexpr std::uint64_t value = (1ULL << 24) - 1; };
-template <> struct ExpectedMax<Pages16KiB> { static constexpr std::uint64_t value = (1ULL << 50) - 1; };
-template <> struct ExpectedMax<Pages4KiB> { static constexpr std::uint64_t value = (1ULL << 52) - 1; };
+template <>
+struct ExpectedMax<Bytes> {
+    static constexpr std::uint64_t value = kU64Max;
+};
+template <>
+struct ExpectedMax<KB> {
+    static constexpr std::uint64_t value = 18446744073709551ULL;
+};
+template <>
+struct ExpectedMax<MB> {
+    static constexpr std::uint64_t value = 18446744073709ULL;
+};
+template <>
+struct ExpectedMax<GB> {
+    static constexpr std::uint64_t value = 18446744073ULL;
+};
+template <>
+struct ExpectedMax<TB> {
+    static constexpr std::uint64_t value = 18446744ULL;
+};
+template <>
+struct ExpectedMax<KiB> {
+    static constexpr std::uint64_t value = (1ULL << 54) - 1;
+};
+template <>
+struct ExpectedMax<MiB> {
+    static constexpr std::uint64_t value = (1ULL << 44) - 1;
+};
+template <>
+struct ExpectedMax<GiB> {
+    static constexpr std::uint64_t value = (1ULL << 34) - 1;
+};
+template <>
+struct ExpectedMax<TiB> {
+    static constexpr std::uint64_t value = (1ULL << 24) - 1;
+};
+template <>
+struct ExpectedMax<Pages16KiB> {
+    static constexpr std::uint64_t value = (1ULL << 50) - 1;
+};
+template <>
+struct ExpectedMax<Pages4KiB> {
+    static constexpr std::uint64_t value = (1ULL << 52) - 1;
+};
 
 template <class Q>
 class EveryQuantity : public ::testing::Test {};
 
-using AllQuantities = ::testing::Types<Bytes, KB, MB, GB, TB, KiB, MiB, GiB, TiB, Pages16KiB, Pages4KiB>;
+using AllQuantities =
+    ::testing::Types<Bytes, KB, MB, GB, TB, KiB, MiB, GiB, TiB, Pages16KiB, Pages4KiB>;
 TYPED_TEST_SUITE(EveryQuantity, AllQuantities);
 
 TYPED_TEST(EveryQuantity, MaxCountIsTheLargestCountWhoseBytesFit) {

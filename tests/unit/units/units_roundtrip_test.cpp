@@ -31,7 +31,8 @@ template <class Q>
 std::vector<Q> sample(std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<Q> out{Q::zero(), *Q::from_count(1), *Q::from_count(Q::max_count - 1), Q::max()};
-    for (int i = 0; i < kValuesPerType; ++i) out.push_back(*Q::from_count(random_count(rng, Q::max_count)));
+    for (int i = 0; i < kValuesPerType; ++i)
+        out.push_back(*Q::from_count(random_count(rng, Q::max_count)));
     return out;
 }
 
@@ -101,14 +102,15 @@ TEST(RoundTripExactDecimal, ParsesBackToTheSameBytesWithinTheParserDigitLimit) {
             const std::string text = decimal + std::string(u.symbol);
             const auto back = parse_size(text);
             ++checked;
-            if (!back)
-                failures.push_back(back.error().message);
+            if (!back) failures.push_back(back.error().message);
             else if (back->bytes != b)
-                failures.push_back(text + " parsed as " + std::to_string(back->bytes.count()) + " B");
+                failures.push_back(text + " parsed as " + std::to_string(back->bytes.count()) +
+                                   " B");
         }
     }
     EXPECT_GT(checked, 7U * kValuesPerType);
-    EXPECT_EQ(failures.size(), 0U) << "of " << checked << "; first: " << (failures.empty() ? "" : failures.front());
+    EXPECT_EQ(failures.size(), 0U)
+        << "of " << checked << "; first: " << (failures.empty() ? "" : failures.front());
 }
 
 TEST(RoundTripExactDecimal, WholeValuesPrintAsTheirCount) {

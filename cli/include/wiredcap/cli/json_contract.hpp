@@ -21,12 +21,13 @@ namespace wiredcap::cli::contract {
 [[nodiscard]] JsonObject head(std::string_view schema);
 
 // {value, source} or {value: null, source, why_unknown}.
-[[nodiscard]] JsonObject size(const std::optional<units::MiB>& v, std::string_view source, std::string_view why_unknown);
-[[nodiscard]] JsonObject size_of_count(const std::optional<std::uint64_t>& mib, std::string_view source,
-                                       std::string_view why_unknown);
+[[nodiscard]] JsonObject size(const std::optional<units::MiB>& v, std::string_view source,
+                              std::string_view why_unknown);
+[[nodiscard]] JsonObject size_of_count(const std::optional<std::uint64_t>& mib,
+                                       std::string_view source, std::string_view why_unknown);
 // A limit measured in bytes, in MiB rounded down (never toward danger).
-[[nodiscard]] JsonObject limit_from_bytes(const std::optional<units::Bytes>& b, std::string_view source,
-                                          std::string_view why_unknown);
+[[nodiscard]] JsonObject limit_from_bytes(const std::optional<units::Bytes>& b,
+                                          std::string_view source, std::string_view why_unknown);
 // What something needs, measured in bytes, in MiB rounded up.
 [[nodiscard]] JsonObject need_from_bytes(units::Bytes b, std::string_view source);
 

@@ -26,7 +26,8 @@ public:
     // A new element, value-initialised (T{}), at the end.
     T& emplace_back() {
         if (size_ % kChunk == 0) chunks_.push_back(std::make_unique_for_overwrite<Chunk>());
-        T* const made = ::new (static_cast<void*>(chunks_.back()->bytes + (size_ % kChunk) * sizeof(T))) T{};
+        T* const made =
+            ::new (static_cast<void*>(chunks_.back()->bytes + (size_ % kChunk) * sizeof(T))) T{};
         ++size_;
         return *made;
     }
@@ -36,7 +37,8 @@ private:
         alignas(T) std::byte bytes[sizeof(T) * kChunk];
     };
     T* element(std::size_t i) {
-        return std::launder(reinterpret_cast<T*>(chunks_[i / kChunk]->bytes + (i % kChunk) * sizeof(T)));
+        return std::launder(
+            reinterpret_cast<T*>(chunks_[i / kChunk]->bytes + (i % kChunk) * sizeof(T)));
     }
 
     std::vector<std::unique_ptr<Chunk>> chunks_;

@@ -44,17 +44,17 @@ namespace wiredcap::journal {
 
 // Where a recorded value came from.
 enum class RefKind {
-    ramp_step,   // a step of a ramp run: run and step say which
-    boot_apply,  // the boot action's apply of a stored value, in a boot that never became
-                 // healthy (time and boot are the apply's)
-    boot_trip,   // the same, when the apply is no longer in the journal: time and boot are
-                 // those of the boot that found it (the guard's trip)
-    unread_write,  // a write outside a ramp never read back before its boot ended
-                   // (common/journal/outside_ramps.hpp); writer says who wrote it
-    answered_hung, // a suspect (a raised write in force when its boot ended) a person said hung
-    suspect,       // the same, not answered yet: not a hang
-    trial_hung,    // Linux: a try-once trial whose boot ended without a confirmation
-                   // (wiredcap-system ttm-after-boot or ttm-reset recorded it `hung`)
+    ramp_step,      // a step of a ramp run: run and step say which
+    boot_apply,     // the boot action's apply of a stored value, in a boot that never became
+                    // healthy (time and boot are the apply's)
+    boot_trip,      // the same, when the apply is no longer in the journal: time and boot are
+                    // those of the boot that found it (the guard's trip)
+    unread_write,   // a write outside a ramp never read back before its boot ended
+                    // (common/journal/outside_ramps.hpp); writer says who wrote it
+    answered_hung,  // a suspect (a raised write in force when its boot ended) a person said hung
+    suspect,        // the same, not answered yet: not a hang
+    trial_hung,     // Linux: a try-once trial whose boot ended without a confirmation
+                    // (wiredcap-system ttm-after-boot or ttm-reset recorded it `hung`)
 };
 
 struct StepRef {
@@ -64,9 +64,9 @@ struct StepRef {
     std::string time;
     std::string boot;
     RefKind kind = RefKind::ramp_step;
-    std::string writer = {};   // outside a ramp: "set", "helper-apply", "boot-action"
-    std::uint64_t uid = 0;     // who ran it (the journal's uid)
-    bool forgotten = false;    // a hang recorded before a person's forget-hang: history only
+    std::string writer = {};  // outside a ramp: "set", "helper-apply", "boot-action"
+    std::uint64_t uid = 0;    // who ran it (the journal's uid)
+    bool forgotten = false;   // a hang recorded before a person's forget-hang: history only
     // A write from the OS default, measured against the effective cap its caller gave
     // (--effective): that caller's claim, never a measurement (docs/design.md §8).
     std::optional<units::MiB> claimed_from = std::nullopt;
@@ -82,13 +82,13 @@ struct Forgotten {
 };
 
 enum class RunState {
-    hung_in_earlier_boot,        // applied, never confirmed, then the machine rebooted
-    interrupted_in_earlier_boot, // intent recorded, no outcome, then the machine rebooted
-    awaiting_in_this_boot,       // applied or intended in this boot, not yet confirmed/reverted
-    revert_unproven_in_this_boot,// ended in this boot, but its `end` says revert_failed or reads
-                                 // back another value than the run's revert target, and no
-                                 // record since shows the step settled (docs/design.md §6, crash points and recover)
-    ended_without_record,        // nothing at risk (last step confirmed or reverted), no "end"
+    hung_in_earlier_boot,          // applied, never confirmed, then the machine rebooted
+    interrupted_in_earlier_boot,   // intent recorded, no outcome, then the machine rebooted
+    awaiting_in_this_boot,         // applied or intended in this boot, not yet confirmed/reverted
+    revert_unproven_in_this_boot,  // ended in this boot, but its `end` says revert_failed or reads
+                                   // back another value than the run's revert target, and no
+    // record since shows the step settled (docs/design.md §6, crash points and recover)
+    ended_without_record,  // nothing at risk (last step confirmed or reverted), no "end"
 };
 
 struct UnresolvedRun {
@@ -143,7 +143,8 @@ struct Report {
 
 // Whether that open step refuses a write by `uid` in run `run` (empty: none): every write outside
 // its run, except root's past another uid's step (a member cannot hold root's commands back).
-[[nodiscard]] bool open_step_refuses(const StepRef& open, std::uint64_t uid, std::string_view run) noexcept;
+[[nodiscard]] bool open_step_refuses(const StepRef& open, std::uint64_t uid,
+                                     std::string_view run) noexcept;
 
 // Whether `boot` is known to be an earlier boot than the current one. When either identity
 // could not be read (the helper stamps "unknown"), nothing proves a reboot happened, and a
@@ -182,7 +183,8 @@ public:
     // What a `confirm` by `uid` of the run's step may confirm: the read-back of that uid's own
     // apply of it in the current boot, in a run it opened, not taken back by a later record of its
     // own for the step (another uid's records change nothing). Nothing: not confirmable.
-    [[nodiscard]] std::optional<units::MiB> own_apply(std::string_view run, std::uint64_t step, std::uint64_t uid) const;
+    [[nodiscard]] std::optional<units::MiB> own_apply(std::string_view run, std::uint64_t step,
+                                                      std::uint64_t uid) const;
 
     // The 1-based orders (as added) of the run-less writes, verdicts and forgets the answers rest
     // on, unordered: the compaction drops every other one of them.

@@ -69,7 +69,7 @@ private:
     std::string_view current_;
     std::vector<Write> unread_;
     std::vector<Write> boot_writes_;  // the boot action's, not settled in their boot (yet)
-    std::vector<Write> trials_;  // Linux trials recorded hung
+    std::vector<Write> trials_;       // Linux trials recorded hung
     // Per boot: its last change, if it is a suspect. std::less<>: looked up by the record's view.
     std::map<std::string, Write, std::less<>> last_change_;
     std::map<std::pair<std::string, std::uint64_t>, Verdict> verdicts_;

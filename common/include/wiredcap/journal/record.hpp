@@ -41,7 +41,8 @@ struct BasicEntry {
     Text effective_source;
     Text reason;
     Text by;  // which wiredcap command asked for an apply ("set"); empty: not named
-    bool ignore_hang_ceiling = false;  // the write overrode the hang ceiling (a person's --ignore-hang-ceiling)
+    bool ignore_hang_ceiling =
+        false;  // the write overrode the hang ceiling (a person's --ignore-hang-ceiling)
 };
 
 using Entry = BasicEntry<std::string>;
@@ -66,7 +67,8 @@ std::optional<To> field_as(const std::optional<From>& from) {
 // EveryFieldComesThroughTheLentRecord) holds each to its own value.
 template <class To, class From>
 BasicEntry<To> converted(const BasicEntry<From>& e) {
-    const auto& [f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18] = e;
+    const auto& [f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17,
+                 f18] = e;
     return BasicEntry<To>{f0,
                           f1,
                           field_as<To>(f2),
@@ -91,8 +93,12 @@ BasicEntry<To> converted(const BasicEntry<From>& e) {
 }  // namespace detail
 
 // The one as the other, field for field.
-[[nodiscard]] inline Entry to_entry(const EntryView& v) { return detail::converted<std::string>(v); }
-[[nodiscard]] inline EntryView view_of(const Entry& e) { return detail::converted<std::string_view>(e); }  // views into e
+[[nodiscard]] inline Entry to_entry(const EntryView& v) {
+    return detail::converted<std::string>(v);
+}
+[[nodiscard]] inline EntryView view_of(const Entry& e) {
+    return detail::converted<std::string_view>(e);
+}  // views into e
 
 // Whether a record's field is the literal `word`: compared in place, not by a call to strlen and
 // compare (the replay asks this many times of every record of the journal, bench/journal_scale.sh).

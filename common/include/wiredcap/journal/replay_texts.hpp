@@ -31,8 +31,9 @@ public:
                 if (word<std::uint64_t>(a + at) != word<std::uint64_t>(b + at)) return false;
             return word<std::uint64_t>(a + n - 8) == word<std::uint64_t>(b + n - 8);
         }
-        if (n >= 4) return word<std::uint32_t>(a) == word<std::uint32_t>(b) &&
-                           word<std::uint32_t>(a + n - 4) == word<std::uint32_t>(b + n - 4);
+        if (n >= 4)
+            return word<std::uint32_t>(a) == word<std::uint32_t>(b) &&
+                   word<std::uint32_t>(a + n - 4) == word<std::uint32_t>(b + n - 4);
         for (std::size_t i = 0; i < n; ++i)
             if (a[i] != b[i]) return false;
         return true;

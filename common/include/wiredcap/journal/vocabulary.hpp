@@ -47,8 +47,9 @@ inline constexpr char removed_intent[] = "removed_intent";
 inline constexpr char removed[] = "removed";
 inline constexpr char persist_removed_intent[] = "persist_removed_intent";
 inline constexpr char persist_removed[] = "persist_removed";
-inline constexpr char trying[] = "trying";    // the boot action, before its write
-inline constexpr char tripped[] = "tripped";  // the boot guard: a boot that applied a value never got healthy
+inline constexpr char trying[] = "trying";  // the boot action, before its write
+inline constexpr char tripped[] =
+    "tripped";  // the boot guard: a boot that applied a value never got healthy
 inline constexpr char healthy[] = "healthy";
 inline constexpr char failed[] = "failed";
 inline constexpr char hung[] = "hung";          // a verdict's answer; a Linux trial judged

@@ -19,11 +19,11 @@ namespace wiredcap::kernel {
 
 struct KernelError {
     enum class Kind {
-        key_missing,      // no such sysctl on this machine (not macOS 14+, or not Apple Silicon)
-        not_permitted,    // the kernel said EPERM (not root)
-        write_refused,    // any other failure of the write
-        read_failed,      // a read failed or returned a value of an unexpected width
-        machine_hung,     // simulator only: the simulated machine is hung until a reboot
+        key_missing,    // no such sysctl on this machine (not macOS 14+, or not Apple Silicon)
+        not_permitted,  // the kernel said EPERM (not root)
+        write_refused,  // any other failure of the write
+        read_failed,    // a read failed or returned a value of an unexpected width
+        machine_hung,   // simulator only: the simulated machine is hung until a reboot
     };
     Kind kind;
     std::string message;

@@ -77,8 +77,8 @@ struct Policy {
 // does the policy's vouched value, which the administrator validated for this kind of machine.
 // `effective`: the effective cap wiredcap read (Metal) or was given, when the knob is 0; the
 // step is measured from it (never from below min). Without it, from min.
-[[nodiscard]] std::optional<std::string> refusal(const Policy& p, units::Bytes memsize, units::MiB current,
-                                                 units::MiB value,
-                                                 std::optional<units::MiB> effective = std::nullopt);
+[[nodiscard]] std::optional<std::string> refusal(
+    const Policy& p, units::Bytes memsize, units::MiB current, units::MiB value,
+    std::optional<units::MiB> effective = std::nullopt);
 
 }  // namespace wiredcap::policy

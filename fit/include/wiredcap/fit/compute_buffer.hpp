@@ -49,13 +49,16 @@ struct ComputeEstimate {
     std::string_view rule;       // the runtime's rule it follows, cited (runtime_defaults.cpp)
 };
 
-[[nodiscard]] Expected<ComputeEstimate> estimate_compute(const Architecture& arch, const KvRequest& req,
+[[nodiscard]] Expected<ComputeEstimate> estimate_compute(const Architecture& arch,
+                                                         const KvRequest& req,
                                                          const KvEstimate& kv);
 
 // The compute term of the runtime that runs the model: mlx-lm's own (mlx_compute.hpp) for MLX;
 // llama.cpp's rule above for the others, which all run llama.cpp (Ollama, LM Studio, the server).
-[[nodiscard]] Expected<ComputeEstimate> estimate_compute_for(Runtime runtime, const Architecture& arch,
-                                                             const KvRequest& req, const KvEstimate& kv);
+[[nodiscard]] Expected<ComputeEstimate> estimate_compute_for(Runtime runtime,
+                                                             const Architecture& arch,
+                                                             const KvRequest& req,
+                                                             const KvEstimate& kv);
 
 // The cells one layer's attention scores span: a full layer's when the model has one, else a
 // sliding or chunked layer's; 0 for a model of recurrent layers only.

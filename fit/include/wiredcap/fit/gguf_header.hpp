@@ -18,15 +18,16 @@ namespace wiredcap::fit {
 
 // The metadata values wiredcap keeps: numbers, booleans, short strings and short arrays of
 // integers or booleans (per-layer values). Everything else is skipped, never stored.
-using MetaValue = std::variant<std::uint64_t, std::int64_t, double, bool, std::string, std::vector<std::int64_t>>;
+using MetaValue =
+    std::variant<std::uint64_t, std::int64_t, double, bool, std::string, std::vector<std::int64_t>>;
 
 struct GgufHeader {
     std::uint32_t version = 0;
     std::map<std::string, MetaValue> metadata;
     std::uint64_t tensor_count = 0;
     units::Bytes tensor_bytes = units::Bytes::zero();  // the sum of the tensor table's sizes
-    std::uint64_t data_offset = 0;                       // where the tensor data starts
-    std::vector<std::string> tensor_names;               // sorted (duplicates refused)
+    std::uint64_t data_offset = 0;                     // where the tensor data starts
+    std::vector<std::string> tensor_names;             // sorted (duplicates refused)
     // Entries of tokenizer.ggml.tokens (the vocabulary), an array skipped, not stored.
     std::optional<std::uint64_t> token_count;
 };
@@ -57,6 +58,7 @@ inline constexpr std::size_t kMaxTensorName = 63;
 // Typed look-ups of metadata; nullopt when absent or of another kind.
 [[nodiscard]] std::optional<std::uint64_t> meta_uint(const GgufHeader& h, const std::string& key);
 [[nodiscard]] std::optional<std::string> meta_string(const GgufHeader& h, const std::string& key);
-[[nodiscard]] const std::vector<std::int64_t>* meta_array(const GgufHeader& h, const std::string& key);
+[[nodiscard]] const std::vector<std::int64_t>* meta_array(const GgufHeader& h,
+                                                          const std::string& key);
 
 }  // namespace wiredcap::fit

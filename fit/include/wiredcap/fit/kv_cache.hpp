@@ -76,7 +76,7 @@ struct Architecture {
     // runs (mlx_compute.hpp). nullopt when the files do not say.
     std::optional<std::uint64_t> query_head_length;
     std::optional<std::uint64_t> value_head_length;
-    std::optional<std::uint64_t> embedding;  // hidden size (n_embd)
+    std::optional<std::uint64_t> embedding;   // hidden size (n_embd)
     std::optional<std::uint64_t> vocabulary;  // tokens the output layer scores (n_vocab)
     // Per token, the feed-forward projections' outputs held at once in its widest layer: 2 x n_ff
     // when gated (the gate's and the up's), n_ff when not; for a mixture of experts, 2 x the
@@ -84,13 +84,13 @@ struct Architecture {
     std::optional<std::uint64_t> feed_forward_values;
     // Experts each token is routed to in a mixture of experts; nullopt for a dense model.
     std::optional<std::uint64_t> experts_used;
-    RecurrentState recurrent;                      // per recurrent layer and sequence
+    RecurrentState recurrent;  // per recurrent layer and sequence
     // Attention layers that keep a recurrent state beside their KV cache (Falcon-H1: every
     // layer, llama-model.cpp create_memory's filter_attn and filter_recr both true).
     std::uint64_t recurrent_beside_attention = 0;
-    std::string source;                            // where the layout was read
-    std::string rule;                              // the runtime's rule it follows, cited
-    std::vector<std::string> notes;                // assumptions, each stated
+    std::string source;              // where the layout was read
+    std::string rule;                // the runtime's rule it follows, cited
+    std::vector<std::string> notes;  // assumptions, each stated
 };
 
 struct KvRequest {
@@ -118,17 +118,19 @@ struct KvRequest {
 [[nodiscard]] bool runs_flash_attention(const KvRequest& r);
 
 struct KvEstimate {
-    units::Bytes total = units::Bytes::zero();      // K + V
+    units::Bytes total = units::Bytes::zero();  // K + V
     units::Bytes k_bytes = units::Bytes::zero();
     units::Bytes v_bytes = units::Bytes::zero();
     units::Bytes recurrent = units::Bytes::zero();  // recurrent state, all sequences
-    units::Bytes per_token = units::Bytes::zero();  // what one more token of context costs (full layers)
+    units::Bytes per_token =
+        units::Bytes::zero();  // what one more token of context costs (full layers)
     units::Bytes largest_layer = units::Bytes::zero();  // K + V of the layer holding the most
-    std::uint64_t full_cells = 0;                   // tokens a full layer holds (padded)
-    std::uint64_t window_cells = 0;                 // tokens a sliding or chunked layer holds
+    std::uint64_t full_cells = 0;                       // tokens a full layer holds (padded)
+    std::uint64_t window_cells = 0;                     // tokens a sliding or chunked layer holds
     std::uint64_t full_layers = 0;
-    std::uint64_t window_layers = 0;                // sliding and chunked
-    std::uint64_t recurrent_layers = 0;             // layers keeping a recurrent state (Falcon-H1: its attention layers too)
+    std::uint64_t window_layers = 0;  // sliding and chunked
+    std::uint64_t recurrent_layers =
+        0;  // layers keeping a recurrent state (Falcon-H1: its attention layers too)
     std::uint64_t uncached_layers = 0;
 };
 

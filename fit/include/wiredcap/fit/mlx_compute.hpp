@@ -43,7 +43,8 @@ inline constexpr std::uint64_t kMlxPrefillStep = 2048;  // mlx_lm/generate.py:30
 [[nodiscard]] bool mlx_fused_attention(std::optional<std::uint64_t> query_head_length,
                                        std::optional<std::uint64_t> value_head_length);
 
-[[nodiscard]] Expected<ComputeEstimate> estimate_mlx_compute(const Architecture& arch, const KvRequest& req,
+[[nodiscard]] Expected<ComputeEstimate> estimate_mlx_compute(const Architecture& arch,
+                                                             const KvRequest& req,
                                                              const KvEstimate& kv);
 
 }  // namespace wiredcap::fit

@@ -35,10 +35,10 @@ struct OllamaParams {
 
 struct ModelInfo {
     ModelFormat format = ModelFormat::gguf;
-    std::string format_text;          // "GGUF v3", "safetensors"
-    std::vector<std::string> files;   // the files whose headers were read
+    std::string format_text;         // "GGUF v3", "safetensors"
+    std::vector<std::string> files;  // the files whose headers were read
     units::Bytes weights = units::Bytes::zero();
-    std::string weights_source;       // "GGUF tensor table (2 files)", ...
+    std::string weights_source;  // "GGUF tensor table (2 files)", ...
     Architecture arch;
     std::uint64_t header_bytes_read = 0;  // bytes read from the model files (headers only)
     FoundIn found_in = FoundIn::file;

@@ -21,6 +21,8 @@ namespace wiredcap::fit {
 }
 
 // A path as messages show it: escaped as above, cut only when absurdly long.
-[[nodiscard]] inline std::string printable_path(std::string_view path) { return printable(path, 1024); }
+[[nodiscard]] inline std::string printable_path(std::string_view path) {
+    return printable(path, 1024);
+}
 
 }  // namespace wiredcap::fit

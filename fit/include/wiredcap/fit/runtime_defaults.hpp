@@ -34,7 +34,8 @@ struct RuntimeDefaults {
     std::string_view cache_source;
     bool loads_projector;  // a vision projector found beside the model is loaded with it
     std::string_view projector_source;
-    std::string_view compute_source;  // what the compute term follows (compute_buffer.hpp, mlx_compute.hpp)
+    std::string_view
+        compute_source;  // what the compute term follows (compute_buffer.hpp, mlx_compute.hpp)
 };
 
 [[nodiscard]] const RuntimeDefaults& runtime_defaults(Runtime r);

@@ -59,8 +59,11 @@ struct RuntimeRequest {
 
 // `gpu_memory` is the memory the runtime sees for the GPU (Ollama's context tier), nullopt when
 // unknown; `memory` the machine's, used in its place then (the larger: never the smaller need).
-[[nodiscard]] Expected<RuntimeRequest> runtime_request(std::optional<Runtime> named, const RequestFlags& flags,
-                                                       const ModelInfo& m, std::optional<units::Bytes> gpu_memory,
-                                                       std::optional<units::Bytes> memory, const OllamaEnvironment& env);
+[[nodiscard]] Expected<RuntimeRequest> runtime_request(std::optional<Runtime> named,
+                                                       const RequestFlags& flags,
+                                                       const ModelInfo& m,
+                                                       std::optional<units::Bytes> gpu_memory,
+                                                       std::optional<units::Bytes> memory,
+                                                       const OllamaEnvironment& env);
 
 }  // namespace wiredcap::fit

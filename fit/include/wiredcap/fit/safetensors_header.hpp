@@ -33,12 +33,13 @@ inline constexpr std::uint64_t kMaxSafetensorsHeader = 100'000'000;
 // 150 bytes.
 struct SafetensorsLimits {
     std::uint64_t max_tensors = 1u << 17;
-    std::uint64_t max_values = 16u << 17;         // sixteen a tensor
-    std::uint64_t max_parsed = 24u << 20;         // bytes the JSON parser sees (json_stream.hpp)
-    std::size_t max_metadata_string = 4096;       // longer __metadata__ values are not kept
-    std::size_t max_metadata_entries = 1024;      // nor keys past this many
+    std::uint64_t max_values = 16u << 17;     // sixteen a tensor
+    std::uint64_t max_parsed = 24u << 20;     // bytes the JSON parser sees (json_stream.hpp)
+    std::size_t max_metadata_string = 4096;   // longer __metadata__ values are not kept
+    std::size_t max_metadata_entries = 1024;  // nor keys past this many
 };
 
-[[nodiscard]] Expected<SafetensorsHeader> parse_safetensors(ByteReader& in, const SafetensorsLimits& limits = {});
+[[nodiscard]] Expected<SafetensorsHeader> parse_safetensors(ByteReader& in,
+                                                            const SafetensorsLimits& limits = {});
 
 }  // namespace wiredcap::fit

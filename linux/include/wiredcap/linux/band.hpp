@@ -31,18 +31,19 @@ inline constexpr units::MiB kReserveFloor = 1_GiB;
 inline constexpr units::MiB kBuiltinLow = 1_GiB;
 
 struct TtmBand {
-    units::Pages low;                    // inclusive
-    units::Pages high;                   // inclusive
-    units::Pages reserve;                // MemTotal - high is at least this
+    units::Pages low;                      // inclusive
+    units::Pages high;                     // inclusive
+    units::Pages reserve;                  // MemTotal - high is at least this
     std::optional<units::Pages> max_step;  // the most a trial may raise above pages_limit now
     std::optional<units::Pages> vouched;   // exempt from max_step (policy's `vouched`)
-    std::string source;                  // "built-in band (docs/bands.md)" or "policy file PATH"
-    std::vector<std::string> warnings;   // the policy's (the GB x 1000 slip)
+    std::string source;                    // "built-in band (docs/bands.md)" or "policy file PATH"
+    std::vector<std::string> warnings;     // the policy's (the GB x 1000 slip)
 };
 
 // `b` as whole pages exactly, or an error naming the two whole-page neighbours. `what` names
 // the size in the message ("max", "the trial's size").
-[[nodiscard]] Expected<units::Pages> whole_pages(std::string_view what, units::Bytes b, units::PageSize size);
+[[nodiscard]] Expected<units::Pages> whole_pages(std::string_view what, units::Bytes b,
+                                                 units::PageSize size);
 
 // The built-in band; an error when MemTotal leaves no room (below about 2 GiB).
 [[nodiscard]] Expected<TtmBand> builtin_ttm_band(units::Bytes mem_total, units::PageSize size);
@@ -58,7 +59,8 @@ struct PolicyText {
     std::string path;
     Expected<std::optional<std::string>> text = std::optional<std::string>{};
 };
-[[nodiscard]] Expected<TtmBand> ttm_band(const PolicyText& policy, units::Bytes mem_total, units::PageSize size);
+[[nodiscard]] Expected<TtmBand> ttm_band(const PolicyText& policy, units::Bytes mem_total,
+                                         units::PageSize size);
 
 // Why `want` may not be tried when pages_limit reads `current` (unknown: the step is measured
 // from the band's bottom), or nullopt when it may. Lowering never counts against max_step.

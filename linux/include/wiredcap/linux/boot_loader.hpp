@@ -27,14 +27,16 @@ public:
     // Why a one-shot trial cannot be run here, or nullopt when it can.
     [[nodiscard]] virtual std::optional<std::string> unusable() const = 0;
     // A trial entry (the default's, with `name=value`) booted once by the next boot only.
-    [[nodiscard]] virtual Expected<Ok> schedule(std::string_view name, std::string_view value) const = 0;
+    [[nodiscard]] virtual Expected<Ok> schedule(std::string_view name,
+                                                std::string_view value) const = 0;
     // Whether wiredcap's one-shot is still waiting to be booted.
     [[nodiscard]] virtual Expected<bool> oneshot_armed() const = 0;
     // Disarms wiredcap's one-shot and removes its trial entry; one line per place touched or
     // left alone.
     [[nodiscard]] virtual Expected<std::vector<std::string>> cancel() const = 0;
     // `name=value` on the default entry's command line (replacing an earlier one).
-    [[nodiscard]] virtual Expected<Ok> make_default(std::string_view name, std::string_view value) const = 0;
+    [[nodiscard]] virtual Expected<Ok> make_default(std::string_view name,
+                                                    std::string_view value) const = 0;
     [[nodiscard]] virtual Expected<Ok> remove_default(std::string_view name) const = 0;
     // The value of `name` where make_default writes it, if any.
     [[nodiscard]] virtual std::optional<std::string> default_value(std::string_view name) const = 0;

@@ -14,12 +14,14 @@ namespace wiredcap::linux_amd {
 
 // The value of the LAST `name=` on the line (the kernel applies them in order, so the last
 // wins); nullopt when absent.
-[[nodiscard]] std::optional<std::string> cmdline_value(std::string_view line, std::string_view name);
+[[nodiscard]] std::optional<std::string> cmdline_value(std::string_view line,
+                                                       std::string_view name);
 
 // The line without any `name=...` word.
 [[nodiscard]] std::string remove_param(std::string_view line, std::string_view name);
 
 // The line without any `name=...` word, then `name=value` appended.
-[[nodiscard]] std::string set_param(std::string_view line, std::string_view name, std::string_view value);
+[[nodiscard]] std::string set_param(std::string_view line, std::string_view name,
+                                    std::string_view value);
 
 }  // namespace wiredcap::linux_amd

@@ -67,12 +67,14 @@ struct MenuEntry {
 
 // grubenv at `env` (a path under root), as grub-editenv lists it / after `grub-editenv env ARGS`.
 // The machine's own grub-editenv runs (a scratch root's if it has one, else the host's).
-[[nodiscard]] Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root, std::string_view env);
+[[nodiscard]] Expected<std::map<std::string, std::string>> grub_env(const SystemRoot& root,
+                                                                    std::string_view env);
 [[nodiscard]] Expected<Ok> grub_editenv(const SystemRoot& root, std::string_view env,
                                         const std::vector<std::string>& args);
 // Why GRUB could not clear next_entry in grubenv under `dir` at boot (btrfs, ZFS, LVM, LUKS,
 // md RAID), or nullopt.
-[[nodiscard]] std::optional<std::string> grubenv_unkept(const SystemRoot& root, std::string_view dir);
+[[nodiscard]] std::optional<std::string> grubenv_unkept(const SystemRoot& root,
+                                                        std::string_view dir);
 
 class Grub final : public BootLoader {
 public:
@@ -80,11 +82,13 @@ public:
 
     [[nodiscard]] std::string_view name() const override { return "GRUB"; }
     [[nodiscard]] std::optional<std::string> unusable() const override;
-    [[nodiscard]] Expected<Ok> schedule(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<Ok> schedule(std::string_view name,
+                                        std::string_view value) const override;
     [[nodiscard]] Expected<bool> oneshot_armed() const override;
     [[nodiscard]] Expected<std::vector<std::string>> cancel() const override;
     // GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then update-grub.
-    [[nodiscard]] Expected<Ok> make_default(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<Ok> make_default(std::string_view name,
+                                            std::string_view value) const override;
     [[nodiscard]] Expected<Ok> remove_default(std::string_view name) const override;
     [[nodiscard]] std::optional<std::string> default_value(std::string_view name) const override;
     // GRUB_CMDLINE_LINUX (every entry, recovery included): never wiredcap's.
@@ -99,7 +103,8 @@ public:
     [[nodiscard]] Expected<MenuEntry> default_entry() const;
 
 private:
-    [[nodiscard]] std::optional<std::string> cmdline_value_of(std::string_view key, std::string_view name) const;
+    [[nodiscard]] std::optional<std::string> cmdline_value_of(std::string_view key,
+                                                              std::string_view name) const;
     [[nodiscard]] Expected<Ok> editenv(const std::vector<std::string>& args) const;
     // Why grubenv's next_entry or custom.cfg do not hold the trial just armed, or nullopt.
     [[nodiscard]] std::optional<std::string> oneshot_mismatch(const std::string& entry_text) const;

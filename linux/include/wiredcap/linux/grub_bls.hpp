@@ -34,10 +34,12 @@ public:
 
     [[nodiscard]] std::string_view name() const override { return "GRUB with BLS entries"; }
     [[nodiscard]] std::optional<std::string> unusable() const override;
-    [[nodiscard]] Expected<Ok> schedule(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<Ok> schedule(std::string_view name,
+                                        std::string_view value) const override;
     [[nodiscard]] Expected<bool> oneshot_armed() const override;
     [[nodiscard]] Expected<std::vector<std::string>> cancel() const override;
-    [[nodiscard]] Expected<Ok> make_default(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<Ok> make_default(std::string_view name,
+                                            std::string_view value) const override;
     [[nodiscard]] Expected<Ok> remove_default(std::string_view name) const override;
     [[nodiscard]] std::optional<std::string> default_value(std::string_view name) const override;
     [[nodiscard]] std::vector<std::string> foreign_values(std::string_view name) const override;

@@ -22,11 +22,13 @@ struct ShellAssignment {
 };
 
 // The assignment of key in text, nullopt if none, or why it may not be edited.
-[[nodiscard]] Expected<std::optional<ShellAssignment>> find_assignment(std::string_view text, std::string_view key);
+[[nodiscard]] Expected<std::optional<ShellAssignment>> find_assignment(std::string_view text,
+                                                                       std::string_view key);
 
 // text with the assignment's value replaced (appended as KEY="value" when there was none).
 [[nodiscard]] std::string with_assignment(std::string_view text, std::string_view key,
-                                          const std::optional<ShellAssignment>& found, std::string_view value);
+                                          const std::optional<ShellAssignment>& found,
+                                          std::string_view value);
 
 // True when a non-comment line of text names key (an override in /etc/default/grub.d).
 [[nodiscard]] bool mentions(std::string_view text, std::string_view key);

@@ -17,8 +17,9 @@
 namespace wiredcap::linux_amd {
 
 // `version` is wiredcap's; the hang ceiling is the journal's shared reader's (status_text.hpp).
-[[nodiscard]] std::string status_json(const SystemRoot& root, const Expected<std::optional<units::MiB>>& hang_ceiling,
-                                      const PolicyText& policy,
-                                      std::string_view journal, std::string_view version);
+[[nodiscard]] std::string status_json(const SystemRoot& root,
+                                      const Expected<std::optional<units::MiB>>& hang_ceiling,
+                                      const PolicyText& policy, std::string_view journal,
+                                      std::string_view version);
 
 }  // namespace wiredcap::linux_amd

@@ -16,8 +16,8 @@ namespace wiredcap::linux_amd {
 // The whole report, lines of at most 80 columns. The hang ceiling is what the journal's shared
 // reader found in `journal` (the caller reads it: the journal is the project's, not linux/'s);
 // an error there is shown, and binds every trial.
-[[nodiscard]] std::string status_text(const SystemRoot& root, const Expected<std::optional<units::MiB>>& hang_ceiling,
-                                      const PolicyText& policy,
-                                      std::string_view journal);
+[[nodiscard]] std::string status_text(const SystemRoot& root,
+                                      const Expected<std::optional<units::MiB>>& hang_ceiling,
+                                      const PolicyText& policy, std::string_view journal);
 
 }  // namespace wiredcap::linux_amd

@@ -28,7 +28,8 @@ inline constexpr std::string_view kSdTrialEntry = "wiredcap-trial.conf";
 
 // The string of an efivarfs file: UTF-16LE after the 4 attribute bytes, ASCII only; nullopt
 // when the variable is absent or holds anything else.
-[[nodiscard]] std::optional<std::string> read_efi_string(const SystemRoot& root, std::string_view name);
+[[nodiscard]] std::optional<std::string> read_efi_string(const SystemRoot& root,
+                                                         std::string_view name);
 // A Boot Loader Specification entry's text with `name` removed from every `options` line and,
 // when `value` is given, `name=value` on the last one (appended as an `options` line if none).
 [[nodiscard]] std::string with_options(const std::string& entry, std::string_view name,
@@ -45,10 +46,12 @@ public:
 
     [[nodiscard]] std::string_view name() const override { return "systemd-boot"; }
     [[nodiscard]] std::optional<std::string> unusable() const override;
-    [[nodiscard]] Expected<Ok> schedule(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<Ok> schedule(std::string_view name,
+                                        std::string_view value) const override;
     [[nodiscard]] Expected<bool> oneshot_armed() const override;
     [[nodiscard]] Expected<std::vector<std::string>> cancel() const override;
-    [[nodiscard]] Expected<Ok> make_default(std::string_view name, std::string_view value) const override;
+    [[nodiscard]] Expected<Ok> make_default(std::string_view name,
+                                            std::string_view value) const override;
     [[nodiscard]] Expected<Ok> remove_default(std::string_view name) const override;
     [[nodiscard]] std::optional<std::string> default_value(std::string_view name) const override;
     [[nodiscard]] std::vector<std::string> foreign_values(std::string_view name) const override;

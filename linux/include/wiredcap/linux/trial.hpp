@@ -51,15 +51,18 @@ struct VerbResult {
 // write, the read-back, the outcome. `self` is how a person runs the next verb a line names
 // (ttm-confirm, ttm-forget-hang): the complete command.
 // `policy`: root's policy file as read (band.hpp); the band it sets, or the built-in one.
-[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal, const PolicyText& policy,
-                                        units::Bytes size, const VerbCommand& self);
-[[nodiscard]] VerbResult after_boot(const SystemRoot& root, TrialJournal& journal, const VerbCommand& self);
+[[nodiscard]] VerbResult schedule_trial(const SystemRoot& root, TrialJournal& journal,
+                                        const PolicyText& policy, units::Bytes size,
+                                        const VerbCommand& self);
+[[nodiscard]] VerbResult after_boot(const SystemRoot& root, TrialJournal& journal,
+                                    const VerbCommand& self);
 [[nodiscard]] VerbResult confirm_trial(const SystemRoot& root, TrialJournal& journal,
                                        const std::vector<std::string>& check_cmd);
 [[nodiscard]] VerbResult reset_ttm(const SystemRoot& root, TrialJournal& journal);
 // Clears the hang ceiling with a `forgotten` record and why (kernel-update, hardware-change,
 // other-cause): the way out of a ceiling a person knows was not a hang (a trial left
 // unconfirmed). Never implied by reset, as on a Mac.
-[[nodiscard]] VerbResult forget_hang(const SystemRoot& root, TrialJournal& journal, std::string_view why);
+[[nodiscard]] VerbResult forget_hang(const SystemRoot& root, TrialJournal& journal,
+                                     std::string_view why);
 
 }  // namespace wiredcap::linux_amd

@@ -21,7 +21,7 @@ namespace wiredcap::linux_amd {
 // One record: the event, and what a reader needs beside the trial's value (the state's param,
 // pages and page size, which every record carries).
 struct TrialEvent {
-    std::string_view event;  // intent, trial-scheduled, refused, trial-booted, mismatch, ...
+    std::string_view event;   // intent, trial-scheduled, refused, trial-booted, mismatch, ...
     std::string reason = {};  // why: a refusal's, failure's or hang's message
     std::string place = {};   // the boot-loader files written (trial-scheduled, made-default)
     std::optional<units::Pages> readback = std::nullopt;  // pages_limit read back

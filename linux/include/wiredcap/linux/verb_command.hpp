@@ -19,7 +19,8 @@ namespace wiredcap::linux_amd {
 struct VerbCommand {
     std::string prefix;  // "sudo /usr/local/libexec/wiredcap/wiredcap-system"
     // prefix, the verb, `--root DIR` when root is not "/", then args (already shell words).
-    [[nodiscard]] std::string of(const SystemRoot& root, std::string_view verb, std::string_view args = {}) const;
+    [[nodiscard]] std::string of(const SystemRoot& root, std::string_view verb,
+                                 std::string_view args = {}) const;
 };
 
 }  // namespace wiredcap::linux_amd

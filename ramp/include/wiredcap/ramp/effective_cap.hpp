@@ -25,7 +25,8 @@ struct EffectiveCap {
 
 // The effective cap now; an error (a usage error for the caller) when it is unknown and
 // `from` is missing, or when `from` is given although the cap could be read.
-[[nodiscard]] Expected<EffectiveCap> effective_cap(const MachineReadings& m, const MetalReading& metal,
+[[nodiscard]] Expected<EffectiveCap> effective_cap(const MachineReadings& m,
+                                                   const MetalReading& metal,
                                                    const std::optional<units::MiB>& from);
 
 // What the helper journals with a change from the OS default: --effective SIZE
@@ -36,6 +37,7 @@ struct EffectiveCap {
 [[nodiscard]] std::string effective_text(const EffectiveCap& e);
 
 // --from SIZE, parsed as every size is (a unit, exact MiB, above 0).
-[[nodiscard]] Expected<std::optional<units::MiB>> parse_from(const std::optional<std::string>& text);
+[[nodiscard]] Expected<std::optional<units::MiB>> parse_from(
+    const std::optional<std::string>& text);
 
 }  // namespace wiredcap::cli

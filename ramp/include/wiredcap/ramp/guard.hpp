@@ -40,8 +40,8 @@ public:
     // read_metal() has run in this process: forking without exec is unsafe after Metal,
     // CoreGraphics or the Objective-C runtime are loaded (their threads), so a ramp starts its
     // guard first (docs/design.md §6, the guard process; enforced on every platform so Linux tests hold the order).
-    [[nodiscard]] static Expected<Guard> start(const HelperClient& helper, std::string run_id, int tty_fd,
-                                               const struct termios* saved);
+    [[nodiscard]] static Expected<Guard> start(const HelperClient& helper, std::string run_id,
+                                               int tty_fd, const struct termios* saved);
     Guard(Guard&& other) noexcept;
     Guard& operator=(Guard&&) = delete;
     Guard(const Guard&) = delete;
@@ -50,7 +50,8 @@ public:
 
     // `revert_to`: the last confirmed value, nullopt for the OS default (reset).
     // `in_force`: the step's read-back, once it awaits its answer.
-    void arm(std::uint64_t step, std::optional<units::MiB> revert_to, std::chrono::system_clock::time_point deadline,
+    void arm(std::uint64_t step, std::optional<units::MiB> revert_to,
+             std::chrono::system_clock::time_point deadline,
              std::optional<units::MiB> in_force = std::nullopt);
     [[nodiscard]] Answer claim(std::uint64_t step);
     void settled_confirmed(std::uint64_t step);

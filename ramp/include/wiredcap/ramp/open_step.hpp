@@ -22,7 +22,8 @@ namespace wiredcap::cli {
 
 // The same, from the journal as it is now (in the boot `m` reads). Nullopt also when the journal
 // cannot be read: the caller's own reading of it then refuses, saying why.
-[[nodiscard]] std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx, const MachineReadings& m);
+[[nodiscard]] std::optional<recovery::UnresolvedRun> open_step_now(const CliContext& ctx,
+                                                                   const MachineReadings& m);
 
 // "run R step N (V, T) awaits confirmation in this boot": the step, in a clause.
 [[nodiscard]] std::string open_step_clause(const recovery::UnresolvedRun& u);

@@ -15,23 +15,23 @@
 namespace wiredcap::cli {
 
 struct PlanInput {
-    units::MiB current;                 // read back; 0 = OS default
-    units::MiB effective;               // the effective cap now (effective_cap.hpp): every step is above it
+    units::MiB current;    // read back; 0 = OS default
+    units::MiB effective;  // the effective cap now (effective_cap.hpp): every step is above it
     std::string effective_source;
     units::Bytes memsize;
     PolicyView policy;
     units::MiB target;
-    std::optional<units::MiB> step;     // default: the policy's max_step
+    std::optional<units::MiB> step;  // default: the policy's max_step
     std::optional<recovery::StepRef> hang_ceiling;
     bool ignore_hang_ceiling = false;
 };
 
 struct Plan {
-    units::MiB base;                    // what the first step counts from: the effective cap, or min
+    units::MiB base;  // what the first step counts from: the effective cap, or min
     units::MiB step;
     std::vector<units::MiB> steps;
-    units::MiB target;                  // what was asked for: always the last step (a plan that a
-                                        // hang ceiling would cut short is refused, never shortened)
+    units::MiB target;  // what was asked for: always the last step (a plan that a
+                        // hang ceiling would cut short is refused, never shortened)
 };
 
 struct PlanError {

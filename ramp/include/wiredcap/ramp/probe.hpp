@@ -15,10 +15,12 @@ struct ProbeResult {
     std::optional<int> exit_code;  // set when it exited
     std::optional<int> signal;     // set when a signal ended it
     bool timed_out = false;
-    bool interrupted = false;      // `stop` said so: killed at once (the step is reverted)
+    bool interrupted = false;  // `stop` said so: killed at once (the step is reverted)
     std::chrono::milliseconds elapsed{0};
-    std::string error;             // could not be started at all (then nothing else is set)
-    [[nodiscard]] bool passed() const { return exit_code && *exit_code == 0 && !timed_out && !interrupted; }
+    std::string error;  // could not be started at all (then nothing else is set)
+    [[nodiscard]] bool passed() const {
+        return exit_code && *exit_code == 0 && !timed_out && !interrupted;
+    }
     [[nodiscard]] std::string describe() const;  // "exit 0 in 1.24 s", "killed after 30 s timeout"
 };
 

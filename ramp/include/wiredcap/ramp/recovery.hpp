@@ -25,7 +25,8 @@ using journal::StepRef;
 using journal::UnresolvedRun;
 using Analysis = journal::Classifier;
 
-[[nodiscard]] Report analyse(const std::vector<journal_view::Entry>& entries, std::string_view current_boot);
+[[nodiscard]] Report analyse(const std::vector<journal_view::Entry>& entries,
+                             std::string_view current_boot);
 
 // The journal at `path` read and analysed record by record; what reading found besides the
 // records (torn tail, skipped lines) in `notes` when given.
@@ -38,7 +39,8 @@ using Analysis = journal::Classifier;
 // the one read (compacted since, say): the answer is the one a new reading would give.
 class JournalReplay {
 public:
-    [[nodiscard]] static Expected<JournalReplay> read(const std::string& path, std::string_view current_boot,
+    [[nodiscard]] static Expected<JournalReplay> read(const std::string& path,
+                                                      std::string_view current_boot,
                                                       journal_view::Notes* notes = nullptr);
     [[nodiscard]] Expected<Report> catch_up();
     [[nodiscard]] Report report() const { return analysis_.finish(); }

@@ -14,7 +14,8 @@ namespace wiredcap::cli {
 
 // "Step 2 was not kept: uid 0 ran wiredcap reset at T while it awaited its answer, and
 // iogpu.wired_limit_mb reads 0 (OS default policy) now [kernel read-back]; nothing was undone."
-[[nodiscard]] std::string superseded_sentence(const CliContext& ctx, const std::string& run, std::uint64_t step,
-                                              units::MiB applied, units::MiB now);
+[[nodiscard]] std::string superseded_sentence(const CliContext& ctx, const std::string& run,
+                                              std::uint64_t step, units::MiB applied,
+                                              units::MiB now);
 
 }  // namespace wiredcap::cli

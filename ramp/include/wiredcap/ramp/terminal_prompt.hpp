@@ -64,11 +64,13 @@ public:
     // `sample`, the countdown line carries watch's gauge (cap_gauge) of wired memory against
     // the cap, sampled once a second; on a dumb terminal, where nothing is redrawn, it is not.
     using Sampler = std::function<WatchSample()>;
-    [[nodiscard]] Answer ask(const std::string& question, std::chrono::steady_clock::time_point deadline,
+    [[nodiscard]] Answer ask(const std::string& question,
+                             std::chrono::steady_clock::time_point deadline,
                              const SignalWatch& signals, const Sampler& sample = {});
 
 private:
-    Terminal(int in_fd, int out_fd, const struct termios& saved) : in_(in_fd), out_(out_fd), saved_(saved) {}
+    Terminal(int in_fd, int out_fd, const struct termios& saved)
+        : in_(in_fd), out_(out_fd), saved_(saved) {}
     int in_ = -1;
     int out_ = -1;
     struct termios saved_ {};

@@ -22,17 +22,17 @@ struct Word {
 };
 
 struct Question {
-    std::string text;        // shown before each read, ending where the answer is typed
-    std::vector<Word> words; // the words it takes; anything else is asked again
-    std::string again;       // said before asking again: which words it takes
-    std::string in_full;     // said when a short form names an answer it takes only in full
+    std::string text;         // shown before each read, ending where the answer is typed
+    std::vector<Word> words;  // the words it takes; anything else is asked again
+    std::string again;        // said before asking again: which words it takes
+    std::string in_full;      // said when a short form names an answer it takes only in full
 };
 
 // Asks on `say` and reads lines from `in` until one is a word of `q`. `say_is_terminal`:
 // the terminal's echo of Enter ends the question's line; otherwise (2>&1 | tee) a newline is
 // written, so that the next message does not share the question's line.
-[[nodiscard]] std::optional<std::string> ask_word(std::istream& in, std::ostream& say, bool say_is_terminal,
-                                                  const Question& q);
+[[nodiscard]] std::optional<std::string> ask_word(std::istream& in, std::ostream& say,
+                                                  bool say_is_terminal, const Question& q);
 
 // The words of a yes-or-no question. With `full_yes_because` (yes raises the cap, or lifts what
 // keeps it down) only a full "yes" is yes, and "y" is answered with that reason; otherwise "y"

@@ -22,7 +22,8 @@ public:
     // `owner`; the boot id is the running system's (under `root`), read once.
     SharedTrialJournal(std::string command, std::string path, uid_t owner, uid_t caller,
                        const linux_amd::SystemRoot& root);
-    [[nodiscard]] bool record(const linux_amd::TrialEvent& e, const linux_amd::TrialState& s) override;
+    [[nodiscard]] bool record(const linux_amd::TrialEvent& e,
+                              const linux_amd::TrialState& s) override;
     [[nodiscard]] Expected<std::optional<units::MiB>> hang_ceiling() override;
 
 private:

@@ -14,8 +14,8 @@ namespace wiredcap::units {
 
 // The value in To, or nullopt when it is not a whole number of To.
 template <class To, class From>
-    requires(is_quantity<To>)
-[[nodiscard]] constexpr std::optional<To> exact_cast(const Quantity<From>& q) noexcept {
+requires(is_quantity<To>)
+    [[nodiscard]] constexpr std::optional<To> exact_cast(const Quantity<From>& q) noexcept {
     const std::uint64_t b = q.bytes();
     if (b % To::unit::bytes != 0) return std::nullopt;
     return To::from_count(b / To::unit::bytes);
@@ -23,15 +23,14 @@ template <class To, class From>
 
 // The largest whole To that is not larger than q. Never fails.
 template <class To, class From>
-    requires(is_quantity<To>)
-[[nodiscard]] constexpr To floor_cast(const Quantity<From>& q) noexcept {
+requires(is_quantity<To>) [[nodiscard]] constexpr To floor_cast(const Quantity<From>& q) noexcept {
     return *To::from_count(q.bytes() / To::unit::bytes);
 }
 
 // The smallest whole To that is not smaller than q, or nullopt when that does not fit.
 template <class To, class From>
-    requires(is_quantity<To>)
-[[nodiscard]] constexpr std::optional<To> ceil_cast(const Quantity<From>& q) noexcept {
+requires(is_quantity<To>)
+    [[nodiscard]] constexpr std::optional<To> ceil_cast(const Quantity<From>& q) noexcept {
     const std::uint64_t b = q.bytes();
     const std::uint64_t whole = b / To::unit::bytes + (b % To::unit::bytes != 0 ? 1 : 0);
     return To::from_count(whole);

@@ -8,9 +8,9 @@
 namespace wiredcap::units::literals {
 
 // Each suffix is the unit's symbol, as the parser spells it (kB, not KB).
-#define WIREDCAP_LITERAL(TYPE, SUFFIX)                                             \
-    consteval TYPE operator""_##SUFFIX(unsigned long long n) {                    \
-        return TYPE::from_count_or_throw(static_cast<std::uint64_t>(n));          \
+#define WIREDCAP_LITERAL(TYPE, SUFFIX)                                   \
+    consteval TYPE operator""_##SUFFIX(unsigned long long n) {           \
+        return TYPE::from_count_or_throw(static_cast<std::uint64_t>(n)); \
     }
 WIREDCAP_LITERAL(Bytes, B)
 WIREDCAP_LITERAL(KB, kB)

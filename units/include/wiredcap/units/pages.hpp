@@ -47,7 +47,8 @@ public:
 class Pages {
 public:
     // The only way to attach "pages" to a number; nullopt when the byte size would not fit.
-    [[nodiscard]] static constexpr std::optional<Pages> from_count(std::uint64_t n, PageSize size) noexcept {
+    [[nodiscard]] static constexpr std::optional<Pages> from_count(std::uint64_t n,
+                                                                   PageSize size) noexcept {
         if (n > std::numeric_limits<std::uint64_t>::max() / size.bytes()) return std::nullopt;
         return Pages{n, size};
     }
@@ -60,7 +61,9 @@ public:
     [[nodiscard]] constexpr std::uint64_t count() const noexcept { return n_; }
     [[nodiscard]] constexpr PageSize page_size() const noexcept { return size_; }
     // Exact: the invariant keeps count * page size within 64 bits.
-    [[nodiscard]] constexpr Bytes to_bytes() const noexcept { return *Bytes::from_count(n_ * size_.bytes()); }
+    [[nodiscard]] constexpr Bytes to_bytes() const noexcept {
+        return *Bytes::from_count(n_ * size_.bytes());
+    }
 
     friend constexpr bool operator==(const Pages& a, const Pages& b) {
         same_size(a, b);
@@ -70,7 +73,8 @@ public:
         same_size(a, b);
         return a.n_ <=> b.n_;
     }
-    [[nodiscard]] friend constexpr std::optional<Pages> checked_sub(const Pages& a, const Pages& b) {
+    [[nodiscard]] friend constexpr std::optional<Pages> checked_sub(const Pages& a,
+                                                                    const Pages& b) {
         same_size(a, b);
         if (b.n_ > a.n_) return std::nullopt;
         return Pages{a.n_ - b.n_, a.size_};

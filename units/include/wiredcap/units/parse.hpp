@@ -18,8 +18,8 @@
 namespace wiredcap::units {
 
 struct ParsedSize {
-    Bytes bytes;      // the exact value
-    SizeUnit unit;    // the unit it was written in
+    Bytes bytes;    // the exact value
+    SizeUnit unit;  // the unit it was written in
     bool had_fraction;
 };
 

@@ -34,11 +34,11 @@ enum class Family { bytes, decimal, binary };
 
 namespace unit {
 // Each unit is a tag: its symbol, its size in bytes, and its family.
-#define WIREDCAP_UNIT(NAME, SYMBOL, BYTES, FAMILY)                         \
-    struct NAME {                                                          \
-        static constexpr std::string_view symbol = SYMBOL;                 \
-        static constexpr std::uint64_t bytes = BYTES;                      \
-        static constexpr Family family = Family::FAMILY;                   \
+#define WIREDCAP_UNIT(NAME, SYMBOL, BYTES, FAMILY)         \
+    struct NAME {                                          \
+        static constexpr std::string_view symbol = SYMBOL; \
+        static constexpr std::uint64_t bytes = BYTES;      \
+        static constexpr Family family = Family::FAMILY;   \
     }
 WIREDCAP_UNIT(Bytes, "B", 1, bytes);
 WIREDCAP_UNIT(KB, "kB", 1000ULL, decimal);
@@ -78,7 +78,8 @@ template <class Unit>
 class Quantity {
 public:
     using unit = Unit;
-    static constexpr std::uint64_t max_count = std::numeric_limits<std::uint64_t>::max() / Unit::bytes;
+    static constexpr std::uint64_t max_count =
+        std::numeric_limits<std::uint64_t>::max() / Unit::bytes;
 
     // Named factory: the only way to attach a unit to a raw number. Refuses counts whose byte
     // size would not fit in 64 bits.
@@ -102,23 +103,28 @@ public:
     // Exact, same-family (or to-Bytes) conversion. Cannot overflow: the source's byte size fits
     // in 64 bits, and a finer unit's count is never larger than the byte count.
     template <class Other>
-        requires(is_exact_conversion<Other, Unit> && !std::is_same_v<Other, Unit>)
-    constexpr Quantity(const Quantity<Other>& other) noexcept  // NOLINT(google-explicit-constructor)
+    requires(is_exact_conversion<Other, Unit> && !std::is_same_v<Other, Unit>) constexpr Quantity(
+        const Quantity<Other>& other) noexcept  // NOLINT(google-explicit-constructor)
         : n_(other.count() * (Other::bytes / Unit::bytes)) {}
 
     [[nodiscard]] constexpr std::uint64_t count() const noexcept { return n_; }
     [[nodiscard]] constexpr std::uint64_t bytes() const noexcept { return n_ * Unit::bytes; }
 
-    friend constexpr bool operator==(const Quantity& a, const Quantity& b) noexcept { return a.n_ == b.n_; }
-    friend constexpr std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) noexcept {
+    friend constexpr bool operator==(const Quantity& a, const Quantity& b) noexcept {
+        return a.n_ == b.n_;
+    }
+    friend constexpr std::strong_ordering operator<=>(const Quantity& a,
+                                                      const Quantity& b) noexcept {
         return a.n_ <=> b.n_;
     }
 
-    [[nodiscard]] friend constexpr std::optional<Quantity> checked_add(const Quantity& a, const Quantity& b) noexcept {
+    [[nodiscard]] friend constexpr std::optional<Quantity> checked_add(const Quantity& a,
+                                                                       const Quantity& b) noexcept {
         if (a.n_ > max_count - b.n_) return std::nullopt;
         return Quantity{a.n_ + b.n_};
     }
-    [[nodiscard]] friend constexpr std::optional<Quantity> checked_sub(const Quantity& a, const Quantity& b) noexcept {
+    [[nodiscard]] friend constexpr std::optional<Quantity> checked_sub(const Quantity& a,
+                                                                       const Quantity& b) noexcept {
         if (b.n_ > a.n_) return std::nullopt;
         return Quantity{a.n_ - b.n_};
     }

@@ -11,7 +11,17 @@
 
 namespace wiredcap::units {
 
-enum class SizeUnit { bytes, kilobytes, megabytes, gigabytes, terabytes, kibibytes, mebibytes, gibibytes, tebibytes };
+enum class SizeUnit {
+    bytes,
+    kilobytes,
+    megabytes,
+    gigabytes,
+    terabytes,
+    kibibytes,
+    mebibytes,
+    gibibytes,
+    tebibytes
+};
 
 struct SizeUnitInfo {
     SizeUnit unit;

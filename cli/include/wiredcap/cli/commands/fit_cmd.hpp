@@ -20,7 +20,8 @@ namespace wiredcap::fit {
 // (wiredcap/fit/runtime_defaults.hpp).
 struct FitRequest {
     std::string path;
-    std::optional<std::string> runtime;  // --runtime: llama.cpp, llama-server, ollama, lm-studio, mlx
+    std::optional<std::string>
+        runtime;  // --runtime: llama.cpp, llama-server, ollama, lm-studio, mlx
     std::optional<std::string> context;  // tokens per sequence (a unified cache: all sequences')
     std::optional<std::string> kv_type;  // both caches, unless one is named below
     std::optional<std::string> kv_type_k;
@@ -48,7 +49,7 @@ struct FitAnswer {
     std::optional<units::Bytes> over_by;
     std::optional<std::uint64_t> largest_context;
     std::optional<KvType> fitting_kv_type;
-    bool fits_with_flash_attn = false;  // at the context asked, with --flash-attn
+    bool fits_with_flash_attn = false;    // at the context asked, with --flash-attn
     std::optional<units::Bytes> memsize;  // physical memory, for the picture of need and cap
 };
 
@@ -58,7 +59,8 @@ struct FitError {
 };
 
 // Reads the model's headers and the machine, and decides. Used by `fit` and `ramp --for`.
-[[nodiscard]] Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx, const FitRequest& req);
+[[nodiscard]] Expected<FitAnswer, FitError> analyse(const cli::CliContext& ctx,
+                                                    const FitRequest& req);
 
 // "q8_0", or "K q8_0, V f16" when the two caches differ.
 [[nodiscard]] std::string cache_types(const KvRequest& k);

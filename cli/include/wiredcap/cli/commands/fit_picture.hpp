@@ -22,6 +22,7 @@ struct NeedVsCap {
 // "164113 MiB needed, 161792 MiB allowed now: 2321 MiB short"; then, with memory known, the
 // two bars ("need", "cap now"), each a row `width` wide at most.
 [[nodiscard]] std::string need_vs_cap_text(const NeedVsCap& n);
-[[nodiscard]] std::vector<std::string> need_vs_cap_bars(const NeedVsCap& n, std::size_t width, cli::Glyphs g);
+[[nodiscard]] std::vector<std::string> need_vs_cap_bars(const NeedVsCap& n, std::size_t width,
+                                                        cli::Glyphs g);
 
 }  // namespace wiredcap::fit

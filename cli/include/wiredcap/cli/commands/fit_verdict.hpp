@@ -22,18 +22,20 @@ struct VerdictInput {
     std::optional<units::Bytes> cap;      // the effective cap (Metal), when known
     std::optional<units::Bytes> memsize;  // hw.memsize
     std::optional<cli::PolicyView> policy;
-    std::optional<units::MiB> hang_ceiling = std::nullopt;  // the lowest value that hung, per the journal
-    std::string hang_unknown = {};  // why the hang ceiling is unknown (the journal could not be read)
+    std::optional<units::MiB> hang_ceiling =
+        std::nullopt;  // the lowest value that hung, per the journal
+    std::string hang_unknown =
+        {};  // why the hang ceiling is unknown (the journal could not be read)
 };
 
 struct VerdictResult {
     Verdict verdict = Verdict::unknown;
-    std::optional<units::Bytes> cap;         // the cap compared against
+    std::optional<units::Bytes> cap;  // the cap compared against
     std::string cap_source;
-    std::optional<units::MiB> highest;       // min(policy max, memory - reserve, below the hang ceiling)
-    std::optional<units::MiB> recommended;   // the value to raise to
-    std::optional<std::string> command;      // the one command to run
-    std::string why;                         // for unknown / does_not_fit
+    std::optional<units::MiB> highest;  // min(policy max, memory - reserve, below the hang ceiling)
+    std::optional<units::MiB> recommended;  // the value to raise to
+    std::optional<std::string> command;     // the one command to run
+    std::string why;                        // for unknown / does_not_fit
 };
 
 [[nodiscard]] VerdictResult decide(const VerdictInput& in, std::string_view metal_source);

@@ -15,7 +15,8 @@
 namespace wiredcap::cli {
 
 // `report`: nullptr when the journal could not be read. `bytes`: journal_bytes().
-void journal_metrics(Exposition& e, const recovery::Report* report, const std::optional<std::uint64_t>& bytes);
+void journal_metrics(Exposition& e, const recovery::Report* report,
+                     const std::optional<std::uint64_t>& bytes);
 
 // The journal file's size by lstat(2) (the reader opens no link): 0 when there is none yet,
 // nullopt when it cannot be told (not a regular file, or lstat failed otherwise).

@@ -32,22 +32,24 @@ struct LinuxTarget {
 // The Linux backend for this call: --linux-root DIR when given; else "/" when this machine is
 // an AMD TTM host (wiredcap/linux/host.hpp) and no simulated Mac was asked for (--sim-state);
 // else nullopt: the Mac's commands.
-[[nodiscard]] std::optional<LinuxTarget> linux_target(const std::string& linux_root, const DevPaths& dev);
+[[nodiscard]] std::optional<LinuxTarget> linux_target(const std::string& linux_root,
+                                                      const DevPaths& dev);
 
-[[nodiscard]] ExitCode run_linux_set(const LinuxTarget& t, const std::string& size, std::ostream& out,
-                                     std::ostream& err);
+[[nodiscard]] ExitCode run_linux_set(const LinuxTarget& t, const std::string& size,
+                                     std::ostream& out, std::ostream& err);
 // ramp and persist: a Mac's stepped raise and stored boot value have no Linux counterpart (a
 // value is tried on one boot, then confirmed). Exit 7, nothing run or written; names the
 // command that does it on Linux: `wiredcap set SIZE`, with the caller's size when it parses.
 [[nodiscard]] ExitCode refuse_linux_unsupported(const LinuxTarget& t, std::string_view command,
-                                                const std::optional<std::string>& size, std::ostream& err);
+                                                const std::optional<std::string>& size,
+                                                std::ostream& err);
 [[nodiscard]] ExitCode run_linux_reset(const LinuxTarget& t, std::ostream& out, std::ostream& err);
 
 struct LinuxRecoverRequest {
     bool forget_hang = false;
     std::optional<std::string> why;
 };
-[[nodiscard]] ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req, std::ostream& out,
-                                         std::ostream& err);
+[[nodiscard]] ExitCode run_linux_recover(const LinuxTarget& t, const LinuxRecoverRequest& req,
+                                         std::ostream& out, std::ostream& err);
 
 }  // namespace wiredcap::cli

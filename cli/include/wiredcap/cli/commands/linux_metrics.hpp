@@ -28,7 +28,8 @@ namespace wiredcap::cli {
 
 // Prints it, or writes DIR/wiredcap.prom atomically when `textfile_dir` is given.
 [[nodiscard]] ExitCode run_linux_metrics(const std::string& root, const std::string& journal,
-                                         const std::string& policy, const std::optional<std::string>& textfile_dir,
+                                         const std::string& policy,
+                                         const std::optional<std::string>& textfile_dir,
                                          std::ostream& out, std::ostream& err);
 
 }  // namespace wiredcap::cli

@@ -14,8 +14,8 @@
 
 namespace wiredcap::cli {
 
-[[nodiscard]] MemoryPicture linux_memory_picture(const kernel::TtmReadings& r,
-                                                 const Expected<linux_amd::TtmBand>& band,
-                                                 const Expected<std::optional<units::MiB>>& hang_ceiling);
+[[nodiscard]] MemoryPicture linux_memory_picture(
+    const kernel::TtmReadings& r, const Expected<linux_amd::TtmBand>& band,
+    const Expected<std::optional<units::MiB>>& hang_ceiling);
 
 }  // namespace wiredcap::cli

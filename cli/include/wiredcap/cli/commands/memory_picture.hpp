@@ -22,13 +22,14 @@ namespace wiredcap::cli {
 // Wired memory against the cap in force, rounded as the picture rounds them (wired up, the cap
 // down): the knob when it is set, else `os_default` (Metal's figure, when known). What watch
 // and a ramp's countdown gauge (cap_gauge) show.
-[[nodiscard]] WatchSample wired_against_cap(const MachineReadings& m, const std::optional<units::Bytes>& os_default);
+[[nodiscard]] WatchSample wired_against_cap(const MachineReadings& m,
+                                            const std::optional<units::Bytes>& os_default);
 
 // Physical memory minus the binding cap; nullopt when either is unknown.
 [[nodiscard]] std::optional<units::Bytes> headroom(const StatusReadings& s);
 
 // `mark` turns a source into its footnote ("[2]"); empty marks when it is not given.
-[[nodiscard]] MemoryPicture memory_picture(const StatusReadings& s,
-                                           const std::function<std::string(const std::string&)>& mark = {});
+[[nodiscard]] MemoryPicture memory_picture(
+    const StatusReadings& s, const std::function<std::string(const std::string&)>& mark = {});
 
 }  // namespace wiredcap::cli

@@ -50,10 +50,9 @@ struct PersistChoice {
     bool at_or_above_ceiling = false;  // only with ignore_hang_ceiling
 };
 
-[[nodiscard]] Expected<PersistChoice, PersistError> choose_persist_value(const PersistArgs& args,
-                                                                          const recovery::Report& journal,
-                                                                          bool ignore_hang_ceiling,
-                                                                          const std::string& journal_source);
+[[nodiscard]] Expected<PersistChoice, PersistError> choose_persist_value(
+    const PersistArgs& args, const recovery::Report& journal, bool ignore_hang_ceiling,
+    const std::string& journal_source);
 
 [[nodiscard]] ExitCode run_persist(CliContext& ctx, const PersistRequest& req);
 

@@ -17,7 +17,8 @@ namespace wiredcap::cli {
 
 struct RampRequest {
     std::string to;
-    std::optional<std::string> for_model;  // --for PATH: the target is what `wiredcap fit` recommends
+    std::optional<std::string>
+        for_model;  // --for PATH: the target is what `wiredcap fit` recommends
     // With --for: every option `wiredcap fit` takes (main.cpp adds them to both commands from
     // one list), so the ramp plans to fit's own figure; and which of them were given, as only
     // --for takes them.
@@ -28,10 +29,10 @@ struct RampRequest {
     std::optional<std::string> probe;
     std::string probe_timeout = "60s";
     bool dry_run = false;
-    bool unattended = false;            // no person: --check decides each step
+    bool unattended = false;  // no person: --check decides each step
     std::optional<std::string> check;
     bool ignore_hang_ceiling = false;
-    std::optional<std::string> from;    // the effective cap, when it cannot be read (journaled)
+    std::optional<std::string> from;  // the effective cap, when it cannot be read (journaled)
 };
 
 [[nodiscard]] ExitCode run_ramp(CliContext& ctx, const RampRequest& given);

@@ -13,7 +13,8 @@ namespace wiredcap::fit {
 // The --to argument for the model (e.g. "72GiB"); an empty string when it already fits (there
 // is nothing to ramp). What was decided, and why, is said on `say`.
 // `model` carries every option `wiredcap fit` takes, so the target is fit's own figure.
-[[nodiscard]] Expected<std::string, FitError> ramp_target_for(const cli::CliContext& ctx, const FitRequest& model,
+[[nodiscard]] Expected<std::string, FitError> ramp_target_for(const cli::CliContext& ctx,
+                                                              const FitRequest& model,
                                                               std::ostream& say);
 
 }  // namespace wiredcap::fit

@@ -17,12 +17,13 @@ namespace wiredcap::cli {
 struct RecoverResult {
     recovery::Report report;
     std::optional<recovery::JournalReplay> replay;  // the reading of the journal, to catch up on
-    bool ramp_in_progress = false;  // a step awaits confirmation in this boot
+    bool ramp_in_progress = false;                  // a step awaits confirmation in this boot
     bool could_not_record = false;  // an outcome could not be journaled (not permitted?)
 };
 
 // Analyses and records; writes its account to `say`. Errors only when the journal is unreadable.
-[[nodiscard]] Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine, std::ostream& say);
+[[nodiscard]] Expected<RecoverResult> recover(const CliContext& ctx, const MachineReadings& machine,
+                                              std::ostream& say);
 
 // recover, then a person's word: answers on suspects (asked on a terminal, or --hung/--not-hung),
 // and --forget-hang. Exit 10 (unresolved journal) while a suspect is unanswered.

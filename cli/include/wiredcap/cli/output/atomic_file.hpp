@@ -13,6 +13,7 @@ namespace wiredcap::cli {
 
 // Writes `text` to DIR/NAME (mode 0644) atomically. The directory must exist. On failure the
 // old file is untouched and no temporary is left behind.
-[[nodiscard]] Expected<Ok> replace_file_atomically(const std::string& dir, std::string_view name, std::string_view text);
+[[nodiscard]] Expected<Ok> replace_file_atomically(const std::string& dir, std::string_view name,
+                                                   std::string_view text);
 
 }  // namespace wiredcap::cli

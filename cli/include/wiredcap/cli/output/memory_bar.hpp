@@ -35,11 +35,11 @@ struct Figure {
 };
 
 struct MemoryPicture {
-    Figure total;     // physical memory, rounded down
-    Figure wired;     // wired now, rounded up
-    Figure cap;       // the GPU's cap in force, rounded down
-    std::string cap_by;  // "the knob", "OS default"
-    Figure headroom;  // memory minus the cap, rounded down
+    Figure total;                        // physical memory, rounded down
+    Figure wired;                        // wired now, rounded up
+    Figure cap;                          // the GPU's cap in force, rounded down
+    std::string cap_by;                  // "the knob", "OS default"
+    Figure headroom;                     // memory minus the cap, rounded down
     std::optional<Figure> reserve;       // the policy's reserve, marked where it starts
     std::optional<Figure> band_top;      // the policy's max
     std::optional<Figure> hang_ceiling;  // the lowest value that hung, from the journal
@@ -50,14 +50,15 @@ struct MemoryPicture {
 // The bar's cells alone, `cells` wide: a cell holding any wired memory shows it, and so does a
 // cell holding any of the cap (rounded up: never less in use than there is); beyond a cap that
 // is unknown, '?'.
-[[nodiscard]] std::string bar_cells(units::MiB total, std::optional<units::MiB> wired, std::optional<units::MiB> cap,
-                                    std::size_t cells, Glyphs g);
+[[nodiscard]] std::string bar_cells(units::MiB total, std::optional<units::MiB> wired,
+                                    std::optional<units::MiB> cap, std::size_t cells, Glyphs g);
 
 // The column a limit falls in, of `cells` (rounded down: a mark never shows a limit higher).
 [[nodiscard]] std::size_t limit_column(units::MiB total, units::MiB limit, std::size_t cells);
 
 // The picture as lines no wider than `width` (at least 20): a heading, the bar, its marks, the
 // legend. Physical memory unknown: one line saying so.
-[[nodiscard]] std::vector<std::string> render_picture(const MemoryPicture& p, std::size_t width, Glyphs g);
+[[nodiscard]] std::vector<std::string> render_picture(const MemoryPicture& p, std::size_t width,
+                                                      Glyphs g);
 
 }  // namespace wiredcap::cli

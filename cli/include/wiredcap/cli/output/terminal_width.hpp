@@ -16,6 +16,7 @@ inline constexpr std::size_t kDefaultWidth = 80;
 [[nodiscard]] std::size_t output_width(int fd);
 
 // The rule itself, from what was found: testable without a terminal.
-[[nodiscard]] std::size_t choose_width(std::optional<std::string_view> columns_env, std::optional<std::size_t> tty_columns);
+[[nodiscard]] std::size_t choose_width(std::optional<std::string_view> columns_env,
+                                       std::optional<std::size_t> tty_columns);
 
 }  // namespace wiredcap::cli

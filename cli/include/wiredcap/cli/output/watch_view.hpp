@@ -44,7 +44,7 @@ struct WatchSample {
 
 // The last samples' wired memory against the cap, one character each, oldest first, at most
 // `cells` of them (each rounded up to its level; '?' for an unknown one).
-[[nodiscard]] std::string sparkline(const std::deque<std::optional<units::MiB>>& wired, std::optional<units::MiB> cap,
-                                    std::size_t cells, Glyphs g);
+[[nodiscard]] std::string sparkline(const std::deque<std::optional<units::MiB>>& wired,
+                                    std::optional<units::MiB> cap, std::size_t cells, Glyphs g);
 
 }  // namespace wiredcap::cli

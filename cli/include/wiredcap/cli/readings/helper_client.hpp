@@ -22,16 +22,17 @@ struct DevPaths {
 };
 
 struct HelperReply {
-    int exit_code = -1;                 // the helper's exit code (ExitCode values); -1: did not run
-    std::optional<json::Value> json;    // its one line, parsed (nullopt: none or unparsable)
-    std::string error;                  // its stderr, or why it could not be run
+    int exit_code = -1;               // the helper's exit code (ExitCode values); -1: did not run
+    std::optional<json::Value> json;  // its one line, parsed (nullopt: none or unparsable)
+    std::string error;                // its stderr, or why it could not be run
     [[nodiscard]] bool ok() const { return exit_code == 0 && json.has_value(); }
     [[nodiscard]] ExitCode code() const;  // exit_code as an ExitCode (internal_error if unknown)
 };
 
 class HelperClient {
 public:
-    HelperClient(std::string helper_path, DevPaths dev) : path_(std::move(helper_path)), dev_(std::move(dev)) {}
+    HelperClient(std::string helper_path, DevPaths dev)
+        : path_(std::move(helper_path)), dev_(std::move(dev)) {}
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
     [[nodiscard]] const DevPaths& dev() const noexcept { return dev_; }

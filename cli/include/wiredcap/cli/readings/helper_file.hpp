@@ -11,11 +11,11 @@
 namespace wiredcap::cli {
 
 struct HelperFile {
-    std::string path;                // the absolute path wiredcap runs
-    std::optional<unsigned> mode;    // permission bits with setuid/setgid/sticky (mode & 07777)
+    std::string path;              // the absolute path wiredcap runs
+    std::optional<unsigned> mode;  // permission bits with setuid/setgid/sticky (mode & 07777)
     std::optional<unsigned> uid;
     std::optional<unsigned> gid;
-    std::string why_unknown;         // when stat(2) failed
+    std::string why_unknown;  // when stat(2) failed
 };
 
 // stat(2) of PATH (following links, as exec does).

@@ -26,7 +26,8 @@ namespace wiredcap::journal_view {
 // in `out` as read_plain_record reads it; else 0, and `out` holds nothing to use. The reading finds
 // the line's end itself: the journal's reader looked for each newline first, and that search was
 // a tenth of the reading on a 1.5 MiB journal (callgrind, bench/journal_scale.sh).
-[[nodiscard]] std::size_t read_helper_line(std::string_view text, std::size_t number, EntryView& out);
+[[nodiscard]] std::size_t read_helper_line(std::string_view text, std::size_t number,
+                                           EntryView& out);
 
 // The two readings read_plain_record tries, in turn, named for the tests (which hold each to the
 // full parser): the helper's own key order read straight through, then the keys in any order.

@@ -75,7 +75,9 @@ Notes parse_journal(std::string_view text, const RecordSink& sink);
 // nullopt, with nothing read: the file is not the one that was read (another file at the path,
 // shorter, or no newline where the reading stopped: compacted, say), or `from` cannot be
 // continued -- read it again from the start.
-[[nodiscard]] Expected<std::optional<Notes>> read_journal_after(const std::string& path, const Position& from,
-                                                                const RecordSink& sink, Position* end);
+[[nodiscard]] Expected<std::optional<Notes>> read_journal_after(const std::string& path,
+                                                                const Position& from,
+                                                                const RecordSink& sink,
+                                                                Position* end);
 
 }  // namespace wiredcap::journal_view

@@ -22,20 +22,21 @@ namespace wiredcap::cli {
 inline constexpr std::string_view kDaemonLabel = "org.wiredcap.boot";
 
 struct DaemonState {
-    bool applicable = false;      // false: not a Mac (or a simulated one): no launchd to ask
-    std::optional<bool> loaded;   // launchctl print system/LABEL succeeded
-    std::optional<bool> enabled;  // not listed as disabled by launchctl print-disabled system
-    std::optional<std::string> macos;  // the macOS release ("15.6"), which names the Settings pane
+    bool applicable = false;            // false: not a Mac (or a simulated one): no launchd to ask
+    std::optional<bool> loaded;         // launchctl print system/LABEL succeeded
+    std::optional<bool> enabled;        // not listed as disabled by launchctl print-disabled system
+    std::optional<std::string> macos;   // the macOS release ("15.6"), which names the Settings pane
     std::optional<bool> plist_present;  // /Library/LaunchDaemons/org.wiredcap.boot.plist exists
-    std::string source;           // the commands the answer comes from
-    std::string why_unknown;      // why a part is unknown, or why not applicable
+    std::string source;                 // the commands the answer comes from
+    std::string why_unknown;            // why a part is unknown, or why not applicable
 };
 
 // Whether `label` is disabled in the output of `launchctl print-disabled system`. Both formats:
 // `"label" => disabled` / `=> enabled` (macOS 13 and later) and `=> true` / `=> false`
 // (earlier, where true means disabled). A label that is not listed is enabled (launchd's
 // default). nullopt: listed with a value this parser does not know.
-[[nodiscard]] std::optional<bool> disabled_in(std::string_view print_disabled_output, std::string_view label);
+[[nodiscard]] std::optional<bool> disabled_in(std::string_view print_disabled_output,
+                                              std::string_view label);
 
 // The macOS release in the text of /System/Library/CoreServices/SystemVersion.plist (an XML
 // plist: <key>ProductVersion</key> then <string>15.6</string>); nullopt when it is not there.
@@ -48,7 +49,8 @@ struct DaemonState {
 // The daemon's state as launchd reports it now; `simulated`: the readings come from the
 // simulated Mac at `sim_state` (its default file when nullopt), so launchd (even if there is
 // one) is not the one that would apply its value: the simulator's launchd answers instead.
-[[nodiscard]] DaemonState read_daemon_state(bool simulated, const std::optional<std::string>& sim_state = std::nullopt);
+[[nodiscard]] DaemonState read_daemon_state(
+    bool simulated, const std::optional<std::string>& sim_state = std::nullopt);
 
 // One line for `status`: "loaded, enabled", "NOT LOADED", "DISABLED: switched off in ...", ...
 [[nodiscard]] std::string daemon_text(const DaemonState& d);

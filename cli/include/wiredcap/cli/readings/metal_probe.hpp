@@ -26,10 +26,10 @@ enum class MetalStep {
     objc_runtime,          // dlopen of libobjc failed; detail: dlerror()
     objc_symbol,           // a runtime function is missing; detail: its name
     selector,              // sel_registerName gave no selector; detail: the selector's name
-    no_device,             // MTLCreateSystemDefaultDevice returned nil, and MTLCopyAllDevices no device
-    not_supported,         // the device does not respond to recommendedMaxWorkingSetSize
-    zero,                  // the device answered 0 bytes
-    internal_error,        // out of memory or similar inside wiredcap; detail: what
+    no_device,       // MTLCreateSystemDefaultDevice returned nil, and MTLCopyAllDevices no device
+    not_supported,   // the device does not respond to recommendedMaxWorkingSetSize
+    zero,            // the device answered 0 bytes
+    internal_error,  // out of memory or similar inside wiredcap; detail: what
 };
 
 struct MetalProbe {

@@ -28,8 +28,9 @@ struct PolicyView {
     units::MiB reserve = units::MiB::zero();
     units::MiB max_step = units::MiB::zero();
     std::optional<std::string> group;
-    std::optional<std::uint64_t> healthy_after_s;  // the boot guard's healthy_after (not reported: unknown)
-    std::string source;  // "policy file /etc/wiredcap.conf" or "built-in default"
+    std::optional<std::uint64_t>
+        healthy_after_s;  // the boot guard's healthy_after (not reported: unknown)
+    std::string source;   // "policy file /etc/wiredcap.conf" or "built-in default"
     std::vector<std::string> warnings;
     std::optional<units::MiB> vouched;  // the root's vouched value: exempt from max_step
     std::string vouched_note;
@@ -43,22 +44,22 @@ enum class GuardState { armed, trying, healthy, tripped, failed };
 // What the helper's `read` says about the value stored for boot (`boot_guard`). Each member is
 // only what the helper reported; a missing member stays empty, never a made-up default.
 struct BootGuard {
-    std::string source;       // "boot state file /var/db/wiredcap/boot.state"
-    std::string switch_path;  // the disable switch
+    std::string source;            // "boot state file /var/db/wiredcap/boot.state"
+    std::string switch_path;       // the disable switch
     std::optional<bool> disabled;  // something exists at switch_path (nullopt: not reported)
     // The stored value. nullopt with `error` empty: nothing is stored. nullopt with `error`: the
     // state file could not be read, so whether anything is stored is unknown.
     std::optional<units::MiB> persisted;
     std::string error;
-    std::optional<bool> confirmed;           // basis: confirmed in a ramp, or --unconfirmed
+    std::optional<bool> confirmed;  // basis: confirmed in a ramp, or --unconfirmed
     std::string persisted_time;
-    std::optional<GuardState> guard;         // nullopt: not reported or not a known state
-    std::string guard_name;                  // as reported, for an unknown state's message
-    std::string guard_boot;                  // the boot the guard state belongs to (empty while armed)
-    std::string guard_time;                  // when the guard state last changed
+    std::optional<GuardState> guard;  // nullopt: not reported or not a known state
+    std::string guard_name;           // as reported, for an unknown state's message
+    std::string guard_boot;           // the boot the guard state belongs to (empty while armed)
+    std::string guard_time;           // when the guard state last changed
     std::optional<std::uint64_t> applied_uptime_s;  // uptime at the boot action's apply
     std::optional<std::uint64_t> healthy_after_s;   // the policy's healthy_after (when it loads)
-    std::string reason;                      // tripped/failed: why
+    std::string reason;                             // tripped/failed: why
 };
 
 struct MachineReadings {

@@ -44,7 +44,8 @@ struct Closer {
 
 class Compaction {
 public:
-    explicit Compaction(std::size_t keep_recent = kKeepRecent, std::optional<Closer> closer = std::nullopt)
+    explicit Compaction(std::size_t keep_recent = kKeepRecent,
+                        std::optional<Closer> closer = std::nullopt)
         : keep_recent_(keep_recent), closer_(std::move(closer)) {}
     void survey(std::string_view line);
     [[nodiscard]] bool keeps(std::string_view line);
@@ -58,11 +59,11 @@ public:
 private:
     struct RunInfo {
         bool ended = false;
-        bool abandoned = false;       // closed by this compaction (docs/design.md: abandoned runs)
-        bool must_stay = false;       // holds a latest confirmation, or a recent record
-        std::size_t last_index = 0;   // of its most recent record
-        std::string last_boot;        // of its most recent record
-        RunSteps steps;               // whether a step is at risk, by its own records
+        bool abandoned = false;      // closed by this compaction (docs/design.md: abandoned runs)
+        bool must_stay = false;      // holds a latest confirmation, or a recent record
+        std::size_t last_index = 0;  // of its most recent record
+        std::string last_boot;       // of its most recent record
+        RunSteps steps;              // whether a step is at risk, by its own records
     };
     void decide();
     [[nodiscard]] bool judge(std::string_view line);
@@ -79,12 +80,15 @@ private:
     std::unordered_set<std::string> not_whole_;
     std::size_t surveyed_ = 0;
     std::size_t judged_ = 0;
-    Classifier classifier_{""};                       // every record, for the run-less ones in use
-    std::vector<std::size_t> line_of_order_;          // the classifier's order -> the line's index
-    std::unordered_set<std::size_t> in_use_;          // run-less lines the classifier's answers rest on
-    std::map<std::uint64_t, std::pair<std::size_t, std::string>> latest_claim_;  // uid -> its latest claim's line, run
-    std::map<std::uint64_t, std::pair<std::size_t, std::string>> last_intent_;  // uid -> its open intent's line, boot
-    std::unordered_map<std::size_t, std::size_t> intent_of_;  // a run-less write's outcome -> its intent
+    Classifier classifier_{""};               // every record, for the run-less ones in use
+    std::vector<std::size_t> line_of_order_;  // the classifier's order -> the line's index
+    std::unordered_set<std::size_t> in_use_;  // run-less lines the classifier's answers rest on
+    std::map<std::uint64_t, std::pair<std::size_t, std::string>>
+        latest_claim_;  // uid -> its latest claim's line, run
+    std::map<std::uint64_t, std::pair<std::size_t, std::string>>
+        last_intent_;  // uid -> its open intent's line, boot
+    std::unordered_map<std::size_t, std::size_t>
+        intent_of_;                                // a run-less write's outcome -> its intent
     std::optional<std::size_t> last_linux_trial_;  // the latest ttm-trial intent's line
     bool decided_ = false;
 };
@@ -118,11 +122,12 @@ struct Prepared {
     dev_t dev = 0;
     ino_t ino = 0;
 };
-[[nodiscard]] Expected<Prepared> prepare_compaction(int fd, const std::string& path,
-                                                    const std::optional<Closer>& closer = std::nullopt,
-                                                    std::size_t keep_recent = kKeepRecent);
-[[nodiscard]] Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& name, const std::string& path,
-                                                    const Prepared& p, std::size_t min_saving = 0);
+[[nodiscard]] Expected<Prepared> prepare_compaction(
+    int fd, const std::string& path, const std::optional<Closer>& closer = std::nullopt,
+    std::size_t keep_recent = kKeepRecent);
+[[nodiscard]] Expected<Compacted> finish_compaction(int dir_fd, int fd, const std::string& name,
+                                                    const std::string& path, const Prepared& p,
+                                                    std::size_t min_saving = 0);
 
 // Compacts the journal `name` in the directory `dir_fd`, open as `fd`; `path` names it in
 // messages. Crash-safe: the kept records go to a new file (root's, flushed), the old journal is
@@ -130,9 +135,9 @@ struct Prepared {
 // holds either the whole old journal or the whole new one. Call only under the helper's lock.
 // Nothing is rewritten when that would save fewer than `min_saving` bytes (Compacted::journal is
 // then not valid, and the journal stays as it is).
-[[nodiscard]] Expected<Compacted> compact_journal(int dir_fd, int fd, const std::string& name, const std::string& path,
-                                                  std::size_t min_saving = 0,
-                                                  const std::optional<Closer>& closer = std::nullopt);
+[[nodiscard]] Expected<Compacted> compact_journal(
+    int dir_fd, int fd, const std::string& name, const std::string& path,
+    std::size_t min_saving = 0, const std::optional<Closer>& closer = std::nullopt);
 
 // Whether the journal, `size` bytes, is due a compaction: past kCompactFrom. 1 MiB is about
 // 7,000 records, months of ramps. wiredcap-system looks every minute (system/journal/upkeep.hpp)

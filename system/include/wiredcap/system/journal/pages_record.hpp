@@ -16,11 +16,11 @@
 namespace wiredcap::journal {
 
 struct PagesFields {
-    std::string param = {};                            // ttm.pages_limit | amdttm.pages_limit | amd_ttm.pages_limit
+    std::string param = {};  // ttm.pages_limit | amdttm.pages_limit | amd_ttm.pages_limit
     std::optional<std::uint64_t> to_pages = std::nullopt;        // the value asked for
     std::optional<std::uint64_t> readback_pages = std::nullopt;  // pages_limit read back
     std::optional<std::uint64_t> page_size = std::nullopt;       // bytes per page of both
-    std::string place = {};                            // the boot-loader files it wrote
+    std::string place = {};                                      // the boot-loader files it wrote
 };
 
 // The record's line: its own fields, then these (absent ones omitted), in the journal's order.

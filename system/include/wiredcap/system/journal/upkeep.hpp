@@ -18,9 +18,9 @@ struct Upkeep {
     bool compacted = false;
     std::size_t bytes_before = 0;
     std::size_t bytes_after = 0;
-    std::size_t records = 0;  // complete lines before
-    std::size_t kept = 0;     // of them, the ones the journal still holds
-    bool retry = false;       // not compacted: records added meanwhile touch a run it would cut
+    std::size_t records = 0;      // complete lines before
+    std::size_t kept = 0;         // of them, the ones the journal still holds
+    bool retry = false;           // not compacted: records added meanwhile touch a run it would cut
     std::uint64_t locked_ms = 0;  // how long it held the helper's lock
 };
 
@@ -30,7 +30,8 @@ struct Upkeep {
 // here, waiting at most `lock_wait`, unless `w` holds it already) is held only to carry over
 // what was added meanwhile and swap the files. A compaction is recorded (`journal`
 // `compacted`, stamped `s`). An error leaves the journal whole.
-[[nodiscard]] Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always = false,
-                                      std::chrono::milliseconds lock_wait = std::chrono::milliseconds(3000));
+[[nodiscard]] Expected<Upkeep> keep_up(
+    Writer& w, const Stamp& s, bool always = false,
+    std::chrono::milliseconds lock_wait = std::chrono::milliseconds(3000));
 
 }  // namespace wiredcap::journal
