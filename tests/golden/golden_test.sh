@@ -312,7 +312,7 @@ case $scenario in
                        wc fit "$WORK/big.gguf" --context 131072; wc fit "$WORK/big.gguf" --context 131072 --json
                        wc fit "$WORK/big.gguf" --context 32768 --kv-type q4_0 --parallel 2
                        # The compute buffer: an estimate that grows with the context and the
-                       # micro-batch, far smaller with flash attention (fit_compute_buffer_test.cpp).
+                       # micro-batch, far smaller with flash attention (compute_buffer_test.cpp).
                        wc fit "$WORK/big.gguf" --context 131072 --flash-attn
                        wc fit "$WORK/big.gguf" --context 32768 --ubatch 2048 --batch 1024
                        # --check: the verdict as the exit code (0 fits now, 17 after a raise, 3 not).
@@ -323,7 +323,7 @@ case $scenario in
                        wc fit "$WORK/missing.gguf"; wc fit "$WORK/missing.gguf" --json; wc fit "$WORK/small.gguf" --context 0
                        wc fit "$WORK/small.gguf" --kv-type q3_K
                        wc fit "$WORK/small.gguf" --context 262144
-                       # Today's families, each by its runtime's rule (fit_kv_families_test.cpp).
+                       # Today's families, each by its runtime's rule (kv_cache_families_test.cpp).
                        model family "$WORK/r1.gguf" deepseek-r1 4000
                        wc fit "$WORK/r1.gguf" --context 32768 --kv-type q8_0
                        model family "$WORK/q35.gguf" qwen35-27b 4000; wc fit "$WORK/q35.gguf" --parallel 3
@@ -333,7 +333,7 @@ case $scenario in
                        # README: a model by its Ollama name, from the store Ollama keeps.
                        model ollama "$WORK/ollama" llama3.1 70b 40000
                        OLLAMA_MODELS="$WORK/ollama" wc fit llama3.1:70b --context 32768
-                       # The runtime's defaults (fit_runtime_test.cpp): Ollama's context by GPU
+                       # The runtime's defaults (runtime_defaults_test.cpp): Ollama's context by GPU
                        # memory and its variables; llama-server's 4 slots on one unified cache;
                        # a runtime named; flash attention turned off; a runtime fit does not know.
                        OLLAMA_MODELS="$WORK/ollama" wc fit llama3.1:70b

@@ -19,7 +19,7 @@
 // where n_kv is the cells of the largest cache layer. ik_llama.cpp's PR 237 describes the same
 // K*Q term ("n_ctx x n_ubatch x n_head x sizeof(float)", soft_max reusing its buffer). The rule
 // gives llama.cpp's published figures for LLaMA-2 7B exactly (70.50 MiB at n_ctx 512, 296.00
-// MiB at 4096, n_ubatch 512, no flash attention; tests/unit/fit/fit_compute_buffer_test.cpp).
+// MiB at 4096, n_ubatch 512, no flash attention; tests/unit/fit/compute_buffer_test.cpp).
 // Not modelled: a mixture's routing and shared experts (small beside its experts), a
 // backend's own scratch (Metal's flash-attention reduction), runtimes
 // other than llama.cpp (mlx-lm's is its own: mlx_compute.hpp).

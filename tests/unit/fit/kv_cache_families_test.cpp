@@ -313,7 +313,7 @@ TEST(FitKvFamilies, SlidingWindowIsCappedAtTheWindow) {
         EXPECT_EQ(kv(a, ctx, KvType::f16).total.count(), 12 * row * ctx + 12 * row * window) << ctx;
     }
     // Published: llama.cpp's server log for gpt-oss-20b at -c 131072, "131072 cells, 12 layers"
-    // 3072.00 MiB and "768 cells, 12 layers" 18.00 MiB (see fit_kv_published_test.cpp).
+    // 3072.00 MiB and "768 cells, 12 layers" 18.00 MiB (see kv_cache_published_test.cpp).
     EXPECT_EQ(kv(a, 131072, KvType::f16).total.count(), (3072u + 18u) * kMiB);
 }
 
@@ -532,7 +532,7 @@ TEST(FitKvCache, TheContextIsPaddedTo256CellsAsTheRuntimesAllocateIt) {
 //   lm-studio     4096 tokens, 1 sequence, -ub 512, flash attention off (assumed)
 //   mlx           4096 tokens, 1 sequence, prefill chunks of 2048 (mlx_lm/generate.py:307)
 // The cache and recurrent state are exact by the rule; the compute term, an estimate, is held to
-// its rule in fit_compute_buffer_test.cpp and fit_mlx_compute_test.cpp.
+// its rule in compute_buffer_test.cpp and mlx_compute_test.cpp.
 struct Family {
     const char* name;
     GgufWriter gguf;

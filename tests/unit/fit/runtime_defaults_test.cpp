@@ -96,7 +96,7 @@ TEST(FitRuntime, TheRuntimeIsInferredFromWhereTheModelWasFound) {
 }
 
 // llama.cpp: the trained context, one sequence, flash attention on, -ub 512: the server log's
-// 3072 MiB + 18 MiB for gpt-oss-20b at 131072 (fit_kv_published_test.cpp).
+// 3072 MiB + 18 MiB for gpt-oss-20b at 131072 (kv_cache_published_test.cpp).
 TEST(FitRuntime, LlamaCppDefaults) {
     const ModelInfo m = gpt_oss();
     const auto r = request(std::nullopt, m);
