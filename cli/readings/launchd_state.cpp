@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <string>
 
-#include "default_state_path.hpp"
+#include "wiredcap/simulator/default_state_path.hpp"
 #include "wiredcap/cli/readings/daemon_texts.hpp"
-#include "sim_state.hpp"
+#include "wiredcap/simulator/sim_state.hpp"
 
 #if defined(__APPLE__)
 #include <fcntl.h>

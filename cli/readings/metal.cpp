@@ -1,7 +1,7 @@
 #include "wiredcap/cli/readings/metal.hpp"
 
-#include "default_state_path.hpp"
-#include "sim_kernel.hpp"
+#include "wiredcap/simulator/default_state_path.hpp"
+#include "wiredcap/simulator/sim_kernel.hpp"
 #include "wiredcap/cli/readings/metal_probe.hpp"
 
 namespace wiredcap::cli {

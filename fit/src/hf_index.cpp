@@ -1,4 +1,4 @@
-#include "hf_index.hpp"
+#include "wiredcap/fit/hf_index.hpp"
 
 #include <nlohmann/json.hpp>
 #include <set>

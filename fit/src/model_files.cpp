@@ -14,8 +14,8 @@
 #include "wiredcap/fit/gguf_header.hpp"
 #include "wiredcap/fit/hf_config.hpp"
 #include "wiredcap/fit/safetensors_header.hpp"
-#include "hf_index.hpp"
-#include "ollama_store.hpp"
+#include "wiredcap/fit/hf_index.hpp"
+#include "wiredcap/fit/ollama_store.hpp"
 #include "regular_file.hpp"
 #include "wiredcap/fit/printable.hpp"
 

@@ -1,4 +1,4 @@
-#include "ollama_store.hpp"
+#include "wiredcap/fit/ollama_store.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -4,8 +4,8 @@
 #include "darwin_kernel.hpp"
 #endif
 #ifdef WIREDCAP_KERNEL_WITH_SIMULATOR
-#include "default_state_path.hpp"
-#include "sim_kernel.hpp"
+#include "wiredcap/simulator/default_state_path.hpp"
+#include "wiredcap/simulator/sim_kernel.hpp"
 #endif
 
 namespace wiredcap::kernel {

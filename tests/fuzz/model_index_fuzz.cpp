@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "hf_index.hpp"
-#include "ollama_store.hpp"
+#include "wiredcap/fit/hf_index.hpp"
+#include "wiredcap/fit/ollama_store.hpp"
 
 #include "fuzz_checks.hpp"
 

@@ -19,11 +19,10 @@
 #include <system_error>
 #include <vector>
 
-#include "default_state_path.hpp"
-#include "sim_kernel.hpp"
-#include "sim_kernel.hpp"
-#include "sim_profiles.hpp"
-#include "sim_state.hpp"
+#include "wiredcap/simulator/default_state_path.hpp"
+#include "wiredcap/simulator/sim_kernel.hpp"
+#include "wiredcap/simulator/sim_profiles.hpp"
+#include "wiredcap/simulator/sim_state.hpp"
 #include "wiredcap/units/duration.hpp"
 #include "wiredcap/units/format.hpp"
 #include "wiredcap/units/parse.hpp"

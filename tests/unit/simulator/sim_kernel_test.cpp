@@ -22,12 +22,11 @@
 #include <thread>
 #include <vector>
 
-#include "default_state_path.hpp"
+#include "wiredcap/simulator/default_state_path.hpp"
 #include "wiredcap/helper/kernel/make_kernel.hpp"
-#include "sim_kernel.hpp"
-#include "sim_kernel.hpp"
-#include "sim_profiles.hpp"
-#include "sim_state.hpp"
+#include "wiredcap/simulator/sim_kernel.hpp"
+#include "wiredcap/simulator/sim_profiles.hpp"
+#include "wiredcap/simulator/sim_state.hpp"
 #include "wiredcap/units/literals.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 // On macOS the real one (sysctlbyname) unless a simulator state file is named (test builds
 // only: a production macOS build has no simulator, WIREDCAP_KERNEL_WITH_SIMULATOR); everywhere
 // else the simulated Mac, at the named state file or at the compiled-in default
-// (simulator/default_state_path.hpp). Whoever calls this
+// (wiredcap/simulator/default_state_path.hpp). Whoever calls this
 // decides whether a state path may be honoured at all: a setuid helper must pass nullopt
 // (docs/design.md section 3, "Trust rule").
 #pragma once

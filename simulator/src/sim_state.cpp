@@ -1,4 +1,4 @@
-#include "sim_state.hpp"
+#include "wiredcap/simulator/sim_state.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

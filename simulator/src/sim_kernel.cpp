@@ -1,4 +1,4 @@
-#include "sim_kernel.hpp"
+#include "wiredcap/simulator/sim_kernel.hpp"
 
 #include <chrono>
 #include <exception>
@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim_profiles.hpp"
-#include "sim_state.hpp"
+#include "wiredcap/simulator/sim_profiles.hpp"
+#include "wiredcap/simulator/sim_state.hpp"
 #include "wiredcap/units/parse.hpp"
 
 namespace wiredcap::kernel {

@@ -1,4 +1,4 @@
-#include "sim_profiles.hpp"
+#include "wiredcap/simulator/sim_profiles.hpp"
 
 #include <array>
 

@@ -58,7 +58,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim_profiles.hpp"
+#include "wiredcap/simulator/sim_profiles.hpp"
 #include "wiredcap/expected.hpp"
 #include "wiredcap/units/quantity.hpp"
 

@@ -1,4 +1,4 @@
-#include "default_state_path.hpp"
+#include "wiredcap/simulator/default_state_path.hpp"
 
 #ifndef WIREDCAP_DEFAULT_SIM_STATE
 #define WIREDCAP_DEFAULT_SIM_STATE "/var/lib/wiredcap/sim-state"
