@@ -244,7 +244,8 @@ ExitCode run_recover(CliContext& ctx, const RecoverRequest& req, int tty_in_fd) 
         for (const auto& r : rep.suspects)
             suspects += (suspects.empty() ? "" : ",") + suspect_json(r).text();
         o.raw_array("suspects", "[" + suspects + "]");
-        if (rep.forgotten) o.object("forgotten", forgotten_json(*rep.forgotten));
+        if (rep.forgotten)
+            o.object("forgotten", forgotten_json(*rep.forgotten));  // not a journal word
         else o.null("forgotten");  // not a journal word: a key of the answer
         if (rep.unknown_count != 0) o.object("unknown_records", unknown_json(rep));
         o.boolean("ramp_in_progress", result->ramp_in_progress)
