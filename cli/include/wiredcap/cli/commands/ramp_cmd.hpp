@@ -19,7 +19,7 @@ struct RampRequest {
     std::string to;
     std::optional<std::string>
         for_model;  // --for PATH: the target is what `wiredcap fit` recommends
-    // With --for: every option `wiredcap fit` takes (main.cpp adds them to both commands from
+    // With --for: every option `wiredcap fit` takes (app_definition.cpp adds them to both commands from
     // one list), so the ramp plans to fit's own figure; and which of them were given, as only
     // --for takes them.
     fit::FitRequest model;
