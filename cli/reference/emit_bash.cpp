@@ -160,11 +160,15 @@ void options(std::ostream& out, const Command& root) {
         out << "        \"" << joined(c->path) << "\")\n";
         out << "            words=\"" << spaced(c->path.empty() ? globals : own)
             << (c->path.empty() ? "" : (own.empty() ? "" : " ") + spaced(globals)) << "\"\n";
-        for (const auto& opt : c->options)
-            if (!opt.excludes.empty())
+        for (const auto& opt : c->options) {
+            std::vector<std::string> options_excluded;  // the arguments are not offered here
+            for (const auto& name : opt.excludes)
+                if (name != "ARGS") options_excluded.push_back(name);
+            if (!options_excluded.empty())
                 out << "            if " << seen_any(*c, {opt.long_name})
-                    << "; then words=$(_wiredcap_drop \"$words\" " << spaced(opt.excludes)
+                    << "; then words=$(_wiredcap_drop \"$words\" " << spaced(options_excluded)
                     << "); fi\n";
+        }
         for (const auto& opt : c->options)
             for (const auto& name : opt.excludes)
                 if (name == "ARGS")

@@ -166,7 +166,7 @@ _wiredcap_options() {
             ;;
         "persist")
             words="--off --unconfirmed --lower --ignore-hang-ceiling --yes --dry-run --linux-root --help --version --json --quiet --helper --policy --journal --sim-state"
-            if [[ $2 == *" --off "* ]]; then words=$(_wiredcap_drop "$words" --unconfirmed --lower --ignore-hang-ceiling ARGS); fi
+            if [[ $2 == *" --off "* ]]; then words=$(_wiredcap_drop "$words" --unconfirmed --lower --ignore-hang-ceiling); fi
             if [[ $2 == *" --unconfirmed "* ]]; then words=$(_wiredcap_drop "$words" --off); fi
             if [[ $2 == *" --lower "* ]]; then words=$(_wiredcap_drop "$words" --off); fi
             if [[ $2 == *" --ignore-hang-ceiling "* ]]; then words=$(_wiredcap_drop "$words" --off); fi

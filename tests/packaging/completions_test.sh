@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The shell completions load, know every option and subcommand that `wiredcap --help` and each
-# subcommand's --help list, and offer the right candidates for partial command lines.
+# subcommand's --help list, and offer the right candidates for partial command lines. (They are
+# generated from the program's own definitions: packaging.cli_reference_current checks they are
+# current, this how they behave in the real shells.)
 #   completions_test.sh bash|zsh|fish WIREDCAP SOURCE_DIR WORK_DIR
 # bash: the file is sourced in `bash --norc` and _wiredcap runs on COMP_WORDS/COMP_CWORD;
 # zsh:  `zsh -n`, autoload through compinit in `zsh -f`, then real Tab completion in a
@@ -155,6 +157,15 @@ expect 'wiredcap persist --off --ig' ''
 expect 'wiredcap persist --unconfirmed --o' ''
 expect 'wiredcap persist --ignore-hang-ceiling --o' ''
 expect 'wiredcap persist 96GiB --o' ''
+# Values the program itself accepts (generated from its lists), and exclusions CLI11 declares.
+expect 'wiredcap recover --why ' 'macos-update hardware-change other-cause'
+expect 'wiredcap ramp --kv-type q8' 'q8_0'
+expect 'wiredcap fit --runtime ll' 'llama.cpp llama-server'
+expect 'wiredcap help ' "${top_commands/help /}"
+expect 'wiredcap ramp --to 176GiB --fo' ''
+expect 'wiredcap ramp --for m.gguf --t' '--timeout'
+expect 'wiredcap recover --hung --n' ''
+expect 'wiredcap fit --ch' '--check'
 if [ "$shell" = zsh ]; then
   # zsh's _files adds the names with the directory as a prefix of the line, not of the match.
   expect "wiredcap policy check $work/files/policy-" "policy-a.conf policy-b.conf"
