@@ -104,12 +104,4 @@ std::vector<const Command*> all_commands(const Command& root) {
     return out;
 }
 
-std::vector<std::string> options_with_values(const Command& root) {
-    std::vector<std::string> out;
-    for (const Command* c : all_commands(root))
-        for (const auto& opt : c->options)
-            if (!opt.value_name.empty()) add_unique(out, opt.long_name);
-    return out;
-}
-
 }  // namespace wiredcap::cli::reference

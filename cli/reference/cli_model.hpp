@@ -55,9 +55,6 @@ std::string spaced(const std::vector<std::string>& words);
 // `text` with every line prefixed by `lead` ("# " for a shell comment), each line ended.
 std::string commented(const std::string& text, const std::string& lead);
 
-// Every option that takes a value, anywhere: the shells skip the word after it.
-std::vector<std::string> options_with_values(const Command& root);
-
 // Every command and subcommand, depth first (the root first).
 std::vector<const Command*> all_commands(const Command& root);
 
