@@ -127,9 +127,9 @@ constexpr auto sum = MiB::max() + 1_MiB;  // error-line: overflowing_constexpr_s
 #endif
 #ifdef CASE_pages_from_mib
 void f(PageSize s) {
-    [[maybe_unused]] Pages p = 108000_MiB;
+    [[maybe_unused]] Pages p = 108000_MiB;  // error-line: pages_from_mib
     (void)s;
-}  // error-line: pages_from_mib
+}
 #endif
 #ifdef CASE_pages_from_raw_int
 void f() { [[maybe_unused]] Pages p = 27648000; }  // error-line: pages_from_raw_int
@@ -157,13 +157,15 @@ void f(Pages p) { [[maybe_unused]] std::uint64_t n = p; }  // error-line: pages_
 #endif
 #ifdef CASE_pages_limit_from_mib
 void f() {
-    (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 108000_MiB);
-}  // error-line: pages_limit_from_mib
+    using wiredcap::kernel::pages_limit_parameter, wiredcap::kernel::TtmModule;
+    (void)pages_limit_parameter(TtmModule::ttm, 108000_MiB);  // error-line: pages_limit_from_mib
+}
 #endif
 #ifdef CASE_pages_limit_from_gib
 void f() {
-    (void)wiredcap::kernel::pages_limit_parameter(wiredcap::kernel::TtmModule::ttm, 105_GiB);
-}  // error-line: pages_limit_from_gib
+    using wiredcap::kernel::pages_limit_parameter, wiredcap::kernel::TtmModule;
+    (void)pages_limit_parameter(TtmModule::ttm, 105_GiB);  // error-line: pages_limit_from_gib
+}
 #endif
 #ifdef CASE_page_size_from_int
 void f() { [[maybe_unused]] PageSize s = 4096; }  // error-line: page_size_from_int
