@@ -19,18 +19,15 @@
 namespace wiredcap::boot {
 namespace {
 
-constexpr std::string_view kHeader =
-    "# wiredcap boot state: written by wiredcap-helper; do not edit (see wiredcap-helper(8))";
+constexpr std::string_view kHeader = "# wiredcap boot state: written by wiredcap-helper; do not edit (see wiredcap-helper(8))";
 // Every key, in file order.
-constexpr std::array<std::string_view, 11> kKeys{
-    "value_mib",        "basis",  "persisted_time", "guard",        "guard_boot", "guard_time",
-    "applied_uptime_s", "reason", "start_mib",      "start_source", "start_said"};
+constexpr std::array<std::string_view, 11> kKeys{"value_mib",  "basis",      "persisted_time",   "guard",
+                                                 "guard_boot", "guard_time", "applied_uptime_s", "reason",
+                                                 "start_mib",  "start_source", "start_said"};
 // Where older files end: before start_mib (written before the start_ lines existed) and before
 // start_said (before docs/design.md §8).
 constexpr std::array<std::size_t, 2> kOlderEnds{8, 10};
-constexpr std::array<std::string_view, 5> kGuardNames{
-    "armed", "trying", "healthy", "tripped",
-    "failed"};  // Guard's order; not a journal word: boot.state's guard
+constexpr std::array<std::string_view, 5> kGuardNames{"armed", "trying", "healthy", "tripped", "failed"};  // Guard's order; not a journal word: boot.state's guard
 constexpr std::size_t kMaxStateBytes = 4096;
 
 // "-" stands for an empty text (guard_boot, reason).
@@ -39,8 +36,7 @@ std::string from_dash(std::string_view s) { return s == "-" ? "" : std::string(s
 
 std::optional<std::int64_t> whole_number(std::string_view s) {
     std::int64_t n = 0;
-    if (s.empty() || (s.size() > 1 && s[0] == '0') || s[0] == '-' || s[0] == '+')
-        return std::nullopt;
+    if (s.empty() || (s.size() > 1 && s[0] == '0') || s[0] == '-' || s[0] == '+') return std::nullopt;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
     if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
     return n;
@@ -49,14 +45,12 @@ std::optional<std::int64_t> whole_number(std::string_view s) {
 // A count of MiB above zero, as value_mib and start_mib hold.
 std::optional<units::MiB> positive_mib(std::string_view s) {
     const auto count = whole_number(s);
-    return count && *count > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*count))
-                               : std::nullopt;
+    return count && *count > 0 ? units::MiB::from_count(static_cast<std::uint64_t>(*count)) : std::nullopt;
 }
 
 bool printable(std::string_view s) {
     for (const char c : s)
-        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
-            return false;
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return false;
     return true;
 }
 
@@ -73,15 +67,13 @@ Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_vie
     };
     if (next_line() != kHeader) return Error{"first line is not the boot state header"};
     for (std::size_t i = 0; i < kKeys.size(); ++i) {
-        if (text.empty() && std::find(kOlderEnds.begin(), kOlderEnds.end(), i) != kOlderEnds.end())
-            return values;
+        if (text.empty() && std::find(kOlderEnds.begin(), kOlderEnds.end(), i) != kOlderEnds.end()) return values;
         const auto line = next_line();
         const std::string prefix = std::string(kKeys[i]) + "=";
         if (!line || line->substr(0, prefix.size()) != prefix)
             return Error{"line " + std::to_string(i + 2) + " is not '" + prefix + "...'"};
         values[i] = line->substr(prefix.size());
-        if (values[i].empty() || !printable(values[i]))
-            return Error{"bad value for " + std::string(kKeys[i])};
+        if (values[i].empty() || !printable(values[i])) return Error{"bad value for " + std::string(kKeys[i])};
     }
     if (!text.empty()) return Error{"text after the last key"};
     return values;
@@ -91,8 +83,7 @@ Expected<std::array<std::string_view, kKeys.size()>> split_lines(std::string_vie
 // files written before, which stored the caller's word as the source.
 bool known_start_source(std::string_view s) {
     constexpr std::string_view kGiven = "given by uid ";
-    if (s.substr(0, kGiven.size()) == kGiven)
-        return whole_number(s.substr(kGiven.size())).has_value();
+    if (s.substr(0, kGiven.size()) == kGiven) return whole_number(s.substr(kGiven.size())).has_value();
     return s == "metal" || s == "simulated-metal" || s == "given";
 }
 
@@ -105,21 +96,12 @@ std::string_view guard_name(Guard g) {
 
 std::string serialize(const State& s) {
     const std::array<std::string, kKeys.size()> values{
-        std::to_string(s.value.count()),
-        s.confirmed ? journal::basis::confirmed : journal::basis::unconfirmed,
-        std::to_string(s.persisted_time),
-        std::string(guard_name(s.guard)),
-        or_dash(s.guard_boot),
-        std::to_string(s.guard_time),
-        s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : "-",
-        or_dash(s.reason),
-        s.start ? std::to_string(s.start->count()) : "",
-        s.start_source,
-        s.start_said};
+        std::to_string(s.value.count()), s.confirmed ? journal::basis::confirmed : journal::basis::unconfirmed, std::to_string(s.persisted_time),
+        std::string(guard_name(s.guard)), or_dash(s.guard_boot), std::to_string(s.guard_time),
+        s.applied_uptime_s ? std::to_string(*s.applied_uptime_s) : "-", or_dash(s.reason),
+        s.start ? std::to_string(s.start->count()) : "", s.start_source, s.start_said};
     // The start_ lines only with a start; start_said only when the caller named a source.
-    const std::size_t keys = !s.start               ? kOlderEnds[0]
-                             : s.start_said.empty() ? kOlderEnds[1]
-                                                    : kKeys.size();
+    const std::size_t keys = !s.start ? kOlderEnds[0] : s.start_said.empty() ? kOlderEnds[1] : kKeys.size();
     std::string t = std::string(kHeader) + "\n";
     for (std::size_t i = 0; i < keys; ++i) t += std::string(kKeys[i]) + "=" + values[i] + "\n";
     return t;
@@ -128,15 +110,14 @@ std::string serialize(const State& s) {
 Expected<State> parse(std::string_view text) {
     auto v = split_lines(text);
     if (!v) return Error{"boot state: " + v.error().message};
-    const auto& [value, basis, persisted, guard, guard_boot, guard_time, applied, reason, start_mib,
-                 start_source, start_said] = *v;
+    const auto& [value, basis, persisted, guard, guard_boot, guard_time, applied, reason, start_mib, start_source,
+                 start_said] = *v;
     State s;
     const auto mib = positive_mib(value);
     const auto t0 = whole_number(persisted), t1 = whole_number(guard_time);
     if (!mib) return Error{"boot state: bad value_mib"};
     s.value = *mib;
-    if (basis != journal::basis::confirmed && basis != journal::basis::unconfirmed)
-        return Error{"boot state: bad basis"};
+    if (basis != journal::basis::confirmed && basis != journal::basis::unconfirmed) return Error{"boot state: bad basis"};
     s.confirmed = basis == journal::basis::confirmed;
     if (!t0 || !t1) return Error{"boot state: bad time"};
     s.persisted_time = *t0;
@@ -145,8 +126,7 @@ Expected<State> parse(std::string_view text) {
     if (g == kGuardNames.end()) return Error{"boot state: bad guard"};
     s.guard = static_cast<Guard>(g - kGuardNames.begin());
     s.guard_boot = from_dash(guard_boot);
-    if (s.guard != Guard::armed && s.guard_boot.empty())
-        return Error{"boot state: guard " + std::string(guard) + " needs its boot"};
+    if (s.guard != Guard::armed && s.guard_boot.empty()) return Error{"boot state: guard " + std::string(guard) + " needs its boot"};
     if (applied != "-") {
         s.applied_uptime_s = whole_number(applied);
         if (!s.applied_uptime_s) return Error{"boot state: bad applied_uptime_s"};
@@ -184,8 +164,7 @@ Expected<std::optional<State>> Store::load() const { return read(path_, owner_);
 
 Expected<Ok> Store::save(const State& s) const {
     const std::string tmp = name_ + ".new";
-    UniqueFd fd(::openat(dir_.get(), tmp.c_str(),
-                         O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+    UniqueFd fd(::openat(dir_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (!fd.valid()) return Error{"cannot write " + path_ + ".new: " + std::strerror(errno)};
     if (auto own = journal::own_by_root(fd.get(), path_ + ".new"); !own) return own;
     if (auto w = write_all(fd.get(), serialize(s), path_ + ".new"); !w) return w;

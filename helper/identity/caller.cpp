@@ -58,15 +58,11 @@ Caller current_caller() {
 Expected<Ok> may_change(const Caller& caller, const std::optional<std::string>& group) {
     if (caller.uid == 0) return Ok{};
     const std::string who = "uid " + std::to_string(caller.uid);
-    if (!group)
-        return Error{who + " may not change the cap: only root may (the policy names no group)"};
+    if (!group) return Error{who + " may not change the cap: only root may (the policy names no group)"};
     const struct group* gr = ::getgrnam(group->c_str());
-    if (gr == nullptr)
-        return Error{who + " may not change the cap: the policy's group '" + *group +
-                     "' does not exist"};
+    if (gr == nullptr) return Error{who + " may not change the cap: the policy's group '" + *group + "' does not exist"};
     const gid_t gid = gr->gr_gid;
-    if (!member_of(caller, gid))
-        return Error{who + " may not change the cap: not a member of group '" + *group + "'"};
+    if (!member_of(caller, gid)) return Error{who + " may not change the cap: not a member of group '" + *group + "'"};
     return Ok{};
 }
 

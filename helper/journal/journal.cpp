@@ -36,14 +36,12 @@ Expected<Ok> check_size_limit(off_t size, std::size_t bytes, const std::string& 
 std::optional<std::size_t> callers_bytes(int fd, off_t size, uid_t uid) {
     const std::string mark = ",\"uid\":" + std::to_string(uid) + ",";
     std::string text(static_cast<std::size_t>(size), '\0');
-    if (::pread(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()))
-        return std::nullopt;
+    if (::pread(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) return std::nullopt;
     std::size_t mine = 0;
     for (std::size_t at = 0; at < text.size();) {
         const std::size_t newline = text.find('\n', at);
         const std::size_t end = newline == std::string::npos ? text.size() : newline + 1;
-        if (std::string_view(text).substr(at, end - at).find(mark) != std::string_view::npos)
-            mine += end - at;
+        if (std::string_view(text).substr(at, end - at).find(mark) != std::string_view::npos) mine += end - at;
         at = end;
     }
     return mine;
@@ -52,22 +50,17 @@ std::optional<std::size_t> callers_bytes(int fd, off_t size, uid_t uid) {
 // A record of a caller other than root that would take the journal past kMemberBound, or the
 // caller's own records past kMemberShare (compaction keeps some records whoever floods them:
 // past its share a member keeps out itself, not the other members).
-Expected<Ok> check_member_bound(int fd, off_t size, std::size_t bytes, uid_t uid,
-                                const std::string& path) {
+Expected<Ok> check_member_bound(int fd, off_t size, std::size_t bytes, uid_t uid, const std::string& path) {
     if (uid == 0) return Ok{};
     if (static_cast<std::size_t>(size) + bytes > kMemberBound)
         return Error{"the journal " + path + " is at its bound for callers other than root (" +
-                     std::to_string(kMemberBound >> 10) +
-                     " KiB) until wiredcap-system compacts it (every minute); "
+                     std::to_string(kMemberBound >> 10) + " KiB) until wiredcap-system compacts it (every minute); "
                      "root's commands still work"};
     const auto mine = callers_bytes(fd, size, uid);
-    if (!mine)
-        return Error{"cannot read the journal " + path + " back to count uid " +
-                     std::to_string(uid) + "'s records"};
+    if (!mine) return Error{"cannot read the journal " + path + " back to count uid " + std::to_string(uid) + "'s records"};
     if (*mine + bytes <= kMemberShare) return Ok{};
-    return Error{"uid " + std::to_string(uid) + "'s records fill its share of the journal " + path +
-                 " (" + std::to_string(kMemberShare >> 10) + " KiB of the " +
-                 std::to_string(kMemberBound >> 10) +
+    return Error{"uid " + std::to_string(uid) + "'s records fill its share of the journal " + path + " (" +
+                 std::to_string(kMemberShare >> 10) + " KiB of the " + std::to_string(kMemberBound >> 10) +
                  " KiB bound); other members and root still have room"};
 }
 
@@ -80,11 +73,8 @@ Expected<UniqueFd> open_journal_dir(const std::string& dir, uid_t owner) {
     if (!parent) return parent.error();
     auto pfd = trusted::open_dir(parent->dir, owner);
     if (!pfd) return pfd.error();
-    if (!pfd->has_value())
-        return Error{"journal directory parent " + parent->dir + " does not exist"};
-    if (auto made = make_dir_for_root((*pfd)->get(), parent->name.c_str(), 0755,
-                                      "the journal directory " + dir);
-        !made)
+    if (!pfd->has_value()) return Error{"journal directory parent " + parent->dir + " does not exist"};
+    if (auto made = make_dir_for_root((*pfd)->get(), parent->name.c_str(), 0755, "the journal directory " + dir); !made)
         return made.error();
     auto again = trusted::open_dir(dir, owner);
     if (!again) return again.error();
@@ -105,10 +95,7 @@ std::string utc_iso8601(std::int64_t unix_time) {
 
 JsonObject to_json(const Record& r, const Stamp& s, std::int64_t unix_time) {
     JsonObject o;
-    o.num("v", kSchemaVersion)
-        .str("time", utc_iso8601(unix_time))
-        .str("boot", s.boot_id)
-        .num("uid", s.uid);
+    o.num("v", kSchemaVersion).str("time", utc_iso8601(unix_time)).str("boot", s.boot_id).num("uid", s.uid);
     o.str("command", r.command).str("event", r.event);
     if (r.run) o.str("run", *r.run);
     if (r.step) o.num("step", *r.step);
@@ -116,8 +103,7 @@ JsonObject to_json(const Record& r, const Stamp& s, std::int64_t unix_time) {
     if (r.to) o.num("to_mib", r.to->count());
     if (r.readback) o.num("readback_mib", r.readback->count());
     if (!r.reason.empty()) o.str("reason", r.reason);
-    if (r.effective)
-        o.num("effective_mib", r.effective->count()).str("effective_source", r.effective_source);
+    if (r.effective) o.num("effective_mib", r.effective->count()).str("effective_source", r.effective_source);
     if (r.ignore_hang_ceiling) o.boolean("ignore_hang_ceiling", true);
     if (!r.by.empty()) o.str("by", r.by);
     if (!r.vouched.empty()) o.str("vouched", r.vouched);
@@ -139,15 +125,13 @@ Expected<Writer> Writer::open(const std::string& path, uid_t owner) {
     constexpr int kFlags = O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
     UniqueFd fd(::openat(dir->get(), split->name.c_str(), kFlags | O_CREAT | O_EXCL, 0644));
     const bool created = fd.valid();
-    if (!created && errno == EEXIST)
-        fd = UniqueFd(::openat(dir->get(), split->name.c_str(), kFlags));
+    if (!created && errno == EEXIST) fd = UniqueFd(::openat(dir->get(), split->name.c_str(), kFlags));
     if (!fd.valid()) {
         if (errno == ELOOP) return Error{"journal " + path + " is a symbolic link; refusing it"};
         return Error{"cannot open the journal " + path + ": " + std::strerror(errno)};
     }
     if (created)
-        if (auto own = own_by_root(fd.get(), "the journal " + path); !own)
-            return Error{"journal: " + own.error().message};
+        if (auto own = own_by_root(fd.get(), "the journal " + path); !own) return Error{"journal: " + own.error().message};
     auto checked = trusted::check_file(fd.get(), path, owner);
     if (!checked) return Error{"journal: " + checked.error().message};
     return Writer(std::move(*dir), std::move(fd), path, std::move(*split), owner);
@@ -159,8 +143,7 @@ Expected<Ok> Writer::lock(std::chrono::milliseconds wait) {
     lock_.emplace(std::move(*l));
     // The journal was opened before the wait: a helper that held the lock meanwhile may have
     // compacted it, and the file this one holds is now the archive. Appends go to the journal.
-    if (auto moved = reopen_if_moved(); !moved)
-        return Error{"the journal was replaced meanwhile: " + moved.error().message};
+    if (auto moved = reopen_if_moved(); !moved) return Error{"the journal was replaced meanwhile: " + moved.error().message};
     const auto end = size();
     own_end_ = end ? *end : -1;
     return Ok{};
@@ -174,18 +157,15 @@ bool Writer::appended_by_another() {
 
 Expected<off_t> Writer::size() const {
     struct stat st {};
-    if (::fstat(fd_.get(), &st) != 0)
-        return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    if (::fstat(fd_.get(), &st) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
     return st.st_size;
 }
 
 Expected<bool> Writer::reopen_if_moved() {
-    struct stat mine {
-    }, named{};
-    if (::fstat(fd_.get(), &mine) != 0)
-        return Error{"journal " + path_ + ": " + std::strerror(errno)};
-    if (::fstatat(dir_.get(), where_.name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
-        mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
+    struct stat mine {}, named {};
+    if (::fstat(fd_.get(), &mine) != 0) return Error{"journal " + path_ + ": " + std::strerror(errno)};
+    if (::fstatat(dir_.get(), where_.name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && mine.st_dev == named.st_dev &&
+        mine.st_ino == named.st_ino)
         return false;
     auto now = open(path_, owner_);
     if (!now) return now.error();
@@ -258,9 +238,7 @@ Expected<Ok> Writer::append_line(const std::string& line, uid_t uid, Flush flush
 // written to it (compaction.cpp): the record is then appended again to the journal now in place.
 Expected<Ok> Writer::follow_a_compaction(const std::string& line) {
     const auto moved = reopen_if_moved();
-    if (!moved)
-        return Error{"the journal was compacted while this record was written; " +
-                     moved.error().message};
+    if (!moved) return Error{"the journal was compacted while this record was written; " + moved.error().message};
     if (!*moved) return Ok{};
     if (auto w = write_all(fd_.get(), line, "the journal " + path_); !w) return w;
     return flush_to_disk(fd_.get(), "the journal " + path_);

@@ -11,8 +11,7 @@ namespace wiredcap::journal {
 
 Expected<Ok> own_by_root(int fd, const std::string& what) {
     if (::geteuid() != 0) return Ok{};
-    if (::fchown(fd, 0, 0) != 0)
-        return Error{"cannot give " + what + " to root:root: " + std::strerror(errno)};
+    if (::fchown(fd, 0, 0) != 0) return Error{"cannot give " + what + " to root:root: " + std::strerror(errno)};
     return Ok{};
 }
 
@@ -25,8 +24,7 @@ Expected<Ok> make_dir_for_root(int dir_fd, const char* name, mode_t mode, const 
     return Error{"cannot give " + what + " to root:root: " + std::strerror(errno)};
 }
 
-Expected<UniqueFd> open_private_dir(int dir_fd, const char* name, const std::string& what,
-                                    uid_t owner) {
+Expected<UniqueFd> open_private_dir(int dir_fd, const char* name, const std::string& what, uid_t owner) {
     if (auto made = make_dir_for_root(dir_fd, name, 0700, what); !made) return made.error();
     UniqueFd fd(::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid()) return Error{"cannot open " + what + ": " + std::strerror(errno)};

@@ -37,10 +37,7 @@ std::string_view run_of(std::string_view line) { return string_after(line, "run"
 
 std::optional<EntryView> record_of(std::string_view line) {
     if (!line.ends_with('}')) return std::nullopt;
-    auto mib_after = [line](std::string_view key) {
-        const auto n = number_after(line, key);
-        return n ? units::MiB::from_count(*n) : std::nullopt;
-    };
+    auto mib_after = [line](std::string_view key) { const auto n = number_after(line, key); return n ? units::MiB::from_count(*n) : std::nullopt; };
     EntryView e;
     e.v = 1;
     e.time = string_after(line, "time");

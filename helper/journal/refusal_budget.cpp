@@ -25,8 +25,7 @@ Window read_window(int fd) {
     char buf[64] = {};
     long long start = 0;
     unsigned long long count = 0;
-    if (::pread(fd, buf, sizeof buf - 1, 0) <= 0 ||
-        std::sscanf(buf, "%lld %llu", &start, &count) != 2)
+    if (::pread(fd, buf, sizeof buf - 1, 0) <= 0 || std::sscanf(buf, "%lld %llu", &start, &count) != 2)
         return Window{};
     return Window{start, count};
 }
@@ -44,20 +43,17 @@ bool write_window(int fd, const Window& w) {
 RefusalLog count_refusal(const std::string& journal_dir, uid_t owner, uid_t uid, std::int64_t now) {
     // A file-size limit the caller handed over, which root cannot lift without CAP_SYS_RESOURCE,
     // that leaves no room for a count: logging each refusal would be the flood this bounds.
-    if (struct rlimit fs{}; ::getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur < 64)
-        return RefusalLog::skip;
+    if (struct rlimit fs {}; ::getrlimit(RLIMIT_FSIZE, &fs) == 0 && fs.rlim_cur < 64) return RefusalLog::skip;
     auto dir = trusted::open_dir(journal_dir, owner);
     if (!dir || !dir->has_value()) return RefusalLog::log;
     // The count directory as the helper makes it: its owner's, no access for anyone else.
     const auto counts = open_private_dir((*dir)->get(), kDir, kDir, owner);
     if (!counts) return RefusalLog::log;
     const std::string name = std::to_string(uid);
-    UniqueFd fd(
-        ::openat(counts->get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+    UniqueFd fd(::openat(counts->get(), name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
     // Held for a read and a write of a few bytes, by root's helpers only (no other user can open
     // the directory, and none can stop a helper: process/hardening.hpp).
-    if (!fd.valid() || !own_by_root(fd.get(), kDir) || ::flock(fd.get(), LOCK_EX) != 0)
-        return RefusalLog::log;
+    if (!fd.valid() || !own_by_root(fd.get(), kDir) || ::flock(fd.get(), LOCK_EX) != 0) return RefusalLog::log;
     Window w = read_window(fd.get());
     if (now < w.start || now - w.start >= kRefusalWindow.count()) w = Window{now, 0};
     w.count += 1;

@@ -14,9 +14,7 @@ void mirror_to_syslog(std::string_view json_line) noexcept {
     ::openlog("wiredcap-helper", LOG_PID, LOG_AUTH);
     // The line is already escaped ASCII JSON; strip the newline the file needs.
     if (!json_line.empty() && json_line.back() == '\n') json_line.remove_suffix(1);
-    const int length = json_line.size() > static_cast<std::size_t>(INT_MAX)
-                           ? INT_MAX
-                           : static_cast<int>(json_line.size());
+    const int length = json_line.size() > static_cast<std::size_t>(INT_MAX) ? INT_MAX : static_cast<int>(json_line.size());
     ::syslog(LOG_NOTICE, "%.*s", length, json_line.data());
 }
 

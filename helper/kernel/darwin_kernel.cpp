@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <sys/sysctl.h>
 #include <mach/mach.h>  // host_statistics64, mach_host_self, vm_kernel_page_size
-#include <time.h>       // clock_gettime, CLOCK_UPTIME_RAW (macOS 10.12+)
+#include <time.h>  // clock_gettime, CLOCK_UPTIME_RAW (macOS 10.12+)
 #include <unistd.h>
 
 #include <array>
@@ -24,14 +24,13 @@ namespace {
 
 using Kind = KernelError::Kind;
 
-constexpr const char* kWiredLimit = "iogpu.wired_limit_mb";   // MiB; the only key ever written
-constexpr const char* kMemsize = "hw.memsize";                // bytes, uint64
+constexpr const char* kWiredLimit = "iogpu.wired_limit_mb";  // MiB; the only key ever written
+constexpr const char* kMemsize = "hw.memsize";               // bytes, uint64
 constexpr const char* kBootSession = "kern.bootsessionuuid";  // string
 // Shown, never written. debug.iogpu.wired_limit counts bytes (reportedly; unconfirmed), so a MiB
 // count written there would be a wildly wrong cap: there is deliberately no way to write it.
 constexpr std::array<const char*, 4> kRelated{"iogpu.wired_lwm_mb", "iogpu.dynamic_lwm",
-                                              "iogpu.disable_wired_collector",
-                                              "debug.iogpu.wired_limit"};
+                                              "iogpu.disable_wired_collector", "debug.iogpu.wired_limit"};
 
 // Kernel methods must not throw; only allocation can fail below them, and that becomes a
 // KernelError of the kind the caller already handles for that call.
@@ -46,20 +45,16 @@ auto guarded(Kind kind, Body&& body) -> decltype(body()) {
 
 KernelError from_errno(const char* name, int err, Kind otherwise) {
     const std::string text = std::string(name) + ": " + std::generic_category().message(err);
-    if (err == ENOENT)
-        return KernelError{Kind::key_missing, text + " (no such sysctl on this Mac)"};
+    if (err == ENOENT) return KernelError{Kind::key_missing, text + " (no such sysctl on this Mac)"};
     // EPERM is what a non-root write gets; EACCES is treated alike so a sandbox refusal is not
     // mistaken for a kernel fault. As root it is something else, and "needs root" would send
     // the person the wrong way.
     if (err == EPERM || err == EACCES) {
-        if (::geteuid() != 0)
-            return KernelError{Kind::not_permitted, text + " (writing it needs root)"};
-        return KernelError{
-            Kind::not_permitted,
-            text +
-                " although wiredcap-helper runs as root: macOS itself refused (a sandbox, a "
-                "configuration profile, or a macOS version that does not allow it); "
-                "tools/mac-smoke collects what to report"};
+        if (::geteuid() != 0) return KernelError{Kind::not_permitted, text + " (writing it needs root)"};
+        return KernelError{Kind::not_permitted,
+                           text + " although wiredcap-helper runs as root: macOS itself refused (a sandbox, a "
+                                  "configuration profile, or a macOS version that does not allow it); "
+                                  "tools/mac-smoke collects what to report"};
     }
     return KernelError{otherwise, text};
 }
@@ -68,11 +63,9 @@ KernelError from_errno(const char* name, int err, Kind otherwise) {
 // two widths an integer can have.
 KernelResult<std::size_t> integer_width(const char* name, Kind otherwise) {
     std::size_t len = 0;
-    if (::sysctlbyname(name, nullptr, &len, nullptr, 0) != 0)
-        return from_errno(name, errno, otherwise);
+    if (::sysctlbyname(name, nullptr, &len, nullptr, 0) != 0) return from_errno(name, errno, otherwise);
     if (len != sizeof(std::uint32_t) && len != sizeof(std::uint64_t))
-        return KernelError{Kind::read_failed, std::string(name) + ": the kernel reports a " +
-                                                  std::to_string(len) +
+        return KernelError{Kind::read_failed, std::string(name) + ": the kernel reports a " + std::to_string(len) +
                                                   "-byte value; expected a 4- or 8-byte integer"};
     return len;
 }
@@ -81,11 +74,9 @@ template <class U>
 KernelResult<std::uint64_t> read_as(const char* name) {
     U value = 0;
     std::size_t len = sizeof value;
-    if (::sysctlbyname(name, &value, &len, nullptr, 0) != 0)
-        return from_errno(name, errno, Kind::read_failed);
+    if (::sysctlbyname(name, &value, &len, nullptr, 0) != 0) return from_errno(name, errno, Kind::read_failed);
     if (len != sizeof value)
-        return KernelError{Kind::read_failed,
-                           std::string(name) + ": the value changed width while being read"};
+        return KernelError{Kind::read_failed, std::string(name) + ": the value changed width while being read"};
     return std::uint64_t{value};
 }
 
@@ -93,18 +84,16 @@ KernelResult<std::uint64_t> read_as(const char* name) {
 KernelResult<std::uint64_t> read_integer(const char* name) {
     auto width = integer_width(name, Kind::read_failed);
     if (!width) return width.error();
-    return *width == sizeof(std::uint32_t) ? read_as<std::uint32_t>(name)
-                                           : read_as<std::uint64_t>(name);
+    return *width == sizeof(std::uint32_t) ? read_as<std::uint32_t>(name) : read_as<std::uint64_t>(name);
 }
 
 // Writes iogpu.wired_limit_mb, and only it: the name is fixed here, not a parameter.
 template <class U>
 KernelResult<Ok> write_wired_limit_as(units::MiB value) {
     if (value.count() > std::numeric_limits<U>::max())
-        return KernelError{Kind::write_refused,
-                           std::string(kWiredLimit) + ": " + std::to_string(value.count()) +
-                               " MiB does not fit the kernel's " + std::to_string(sizeof(U)) +
-                               "-byte integer; nothing was written"};
+        return KernelError{Kind::write_refused, std::string(kWiredLimit) + ": " + std::to_string(value.count()) +
+                                                    " MiB does not fit the kernel's " + std::to_string(sizeof(U)) +
+                                                    "-byte integer; nothing was written"};
     U raw = static_cast<U>(value.count());  // fits: checked above
     if (::sysctlbyname(kWiredLimit, nullptr, nullptr, &raw, sizeof raw) != 0)
         return from_errno(kWiredLimit, errno, Kind::write_refused);
@@ -121,8 +110,7 @@ KernelResult<units::MiB> DarwinKernel::read_wired_limit() {
         if (!raw) return raw.error();
         const auto mib = units::MiB::from_count(*raw);
         if (!mib)
-            return KernelError{Kind::read_failed, std::string(kWiredLimit) + ": " +
-                                                      std::to_string(*raw) +
+            return KernelError{Kind::read_failed, std::string(kWiredLimit) + ": " + std::to_string(*raw) +
                                                       " MiB is larger than 64 bits of bytes"};
         return *mib;
     });
@@ -154,8 +142,7 @@ KernelResult<std::string> DarwinKernel::read_boot_id() {
         if (::sysctlbyname(kBootSession, id.data(), &len, nullptr, 0) != 0)
             return from_errno(kBootSession, errno, Kind::read_failed);
         id.resize(::strnlen(id.data(), len));  // the kernel counts the terminating NUL
-        if (id.empty())
-            return KernelError{Kind::read_failed, std::string(kBootSession) + ": empty"};
+        if (id.empty()) return KernelError{Kind::read_failed, std::string(kBootSession) + ": empty"};
         return id;
     });
 }
@@ -164,13 +151,12 @@ KernelResult<std::chrono::seconds> DarwinKernel::read_uptime() {
     return guarded(Kind::read_failed, []() -> KernelResult<std::chrono::seconds> {
         struct timespec ts {};
         if (::clock_gettime(CLOCK_UPTIME_RAW, &ts) != 0)
-            return KernelError{Kind::read_failed, "clock_gettime(CLOCK_UPTIME_RAW): " +
-                                                      std::generic_category().message(errno)};
+            return KernelError{Kind::read_failed,
+                               "clock_gettime(CLOCK_UPTIME_RAW): " + std::generic_category().message(errno)};
         // Time since boot cannot be negative; if the clock says so, it is not a reading.
         if (ts.tv_sec < 0)
-            return KernelError{Kind::read_failed,
-                               "clock_gettime(CLOCK_UPTIME_RAW): negative uptime " +
-                                   std::to_string(ts.tv_sec) + " s"};
+            return KernelError{Kind::read_failed, "clock_gettime(CLOCK_UPTIME_RAW): negative uptime " +
+                                                      std::to_string(ts.tv_sec) + " s"};
         return std::chrono::seconds{ts.tv_sec};  // whole seconds: the guard counts no finer
     });
 }
@@ -184,14 +170,11 @@ KernelResult<units::Bytes> DarwinKernel::read_wired_now() {
             ::host_statistics64(host, HOST_VM_INFO64, reinterpret_cast<host_info64_t>(&vm), &count);
         ::mach_port_deallocate(::mach_task_self(), host);
         if (kr != KERN_SUCCESS)
-            return KernelError{
-                Kind::read_failed,
-                std::string("host_statistics64(HOST_VM_INFO64): ") + ::mach_error_string(kr)};
+            return KernelError{Kind::read_failed, std::string("host_statistics64(HOST_VM_INFO64): ") + ::mach_error_string(kr)};
         const std::uint64_t pages = vm.wire_count;
         const std::uint64_t page = vm_kernel_page_size;
         if (page != 0 && pages > std::numeric_limits<std::uint64_t>::max() / page)
-            return KernelError{Kind::read_failed, "host_statistics64: wire_count " +
-                                                      std::to_string(pages) +
+            return KernelError{Kind::read_failed, "host_statistics64: wire_count " + std::to_string(pages) +
                                                       " pages is more than 64 bits of bytes"};
         return *units::Bytes::from_count(pages * page);
     });
@@ -201,10 +184,8 @@ std::vector<RelatedKey> DarwinKernel::read_related() {
     std::vector<RelatedKey> keys;
     try {
         for (const char* name : kRelated) {
-            auto v = read_integer(
-                name);  // absent, or unreadable: nullopt (the interface has no third state)
-            keys.push_back(RelatedKey{
-                name, v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt});
+            auto v = read_integer(name);  // absent, or unreadable: nullopt (the interface has no third state)
+            keys.push_back(RelatedKey{name, v ? std::optional<std::string>(std::to_string(*v)) : std::nullopt});
         }
     } catch (const std::exception&) {
         keys.clear();  // out of memory: claim nothing rather than half a list

@@ -27,8 +27,8 @@ public:
     // Written in the kernel's own width; a value that width cannot hold is refused, never
     // truncated. EPERM: not_permitted.
     [[nodiscard]] KernelResult<Ok> write_wired_limit(units::MiB value) override;
-    [[nodiscard]] KernelResult<units::Bytes> read_memsize() override;  // hw.memsize
-    [[nodiscard]] KernelResult<std::string> read_boot_id() override;   // kern.bootsessionuuid
+    [[nodiscard]] KernelResult<units::Bytes> read_memsize() override;     // hw.memsize
+    [[nodiscard]] KernelResult<std::string> read_boot_id() override;     // kern.bootsessionuuid
     // clock_gettime(CLOCK_UPTIME_RAW), whole seconds: awake time since boot. Not
     // CLOCK_MONOTONIC_RAW, which keeps counting during sleep: a value that hangs the machine does
     // so while it is awake, so only awake time is evidence that the value is healthy.

@@ -55,14 +55,10 @@ bool close_inherited_fds() noexcept {
         const std::size_t room = static_cast<std::size_t>(bytes) / PROC_PIDLISTFD_SIZE + 16;
         auto* fds = static_cast<struct proc_fdinfo*>(std::calloc(room, PROC_PIDLISTFD_SIZE));
         if (fds == nullptr) return false;
-        const int got = ::proc_pidinfo(::getpid(), PROC_PIDLISTFDS, 0, fds,
-                                       static_cast<int>(room * PROC_PIDLISTFD_SIZE));
+        const int got = ::proc_pidinfo(::getpid(), PROC_PIDLISTFDS, 0, fds, static_cast<int>(room * PROC_PIDLISTFD_SIZE));
         bool left = false;
         for (int i = 0; got > 0 && i < got / static_cast<int>(PROC_PIDLISTFD_SIZE); ++i)
-            if (fds[i].proc_fd > 2) {
-                ::close(fds[i].proc_fd);
-                left = true;
-            }
+            if (fds[i].proc_fd > 2) { ::close(fds[i].proc_fd); left = true; }
         std::free(fds);
         if (got <= 0) return false;
         if (!left) return true;  // this pass found nothing above 2 to close
@@ -94,7 +90,7 @@ bool close_inherited_fds() noexcept {
 #endif
 
 bool disable_core_dumps() noexcept {
-    const struct rlimit none { 0, 0 };
+    const struct rlimit none {0, 0};
     if (::setrlimit(RLIMIT_CORE, &none) != 0) return false;
 #if defined(__linux__)
     if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return false;
@@ -110,9 +106,7 @@ bool block_signals() noexcept {
     return ::sigprocmask(SIG_BLOCK, &all, nullptr) == 0;
 }
 
-bool at_least(rlim_t limit, rlim_t want) noexcept {
-    return limit == RLIM_INFINITY || limit >= want;
-}
+bool at_least(rlim_t limit, rlim_t want) noexcept { return limit == RLIM_INFINITY || limit >= want; }
 
 // Raises the soft limit of `resource` towards `want`; the hard one too when privileged (only
 // root may raise a hard limit, and a container may forbid even root), else as far as the hard
@@ -122,12 +116,11 @@ bool enough(int resource, rlim_t want, rlim_t need) noexcept {
     if (::getrlimit(resource, &rl) != 0) return false;
     const bool hard_enough = at_least(rl.rlim_max, want);
     if (at_least(rl.rlim_cur, want) && hard_enough) return true;
-    const struct rlimit as_root { want, hard_enough ? rl.rlim_max : want };
+    const struct rlimit as_root {want, hard_enough ? rl.rlim_max : want};
     if (::geteuid() == 0 && ::setrlimit(resource, &as_root) == 0) return true;
     if (at_least(rl.rlim_cur, want)) return true;
-    const struct rlimit raised { hard_enough ? want : rl.rlim_max, rl.rlim_max };
-    if (raised.rlim_cur > rl.rlim_cur && ::setrlimit(resource, &raised) == 0)
-        rl.rlim_cur = raised.rlim_cur;
+    const struct rlimit raised {hard_enough ? want : rl.rlim_max, rl.rlim_max};
+    if (raised.rlim_cur > rl.rlim_cur && ::setrlimit(resource, &raised) == 0) rl.rlim_cur = raised.rlim_cur;
     return at_least(rl.rlim_cur, need);
 }
 
@@ -167,8 +160,7 @@ const char* raise_limits() noexcept {
     // or memory limit would otherwise stop the helper between its records. The journal's size is
     // the helper's own to bound; its memory is what one command needs.
     if (::geteuid() == 0)
-        for (const int resource : {RLIMIT_FSIZE, RLIMIT_AS, RLIMIT_DATA})
-            (void)enough(resource, RLIM_INFINITY, 0);
+        for (const int resource : {RLIMIT_FSIZE, RLIMIT_AS, RLIMIT_DATA}) (void)enough(resource, RLIM_INFINITY, 0);
     return nullptr;
 }
 
@@ -187,8 +179,7 @@ bool become_root_entirely() noexcept {
 }
 
 bool drop_root(uid_t uid, gid_t gid) noexcept {
-    if (::getuid() == uid && ::geteuid() == uid && ::getgid() == gid && ::getegid() == gid)
-        return true;
+    if (::getuid() == uid && ::geteuid() == uid && ::getgid() == gid && ::getegid() == gid) return true;
     // The group first: after setuid the process may no longer change it.
     if (::setgid(gid) != 0 || ::setuid(uid) != 0) return false;
     return ::geteuid() == uid && ::getegid() == gid && (uid == 0 || ::setuid(0) != 0);

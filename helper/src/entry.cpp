@@ -53,8 +53,8 @@ std::optional<std::string> missing_privilege(const Invocation& inv, std::string_
     if (inv.command == Command::read || ::geteuid() == 0) return std::nullopt;
     if (backend != "darwin" && inv.dev.any()) return std::nullopt;
     if (auto why = process::setuid_ignored_reason())
-        return "wiredcap-helper is installed setuid root, but the setuid bit is not in effect here (" +
-               *why + "); nothing was changed";
+        return "wiredcap-helper is installed setuid root, but the setuid bit is not in effect here (" + *why +
+               "); nothing was changed";
     return "wiredcap-helper is not running as root: install it setuid root (see README) or run it "
            "through sudo; nothing was changed";
 }
@@ -70,10 +70,9 @@ int run_invocation(const Invocation& inv, const BuildPaths& paths, const identit
     // A production build has no development options at all: under sudo the helper is not a
     // secure-exec process, and these would let whoever may sudo it pick root's files.
     if (inv.dev.any())
-        return early_failure(
-            ExitCode::not_permitted,
-            "--policy, --journal and --sim-state do not exist in this build of wiredcap-helper "
-            "(they are for test builds)");
+        return early_failure(ExitCode::not_permitted,
+                             "--policy, --journal and --sim-state do not exist in this build of wiredcap-helper "
+                             "(they are for test builds)");
 #endif
     if (inv.dev.any() && process::is_secure_exec())
         return early_failure(ExitCode::not_permitted,
@@ -84,23 +83,20 @@ int run_invocation(const Invocation& inv, const BuildPaths& paths, const identit
     if (!sim) sim = std::string(paths.sim_state);
 #endif
     const auto kernel = kernel::make_default_kernel(sim);
-    if (auto why = missing_privilege(inv, kernel->backend_name()))
-        return early_failure(ExitCode::not_permitted, *why);
+    if (auto why = missing_privilege(inv, kernel->backend_name())) return early_failure(ExitCode::not_permitted, *why);
     const std::string policy = inv.dev.policy.value_or(paths.policy);
     const std::string journal = inv.dev.journal.value_or(paths.journal);
     const auto policy_dir = trusted::split_path(policy);
     const auto journal_dir = trusted::split_path(journal);
-    if (!policy_dir || !journal_dir)
-        return early_failure(ExitCode::usage, "the policy and journal paths must be absolute");
-    Context ctx{
-        *kernel,
-        policy,
-        journal,
-        beside(*journal_dir, "boot.state"),
-        beside(*policy_dir, "wiredcap.boot-disabled"),
-        caller,
-        ::geteuid(),
-        paths.fallback_group ? std::optional<std::string>(paths.fallback_group) : std::nullopt};
+    if (!policy_dir || !journal_dir) return early_failure(ExitCode::usage, "the policy and journal paths must be absolute");
+    Context ctx{*kernel,
+                policy,
+                journal,
+                beside(*journal_dir, "boot.state"),
+                beside(*policy_dir, "wiredcap.boot-disabled"),
+                caller,
+                ::geteuid(),
+                paths.fallback_group ? std::optional<std::string>(paths.fallback_group) : std::nullopt};
     return finish(run(inv, ctx));
 }
 
@@ -114,8 +110,7 @@ int helper_main(int argc, const char* const* argv, const BuildPaths& paths) {
         // the helper's, and the caller can neither signal, stop nor trace it (hardening.hpp).
         const identity::Caller caller = identity::current_caller();
         if (!process::become_root_entirely())
-            return early_failure(ExitCode::internal_error,
-                                 "cannot become root in every uid; nothing was changed");
+            return early_failure(ExitCode::internal_error, "cannot become root in every uid; nothing was changed");
         // argc == 0 (argv[0] NULL) is a hostile exec; argv[0] itself is never used.
         if (argc < 1 || argv == nullptr || argv[0] == nullptr)
             return early_failure(ExitCode::usage, "called with no arguments (argc == 0)");

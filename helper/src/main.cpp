@@ -16,9 +16,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     static const wiredcap::helper::BuildPaths paths{
-        WIREDCAP_POLICY_PATH,
-        WIREDCAP_JOURNAL_PATH,
-        WIREDCAP_SIM_STATE_PATH,
+        WIREDCAP_POLICY_PATH, WIREDCAP_JOURNAL_PATH, WIREDCAP_SIM_STATE_PATH,
 #ifdef WIREDCAP_FALLBACK_GROUP
         WIREDCAP_FALLBACK_GROUP,
 #else

@@ -13,8 +13,7 @@ using units::MiB;
 JsonObject persisted_read_back(const Context& ctx) {
     JsonObject o;
     auto s = boot::read(ctx.boot_state_path, ctx.trusted_owner);
-    if (s && *s) o.num("value", (*s)->value.count());
-    else o.null("value");
+    if (s && *s) o.num("value", (*s)->value.count()); else o.null("value");
     o.str("source", "boot state file read-back");
     if (!s) o.str("error", s.error().message);
     return o;
@@ -23,11 +22,9 @@ JsonObject persisted_read_back(const Context& ctx) {
 // A value below the effective cap, stored for boot, lowers the GPU's cap below the OS default at
 // every boot: never without --lower, which says so.
 std::optional<std::string> silent_lowering(const Invocation& inv) {
-    if (!inv.unconfirmed || !inv.effective || *inv.value >= *inv.effective || inv.lower)
-        return std::nullopt;
-    return units::describe(*inv.value) + " is below the effective cap " +
-           units::describe(*inv.effective) + " [" + inv.effective_source.value_or("given") +
-           "]: stored, it would lower the GPU's cap below the OS default "
+    if (!inv.unconfirmed || !inv.effective || *inv.value >= *inv.effective || inv.lower) return std::nullopt;
+    return units::describe(*inv.value) + " is below the effective cap " + units::describe(*inv.effective) + " [" +
+           inv.effective_source.value_or("given") + "]: stored, it would lower the GPU's cap below the OS default "
            "at every boot; to store it anyway, add --lower after --unconfirmed";
 }
 
@@ -38,12 +35,10 @@ std::optional<std::string> silent_lowering(const Invocation& inv) {
 std::optional<std::string> unmeasured_lowering(const Invocation& inv, uid_t uid) {
     if (!inv.unconfirmed || inv.effective || inv.lower || uid == 0) return std::nullopt;
     const std::string v = std::to_string(inv.value->count()) + "MiB";
-    return "the effective cap of the OS default is unknown here (only Metal knows it): whether " +
-           v + " lowers the GPU's cap at every boot cannot be told; run: wiredcap persist " + v +
+    return "the effective cap of the OS default is unknown here (only Metal knows it): whether " + v +
+           " lowers the GPU's cap at every boot cannot be told; run: wiredcap persist " + v +
            " --unconfirmed (it reads the effective cap), or give the effective cap that 'wiredcap status' "
-           "shows: wiredcap-helper persist " +
-           v +
-           " --unconfirmed --effective SIZE; to store it anyway, "
+           "shows: wiredcap-helper persist " + v + " --unconfirmed --effective SIZE; to store it anyway, "
            "add --lower";
 }
 
@@ -60,14 +55,11 @@ JsonObject boot_guard_json(Context& ctx, const std::optional<policy::Policy>& p)
         return o;
     }
     const boot::State& st = **s;
-    o.num("persisted_mib", st.value.count())
-        .str("basis", st.confirmed ? journal::basis::confirmed : journal::basis::unconfirmed);
-    o.str("persisted_time", journal::utc_iso8601(st.persisted_time))
-        .str("guard", boot::guard_name(st.guard));
+    o.num("persisted_mib", st.value.count()).str("basis", st.confirmed ? journal::basis::confirmed : journal::basis::unconfirmed);
+    o.str("persisted_time", journal::utc_iso8601(st.persisted_time)).str("guard", boot::guard_name(st.guard));
     if (!st.guard_boot.empty()) o.str("guard_boot", st.guard_boot);
     o.str("guard_time", journal::utc_iso8601(st.guard_time));
-    if (st.applied_uptime_s)
-        o.num("applied_uptime_s", static_cast<std::uint64_t>(*st.applied_uptime_s));
+    if (st.applied_uptime_s) o.num("applied_uptime_s", static_cast<std::uint64_t>(*st.applied_uptime_s));
     if (p) o.num("healthy_after_s", static_cast<std::uint64_t>(p->healthy_after.count()));
     if (!st.reason.empty()) o.str("reason", st.reason);
     return o;
@@ -100,8 +92,7 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
     if (auto why = policy::refusal(p, auth->memsize, from, value, inv.effective))
         return a.refuse(ExitCode::refused_by_policy, *why);
     if (auto why = silent_lowering(inv)) return a.refuse(ExitCode::refused_by_policy, *why);
-    if (auto why = unmeasured_lowering(inv, ctx.caller.uid))
-        return a.refuse(ExitCode::refused_by_policy, *why);
+    if (auto why = unmeasured_lowering(inv, ctx.caller.uid)) return a.refuse(ExitCode::refused_by_policy, *why);
     if (inv.unconfirmed && inv.effective)
         a.out().object("at_boot", direction_json(value, *inv.effective, effective_claim(inv)));
     // Why it may be stored: --unconfirmed, a confirmation in a ramp, or the policy's vouch. A
@@ -116,22 +107,18 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
         if (!c) return c.error();
         const auto& ramp = c->confirmation;
         if (!ramp && !vouched)
-            return a.refuse(
-                ExitCode::refused_by_policy,
-                units::to_string(value) +
-                    " was never confirmed in a ramp on this machine, or a boot with it "
-                    "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
+            return a.refuse(ExitCode::refused_by_policy,
+                            units::to_string(value) + " was never confirmed in a ramp on this machine, or a boot with it "
+                            "tripped the boot guard since; confirm it in a ramp, or store it with --unconfirmed");
         basis_word = ramp ? journal::basis::confirmed : journal::basis::vouched;
-        basis = ramp ? "confirmed in run " + ramp->run + " step " + std::to_string(ramp->step)
-                     : a.vouched_;
+        basis = ramp ? "confirmed in run " + ramp->run + " step " + std::to_string(ramp->step) : a.vouched_;
     }
     const bool confirmed = basis_word == journal::basis::confirmed;
     if (inv.lower && inv.effective && value < *inv.effective)
         basis += "; --lower: below the effective cap " + std::to_string(inv.effective->count()) +
                  " MiB, it lowers the GPU's cap below the OS default at every boot";
     if (inv.lower && !inv.effective)
-        basis +=
-            "; --lower without --effective: it may lower the GPU's cap below the OS default at every boot";
+        basis += "; --lower without --effective: it may lower the GPU's cap below the OS default at every boot";
     a.out().str("basis", basis_word);
     auto store = open_boot_store(ctx);
     if (!store) return store.error();
@@ -150,22 +137,18 @@ std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& 
         // (the reset's removal came first), what this command stored is removed again.
         if (a.reset_went_on()) return a.refuse(ExitCode::not_permitted, kResetWentOn);
         auto boot_id = ctx.kernel.read_boot_id();
-        const boot::State s{
-            value, confirmed, unix_now(), Guard::armed, boot_id ? *boot_id : "", unix_now(),
-            std::nullopt, "", start,
-            // --effective is the caller's word: its claim, the source it named apart
-            start ? "given by uid " + std::to_string(ctx.caller.uid) : "",
-            start ? inv.effective_source.value_or("given") : ""};
-        if (auto f = a.record(journal::event::persist_intent, basis))
-            return Failure{f->code, f->message + "; nothing was stored"};
-        if (auto ok = store->save(s); !ok)
-            return a.refuse(ExitCode::journal_failed, ok.error().message);
+        const boot::State s{value, confirmed, unix_now(), Guard::armed, boot_id ? *boot_id : "", unix_now(),
+                            std::nullopt, "", start,
+                            // --effective is the caller's word: its claim, the source it named apart
+                            start ? "given by uid " + std::to_string(ctx.caller.uid) : "",
+                            start ? inv.effective_source.value_or("given") : ""};
+        if (auto f = a.record(journal::event::persist_intent, basis)) return Failure{f->code, f->message + "; nothing was stored"};
+        if (auto ok = store->save(s); !ok) return a.refuse(ExitCode::journal_failed, ok.error().message);
         if (a.reset_went_on()) {
             auto removed = remove_persisted(a, ctx, "removed");
-            return a.refuse(ExitCode::not_permitted,
-                            std::string(kResetWentOn) +
-                                (removed ? "; what this command stored was removed again"
-                                         : "; removing it failed: " + removed.error().message));
+            return a.refuse(ExitCode::not_permitted, std::string(kResetWentOn) +
+                                                         (removed ? "; what this command stored was removed again"
+                                                                  : "; removing it failed: " + removed.error().message));
         }
     }
     a.out().boolean("changed", !same).object("persisted_mib", persisted_read_back(ctx));

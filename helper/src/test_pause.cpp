@@ -22,7 +22,7 @@ void test_pause(const Context& ctx, std::string_view point) {
     if (::lstat(base.c_str(), &st) != 0 || st.st_uid != ctx.trusted_owner) return;
     if (std::rename(base.c_str(), paused.c_str()) != 0) return;
     for (int i = 0; i < 2000 && ::lstat(paused.c_str(), &st) == 0; ++i) {
-        const struct timespec tick { 0, 10'000'000 };
+        const struct timespec tick {0, 10'000'000};
         ::nanosleep(&tick, nullptr);
     }
 }

@@ -78,8 +78,7 @@ public:
     [[nodiscard]] Expected<std::string_view> journal_text();
     // journal_text() for a check the command cannot go on without: unreadable, the command is
     // refused (journal_failed): "cannot check the journal for <what>: <why><then>".
-    [[nodiscard]] Expected<std::string_view, Failure> journal_for(std::string_view what,
-                                                                  std::string_view then = "");
+    [[nodiscard]] Expected<std::string_view, Failure> journal_for(std::string_view what, std::string_view then = "");
     // Records an event; a failure to record is itself a failure of the action -- except in the
     // safe direction (reset), which goes on and warns about each record it could not write.
     [[nodiscard]] std::optional<Failure> record(std::string event, std::string reason = {});
@@ -90,7 +89,7 @@ public:
     [[nodiscard]] Result finish(const std::optional<Failure>& f);
 
     std::optional<units::MiB> previous_;
-    std::optional<units::MiB> to_;  // the journal's to_mib: the value asked for
+    std::optional<units::MiB> to_;        // the journal's to_mib: the value asked for
     std::optional<units::MiB> readback_;
     std::string vouched_;  // set when the value is the policy's vouched one: on every record
 
@@ -134,8 +133,7 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units:
 // The vouch stands in for a local ramp, not for the boot guard: once a boot with the vouched
 // value (or a lower one) tripped the guard and no ramp confirmed it since, `p` loses its vouch
 // for this action, and the value takes the steps any other value takes.
-[[nodiscard]] std::optional<Failure> withdraw_tripped_vouch(Action& a, policy::Policy& p,
-                                                            units::MiB value);
+[[nodiscard]] std::optional<Failure> withdraw_tripped_vouch(Action& a, policy::Policy& p, units::MiB value);
 
 // A recorded hang binds every writer, the helper run directly too: under the lock, a non-zero
 // value at or above the journal's hang ceiling is refused (refused_by_policy) unless the person
@@ -144,15 +142,14 @@ bool note_vouched(Action& a, const Context& ctx, const policy::Policy& p, units:
 // another run's step is open in this boot (journal::open_step), any other value is refused
 // (unresolved_journal) as every front end refuses it, but root's past a member's step
 // (journal::open_step_refuses).
-[[nodiscard]] std::optional<Failure> refuse_on_the_journal(Action& a, const Invocation& inv,
-                                                           Context& ctx, units::MiB value);
+[[nodiscard]] std::optional<Failure> refuse_on_the_journal(Action& a, const Invocation& inv, Context& ctx,
+                                                            units::MiB value);
 
 // The safe direction (back to the OS default, forgetting a stored boot value): the journal must
 // open, and the caller must be root or in the policy's group (the build's fallback group when
 // the policy cannot be loaded).
 // `best_effort` (reset only): neither the lock nor the journal may stop it (Action::open_journal).
-[[nodiscard]] std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx,
-                                                              bool best_effort);
+[[nodiscard]] std::optional<Failure> authorize_safe_direction(Action& a, Context& ctx, bool best_effort);
 
 // Reads the cap before a change into a.previous_; a failure here stops everything.
 [[nodiscard]] std::optional<Failure> read_previous(Action& a, Context& ctx);

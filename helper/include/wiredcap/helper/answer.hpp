@@ -24,10 +24,10 @@ struct Context {
     kernel::Kernel& kernel;
     std::string policy_path;
     std::string journal_path;
-    std::string boot_state_path;   // next to the journal: the value stored for boot
-    std::string boot_switch_path;  // next to the policy: anything there disables `boot`
+    std::string boot_state_path;          // next to the journal: the value stored for boot
+    std::string boot_switch_path;         // next to the policy: anything there disables `boot`
     identity::Caller caller;
-    uid_t trusted_owner;  // owner required of the policy and journal: the euid
+    uid_t trusted_owner;                  // owner required of the policy and journal: the euid
     std::optional<std::string> fallback_group;  // who may reset when the policy is unreadable
 };
 

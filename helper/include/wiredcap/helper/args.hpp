@@ -53,45 +53,40 @@ struct DevOptions {
 
 struct Invocation {
     Command command = Command::read;
-    std::optional<units::MiB> value;     // apply, persist
-    bool off = false;                    // persist --off
-    bool unconfirmed = false;            // persist SIZE --unconfirmed
-    bool lower = false;                  // persist SIZE --unconfirmed --lower
-    std::optional<std::string> run;      // ramp run id: [A-Za-z0-9-]{1,64}
-    std::optional<std::uint64_t> step;   // 1..100000
-    std::optional<std::string> revert;   // why a ramp step is being undone
-    std::optional<std::string> outcome;  // end: completed | stopped | reverted | aborted | hung
-    std::optional<units::MiB>
-        effective;  // apply (knob 0), persist --unconfirmed: the OS default's effective cap
+    std::optional<units::MiB> value;      // apply, persist
+    bool off = false;                     // persist --off
+    bool unconfirmed = false;             // persist SIZE --unconfirmed
+    bool lower = false;                   // persist SIZE --unconfirmed --lower
+    std::optional<std::string> run;       // ramp run id: [A-Za-z0-9-]{1,64}
+    std::optional<std::uint64_t> step;    // 1..100000
+    std::optional<std::string> revert;    // why a ramp step is being undone
+    std::optional<std::string> outcome;   // end: completed | stopped | reverted | aborted | hung
+    std::optional<units::MiB> effective;  // apply (knob 0), persist --unconfirmed: the OS default's effective cap
     std::optional<std::string> effective_source;  // one of kEffectiveSources
-    bool ignore_hang_ceiling = false;             // apply, persist
-    bool check = false;                 // apply, reset, persist: decide, then write nothing
-    std::optional<std::string> by;      // apply: one of kWriters
-    std::optional<std::string> boot;    // verdict: the boot id the suspect write was in force in
-    std::optional<std::string> answer;  // verdict: one of kAnswers
-    std::optional<std::string> why;     // forget-hang: one of kForgetReasons
+    bool ignore_hang_ceiling = false;     // apply, persist
+    bool check = false;                   // apply, reset, persist: decide, then write nothing
+    std::optional<std::string> by;        // apply: one of kWriters
+    std::optional<std::string> boot;      // verdict: the boot id the suspect write was in force in
+    std::optional<std::string> answer;    // verdict: one of kAnswers
+    std::optional<std::string> why;       // forget-hang: one of kForgetReasons
     DevOptions dev;
 };
 
 // The reasons a ramp reverts, and the ways it ends: fixed words, never free text, so nothing
 // a caller types reaches root's journal except through these lists.
 inline constexpr std::string_view kRevertReasons[] = {
-    journal::revert_reason::no,        journal::revert_reason::eof,
-    journal::revert_reason::interrupt, journal::revert_reason::terminate,
-    journal::revert_reason::hangup,    journal::revert_reason::timeout,
-    journal::revert_reason::guard,     journal::revert_reason::mismatch,
-    journal::revert_reason::probe,     journal::revert_reason::unconfirmed};
-inline constexpr std::string_view kOutcomes[] = {
-    journal::outcome::completed,     journal::outcome::stopped, journal::outcome::reverted,
-    journal::outcome::revert_failed, journal::outcome::aborted, journal::outcome::hung};
+    journal::revert_reason::no, journal::revert_reason::eof, journal::revert_reason::interrupt, journal::revert_reason::terminate,
+    journal::revert_reason::hangup, journal::revert_reason::timeout, journal::revert_reason::guard,
+    journal::revert_reason::mismatch, journal::revert_reason::probe, journal::revert_reason::unconfirmed};
+inline constexpr std::string_view kOutcomes[] = {journal::outcome::completed, journal::outcome::stopped, journal::outcome::reverted,
+                                                 journal::outcome::revert_failed, journal::outcome::aborted, journal::outcome::hung};
 // Where an --effective value came from: Metal, the simulator's model of it, or the person (--from).
 inline constexpr std::string_view kEffectiveSources[] = {"metal", "simulated-metal", "given"};
 
 // Who asked for an apply; what a person answered about a suspect; why a hang ceiling was cleared.
 inline constexpr std::string_view kWriters[] = {journal::writer::set};
 inline constexpr std::string_view kAnswers[] = {journal::event::hung, journal::event::not_hung};
-inline constexpr std::string_view kForgetReasons[] = {journal::forget_reason::macos_update,
-                                                      journal::forget_reason::hardware_change,
+inline constexpr std::string_view kForgetReasons[] = {journal::forget_reason::macos_update, journal::forget_reason::hardware_change,
                                                       journal::forget_reason::other_cause};
 
 [[nodiscard]] Expected<Invocation> parse_args(const std::vector<std::string_view>& args);

@@ -5,9 +5,9 @@
 namespace wiredcap::helper {
 
 struct BuildPaths {
-    const char* policy;          // the policy file
-    const char* journal;         // the journal
-    const char* sim_state;       // the simulated Mac's state (not used on macOS)
+    const char* policy;     // the policy file
+    const char* journal;    // the journal
+    const char* sim_state;  // the simulated Mac's state (not used on macOS)
     const char* fallback_group;  // may reset when the policy is unreadable; nullptr: root only
 };
 

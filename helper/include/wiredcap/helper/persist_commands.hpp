@@ -20,11 +20,9 @@ namespace wiredcap::helper {
 
 // Removes the stored value, journaled first: `<done>_intent` before, `done` after; nothing
 // journaled when nothing is stored. True when there was one.
-[[nodiscard]] Expected<bool, Failure> remove_persisted(Action& a, const Context& ctx,
-                                                       const std::string& done);
+[[nodiscard]] Expected<bool, Failure> remove_persisted(Action& a, const Context& ctx, const std::string& done);
 
 [[nodiscard]] std::optional<Failure> persist_steps(Action& a, const Invocation& inv, Context& ctx);
-[[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, const Invocation& inv,
-                                                       Context& ctx);
+[[nodiscard]] std::optional<Failure> persist_off_steps(Action& a, const Invocation& inv, Context& ctx);
 
 }  // namespace wiredcap::helper

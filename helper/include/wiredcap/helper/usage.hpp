@@ -5,8 +5,7 @@
 
 namespace wiredcap::helper {
 
-inline constexpr const char* kUsage =
-    R"(usage: wiredcap-helper [--policy PATH] [--journal PATH] [--sim-state PATH]
+inline constexpr const char* kUsage = R"(usage: wiredcap-helper [--policy PATH] [--journal PATH] [--sim-state PATH]
                        COMMAND
        wiredcap-helper --help | --version
 

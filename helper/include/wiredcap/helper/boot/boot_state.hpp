@@ -50,16 +50,16 @@ enum class Guard { armed, trying, healthy, tripped, failed };
 
 struct State {
     units::MiB value = units::MiB::zero();
-    bool confirmed = true;  // false: stored with --unconfirmed
+    bool confirmed = true;               // false: stored with --unconfirmed
     std::int64_t persisted_time = 0;
     Guard guard = Guard::armed;
-    std::string guard_boot;  // empty: unknown (armed only)
+    std::string guard_boot;              // empty: unknown (armed only)
     std::int64_t guard_time = 0;
     std::optional<std::int64_t> applied_uptime_s;
-    std::string reason;               // printable ASCII, no newline; empty when none
-    std::optional<units::MiB> start;  // the effective cap at persist time (--unconfirmed)
-    std::string start_source;         // with start: where it came from
-    std::string start_said;           // with start: the source the caller named
+    std::string reason;                  // printable ASCII, no newline; empty when none
+    std::optional<units::MiB> start;     // the effective cap at persist time (--unconfirmed)
+    std::string start_source;            // with start: where it came from
+    std::string start_said;              // with start: the source the caller named
 
     friend bool operator==(const State&, const State&) = default;
 };

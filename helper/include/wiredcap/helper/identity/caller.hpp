@@ -22,7 +22,6 @@ struct Caller {
 
 // Root may always act; anyone else only when `group` is set, exists, and is one of the
 // caller's groups. The error says which of these failed.
-[[nodiscard]] Expected<Ok> may_change(const Caller& caller,
-                                      const std::optional<std::string>& group);
+[[nodiscard]] Expected<Ok> may_change(const Caller& caller, const std::optional<std::string>& group);
 
 }  // namespace wiredcap::identity

@@ -16,15 +16,14 @@
 namespace wiredcap::journal {
 
 struct Ceiling {
-    bool known = false;                // false: the journal could not be classified; refuse
-    std::optional<units::MiB> value;   // the lowest value that binds; none recorded
-    std::optional<StepRef> open_step;  // a run's step open in this boot (journal::open_step)
+    bool known = false;               // false: the journal could not be classified; refuse
+    std::optional<units::MiB> value;  // the lowest value that binds; none recorded
+    std::optional<StepRef> open_step; // a run's step open in this boot (journal::open_step)
 };
 
 // The lowest value that hung, for any writer; with `stored_value`, for the boot action applying
 // the value stored for boot (hangs a person overrode when storing it do not bind it).
-[[nodiscard]] Ceiling find_hang_ceiling(std::string_view journal_text,
-                                        std::string_view current_boot,
+[[nodiscard]] Ceiling find_hang_ceiling(std::string_view journal_text, std::string_view current_boot,
                                         bool stored_value = false) noexcept;
 
 // What a `confirm` may confirm (Classifier::own_apply): only a ramp step this helper applied and
@@ -33,20 +32,16 @@ struct Ceiling {
 // that never ran would let it store any value in the band for boot, past max_step.
 // The step is `run`'s `step`; `uid` is the caller's (another user's step is not its to confirm),
 // `boot` the current one (a step from before a reboot may have hung it).
-[[nodiscard]] std::optional<units::MiB> find_own_apply(std::string_view journal_text,
-                                                       std::string_view run, std::uint64_t step,
-                                                       std::uint64_t uid,
-                                                       std::string_view boot) noexcept;
+[[nodiscard]] std::optional<units::MiB> find_own_apply(std::string_view journal_text, std::string_view run, std::uint64_t step,
+                                                      std::uint64_t uid, std::string_view boot) noexcept;
 
 // Whether `value` may be stored for boot as confirmed (Classifier::standing); nothing when the
 // journal could not be classified.
-[[nodiscard]] std::optional<Standing> find_standing(std::string_view journal_text,
-                                                    units::MiB value) noexcept;
+[[nodiscard]] std::optional<Standing> find_standing(std::string_view journal_text, units::MiB value) noexcept;
 
 // Whether `value` in the earlier boot `boot` is a suspect this caller may answer
 // (Classifier::may_answer); false also when the journal could not be classified.
-[[nodiscard]] bool is_open_suspect(std::string_view journal_text, std::string_view boot,
-                                   units::MiB value, std::string_view current_boot,
-                                   bool root) noexcept;
+[[nodiscard]] bool is_open_suspect(std::string_view journal_text, std::string_view boot, units::MiB value,
+                                   std::string_view current_boot, bool root) noexcept;
 
 }  // namespace wiredcap::journal

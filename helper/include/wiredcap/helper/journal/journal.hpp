@@ -47,22 +47,22 @@ inline constexpr std::size_t kMemberBound = std::size_t{1536} << 10;
 inline constexpr std::size_t kMemberShare = kMemberBound / 4;
 
 struct Record {
-    std::string command;                 // read, apply, reset, confirm, end
-    std::string event;                   // intent, applied, mismatch, write_failed, refused, ...
-    std::optional<std::string> run;      // ramp run id
-    std::optional<std::uint64_t> step;   // ramp step
-    std::optional<units::MiB> from;      // read back before the change
-    std::optional<units::MiB> to;        // requested
-    std::optional<units::MiB> readback;  // read back after the change
-    std::string reason;                  // why (refusals, failures, reverts); may be empty
+    std::string command;                   // read, apply, reset, confirm, end
+    std::string event;                     // intent, applied, mismatch, write_failed, refused, ...
+    std::optional<std::string> run;        // ramp run id
+    std::optional<std::uint64_t> step;     // ramp step
+    std::optional<units::MiB> from;        // read back before the change
+    std::optional<units::MiB> to;          // requested
+    std::optional<units::MiB> readback;    // read back after the change
+    std::string reason;                    // why (refusals, failures, reverts); may be empty
     std::optional<units::MiB> effective = std::nullopt;  // the effective cap the caller passed
-    std::string effective_source = {};  // always a claim: "given by uid N" (the helper cannot
-                                        // read Metal; the caller's word is not a measurement)
-    bool ignore_hang_ceiling = false;   // the person overrode the hang ceiling
-    std::string by = {};                // which wiredcap command asked (apply --by WORD)
-    std::string vouched = {};         // the policy that vouched for the value (policy::vouched_by)
-    std::string effective_said = {};  // where the caller said it came from: metal |
-                                      // simulated-metal | given (its word, kept for the record)
+    std::string effective_source = {};     // always a claim: "given by uid N" (the helper cannot
+                                           // read Metal; the caller's word is not a measurement)
+    bool ignore_hang_ceiling = false;      // the person overrode the hang ceiling
+    std::string by = {};                   // which wiredcap command asked (apply --by WORD)
+    std::string vouched = {};              // the policy that vouched for the value (policy::vouched_by)
+    std::string effective_said = {};       // where the caller said it came from: metal |
+                                           // simulated-metal | given (its word, kept for the record)
 };
 
 // Who and where, stamped on every record.
@@ -104,13 +104,12 @@ public:
     // made for the caller `uid`.
     enum class Flush { now, later };
     enum class Bound { member, none };
-    [[nodiscard]] Expected<Ok> append_line(const std::string& line, uid_t uid,
-                                           Flush flush = Flush::now, Bound b = Bound::member);
+    [[nodiscard]] Expected<Ok> append_line(const std::string& line, uid_t uid, Flush flush = Flush::now,
+                                           Bound b = Bound::member);
 
     // wiredcap-system's upkeep (system/include/wiredcap/system/journal/upkeep.hpp), root's alone, compacts the journal
     // through the Writer's directory and file and puts the compacted file in its place.
-    friend Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always,
-                                    std::chrono::milliseconds lock_wait);
+    friend Expected<Upkeep> keep_up(Writer& w, const Stamp& s, bool always, std::chrono::milliseconds lock_wait);
 
     // Takes the helper's lock (helper_lock.hpp) in the journal's directory, waiting at most
     // `wait`; held until the Writer is gone. Everything the command changes happens under it.
@@ -124,10 +123,7 @@ public:
 
 private:
     Writer(UniqueFd dir, UniqueFd fd, std::string path, trusted::SplitPath where, uid_t owner)
-        : dir_(std::move(dir)),
-          fd_(std::move(fd)),
-          path_(std::move(path)),
-          where_(std::move(where)),
+        : dir_(std::move(dir)), fd_(std::move(fd)), path_(std::move(path)), where_(std::move(where)),
           owner_(owner) {}
     [[nodiscard]] Expected<off_t> size() const;
     Expected<Ok> close_torn_line();
@@ -141,10 +137,10 @@ private:
     trusted::SplitPath where_;  // path_'s directory and name
     uid_t owner_;
     std::optional<Lock> lock_;
-    off_t own_end_ = -1;     // under the lock: where this Writer's last record ended
-    bool foreign_ = false;   // another's bytes were seen before or between its records
-    bool appended_ = false;  // a record of this command is in: its later ones (outcomes)
-                             // are taken past the member bound and share, never half a step
+    off_t own_end_ = -1;       // under the lock: where this Writer's last record ended
+    bool foreign_ = false;     // another's bytes were seen before or between its records
+    bool appended_ = false;    // a record of this command is in: its later ones (outcomes)
+                               // are taken past the member bound and share, never half a step
 };
 
 }  // namespace wiredcap::journal

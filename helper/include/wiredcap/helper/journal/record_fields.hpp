@@ -43,8 +43,7 @@ void for_each_record(std::string_view text, F&& f) {
 }
 
 // The digits after `"key":` in `line`, as a number.
-[[nodiscard]] std::optional<std::uint64_t> number_after(std::string_view line,
-                                                        std::string_view key);
+[[nodiscard]] std::optional<std::uint64_t> number_after(std::string_view line, std::string_view key);
 
 // The string after `"key":"` in `line`; empty when absent.
 [[nodiscard]] std::string_view string_after(std::string_view line, std::string_view key);

@@ -28,7 +28,6 @@ enum class RefusalLog { log, log_and_say_muted, skip };
 
 // Counts one refusal of `uid` at `now` (seconds since the epoch) under the journal directory
 // `journal_dir` (owned by `owner`), and says whether it goes to the system log.
-[[nodiscard]] RefusalLog count_refusal(const std::string& journal_dir, uid_t owner, uid_t uid,
-                                       std::int64_t now);
+[[nodiscard]] RefusalLog count_refusal(const std::string& journal_dir, uid_t owner, uid_t uid, std::int64_t now);
 
 }  // namespace wiredcap::journal

@@ -17,7 +17,6 @@
 
 namespace wiredcap::kernel {
 
-[[nodiscard]] std::unique_ptr<Kernel> make_default_kernel(
-    const std::optional<std::string>& sim_state_path);
+[[nodiscard]] std::unique_ptr<Kernel> make_default_kernel(const std::optional<std::string>& sim_state_path);
 
 }  // namespace wiredcap::kernel
